@@ -1,0 +1,1 @@
+"""Thin rclpy nodes, one module per executable."""

@@ -1,0 +1,1 @@
+"""The simulated youBot arm and its drives (ROS-free)."""
