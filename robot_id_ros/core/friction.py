@@ -1,0 +1,119 @@
+"""Joint friction: the model the identification fits and the estimator subtracts.
+
+Per joint j, in motion:
+
+    tau_f = fc+ * pos(s) + fc- * neg(s) + fv * qd + fo + fs * exp(-(qd / vs)^2) * s
+
+with ``s = tanh(qd / sign_velocity_rad_s)`` a smooth sign, ``pos(s) = max(s, 0)`` and
+``neg(s) = min(s, 0)`` (so fc- is the positive magnitude of Coulomb friction in the negative
+direction), fv viscous, fo a constant offset, and an optional Stribeck bump fs with velocity vs.
+For symmetric Coulomb friction fc+ = fc- = fc.
+
+At rest (|qd| below the stiction band) the friction torque is unknown within
+[-breakaway, +breakaway]; ``friction_bounds`` says so instead of inventing a sign.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SIGN_VELOCITY_RAD_S_DEFAULT = 0.01
+
+
+def smooth_sign(qd, sign_velocity_rad_s=SIGN_VELOCITY_RAD_S_DEFAULT):
+    """tanh(qd / v): a sign function that is smooth through zero velocity."""
+    return np.tanh(np.asarray(qd, dtype=float) / sign_velocity_rad_s)
+
+
+@dataclass
+class FrictionModel:
+    """Friction parameters of n joints (arrays of length n, Nm and Nm s/rad)."""
+
+    coulomb_pos_nm: np.ndarray
+    coulomb_neg_nm: np.ndarray
+    viscous_nm_s_rad: np.ndarray
+    offset_nm: np.ndarray
+    stribeck_nm: np.ndarray = None
+    stribeck_velocity_rad_s: np.ndarray = None
+    breakaway_nm: np.ndarray = None  # stiction: |friction| at rest can reach this
+    sign_velocity_rad_s: float = SIGN_VELOCITY_RAD_S_DEFAULT
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        n = len(np.atleast_1d(self.coulomb_pos_nm))
+        for name in ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm'):
+            setattr(self, name, _vec(getattr(self, name), n, name))
+        self.stribeck_nm = _vec(self.stribeck_nm, n, 'stribeck_nm', 0.0)
+        self.stribeck_velocity_rad_s = _vec(self.stribeck_velocity_rad_s, n, 'stribeck_velocity_rad_s', 0.1)
+        if self.breakaway_nm is None:
+            self.breakaway_nm = np.maximum(self.coulomb_pos_nm, self.coulomb_neg_nm) + self.stribeck_nm
+        self.breakaway_nm = _vec(self.breakaway_nm, n, 'breakaway_nm')
+        if not self.sign_velocity_rad_s > 0:
+            raise ValueError('sign_velocity_rad_s must be > 0')
+
+    @property
+    def n(self):
+        return len(self.coulomb_pos_nm)
+
+    @classmethod
+    def zeros(cls, n):
+        z = np.zeros(n)
+        return cls(z, z, z, z)
+
+    def torque(self, qd):
+        """Friction torque (Nm) at joint velocities ``qd`` (shape (n,) or (N, n))."""
+        qd = np.asarray(qd, dtype=float)
+        s = smooth_sign(qd, self.sign_velocity_rad_s)
+        tau = (self.coulomb_pos_nm * np.maximum(s, 0.0) + self.coulomb_neg_nm * np.minimum(s, 0.0)
+               + self.viscous_nm_s_rad * qd + self.offset_nm)
+        if np.any(self.stribeck_nm):
+            tau = tau + self.stribeck_nm * np.exp(-(qd / self.stribeck_velocity_rad_s) ** 2) * s
+        return tau
+
+    def friction_bounds(self, qd, stiction_velocity_rad_s):
+        """(lower, upper) friction torque (Nm): a point where moving, the stiction band at rest."""
+        qd = np.asarray(qd, dtype=float)
+        tau = self.torque(qd)
+        rest = np.abs(qd) < stiction_velocity_rad_s
+        lo = np.where(rest, self.offset_nm - self.breakaway_nm, tau)
+        hi = np.where(rest, self.offset_nm + self.breakaway_nm, tau)
+        return lo, hi
+
+    def to_dict(self, joint_names):
+        out = {}
+        for j, name in enumerate(joint_names):
+            out[name] = {
+                'coulomb_pos_nm': float(self.coulomb_pos_nm[j]),
+                'coulomb_neg_nm': float(self.coulomb_neg_nm[j]),
+                'viscous_nm_s_rad': float(self.viscous_nm_s_rad[j]),
+                'offset_nm': float(self.offset_nm[j]),
+                'stribeck_nm': float(self.stribeck_nm[j]),
+                'stribeck_velocity_rad_s': float(self.stribeck_velocity_rad_s[j]),
+                'breakaway_nm': float(self.breakaway_nm[j]),
+            }
+        return {'sign_velocity_rad_s': float(self.sign_velocity_rad_s), 'joints': out}
+
+    @classmethod
+    def from_dict(cls, d, joint_names):
+        joints = d['joints']
+        missing = [n for n in joint_names if n not in joints]
+        if missing:
+            raise ValueError(f'friction section has no entry for joint(s) {", ".join(missing)}')
+        cols = {k: np.array([float(joints[n][k]) for n in joint_names])
+                for k in ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm',
+                          'stribeck_nm', 'stribeck_velocity_rad_s', 'breakaway_nm')}
+        return cls(sign_velocity_rad_s=float(d.get('sign_velocity_rad_s', SIGN_VELOCITY_RAD_S_DEFAULT)), **cols)
+
+
+def _vec(v, n, name, default=None):
+    if v is None:
+        if default is None:
+            raise ValueError(f'{name} is required')
+        v = default
+    a = np.asarray(v, dtype=float)
+    if a.ndim == 0:
+        a = np.full(n, float(a))
+    if a.shape != (n,):
+        raise ValueError(f'{name} must have {n} entries, got {a.shape}')
+    return a
