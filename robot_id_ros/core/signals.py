@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.interpolate
+import scipy.optimize
 import scipy.signal
 
 
@@ -384,8 +385,9 @@ def detect_period(x, rate_hz, approx_period_s=None, search_fraction=0.2):
     nominal period; the peak is searched within +-``search_fraction`` of it (use this when the
     commanded period is known, e.g. 500 samples nominal and 504 actual). Without it, the first
     autocorrelation peak reaching 80% of the highest one beyond the first zero crossing is used.
-    The estimate is refined by parabolic interpolation of the peaks at every multiple of the
-    period that fits in the data, then a least-squares fit lag_k = k * period.
+    The coarse estimate (parabolic interpolation of the autocorrelation peak) is refined by
+    minimising the mean squared difference between the data and itself shifted by k periods
+    (sub-sample shift by cubic interpolation, k up to 2/3 of the record).
     Needs at least two periods of data.
     """
     A, _ = _as_data(x, 'x')
@@ -428,20 +430,26 @@ def detect_period(x, rate_hz, approx_period_s=None, search_fraction=0.2):
         top = seg[peaks].max()
         k0 = start + int(peaks[np.flatnonzero(seg[peaks] >= 0.8 * top)[0]])
     P = _parabolic_peak(ac, k0)
-    # refine with the peaks at multiples of the period
-    lags, ks = [P], [1]
-    k = 2
-    while k * P + 2 < 0.75 * N:
-        c = int(round(k * P))
-        w = max(2, int(0.05 * P))
-        a, b = max(1, c - w), min(N - 2, c + w)
-        i = a + int(np.argmax(ac[a:b + 1]))
-        if i in (a, b):
+    # Refine on the signal itself: the lag L minimising the mean squared difference between x(i)
+    # and x(i + L) (cubic interpolation) is exactly k periods for periodic data, whatever the
+    # record length. Lags k P with k doubling up to ~2/3 of the record (best trade-off between the
+    # lever arm k and the overlap N - k P), each searched within +-1 sample of the previous guess.
+    spl = scipy.interpolate.CubicSpline(np.arange(N), Y, axis=0)
+    k_target = max(1, int(round(2 * N / (3 * P))))
+
+    def mismatch(L):
+        i = np.arange(int(np.floor(N - 1 - L)) + 1)
+        return float(np.mean((spl(i + L) - Y[i]) ** 2))
+
+    k = 1
+    while True:
+        L0 = k * P
+        res = scipy.optimize.minimize_scalar(mismatch, bounds=(L0 - 1.0, L0 + 1.0), method='bounded',
+                                             options={'xatol': 1e-6})
+        P = float(res.x) / k
+        if k >= k_target:
             break
-        lags.append(_parabolic_peak(ac, i))
-        ks.append(k)
-        P = float(np.dot(ks, lags) / np.dot(ks, ks))
-        k += 1
+        k = min(2 * k, k_target)
     return float(P)
 
 
