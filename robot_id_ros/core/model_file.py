@@ -98,6 +98,7 @@ class IdentifiedModel:
         if self.parameters.shape != (self.regressor.p,):
             raise ModelFileError(f'expected {self.regressor.p} parameters, got {self.parameters.shape}')
         self._rigid_inertias = None
+        self._friction_from_parameters()
         self.apply_parameters()
 
     @property
@@ -107,6 +108,26 @@ class IdentifiedModel:
     @property
     def n(self):
         return self.robot.n
+
+    def _friction_from_parameters(self):
+        """Where the parameter vector has friction columns, they are the friction: copy them into
+        ``friction`` (one source of truth for the torque; breakaway and Stribeck stay as given)."""
+        kinds = self.regressor.joint_kinds
+        nk, n0 = len(kinds), self.regressor.n_inertial
+        col = {k: self.parameters[n0 + i::nk] for i, k in enumerate(kinds)}
+        f = self.friction
+        if 'fc' in col:
+            f.coulomb_pos_nm = col['fc'].copy()
+            f.coulomb_neg_nm = col['fc'].copy()
+        if 'fcp' in col:
+            f.coulomb_pos_nm = col['fcp'].copy()
+            f.coulomb_neg_nm = col['fcn'].copy()
+        if 'fv' in col:
+            f.viscous_nm_s_rad = col['fv'].copy()
+        if 'fo' in col:
+            f.offset_nm = col['fo'].copy()
+        if kinds:
+            f.sign_velocity_rad_s = self.regressor_options.sign_velocity_rad_s
 
     def apply_parameters(self):
         """Write the standard parameters (and payload) into the Pinocchio model."""

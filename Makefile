@@ -1,0 +1,27 @@
+# The two commands of the README. Each creates .venv and installs what it needs on first use.
+#   make demo   the whole pipeline on the simulated youBot (robot-id demo)
+#   make test   the test suite (what CI runs)
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-robot_id_ros
+
+.PHONY: demo test test-quick bench colcon-check clean
+
+$(STAMP): setup.py setup.cfg package.xml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[standalone,test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/robot-id demo --out demo_out $(DEMO_ARGS)
+
+test: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider test $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build install log *.egg-info demo_out

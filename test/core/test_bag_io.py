@@ -1,0 +1,73 @@
+import numpy as np
+import pytest
+
+from robot_id_ros.core.bag_io import BagError, BagWriter, read_joint_states, read_messages, sidecar_path
+from robots import SHARED_DATA
+
+
+def _write(path, n=20, names=('j2', 'j1', 'finger'), storage='mcap', bad_at=None, effort=True):
+    with BagWriter(path, storage=storage) as w:
+        for k in range(n):
+            pos = [2.0 * k, 1.0 * k, 0.5]
+            if k == bad_at:
+                pos[0] = float('nan')
+            w.write('/joint_states', 1000 + k * 5_000_000,
+                    w.joint_state(1000 + k * 5_000_000, names, pos, [0.2, 0.1, 0], [20.0, 10.0, 0] if effort else []))
+        w.write('/other', 1, w.bool(True))
+
+
+@pytest.mark.parametrize('storage, name', [('mcap', 'bag'), ('sqlite3', 'bag')])
+def test_round_trip_by_name(tmp_path, storage, name):
+    _write(tmp_path / name, storage=storage)
+    s = read_joint_states(tmp_path / name, ['j1', 'j2'])
+    assert len(s) == 20
+    np.testing.assert_allclose(s.q[:, 0], np.arange(20) * 1.0)
+    np.testing.assert_allclose(s.effort[0], [10, 20])
+    np.testing.assert_allclose(s.t_s[-1], 19 * 0.005)
+
+
+def test_single_mcap_file_and_skipped_bad_message(tmp_path):
+    _write(tmp_path / 'b', bad_at=3)
+    mcap = next((tmp_path / 'b').glob('*.mcap'))
+    s = read_joint_states(mcap, ['j1', 'j2'])
+    assert len(s) == 19 and s.skipped[0][0] == 3 and 'NaN' in s.skipped[0][1]
+
+
+def test_errors_name_the_problem(tmp_path):
+    _write(tmp_path / 'b', effort=False)
+    with pytest.raises(BagError, match='has no topic /js'):
+        read_joint_states(tmp_path / 'b', ['j1'], topic='/js')
+    with pytest.raises(BagError, match=r'no joint\(s\) j3'):
+        read_joint_states(tmp_path / 'b', ['j1', 'j3'])
+    with pytest.raises(BagError, match='has no effort'):
+        read_joint_states(tmp_path / 'b', ['j1'])
+    with pytest.raises(BagError, match='not found'):
+        read_joint_states(tmp_path / 'nope', ['j1'])
+    (tmp_path / 'empty').mkdir()
+    with pytest.raises(BagError, match='without metadata.yaml'):
+        read_joint_states(tmp_path / 'empty', ['j1'])
+    with pytest.raises(BagError, match='is std_msgs/msg/Bool'):
+        read_joint_states(tmp_path / 'b', ['j1'], topic='/other')
+    with pytest.raises(BagError, match='exists'):
+        BagWriter(tmp_path / 'b')
+
+
+def test_sidecar_path():
+    assert sidecar_path('/x/run1').name == 'run1.segments.yaml'
+    assert sidecar_path('/x/run1.mcap').name == 'run1.segments.yaml'
+
+
+def test_reads_shared_real_bag():
+    bag = SHARED_DATA / 'kuka_lwr4_flobaroid' / 'measurements_1'
+    if not bag.exists():
+        pytest.skip('shared data not present')
+    s = read_joint_states(bag, [f'lwr_{i}_joint' for i in range(7)], require_velocity=True)
+    assert len(s) == 5027 and s.q.shape == (5027, 7)
+    assert 25.0 < s.t_s[-1] < 25.2
+
+
+def test_read_messages_any_topic(tmp_path):
+    with BagWriter(tmp_path / 'w') as w:
+        w.write('/wrench', 5, w.wrench_stamped(5, 'arm_link_0', [1, 2, 3], [4, 5, 6]))
+    (t, msg), = read_messages(tmp_path / 'w', '/wrench')
+    assert t == 5 and msg.header.frame_id == 'arm_link_0' and msg.wrench.torque.z == 6.0

@@ -1,0 +1,39 @@
+import numpy as np
+import pytest
+
+from robot_id_ros.core.joint_state import JointIndexer, JointStateError, to_message_arrays
+
+JOINTS = ('a', 'b', 'c')
+
+
+def test_any_order_and_extra_joints():
+    ix = JointIndexer(JOINTS)
+    s = ix.convert(['finger', 'c', 'a', 'b'], [9, 3, 1, 2], [0, 0.3, 0.1, 0.2], [7, 30, 10, 20])
+    np.testing.assert_array_equal(s.q, [1, 2, 3])
+    np.testing.assert_array_equal(s.qd, [0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(s.effort, [10, 20, 30])
+
+
+@pytest.mark.parametrize('names, pos, vel, eff, match', [
+    (['a', 'b'], [1, 2], [0, 0], [0, 0], r'no joint\(s\) c'),
+    (['a', 'b', 'c'], [1, 2], [0, 0, 0], [0, 0, 0], 'position has 2 values for 3 names'),
+    (['a', 'b', 'c'], [1, np.nan, 3], [0, 0, 0], [0, 0, 0], 'position is NaN or inf for b'),
+    (['a', 'b', 'c'], [1, 2, 3], [0, np.inf, 0], [0, 0, 0], 'velocity is NaN or inf for b'),
+    (['a', 'b', 'c'], [1, 2, 3], [0, 0, 0], [], 'has no effort'),
+    (['a', 'b', 'c'], [1, 2, 3], [], [0, 0, 0], 'has no velocity'),
+    (['a', 'a', 'c'], [1, 2, 3], [0, 0, 0], [0, 0, 0], 'twice'),
+])
+def test_bad_joint_states_name_the_problem(names, pos, vel, eff, match):
+    with pytest.raises(JointStateError, match=match):
+        JointIndexer(JOINTS).convert(names, pos, vel, eff)
+
+
+def test_optional_fields_and_extra_nan_ignored():
+    s = JointIndexer(JOINTS).convert(['a', 'b', 'c', 'x'], [1, 2, 3, np.nan], [], [],
+                                     require_velocity=False, require_effort=False)
+    assert s.qd is None and s.effort is None
+
+
+def test_to_message_arrays_pads_extras():
+    names, p, v, e = to_message_arrays(JOINTS, [1, 2, 3], [0, 0, 0], [4, 5, 6], ('f1', 'f2'))
+    assert names == ['a', 'b', 'c', 'f1', 'f2'] and e == [4, 5, 6, 0.0, 0.0]
