@@ -1,0 +1,508 @@
+"""The simulated youBot arm (ROS-free): true dynamics, friction with stiction, drives, end stops.
+
+Physics
+-------
+- Rigid-body dynamics of the TRUE parameter set (``true_parameters``: the URDF perturbed within
+  stated bounds, deterministic per seed) plus reflected rotor inertia J_m N^2, by Pinocchio
+  (CRBA for M(q), RNEA for the bias forces h(q, qd)), with an external wrench as J^T F.
+- Integrator: semi-implicit (symplectic) Euler at ``SimConfig.physics_rate_hz`` (1 kHz default):
+  qd += qdd dt, then q += qd dt.
+- Friction per joint in motion (direction d = +-1):
+  tau_f = d fc_d (1 + (r - 1) exp(-(qd / vs)^2)) + fv qd, with direction-dependent Coulomb fc_d,
+  breakaway ratio r (Stribeck bump: friction at zero speed is the breakaway r fc_d), viscous fv.
+- Stiction: each joint is either STUCK (qd = 0 exactly) or SLIPPING in a direction.  A stuck
+  joint's acceleration is constrained to zero; the remaining joints are solved with the reduced
+  mass matrix M_FF qdd_F = tau_F - h_F - tau_f,F, and the torque the constraint needs,
+  r_S = tau_S - h_S - M_SF qdd_F, must lie inside the breakaway band; the joint with the largest
+  excess breaks loose (in the direction of r) and the system is solved again.  A slipping joint
+  whose velocity would change sign within a step sticks.
+- End stops at the joint limits: a joint reaching a limit stops (inelastic by default) and is
+  held there while the net torque pushes into the stop (or while it is inside the stiction band).
+- Drives: a PID position controller per joint (the drive's position mode) producing motor torque,
+  saturated at the drive torque limits; the drives measure what the youBot driver reports
+  (``drives.DriveModel``): encoder-quantised position, integer-rpm velocity, motor current in mA
+  with white noise; the driver's effort is current * Kt * N.
+
+Sign conventions: the external wrench F = (force, torque) is what the environment applies to the
+robot at the origin of the wrench frame; it adds tau_ext = J^T F to the joint torques.  At rest the
+motor torque (the published effort) is g(q) - tau_ext + (static friction within the breakaway band).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from ..core.model import RobotModel, youbot_model
+from .config import SimConfig, SimConfigError
+from .drives import DriveModel
+from .trajectory import TrajectoryError, TrajectoryPlan, validate_command
+from .true_parameters import make_true_parameters
+
+
+class SimInputError(ValueError):
+    """A wrench, payload or command the simulator rejects; the message names the problem."""
+
+
+@dataclass
+class Measurement:
+    """What the driver reports at time ``t_s``, plus the simulator's ground truth."""
+
+    t_s: float
+    position_rad: np.ndarray
+    velocity_rad_s: np.ndarray
+    current_a: np.ndarray
+    effort_nm: np.ndarray          # the driver's effort: current * Kt * N
+    # ground truth (never what a driver reports)
+    true_position_rad: np.ndarray
+    true_velocity_rad_s: np.ndarray
+    true_motor_torque_nm: np.ndarray
+    true_external_torque_nm: np.ndarray  # J^T F of the applied wrench
+    true_wrench_base: np.ndarray   # (6,) force, torque at the tool frame origin, base axes
+    true_wrench_tool: np.ndarray   # (6,) the same in tool axes
+    stuck: np.ndarray              # (n,) bool, joint held by stiction or an end stop
+
+
+class SimulatedArm:
+    """A simulated youBot arm.
+
+    Construct with ``SimulatedArm(SimConfig(seed=3))`` (the youBot model from the package URDF) or
+    pass ``model=`` any ``RobotModel`` of an n-joint arm together with n-valued config arrays.
+
+    Command it with ``set_trajectory(names, points)`` or ``move_to(q, duration_s)``, advance time
+    with ``step()`` / ``advance(duration_s)`` / ``advance_to(t_s)``, read ``measure()``.
+    """
+
+    def __init__(self, config: SimConfig | None = None, model: RobotModel | None = None):
+        self.config = cfg = config if config is not None else SimConfig()
+        self.nominal = model if model is not None else youbot_model()
+        n = self.n = self.nominal.n
+        cfg.validate(n)
+        self.joint_names = self.nominal.joint_names
+        self.true = make_true_parameters(self.nominal, cfg)
+        self.model = self.nominal.copy()
+        self.model.set_standard_parameters(self.true.standard_parameters)
+        self.model.set_rotor_inertia(self.true.rotor_inertia_kg_m2)
+        self._pm = self.model.model
+        self._pd = self.model.data
+        self._last_inertia = self._pm.inertias[n].copy()
+        self.payload = None  # (mass, com_tool, inertia_com)
+        lim = self.nominal.limits
+        self.lower = np.array(lim.lower_rad, dtype=float)
+        self.upper = np.array(lim.upper_rad, dtype=float)
+        self.velocity_limit = np.array(lim.velocity_rad_s, dtype=float)
+        self.torque_limit = (np.asarray(cfg.torque_limit_nm, dtype=float) if cfg.torque_limit_nm is not None
+                             else np.array(lim.effort_nm, dtype=float))
+        if not np.all(self.torque_limit > 0):
+            raise SimConfigError(f'drive torque limits must be > 0, got {self.torque_limit.tolist()} '
+                                 '(set SimConfig.torque_limit_nm when the URDF has no effort limits)')
+        self.dt = cfg.dt
+        self.kp = np.asarray(cfg.kp_nm_rad)
+        self.kd = np.asarray(cfg.kd_nm_s_rad)
+        self.ki = np.asarray(cfg.ki_nm_rad_s)
+        fr = self.true.friction
+        self._fcp = fr.coulomb_pos_nm.copy()
+        self._fcn = fr.coulomb_neg_nm.copy()
+        self._fv = fr.viscous_nm_s_rad.copy()
+        self._ratio = cfg.breakaway_ratio
+        self._vs = cfg.stribeck_velocity_rad_s
+        self.breakaway_pos = self._ratio * self._fcp
+        self.breakaway_neg = self._ratio * self._fcn
+        self.drives = DriveModel(cfg.gear_ratios, cfg.torque_constants_nm_a, cfg.encoder_ticks_per_motor_rev,
+                                 cfg.current_resolution_a, cfg.current_noise_a, cfg.quantize,
+                                 rng=np.random.default_rng([cfg.seed, 0x4015e]))
+        self._pos_res = self.drives.position_resolution_rad if cfg.quantize else None
+        self._vel_res = self.drives.velocity_resolution_rad_s if cfg.quantize else None
+        # external wrench
+        self._wrench = np.zeros(6)
+        self._wrench_active = False
+        self._wrench_frame_id = self.model.tool_frame_id
+        self._wrench_ref = pin.LOCAL_WORLD_ALIGNED
+        self.wrench_frame = self.model.tool_frame
+        self.wrench_axes = 'base'
+        self.tau_ext = np.zeros(n)
+        self.reset(np.asarray(cfg.initial_positions_rad, dtype=float))
+
+    # --- state ---------------------------------------------------------------------------------
+    def reset(self, q, t_s=0.0):
+        """Place the arm at rest at ``q`` holding it (integral term preloaded with true gravity)."""
+        q = np.asarray(q, dtype=float)
+        if q.shape != (self.n,) or not np.all(np.isfinite(q)):
+            raise SimInputError(f'reset pose must be {self.n} finite values, got {q.tolist()}')
+        out = np.flatnonzero((q < self.lower) | (q > self.upper))
+        if out.size:
+            j = out[0]
+            raise SimInputError(f'reset pose: {self.joint_names[j]} = {q[j]:.6g} rad is outside '
+                                f'[{self.lower[j]:.6g}, {self.upper[j]:.6g}]')
+        self._k = 0
+        self._t0 = float(t_s)
+        self.t = float(t_s)
+        self.q = q.copy()
+        self.qd = np.zeros(self.n)
+        self.qdd = np.zeros(self.n)
+        self.dir = np.zeros(self.n, dtype=np.int8)      # 0 stuck, +-1 slipping direction
+        self.stop = np.zeros(self.n, dtype=np.int8)     # +1 at upper stop, -1 at lower stop
+        self.stop[q >= self.upper] = 1
+        self.stop[q <= self.lower] = -1
+        self.q_set = q.copy()
+        self.plan = None
+        self._update_tau_ext()
+        g = self._gravity_true(q) - self.tau_ext
+        with np.errstate(divide='ignore', invalid='ignore'):
+            self.integral = np.where(self.ki > 0, g / np.where(self.ki > 0, self.ki, 1.0), 0.0)
+        self.tau_motor = np.clip(g, -self.torque_limit, self.torque_limit)
+
+    def _gravity_true(self, q):
+        return pin.computeGeneralizedGravity(self._pm, self._pd, q).copy()
+
+    @property
+    def time_s(self):
+        return self.t
+
+    # --- commands ------------------------------------------------------------------------------
+    def set_trajectory(self, joint_names, points, start_time_s=None):
+        """Replace the running trajectory.
+
+        points: sequence of (time_from_start_s, positions, velocities, accelerations) with
+        velocities / accelerations possibly empty.  Starts at ``start_time_s`` (sim time; default
+        now, and never earlier than now).  Raises ``TrajectoryError`` (nothing changes) when invalid.
+        """
+        cmd = validate_command(joint_names, points, self.joint_names, self.lower, self.upper,
+                               self.velocity_limit)
+        t0 = self.t if start_time_s is None else max(float(start_time_s), self.t)
+        if self.plan is not None:
+            q_now, qd_now = self.plan.sample(self.t)
+        else:
+            q_now, qd_now = self.q_set, np.zeros(self.n)
+        self.plan = TrajectoryPlan(cmd, t0, q_now, qd_now, self.lower, self.upper)
+        self.q_set = self.plan.P[-1].copy()
+        return self.plan
+
+    def move_to(self, q, duration_s):
+        """Go to ``q`` (all joints) in ``duration_s`` along a cubic with zero end velocities."""
+        if not duration_s > 0:
+            raise TrajectoryError(f'duration must be > 0 s, got {duration_s}')
+        q = np.asarray(q, dtype=float)
+        return self.set_trajectory(self.joint_names, [(float(duration_s), q, np.zeros(self.n), [])])
+
+    def cancel_trajectory(self):
+        """Hold the current set point."""
+        if self.plan is not None:
+            self.q_set, _ = self.plan.sample(self.t)
+        self.plan = None
+
+    @property
+    def trajectory_active(self):
+        return self.plan is not None and self.t < self.plan.end_time
+
+    # --- external wrench and payload ---------------------------------------------------------
+    def apply_wrench(self, wrench, frame=None, axes='base'):
+        """Apply ``wrench`` = (fx, fy, fz, tx, ty, tz) (N, Nm) at the origin of ``frame``.
+
+        frame: a frame of the model on the last link (default the tool frame);
+        axes: 'base' (the URDF root frame's axes) or 'tool' (the axes of ``frame``).
+        """
+        w = np.asarray(wrench, dtype=float)
+        if w.shape != (6,):
+            raise SimInputError(f'wrench must have 6 values (fx fy fz tx ty tz), got {w.size}')
+        if not np.all(np.isfinite(w)):
+            raise SimInputError(f'wrench has a non-finite value: {w.tolist()}')
+        if axes not in ('base', 'tool'):
+            raise SimInputError(f"wrench axes must be 'base' or 'tool', got {axes!r}")
+        frame = self.model.tool_frame if frame in (None, '') else str(frame)
+        if not self._pm.existFrame(frame):
+            raise SimInputError(f'no frame {frame!r} in the model to apply a wrench at')
+        fid = self._pm.getFrameId(frame)
+        self._wrench = w.copy()
+        self._wrench_frame_id = fid
+        self.wrench_frame = frame
+        self.wrench_axes = axes
+        self._wrench_ref = pin.LOCAL_WORLD_ALIGNED if axes == 'base' else pin.LOCAL
+        self._wrench_active = bool(np.any(w != 0))
+        self._update_tau_ext()
+
+    def clear_wrench(self):
+        self._wrench[:] = 0.0
+        self._wrench_active = False
+        self.tau_ext = np.zeros(self.n)
+
+    def _update_tau_ext(self):
+        if not self._wrench_active:
+            self.tau_ext = np.zeros(self.n)
+            return
+        J = pin.computeFrameJacobian(self._pm, self._pd, self.q, self._wrench_frame_id, self._wrench_ref)
+        self.tau_ext = J.T @ self._wrench
+
+    def true_wrench(self):
+        """(base, tool): the applied wrench moved to the tool frame origin, in base and tool axes."""
+        if not self._wrench_active:
+            return np.zeros(6), np.zeros(6)
+        pin.framesForwardKinematics(self._pm, self._pd, self.q)
+        oMa = self._pd.oMf[self._wrench_frame_id]
+        oMt = self._pd.oMf[self.model.tool_frame_id]
+        f, m = self._wrench[:3], self._wrench[3:]
+        if self.wrench_axes == 'tool':
+            f, m = oMa.rotation @ f, oMa.rotation @ m
+        m_t = m + np.cross(oMa.translation - oMt.translation, f)
+        base = np.concatenate([f, m_t])
+        Rt = oMt.rotation.T
+        tool = np.concatenate([Rt @ f, Rt @ m_t])
+        return base, tool
+
+    def attach_payload(self, mass_kg, com_tool_m=(0.0, 0.0, 0.0), inertia_com_kg_m2=None):
+        """Attach a rigid payload to the tool: mass, COM in the tool frame, rotational inertia about
+        its COM in tool axes (3x3 or the 6 values ixx ixy iyy ixz iyz izz; default a point mass).
+        Replaces any payload already attached; ``mass_kg = 0`` detaches."""
+        m = float(mass_kg)
+        if not np.isfinite(m) or m < 0:
+            raise SimInputError(f'payload mass must be finite and >= 0 kg, got {mass_kg}')
+        if m > 5.0:
+            raise SimInputError(f'payload mass {m} kg is beyond what the youBot simulation accepts (5 kg)')
+        c = np.asarray(com_tool_m, dtype=float)
+        if c.shape != (3,) or not np.all(np.isfinite(c)):
+            raise SimInputError(f'payload COM must be 3 finite values (m, tool frame), got {np.ravel(c).tolist()}')
+        if np.linalg.norm(c) > 1.0:
+            raise SimInputError(f'payload COM {c.tolist()} is more than 1 m from the tool frame')
+        if inertia_com_kg_m2 is None:
+            Ic = np.zeros((3, 3))
+        else:
+            Ic = np.asarray(inertia_com_kg_m2, dtype=float)
+            if Ic.shape == (6,):
+                xx, xy, yy, xz, yz, zz = Ic
+                Ic = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+            if Ic.shape != (3, 3) or not np.all(np.isfinite(Ic)) or not np.allclose(Ic, Ic.T):
+                raise SimInputError('payload inertia must be a finite symmetric 3x3 matrix or 6 values')
+            w = np.linalg.eigvalsh(Ic)
+            if w.min() < -1e-12 or (w.sum() - 2 * w.max()) < -1e-9:
+                raise SimInputError(f'payload inertia is not physical (principal moments {w.tolist()} '
+                                    'must be >= 0 and satisfy the triangle inequality)')
+        if m == 0.0:
+            self.detach_payload()
+            return
+        jMt = self._pm.frames[self.model.tool_frame_id].placement
+        Y = jMt.act(pin.Inertia(m, c, Ic))
+        self._pm.inertias[self.n] = self._last_inertia + Y
+        self.payload = (m, c.copy(), Ic.copy())
+
+    def detach_payload(self):
+        self._pm.inertias[self.n] = self._last_inertia.copy()
+        self.payload = None
+
+    def true_standard_parameters(self, with_payload=True):
+        """The true 10 n inertial parameters (Pinocchio order per link), payload included or not."""
+        if with_payload:
+            return np.concatenate([self._pm.inertias[i].toDynamicParameters() for i in range(1, self.n + 1)])
+        return self.true.standard_parameters.copy()
+
+    # --- physics -------------------------------------------------------------------------------
+    def _friction_slip(self, qd, d, mask):
+        """Friction torque of the slipping joints ``mask`` (velocities qd, directions d, full length)."""
+        qd, d = qd[mask], d[mask]
+        fc = np.where(d > 0, self._fcp[mask], self._fcn[mask])
+        return d * fc * (1.0 + (self._ratio - 1.0) * np.exp(-(qd / self._vs) ** 2)) + self._fv[mask] * qd
+
+    def step(self):
+        """Advance one physics step of ``dt``."""
+        dt = self.dt
+        n = self.n
+        q, qd = self.q, self.qd
+        # --- drive controller (on measured position and velocity) ---
+        if self.plan is not None:
+            q_d, qd_d = self.plan.sample(self.t)
+            if self.t >= self.plan.end_time:
+                self.q_set = q_d
+                self.plan = None
+        else:
+            q_d, qd_d = self.q_set, 0.0
+        if self._pos_res is not None:
+            qm = np.round(q / self._pos_res) * self._pos_res
+            qdm = np.round(qd / self._vel_res) * self._vel_res
+        else:
+            qm, qdm = q, qd
+        e = q_d - qm
+        grow = np.abs(e) > self.config.integral_deadband_rad
+        if grow.any():
+            self.integral = self.integral + np.where(grow, e * dt, 0.0)
+            lim = self.torque_limit / np.where(self.ki > 0, self.ki, 1.0)
+            np.clip(self.integral, -lim, lim, out=self.integral)
+        tau = self.kp * e + self.ki * self.integral + self.kd * (qd_d - qdm)
+        np.clip(tau, -self.torque_limit, self.torque_limit, out=tau)
+        self.tau_motor = tau
+        # --- dynamics ---
+        pm, pd = self._pm, self._pd
+        M = pin.crba(pm, pd, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        h = pin.nonLinearEffects(pm, pd, q, qd)
+        if self._wrench_active:
+            self._update_tau_ext()
+            a = tau + self.tau_ext - h
+        else:
+            a = tau - h
+        qdd = self._solve_with_stiction(M, a, qd, dt)
+        # --- integrate: semi-implicit Euler ---
+        qd_new = qd + qdd * dt
+        qd_new[self.dir == 0] = 0.0
+        q_new = q + qd_new * dt
+        # end stops
+        hi = q_new > self.upper
+        lo = q_new < self.lower
+        if hi.any() or lo.any():
+            for j in np.flatnonzero(hi | lo):
+                up = bool(hi[j])
+                q_new[j] = self.upper[j] if up else self.lower[j]
+                qd_new[j] = -self.config.end_stop_restitution * qd_new[j]
+                if qd_new[j] == 0.0:
+                    self.dir[j] = 0
+                else:
+                    self.dir[j] = 1 if qd_new[j] > 0 else -1
+                self.stop[j] = 1 if up else -1
+        self.q = q_new
+        self.qd = qd_new
+        self.qdd = qdd
+        self._k += 1
+        self.t = self._t0 + self._k * dt
+
+    def _solve_with_stiction(self, M, a, qd, dt):
+        n = self.n
+        d = self.dir
+        released = np.zeros(n, dtype=bool)
+        qdd = np.zeros(n)
+        for _ in range(3 * n + 2):
+            stuck = d == 0
+            free = ~stuck
+            nf = int(free.sum())
+            if nf:
+                fr = self._friction_slip(qd, d, free)
+                if nf == n:
+                    qdd = np.linalg.solve(M, a - fr)
+                else:
+                    MFF = M[np.ix_(free, free)]
+                    qdd = np.zeros(n)
+                    qdd[free] = np.linalg.solve(MFF, a[free] - fr)
+            else:
+                qdd = np.zeros(n)
+            if nf < n:
+                # torque the stiction / end-stop constraint must supply on the stuck joints
+                r = a - M @ qdd
+                brk = np.where(r > 0, self.breakaway_pos, self.breakaway_neg)
+                excess = np.abs(r) / brk
+                held_by_stop = (self.stop != 0) & (np.sign(r) == self.stop)
+                cand = stuck & ~held_by_stop & (excess > 1.0)
+                if cand.any():
+                    j = int(np.flatnonzero(cand)[np.argmax(excess[cand])])
+                    d[j] = 1 if r[j] > 0 else -1
+                    self.stop[j] = 0
+                    released[j] = True
+                    continue
+            if nf:
+                # a slipping joint whose velocity would change sign within the step sticks
+                rev = free & (d * (qd + qdd * dt) < 0) & ~released
+                if rev.any():
+                    d[rev] = 0
+                    qd[rev] = 0.0
+                    continue
+                # a joint released in this step that accelerates backwards: it stays stuck
+                back = released & (d * qdd < 0)
+                if back.any():
+                    d[back] = 0
+                    released[back] = False
+                    continue
+            break
+        return qdd
+
+    def advance(self, duration_s):
+        """Run the physics for ``duration_s`` (a whole number of steps, rounded)."""
+        steps = int(round(float(duration_s) / self.dt))
+        for _ in range(steps):
+            self.step()
+
+    def advance_to(self, t_s):
+        """Run the physics until sim time reaches ``t_s`` (to within half a step)."""
+        k_end = int(round((float(t_s) - self._t0) / self.dt))
+        while self._k < k_end:
+            self.step()
+
+    # --- measurement -----------------------------------------------------------------------------
+    def measure(self) -> Measurement:
+        """What the driver reports now (noisy, quantised) and the ground truth."""
+        cur = self.drives.measure_current(self.tau_motor)
+        wb, wt = self.true_wrench()
+        return Measurement(
+            t_s=self.t,
+            position_rad=self.drives.measure_position(self.q),
+            velocity_rad_s=self.drives.measure_velocity(self.qd),
+            current_a=cur,
+            effort_nm=self.drives.current_to_torque(cur),
+            true_position_rad=self.q.copy(),
+            true_velocity_rad_s=self.qd.copy(),
+            true_motor_torque_nm=self.tau_motor.copy(),
+            true_external_torque_nm=self.tau_ext.copy(),
+            true_wrench_base=wb,
+            true_wrench_tool=wt,
+            stuck=self.dir == 0,
+        )
+
+    # --- ground truth helpers ------------------------------------------------------------------
+    def true_gravity_torque(self, q=None):
+        """g(q) of the TRUE model (payload included)."""
+        return self._gravity_true(self.q if q is None else np.asarray(q, dtype=float))
+
+    def nominal_gravity_torque(self, q=None):
+        """g(q) of the URDF's nominal model (no payload)."""
+        return self.nominal.gravity_torque(self.q if q is None else q)
+
+    def true_parameters_dict(self):
+        """Everything the simulator uses as truth, for a file (never published on a topic)."""
+        from ..core.regressor import INERTIAL_NAMES
+
+        cfg = self.config
+
+        def links(theta):
+            return {self.model.link_names[i]: {k: float(theta[10 * i + j]) for j, k in enumerate(INERTIAL_NAMES)}
+                    for i in range(self.n)}
+
+        fr = {}
+        for j, name in enumerate(self.joint_names):
+            fr[name] = {
+                'coulomb_pos_nm': float(self._fcp[j]), 'coulomb_neg_nm': float(self._fcn[j]),
+                'viscous_nm_s_rad': float(self._fv[j]),
+                'breakaway_pos_nm': float(self.breakaway_pos[j]), 'breakaway_neg_nm': float(self.breakaway_neg[j]),
+                'stribeck_velocity_rad_s': float(self._vs), 'offset_nm': 0.0,
+            }
+        return {
+            'description': 'TRUE parameters of the robot_id_ros youBot simulator (ground truth for tests '
+                           'and the demo). Inertial parameters per link in Pinocchio order about the joint '
+                           'frame origin: m, mx, my, mz, XX, XY, YY, XZ, YZ, ZZ (kg, kg m, kg m^2).',
+            'seed': cfg.seed,
+            'urdf': str(self.nominal.urdf_path),
+            'urdf_sha256': self.nominal.urdf_sha256,
+            'joint_names': list(self.joint_names),
+            'tool_frame': self.model.tool_frame,
+            'gravity_m_s2': [float(g) for g in self.nominal.gravity_m_s2],
+            'inertial_parameter_names': list(INERTIAL_NAMES),
+            'links_true': links(self.true.standard_parameters),
+            'links_urdf': links(self.true.nominal_parameters),
+            'rotor_inertia_kg_m2': {n: float(v) for n, v in zip(self.joint_names, self.true.rotor_inertia_kg_m2)},
+            'friction': fr,
+            'friction_model': 'in motion (direction d = +-1): d*fc_d*(1 + (r - 1)*exp(-(qd/vs)^2)) + fv*qd with '
+                              'r = breakaway/coulomb; at rest any torque inside [-breakaway_neg, breakaway_pos] '
+                              'is held (stiction)',
+            'drive_gains_nm_a': {n: float(v) for n, v in zip(self.joint_names, self.drives.drive_gains_nm_a)},
+            'payload': None if self.payload is None else {
+                'mass_kg': float(self.payload[0]), 'com_tool_m': [float(v) for v in self.payload[1]],
+                'inertia_com_kg_m2': [[float(v) for v in row] for row in self.payload[2]]},
+            'links_true_with_payload': links(self.true_standard_parameters(with_payload=True)),
+            'config': cfg.to_dict(),
+        }
+
+    def write_true_parameters(self, path):
+        import yaml
+
+        from pathlib import Path
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(p.name + '.tmp')
+        tmp.write_text(yaml.safe_dump(self.true_parameters_dict(), sort_keys=False))
+        tmp.replace(p)
+        return p
