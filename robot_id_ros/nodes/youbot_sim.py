@@ -84,6 +84,9 @@ def _parameter_table():
             'topic of trajectory_msgs/JointTrajectory commands', True)),
         'joint_states_topic': ('joint_states', _desc('topic of the published joint states', True)),
         'publish_clock': (True, _desc('publish /clock (the simulation time)', True)),
+        'publish_ground_truth': (True, _desc(
+            'publish the test-only ground truth sim/true_wrench, sim/true_wrench_tool and '
+            'sim/true_external_joint_torques with every joint state', True)),
         'start_time_sec': (-1.0, _float_desc(
             'simulation time at start, s since the epoch; -1: the wall time at start', -1.0, 4.0e9, True)),
         'initial_positions': (list(d.initial_positions_rad), _desc(
@@ -160,9 +163,11 @@ class YoubotSimNode(Node):
         self.pub_js = self.create_publisher(JointState, p['joint_states_topic'], qos)
         self.pub_clock = self.create_publisher(ClockMsg, '/clock', 10) if p['publish_clock'] else None
         self.pub_diag = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.pub_true_wrench = self.create_publisher(WrenchStamped, 'sim/true_wrench', qos)
-        self.pub_true_wrench_tool = self.create_publisher(WrenchStamped, 'sim/true_wrench_tool', qos)
-        self.pub_true_tau = self.create_publisher(JointState, 'sim/true_external_joint_torques', qos)
+        self.publish_truth = bool(p['publish_ground_truth'])
+        if self.publish_truth:
+            self.pub_true_wrench = self.create_publisher(WrenchStamped, 'sim/true_wrench', qos)
+            self.pub_true_wrench_tool = self.create_publisher(WrenchStamped, 'sim/true_wrench_tool', qos)
+            self.pub_true_tau = self.create_publisher(JointState, 'sim/true_external_joint_torques', qos)
         self.create_subscription(JointTrajectory, p['command_topic'], self._on_trajectory, 10)
         self.create_subscription(WrenchStamped, 'sim/wrench', self._on_wrench, 10)
         self.create_subscription(Inertia, 'sim/payload', self._on_payload, 10)
@@ -174,6 +179,7 @@ class YoubotSimNode(Node):
         self._last_problem = None     # (wall time, text)
         self.rejected_commands = 0
         self.accepted_commands = 0
+        self.last_command_sim_time_s = None
         self._pub_k = 0               # index of the next publish instant
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._anchor()
@@ -243,6 +249,8 @@ class YoubotSimNode(Node):
         self.pub_js.publish(js)
         if self.pub_clock is not None:
             self.pub_clock.publish(ClockMsg(clock=stamp))
+        if not self.publish_truth:
+            return
         wb = WrenchStamped()
         wb.header.stamp = stamp
         wb.header.frame_id = self.root_frame
@@ -315,6 +323,7 @@ class YoubotSimNode(Node):
             self._note_problem(f'rejected trajectory on {self.get_name()}: {exc}; the arm keeps its current command')
             return
         self.accepted_commands += 1
+        self.last_command_sim_time_s = self.arm.t
         self.get_logger().info(f'trajectory accepted: {len(msg.points)} point(s) for '
                                f'{", ".join(msg.joint_names)}, {plan.duration_s:.3f} s')
 

@@ -452,14 +452,25 @@ class SimulatedArm:
         """g(q) of the URDF's nominal model (no payload)."""
         return self.nominal.gravity_torque(self.q if q is None else q)
 
+    def link_names(self):
+        """The URDF link moved by each joint (the body its 10 inertial parameters belong to)."""
+        pm = self._pm
+        out = []
+        for i in range(1, self.n + 1):
+            names = [f.name for f in pm.frames if f.type == pin.FrameType.BODY and f.parentJoint == i]
+            out.append(names[0] if names else pm.names[i])
+        return out
+
     def true_parameters_dict(self):
         """Everything the simulator uses as truth, for a file (never published on a topic)."""
         from ..core.regressor import INERTIAL_NAMES
 
         cfg = self.config
 
+        links_of = self.link_names()
+
         def links(theta):
-            return {self.model.link_names[i]: {k: float(theta[10 * i + j]) for j, k in enumerate(INERTIAL_NAMES)}
+            return {links_of[i]: {k: float(theta[10 * i + j]) for j, k in enumerate(INERTIAL_NAMES)}
                     for i in range(self.n)}
 
         fr = {}

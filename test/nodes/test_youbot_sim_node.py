@@ -1,0 +1,323 @@
+"""Integration tests of the youbot_sim node: the node runs for real and talks over DDS.
+
+Each test has its own ROS domain (fixture ``rclpy_context`` of test/conftest.py).  The node and a
+probe node share one executor spun from the test thread, so the ground truth read from the
+simulator object is never touched while the executor steps it.
+"""
+import math
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import Inertia, WrenchStamped
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rosgraph_msgs.msg import Clock as ClockMsg
+from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from robot_id_ros.nodes.youbot_sim import YoubotSimNode
+
+ARM = [f'arm_joint_{i}' for i in range(1, 6)]
+FINGERS = ['gripper_finger_joint_l', 'gripper_finger_joint_r']
+CANDLE = [2.9496, 1.1344, -2.5482, 1.789, 2.9234]
+
+
+class Bench:
+    """The sim node plus a probe node recording what it publishes."""
+
+    def __init__(self, ctx, topics=('js', 'diag'), **params):
+        defaults = {'real_time_factor': 10.0, 'publish_rate_hz': 100.0, 'start_time_sec': 1000.0, 'seed': 4}
+        defaults.update(params)
+        overrides = [Parameter(k, value=v) for k, v in defaults.items()]
+        self.sim = YoubotSimNode(context=ctx, parameter_overrides=overrides)
+        self.probe = Node('probe', context=ctx)
+        self.ex = SingleThreadedExecutor(context=ctx)
+        self.ex.add_node(self.sim)
+        self.ex.add_node(self.probe)
+        self.js, self.clock, self.diag, self.true_tau, self.true_w = [], [], [], [], []
+        # subscribe only to what a test reads: an rclpy probe cannot drain every topic at 10x real time
+        subs = {'js': (JointState, 'joint_states', self.js), 'clock': (ClockMsg, '/clock', self.clock),
+                'diag': (DiagnosticArray, '/diagnostics', self.diag),
+                'true_tau': (JointState, 'sim/true_external_joint_torques', self.true_tau),
+                'true_w': (WrenchStamped, 'sim/true_wrench', self.true_w)}
+        for key in topics:
+            typ, topic, store = subs[key]
+            self.probe.create_subscription(typ, topic, store.append, 1000)
+        self.traj_pub = self.probe.create_publisher(JointTrajectory, 'joint_trajectory_controller/joint_trajectory', 10)
+        self.wrench_pub = self.probe.create_publisher(WrenchStamped, 'sim/wrench', 10)
+        self.payload_pub = self.probe.create_publisher(Inertia, 'sim/payload', 10)
+
+    def spin_until(self, cond, timeout_s=10.0):
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            self.ex.spin_once(timeout_sec=0.005)
+            if cond():
+                return True
+        return False
+
+    def received_sim_time(self, msgs):
+        if not msgs:
+            return -1.0
+        st = msgs[-1].header.stamp
+        return st.sec + 1e-9 * st.nanosec - 1000.0
+
+    def spin_sim_seconds(self, seconds, timeout_s=20.0):
+        """Spin until joint states (and truth) stamped ``seconds`` after the sim's present arrived."""
+        t_end = self.sim.arm.t + seconds
+        assert self.spin_until(lambda: self.received_sim_time(self.js) >= t_end - 1e-6
+                               and (not self.true_tau or self.received_sim_time(self.true_tau) >= t_end - 1e-6),
+                               timeout_s), \
+            'no joint states from the simulation time expected'
+
+    def wait_connected(self):
+        assert self.spin_until(lambda: len(self.js) > 5 and self.traj_pub.get_subscription_count() > 0
+                               and self.wrench_pub.get_subscription_count() > 0
+                               and self.payload_pub.get_subscription_count() > 0)
+        # discovery is not symmetric: give the node's side a moment to match the probe's publishers
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:
+            self.ex.spin_once(timeout_sec=0.005)
+
+    def close(self):
+        self.ex.shutdown()
+        self.sim.destroy_node()
+        self.probe.destroy_node()
+
+
+@pytest.fixture
+def bench_factory(rclpy_context):
+    made = []
+
+    def make(**params):
+        b = Bench(rclpy_context, **params)
+        made.append(b)
+        return b
+    yield make
+    for b in made:
+        b.close()
+
+
+def traj(names, points):
+    msg = JointTrajectory()
+    msg.joint_names = list(names)
+    for t, pos in points:
+        p = JointTrajectoryPoint()
+        p.positions = [float(v) for v in pos]
+        p.time_from_start.sec = int(t)
+        p.time_from_start.nanosec = int(round((t - int(t)) * 1e9))
+        msg.points.append(p)
+    return msg
+
+
+def effort_band(arm):
+    """Stiction band plus 4 sigma of current noise and quantisation, per joint (Nm)."""
+    noise = 4 * arm.config.current_noise_a * arm.drives.drive_gains_nm_a + arm.drives.drive_gains_nm_a * 1e-3
+    return np.maximum(arm.breakaway_pos, arm.breakaway_neg) + noise
+
+
+def test_joint_states_clock_and_rest_effort(bench_factory):
+    b = bench_factory(topics=('js', 'clock'), real_time_factor=4.0, publish_rate_hz=200.0)
+    b.wait_connected()
+    b.spin_sim_seconds(0.5)
+    m = b.js[-1]
+    assert list(m.name) == ARM + FINGERS
+    assert len(m.position) == len(m.velocity) == len(m.effort) == 7
+    assert list(m.effort[5:]) == [0.0, 0.0] and list(m.position[5:]) == [0.0, 0.0]
+    # 200 Hz in simulation time, stamps from start_time_sec
+    stamps = np.array([s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in b.js[-50:]])
+    # on the 5 ms grid, in order; a probe busy with five topics may skip a message under load
+    steps = np.diff(stamps) / 0.005
+    assert np.allclose(steps, np.round(steps), atol=1e-3) and np.all(np.round(steps) >= 1)
+    assert np.mean(np.round(steps) == 1) > 0.7
+    assert 1000.0 < stamps[-1] < 1010.0
+    assert b.clock, 'no /clock'
+    c = b.clock[-1].clock
+    assert abs(c.sec + 1e-9 * c.nanosec - stamps[-1]) < 0.05
+    # at rest: effort is the TRUE gravity torque within stiction band and noise, and not the URDF's
+    arm = b.sim.arm
+    q = np.array(m.position[:5])
+    assert np.allclose(q, CANDLE, atol=2e-3)
+    eff = np.mean([s.effort[:5] for s in b.js[-40:]], axis=0)
+    g_true = arm.true_gravity_torque(q)
+    assert np.all(np.abs(eff - g_true) <= effort_band(arm)), (eff, g_true)
+    assert np.any(np.abs(g_true - arm.nominal_gravity_torque(q)) > 1e-3)
+
+
+def test_effort_unit_current(bench_factory):
+    b = bench_factory(effort_unit='current')
+    b.wait_connected()
+    m = b.js[-1]
+    arm = b.sim.arm
+    i = np.array(m.effort[:5])
+    # integer mA
+    assert np.allclose(i * 1000, np.round(i * 1000), atol=1e-6)
+    tau = i * arm.drives.drive_gains_nm_a
+    assert np.all(np.abs(tau - arm.true_gravity_torque(np.array(m.position[:5]))) <= effort_band(arm))
+
+
+def test_partial_trajectory_is_followed_and_replaces_the_running_one(bench_factory):
+    b = bench_factory(topics=('js',), real_time_factor=5.0)
+    b.wait_connected()
+    # a slow trajectory on J2, J3 (20 s), replaced early by one on J3 only
+    b.traj_pub.publish(traj(['arm_joint_3', 'arm_joint_2'], [(1.0, [-2.3, 1.2]), (20.0, [-1.5, 2.2])]))
+    assert b.spin_until(lambda: b.sim.accepted_commands == 1, 5.0)
+    t1 = b.sim.last_command_sim_time_s
+    b.spin_sim_seconds(1.5)
+    b.traj_pub.publish(traj(['arm_joint_3'], [(1.5, [-2.0])]))
+    assert b.spin_until(lambda: b.sim.accepted_commands == 2, 5.0)
+    t2 = b.sim.last_command_sim_time_s
+    assert t2 - t1 < 15.0, 'the replacement arrived too late to replace anything'
+    b.spin_sim_seconds(3.0)
+    t = np.array([b.received_sim_time([m]) for m in b.js])
+    pos = np.array([m.position[:5] for m in b.js])
+    at_t2 = pos[np.searchsorted(t, t2)]
+    assert at_t2[1] > CANDLE[1] + 0.02                  # J2 was moving when replaced
+    after = pos[t > t2 + 0.3]
+    final = pos[-1]
+    assert abs(final[2] - (-2.0)) < 3e-3                # J3 reached the new target
+    assert abs(final[0] - CANDLE[0]) < 3e-3             # J1 never commanded
+    assert np.ptp(after[:, 1]) < 0.01                   # J2 holds: the running trajectory was replaced
+    assert np.all(np.abs(np.diff(pos, axis=0)) < 0.05)  # no jumps: continuous set point
+    # tracking error of the first trajectory is bounded: J2 follows 1.1344 -> 1.2 (1 s) -> 2.2 (20 s)
+    first = (t > t1 + 1.2) & (t < t2)
+    ref = 1.2 + (t[first] - t1 - 1.0) / 19.0 * 1.0
+    assert np.all(np.abs(pos[first, 1] - ref) < 0.02)
+
+
+def test_bad_commands_are_rejected_without_moving(bench_factory):
+    b = bench_factory(real_time_factor=10.0)
+    b.wait_connected()
+    q0 = np.array(b.js[-1].position[:5])
+    bad = {
+        'unknown joint': traj(['arm_joint_9'], [(1.0, [0.5])]),
+        'not finite': traj(['arm_joint_1'], [(1.0, [math.nan])]),
+        'positions for': traj(['arm_joint_1', 'arm_joint_2'], [(1.0, [1.0])]),
+        'times must increase': traj(['arm_joint_1'], [(1.0, [1.0]), (1.0, [1.2])]),
+        'outside its limits': traj(['arm_joint_2'], [(1.0, [3.5])]),
+        'no points': traj(['arm_joint_1'], []),
+    }
+    for key, msg in bad.items():
+        n_diag = len(b.diag)
+        b.traj_pub.publish(msg)
+        assert b.spin_until(lambda: any(key in st.message for d in b.diag[n_diag:] for st in d.status), 5.0), key
+    bad_wrench = WrenchStamped()
+    bad_wrench.header.frame_id = 'no_such_frame'
+    bad_wrench.wrench.force.z = 5.0
+    n_diag = len(b.diag)
+    b.wrench_pub.publish(bad_wrench)
+    assert b.spin_until(lambda: any('no_such_frame' in st.message for d in b.diag[n_diag:] for st in d.status), 5.0)
+    pl = Inertia(m=-1.0)
+    n_diag = len(b.diag)
+    b.payload_pub.publish(pl)
+    assert b.spin_until(lambda: any('payload mass' in st.message for d in b.diag[n_diag:] for st in d.status), 5.0)
+    assert b.sim.rejected_commands == len(bad) and b.sim.accepted_commands == 0
+    n = len(b.js)
+    b.spin_sim_seconds(0.5)
+    assert len(b.js) > n + 40      # still running
+    q1 = np.array(b.js[-1].position[:5])
+    assert np.allclose(q0, q1, atol=1e-4)
+    assert b.sim.arm.payload is None and not np.any(b.sim.arm.tau_ext)
+
+
+def test_wrench_changes_effort_by_jacobian_transpose(bench_factory):
+    b = bench_factory(topics=('js', 'true_tau', 'true_w'), real_time_factor=5.0, current_noise_a=0.0,
+                      initial_positions=[2.9496, 1.6, -2.0, 2.2, 2.9])
+    b.wait_connected()
+    b.spin_sim_seconds(0.3)
+    arm = b.sim.arm
+    e0 = np.mean([m.effort[:5] for m in b.js[-20:]], axis=0)
+    w = WrenchStamped()
+    w.header.frame_id = 'arm_link_0'
+    w.wrench.force.y, w.wrench.force.z = 5.0, 10.0
+    b.wrench_pub.publish(w)
+    assert b.spin_until(lambda: np.any(b.sim.arm.tau_ext != 0), 5.0)
+    b.spin_sim_seconds(3.0)
+    q = np.array(b.js[-1].position[:5])
+    J = arm.model.copy().tool_jacobian(q, 'base')
+    tau_ext = J.T @ np.array([0.0, 5.0, 10.0, 0, 0, 0])
+    assert np.allclose(b.true_tau[-1].effort, tau_ext, atol=0.02 * np.abs(tau_ext).max())
+    tw = b.true_w[-1].wrench
+    assert np.allclose([tw.force.x, tw.force.y, tw.force.z, tw.torque.x], [0.0, 5.0, 10.0, 0.0], atol=1e-9)
+    e1 = np.mean([m.effort[:5] for m in b.js[-20:]], axis=0)
+    # the motor holds the wrench: effort changes by -J^T F (plus gravity change of the small sag)
+    g0 = arm.true_gravity_torque(np.array(b.js[0].position[:5]))
+    g1 = arm.true_gravity_torque(q)
+    change = (e1 - e0) - (g1 - g0)
+    band = 2 * np.maximum(arm.breakaway_pos, arm.breakaway_neg) + 0.01
+    assert np.all(np.abs(change + tau_ext) <= band), (change, -tau_ext, band)
+    assert np.all(np.abs(tau_ext[:4]) > band[:4])     # the test is not vacuous on J1..J4
+    # clearing the wrench: truth returns to zero
+    cli = b.probe.create_client(Trigger, 'sim/clear_wrench')
+    assert cli.wait_for_service(timeout_sec=5.0)
+    fut = cli.call_async(Trigger.Request())
+    assert b.spin_until(fut.done, 5.0) and fut.result().success
+    n = len(b.true_tau)
+    b.spin_sim_seconds(0.1)
+    assert not np.any(b.true_tau[-1].effort) and len(b.true_tau) > n
+
+
+def test_payload_and_true_parameter_file(bench_factory, tmp_path):
+    out = tmp_path / 'truth.yaml'
+    b = bench_factory(topics=('js',), real_time_factor=10.0)
+    b.wait_connected()
+    assert not out.exists()
+    cli = b.probe.create_client(Trigger, 'sim/write_true_parameters')
+    assert cli.wait_for_service(timeout_sec=5.0)
+    fut = cli.call_async(Trigger.Request())
+    assert b.spin_until(fut.done, 5.0)
+    assert not fut.result().success and 'true_parameters_file' in fut.result().message
+    b.sim.set_parameters([Parameter('true_parameters_file', value=str(out))])
+    p = Inertia(m=0.4)
+    p.com.z = 0.05
+    b.payload_pub.publish(p)
+    assert b.spin_until(lambda: b.sim.arm.payload is not None, 5.0)
+    fut = cli.call_async(Trigger.Request())
+    assert b.spin_until(fut.done, 5.0) and fut.result().success
+    import yaml
+    d = yaml.safe_load(out.read_text())
+    assert d['seed'] == 4 and d['joint_names'] == ARM
+    assert d['payload']['mass_kg'] == pytest.approx(0.4)
+    m_true = d['links_true']['arm_link_5']['m']
+    assert d['links_true_with_payload']['arm_link_5']['m'] == pytest.approx(m_true + 0.4)
+
+
+def test_subprocess_main_sim_time_follows_clock_and_bad_parameter(rclpy_context, ros_domain_id, tmp_path):
+    from ros_helpers import isolated_env
+    env = isolated_env(ros_domain_id)
+    bad = subprocess.run([sys.executable, '-m', 'robot_id_ros.nodes.youbot_sim', '--ros-args',
+                          '-p', 'effort_unit:=furlongs'], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and 'effort_unit' in bad.stderr
+    proc = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.nodes.youbot_sim', '--ros-args',
+                             '-p', 'real_time_factor:=5.0', '-p', 'start_time_sec:=500.0',
+                             '-p', 'publish_rate_hz:=100.0'],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        node = Node('follower', context=rclpy_context,
+                    parameter_overrides=[Parameter('use_sim_time', value=True)])
+        got = []
+        node.create_subscription(JointState, 'joint_states', got.append, 50)
+        ex = SingleThreadedExecutor(context=rclpy_context)
+        ex.add_node(node)
+        end = time.monotonic() + 30
+        while time.monotonic() < end and len(got) < 100:
+            ex.spin_once(timeout_sec=0.05)
+        assert len(got) >= 100, 'no joint_states from the subprocess node'
+        st = got[-1].header.stamp
+        t_msg = st.sec + 1e-9 * st.nanosec
+        t_node = node.get_clock().now().nanoseconds * 1e-9
+        assert 500.0 < t_msg < 600.0
+        assert abs(t_node - t_msg) < 0.5      # the follower's clock is the simulation's
+        ex.shutdown()
+        node.destroy_node()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
