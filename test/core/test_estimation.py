@@ -1,0 +1,393 @@
+"""Estimation core: known external forces recovered from torques generated with the model.
+
+Measured torque is generated as tau_m = ID(q, qd, qdd) + friction(qd) - J^T F (the wrench F
+applied to the tool), plus noise where stated; the estimator must return F.
+"""
+import numpy as np
+import pytest
+
+from robot_id_ros.core.base_parameters import compute_base_parameters
+from robot_id_ros.core.estimation import (COLLISION, CONTACT, CONTACT_NONE, CausalDifferentiator, ContactDetector,
+                                          EstimatorConfig, EstimatorInputError, WrenchEstimator, effort_scale)
+from robot_id_ros.core.friction import FrictionModel
+from robot_id_ros.core.model import RobotModel, youbot_model
+from robot_id_ros.core.model_file import Payload, nominal_model
+
+CANDLE = np.array([2.9496, 1.1344, -2.5482, 1.789, 2.9234])
+BENT = CANDLE + np.array([0.0, 0.5, 0.9, 0.4, 0.0])       # tool 0.47 m out, well away from singularity
+UR5 = ('/work/main/.venv/lib/python3.11/site-packages/cmeel.prefix/share/example-robot-data/robots/'
+       'ur_description/urdf/ur5_robot.urdf')
+RATE = 200.0
+
+
+def youbot_friction():
+    return FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2, 0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
+                         viscous_nm_s_rad=[0.5, 0.4, 0.3, 0.1, 0.05], offset_nm=0.0,
+                         breakaway_nm=[0.8, 0.8, 0.6, 0.3, 0.15])
+
+
+@pytest.fixture(scope='module')
+def youbot():
+    return nominal_model(youbot_model(), youbot_friction())
+
+
+def trajectory(q0, seconds, amp, freq_hz, rate=RATE):
+    t = np.arange(int(seconds * rate)) / rate
+    w = 2 * np.pi * np.asarray(freq_hz)
+    Q = q0 + amp * np.sin(w * t[:, None])
+    QD = amp * w * np.cos(w * t[:, None])
+    QDD = -amp * w ** 2 * np.sin(w * t[:, None])
+    return t, Q, QD, QDD
+
+
+def measured(model, Q, QD, QDD, F, frame='base', noise_nm=0.0, seed=0, payload=None):
+    """Torque the drives produce when the wrench F (N, 6) in ``frame`` acts on the tool."""
+    truth = model
+    if payload is not None:
+        truth = nominal_model(model.robot, model.friction)
+        truth.set_payload(payload)
+    E = np.empty_like(Q)
+    for k in range(len(Q)):
+        J = truth.robot.tool_jacobian(Q[k], frame)
+        E[k] = truth.torque(Q[k], QD[k], QDD[k]) - J.T @ F[k]
+    return E + np.random.default_rng(seed).normal(0.0, noise_nm, E.shape)
+
+
+def stamps(t):
+    return (1_700_000_000 * 10 ** 9 + np.round(t * 1e9)).astype(np.int64)
+
+
+@pytest.mark.parametrize('method', ['momentum', 'direct'])
+def test_known_force_recovered_in_motion(youbot, method):
+    t, Q, QD, QDD = trajectory(BENT, 8.0, np.array([0.25, 0.2, 0.2, 0.2, 0.3]), [0.3, 0.4, 0.5, 0.35, 0.45])
+    F = np.zeros((len(t), 6))
+    F[t >= 2.0, :3] = [5.0, -3.0, 0.0]
+    F[t >= 5.0, :3] = [0.0, 0.0, -15.0]
+    E = measured(youbot, Q, QD, QDD, F, noise_nm=0.01)
+    est = WrenchEstimator(youbot, EstimatorConfig(method=method))
+    res = est.process(stamps(t), Q, QD, E)
+    settled = (t > 0.5) & ~((t >= 2.0) & (t < 2.4)) & ~((t >= 5.0) & (t < 5.4))
+    err = res.wrench[settled, :3] - F[settled, :3]
+    rms = np.sqrt(np.mean(err ** 2, axis=0))
+    assert np.all(rms < 0.5), rms
+    assert np.allclose(res.wrench[:, 3:], 0.0)       # 5 joints: force only
+    assert res.frame_id == youbot.robot.model.frames[1].name
+    # the per-sample path gives the same numbers as the batch path
+    est2 = WrenchEstimator(youbot, EstimatorConfig(method=method))
+    W = np.array([est2.update(s, q, qd, e).wrench for s, q, qd, e in zip(stamps(t)[:300], Q[:300], QD[:300],
+                                                                          E[:300])])
+    np.testing.assert_allclose(W, res.wrench[:300], atol=1e-9)
+
+
+@pytest.mark.parametrize('method', ['momentum', 'direct'])
+def test_known_force_recovered_at_rest(youbot, method):
+    n = 400
+    t = np.arange(n) / RATE
+    Q = np.tile(BENT, (n, 1))
+    Z = np.zeros_like(Q)
+    F = np.zeros((n, 6))
+    F[t >= 1.0, :3] = [0.0, 5.0, -5.0]
+    E = measured(youbot, Q, Z, Z, F)
+    res = WrenchEstimator(youbot, EstimatorConfig(method=method)).process(stamps(t), Q, Z, E)
+    np.testing.assert_allclose(res.wrench[t > 1.5, :3], F[t > 1.5, :3], atol=0.05)
+    np.testing.assert_allclose(res.wrench[t < 1.0, :3], 0.0, atol=1e-6)
+
+
+def test_observer_step_response_is_first_order(youbot):
+    """A step of tau_ext reaches 1 - exp(-K t): the configured bandwidth is the real one."""
+    n = 200
+    t = np.arange(n) / RATE
+    Q = np.tile(BENT, (n, 1))
+    Z = np.zeros_like(Q)
+    F = np.zeros((n, 6))
+    F[t >= 0.2, 2] = -10.0
+    E = measured(youbot, Q, Z, Z, F)
+    res = WrenchEstimator(youbot, EstimatorConfig(observer_gain_hz=5.0)).process(stamps(t), Q, Z, E)
+    K = 2 * np.pi * 5.0
+    for k in np.searchsorted(t, [0.2 + 1 / K, 0.2 + 2 / K]):  # one and two time constants later
+        # the trapezoid rule lets the step in half a sample early
+        assert res.wrench[k, 2] == pytest.approx(-10.0 * (1 - np.exp(-K * (t[k] - 0.2 + 0.5 / RATE))), rel=0.02)
+
+
+def test_stiction_band_no_sign_invented_at_rest(youbot):
+    """At rest, stiction holds an unknown friction torque; velocity noise around zero must not
+    switch a Coulomb sign on and off (it would with the smooth-sign friction), and a friction torque
+    inside the band raises no contact."""
+    n = 400
+    t = np.arange(n) / RATE
+    rng = np.random.default_rng(1)
+    Q = np.tile(BENT, (n, 1))
+    QD = rng.normal(0.0, 0.004, Q.shape)          # encoder noise: well inside the stiction band
+    Z = np.zeros_like(Q)
+    held = np.array([0.0, 0.6, -0.5, 0.0, 0.0])   # friction holding the arm, within +-breakaway
+    E = np.array([youbot.robot.inverse_dynamics(q, np.zeros(5), np.zeros(5)) for q in Q]) + held
+    cfg = EstimatorConfig(contact_threshold_sigma=3.0, default_residual_std_nm=0.05)
+    res = WrenchEstimator(youbot, cfg).process(stamps(t), Q, QD, E)
+    assert not res.contact_state.any()
+    # the estimate does not flicker with the velocity noise; the smooth-sign friction (no band)
+    # swings by +-fc with it
+    est = WrenchEstimator(youbot, cfg)
+    point, band = est.friction(QD)
+    np.testing.assert_array_equal(point, np.broadcast_to(youbot.friction.offset_nm, QD.shape))
+    np.testing.assert_array_equal(band, np.broadcast_to(youbot.friction.breakaway_nm, QD.shape))
+    assert np.std(youbot.friction.torque(QD), axis=0)[:3].min() > 0.1    # what a smooth sign would do
+    no_band = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.0)).process(stamps(t), Q, QD, E)
+    s_band, s_none = np.std(res.tau_ext[50:], axis=0), np.std(no_band.tau_ext[50:], axis=0)
+    assert np.all(s_none[:4] > 1.2 * s_band[:4]), (s_band, s_none)
+    assert np.all(np.abs(res.tau_ext[50:]).mean(axis=0) < youbot.friction.breakaway_nm)
+    est = WrenchEstimator(youbot, cfg)
+    r = est.update(stamps(t)[0], Q[0], QD[0], E[0])
+    np.testing.assert_allclose(r.tau_ext_band, youbot.friction.breakaway_nm)
+    # the band goes into the covariance: uncertain at rest, less so when moving
+    moving = est.update(stamps(t)[0] + 10 ** 8, Q[0], np.full(5, 0.5), E[0])
+    assert np.all(moving.tau_ext_band == 0.0)
+
+
+def test_payload_compensation_changeable_at_run_time(youbot):
+    n = 300
+    t = np.arange(n) / RATE
+    Q = np.tile(BENT, (n, 1))
+    Z = np.zeros_like(Q)
+    payload = Payload(0.5, np.array([0.0, 0.0, 0.0]))
+    E = measured(youbot, Q, Z, Z, np.zeros((n, 6)), payload=payload)
+    model = nominal_model(youbot.robot, youbot.friction)
+    est = WrenchEstimator(model)
+    out = [est.update(s, q, qd, e).wrench for s, q, qd, e in zip(stamps(t)[:150], Q[:150], Z[:150], E[:150])]
+    # unmodelled payload: its weight appears as an external force, -m g in z (base frame)
+    np.testing.assert_allclose(out[-1][:3], [0.0, 0.0, -0.5 * 9.81], atol=0.02)
+    est.set_payload(0.5, [0.0, 0.0, 0.0])
+    out = [est.update(s, q, qd, e).wrench for s, q, qd, e in zip(stamps(t)[150:], Q[150:], Z[150:], E[150:])]
+    np.testing.assert_allclose(out[-1][:3], 0.0, atol=0.02)
+    est.set_payload(None)
+    assert model.payload is None
+    # a payload with its COM off the tool point, in motion: compensated too
+    t, Q, QD, QDD = trajectory(BENT, 2.0, np.full(5, 0.2), [0.3, 0.4, 0.5, 0.35, 0.45])
+    frictionless = nominal_model(youbot.robot)
+    E = measured(frictionless, Q, QD, QDD, np.zeros((len(t), 6)), payload=Payload(0.4, np.array([0.02, -0.01, 0.05])))
+    est = WrenchEstimator(nominal_model(youbot.robot))
+    est.set_payload(0.4, [0.02, -0.01, 0.05])
+    res = est.process(stamps(t), Q, QD, E)
+    assert np.abs(res.wrench[t > 0.3, :3]).max() < 0.1
+
+
+def test_frame_base_vs_tool(youbot):
+    t, Q, QD, QDD = trajectory(BENT, 2.0, np.full(5, 0.15), [0.3, 0.4, 0.5, 0.35, 0.45])
+    F = np.zeros((len(t), 6))
+    F[:, :3] = [4.0, -6.0, -8.0]
+    E = measured(youbot, Q, QD, QDD, F)
+    base = WrenchEstimator(youbot, EstimatorConfig(frame='base')).process(stamps(t), Q, QD, E)
+    tool = WrenchEstimator(youbot, EstimatorConfig(frame='tool')).process(stamps(t), Q, QD, E)
+    assert tool.frame_id == youbot.robot.tool_frame
+    k = len(t) - 1
+    R = youbot.robot.tool_placement(Q[k]).rotation
+    np.testing.assert_allclose(tool.wrench[k, :3], R.T @ base.wrench[k, :3], atol=0.05)
+    np.testing.assert_allclose(tool.wrench[k, :3], R.T @ F[k, :3], atol=0.3)
+
+
+def test_ur5_full_wrench_six_joints():
+    robot = RobotModel(UR5, tool_frame='tool0')
+    assert robot.n == 6
+    model = nominal_model(robot)
+    q0 = np.array([0.3, -1.2, 1.5, -1.0, -1.4, 0.4])
+    t, Q, QD, QDD = trajectory(q0, 3.0, np.full(6, 0.2), [0.3, 0.4, 0.5, 0.35, 0.45, 0.55])
+    F = np.zeros((len(t), 6))
+    F[t >= 1.0] = [5.0, -3.0, 8.0, 0.5, -0.3, 0.2]
+    for frame in ('base', 'tool'):
+        Ff = F.copy()
+        if frame == 'tool':   # the same physical wrench in tool axes
+            for k in range(len(t)):
+                R = robot.tool_placement(Q[k]).rotation
+                Ff[k, :3], Ff[k, 3:] = R.T @ F[k, :3], R.T @ F[k, 3:]
+        E = measured(model, Q, QD, QDD, Ff, frame=frame)
+        res = WrenchEstimator(model, EstimatorConfig(frame=frame)).process(stamps(t), Q, QD, E)
+        m = t > 1.5
+        np.testing.assert_allclose(res.wrench[m], Ff[m], atol=0.15)
+
+
+def test_damped_near_singularity_reported(youbot):
+    est = WrenchEstimator(youbot)
+    q = CANDLE                                     # stretched straight up: the z force is unobservable
+    r = est.update(10 ** 9, q, np.zeros(5), youbot.robot.gravity_torque(q) + np.array([0, 1.0, 0, 0, 0]))
+    assert r.damped and r.sigma_min < est.config.sigma_guard
+    assert np.all(np.isfinite(r.wrench)) and np.abs(r.wrench).max() < 1e3
+    r2 = WrenchEstimator(youbot).update(10 ** 9, BENT, np.zeros(5), youbot.robot.gravity_torque(BENT))
+    assert not r2.damped and r2.sigma_min > 0.05
+
+
+def test_contact_hysteresis():
+    det = ContactDetector([1.0, 2.0], [3.0, 6.0], release_ratio=0.5)
+    seq = []
+    for tau in ([0.9, 0.0], [1.0, 0.0], [0.6, 0.0], [0.4, 0.0], [0.0, 6.5], [0.0, 4.0], [0.0, 2.5], [0.0, 0.9]):
+        seq.append(det.step(*det.scores(np.array(tau), np.zeros(2))))
+    assert seq == [CONTACT_NONE, CONTACT, CONTACT, CONTACT_NONE, COLLISION, COLLISION, CONTACT, CONTACT_NONE]
+    # the band is subtracted before comparing
+    s_c, _ = det.scores(np.array([1.5, 0.0]), np.array([0.6, 0.0]))
+    assert s_c == pytest.approx(0.9)
+
+
+def test_contact_thresholds_from_model_residual(youbot):
+    model = nominal_model(youbot.robot, youbot.friction)
+    model.residual_std_nm = np.array([0.1, 0.2, 0.1, 0.05, 0.02])
+    est = WrenchEstimator(model, EstimatorConfig(contact_threshold_sigma=4.0, collision_threshold_sigma=10.0))
+    np.testing.assert_allclose(est.contact.contact_nm, 4.0 * model.residual_std_nm)
+    np.testing.assert_allclose(est.contact.collision_nm, 10.0 * model.residual_std_nm)
+    assert est.threshold_source == 'model residual std'
+
+
+def test_contact_detected_within_50ms_while_moving_and_no_false_contact(youbot):
+    t, Q, QD, QDD = trajectory(BENT, 6.0, np.array([0.25, 0.2, 0.2, 0.2, 0.3]), [0.3, 0.4, 0.5, 0.35, 0.45])
+    F = np.zeros((len(t), 6))
+    F[t >= 4.0, :3] = [0.0, 0.0, -5.0]
+    model = nominal_model(youbot.robot, youbot.friction)
+    model.residual_std_nm = np.full(5, 0.05)
+    E = measured(model, Q, QD, QDD, F, noise_nm=0.05, seed=3)
+    res = WrenchEstimator(model).process(stamps(t), Q, QD, E)
+    assert not res.contact_state[t < 4.0].any()
+    first = t[np.flatnonzero(res.contact_state)[0]]
+    assert 4.0 <= first <= 4.05
+
+
+def test_time_jump_back_resets_without_spike(youbot):
+    n = 200
+    t = np.arange(n) / RATE
+    Q = np.tile(BENT, (n, 1))
+    Z = np.zeros_like(Q)
+    E = measured(youbot, Q, Z, Z, np.zeros((n, 6)))
+    S = stamps(t)
+    est = WrenchEstimator(youbot)
+    for k in range(n):
+        est.update(S[k], Q[k], Z[k], E[k])
+    r = est.update(S[0], Q[0], Z[0], E[0])          # the bag looped: 1 s back
+    assert r.reset_reason and 'back' in r.reset_reason
+    assert np.abs(r.wrench).max() < 1e-6
+    # a small step back is an out-of-order sample, rejected without changing the state
+    with pytest.raises(EstimatorInputError) as exc:
+        est.update(S[0] - 10 ** 6, Q[0], Z[0], E[0])
+    assert exc.value.kind == 'out_of_order'
+    # batch path: the same reset
+    S2 = np.r_[S, S]
+    res = WrenchEstimator(youbot).process(S2, np.r_[Q, Q], np.r_[Z, Z], np.r_[E, E])
+    assert len(res.resets) == 1 and res.resets[0][0] == n
+    assert np.abs(res.wrench).max() < 1e-6
+
+
+def test_gap_resets(youbot):
+    est = WrenchEstimator(youbot, EstimatorConfig(max_gap_s=0.5))
+    g = youbot.robot.gravity_torque(BENT)
+    est.update(10 ** 9, BENT, np.zeros(5), g)
+    r = est.update(10 ** 9 + 2 * 10 ** 9, BENT, np.zeros(5), g)
+    assert r.reset_reason and 'gap' in r.reset_reason
+
+
+def test_bad_input_rejected_and_state_unchanged(youbot):
+    t, Q, QD, QDD = trajectory(BENT, 1.0, np.full(5, 0.2), [0.3, 0.4, 0.5, 0.35, 0.45])
+    E = measured(youbot, Q, QD, QDD, np.zeros((len(t), 6)))
+    S = stamps(t)
+    a, b = WrenchEstimator(youbot), WrenchEstimator(youbot)
+    for k in range(100):
+        a.update(S[k], Q[k], QD[k], E[k])
+        b.update(S[k], Q[k], QD[k], E[k])
+    bad = [((S[100], Q[100], QD[100], np.r_[E[100, :4], np.nan]), 'nonfinite'),
+           ((S[100], Q[100], QD[100], E[100, :4]), 'shape'),
+           ((S[100], np.r_[Q[100, :4], np.inf], QD[100], E[100]), 'nonfinite'),
+           ((S[99], Q[100], QD[100], E[100]), 'duplicate_stamp'),
+           ((S[98], Q[100], QD[100], E[100]), 'out_of_order')]
+    for args, kind in bad:
+        with pytest.raises(EstimatorInputError) as exc:
+            a.update(*args)
+        assert exc.value.kind == kind
+    for k in range(100, len(t)):
+        ra = a.update(S[k], Q[k], QD[k], E[k])
+        rb = b.update(S[k], Q[k], QD[k], E[k])
+        np.testing.assert_array_equal(ra.wrench, rb.wrench)
+    # batch: NaN rows, duplicates and out-of-order stamps are listed and skipped
+    E2 = E.copy()
+    E2[10, 0] = np.nan
+    S2 = S.copy()
+    S2[20] = S2[19]
+    res = WrenchEstimator(youbot).process(S2, Q, QD, E2)
+    assert [k for k, _ in res.rejected] == [10, 20]
+    assert len(res.stamp_ns) == len(t) - 2
+
+
+def test_tare_zeroes_the_current_bias(youbot):
+    """A model error (wrong mass) at a static pose is removed by tare; a force applied afterwards
+    is then measured from zero."""
+    n = 600
+    t = np.arange(n) / RATE
+    Q = np.tile(BENT, (n, 1))
+    Z = np.zeros_like(Q)
+    F = np.zeros((n, 6))
+    F[t >= 2.0, :3] = [3.0, 0.0, -5.0]
+    E = measured(youbot, Q, Z, Z, F) + np.array([0.0, 0.3, -0.2, 0.05, 0.0])   # model bias
+    est = WrenchEstimator(youbot)
+    for k in range(n):
+        if k == 300:
+            bias = est.tare()
+            np.testing.assert_allclose(bias, [0.0, -0.3, 0.2, -0.05, 0.0], atol=1e-6)
+        r = est.update(stamps(t)[k], Q[k], Z[k], E[k])
+        if k == 350:
+            np.testing.assert_allclose(r.wrench, 0.0, atol=1e-6)
+    np.testing.assert_allclose(r.wrench[:3], [3.0, 0.0, -5.0], atol=0.02)
+    with pytest.raises(RuntimeError):
+        WrenchEstimator(youbot).tare()
+
+
+def test_covariance_from_parameters_and_residual(youbot):
+    model = nominal_model(youbot.robot, youbot.friction)
+    model.residual_std_nm = np.full(5, 0.05)
+    e0 = WrenchEstimator(model)
+    q, g = BENT, model.robot.gravity_torque(BENT)
+    qd = np.full(5, 0.3)
+    tau = g + model.friction.torque(qd)
+    c0 = e0.update(10 ** 9, q, qd, tau).wrench_covariance
+    assert np.all(np.linalg.eigvalsh(c0) > -1e-12)
+    assert np.all(np.diag(c0)[:3] > 0) and np.all(c0[3:, :] == 0)
+    # add a parameter covariance (base parameters): the wrench gets less certain
+    model.base = compute_base_parameters(model.regressor)
+    model.base_covariance = np.eye(model.base.n_base) * 1e-4
+    c1 = WrenchEstimator(model).update(10 ** 9, q, qd, tau).wrench_covariance
+    assert np.all(np.diag(c1)[:3] > np.diag(c0)[:3])
+    # residual-only covariance equals A diag(s^2) A^T
+    model.base = model.base_covariance = None
+    e2 = WrenchEstimator(model)
+    r = e2.update(10 ** 9, q, qd, tau)
+    J = model.robot.tool_jacobian(q)[:3]
+    A = np.linalg.pinv(J.T)
+    np.testing.assert_allclose(r.wrench_covariance[:3, :3], A @ np.diag(np.full(5, 0.05 ** 2)) @ A.T, rtol=1e-6)
+
+
+def test_causal_differentiator_tracks_derivative_and_is_causal():
+    rate, f = 1000.0, 1.0
+    t = np.arange(2000) / rate
+    x = np.sin(2 * np.pi * f * t)
+    d = CausalDifferentiator(1, 30.0)
+    out = np.array([d.step(np.array([v]), 1 / rate if k else 0.0)[1][0] for k, v in enumerate(x)])
+    lag = 2 / (2 * np.pi * 30.0)                      # group delay of the critically damped filter
+    expect = 2 * np.pi * f * np.cos(2 * np.pi * f * (t - lag))
+    assert np.abs(out[500:] - expect[500:]).max() < 0.05 * 2 * np.pi * f
+    # causal: changing the future does not change the past outputs
+    d2 = CausalDifferentiator(1, 30.0)
+    x2 = x.copy()
+    x2[1000:] += 5.0
+    out2 = np.array([d2.step(np.array([v]), 1 / rate if k else 0.0)[1][0] for k, v in enumerate(x2)])
+    np.testing.assert_array_equal(out2[:1000], out[:1000])
+
+
+def test_effort_scale(youbot):
+    m = nominal_model(youbot.robot, youbot.friction)
+    np.testing.assert_array_equal(effort_scale(m, 'torque'), np.ones(5))
+    with pytest.raises(ValueError, match='drive gains'):
+        effort_scale(m, 'current')
+    m.drive_gains_nm_per_a = np.array([5.226, 5.226, 3.35, 3.621, 3.479])
+    np.testing.assert_array_equal(effort_scale(m, 'current'), m.drive_gains_nm_per_a)
+    np.testing.assert_array_equal(effort_scale(m, 'current', [1, 2, 3, 4, 5]), [1, 2, 3, 4, 5])
+    with pytest.raises(ValueError, match='5 finite'):
+        effort_scale(m, 'current', [1, 2])
+
+
+def test_config_validation(youbot):
+    with pytest.raises(ValueError, match='method'):
+        WrenchEstimator(youbot, EstimatorConfig(method='kalman'))
+    with pytest.raises(ValueError, match='collision'):
+        WrenchEstimator(youbot, EstimatorConfig(contact_threshold_sigma=5, collision_threshold_sigma=2))
