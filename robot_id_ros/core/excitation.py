@@ -254,8 +254,9 @@ class ExcitationLimits:
         v = np.asarray(v, dtype=float)
         bad = [robot.joint_names[i] for i in np.flatnonzero(~(np.isfinite(v) & (v > 0)))]
         if bad:
-            raise ExcitationError(f'no usable velocity limit for joint(s) {", ".join(bad)} (URDF velocity is 0 or '
-                                  f'missing); give velocity limits (--velocity-limits)')
+            src = 'the URDF velocity limit is 0 or missing' if velocity_limits_rad_s is None else 'given as <= 0'
+            raise ExcitationError(f'no usable velocity limit for joint(s) {", ".join(bad)} ({src}); '
+                                  f'give positive velocity limits (--velocity-limits)')
         if acceleration_limits_rad_s2 is None:
             acc = DEFAULT_ACCELERATION_PER_VELOCITY_S * v
         else:
