@@ -74,6 +74,7 @@ DENSE_SAMPLES_PER_HARMONIC = 100            # dense verification grid: 100 N poi
 TABLE_RATE_HZ_DEFAULT = 100.0
 OPTIMISATION_MARGIN = 0.015                 # limits tightened by 1.5 % during the optimisation
 FLOOR_MARGIN_M = 0.01                       # and the floor raised by 1 cm
+MAX_USABLE_COND = 1e6                       # a design worse than this is reported as an error
 
 
 class ExcitationError(ValueError):
@@ -543,7 +544,7 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
                       q_start=None, position_fraction=0.8, velocity_fraction=0.7, acceleration_fraction=0.7,
                       acceleration_limits_rad_s2=None, velocity_limits_rad_s=None, floor_z_m=0.0,
                       criterion='cond', max_iterations=100, restarts=1, observation_samples=None,
-                      constraint_samples=None, progress=None, seed=0) -> ExcitationResult:
+                      constraint_samples=None, progress=None, seed=0, max_cond=MAX_USABLE_COND) -> ExcitationResult:
     """Optimise a finite-Fourier-series excitation (see the module docstring).
 
     robot: the arm; regressor_options: which friction / rotor / offset columns are identified with
@@ -553,7 +554,9 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
     root frame, None for no floor; criterion: 'cond' (minimise the condition number) or 'logdet'
     (maximise log det W_b^T W_b); max_iterations: SLSQP iterations per start; restarts: random
     starts (the best is kept); progress: callable(dict) with keys stage, start, iteration, cond,
-    logdet, elapsed_s, called at every iteration; seed: random seed of the starting points.
+    logdet, elapsed_s, called at every iteration; seed: random seed of the starting points;
+    max_cond: a best design whose condition number is above this is an error (the limits leave too
+    little motion to identify the base parameters).
 
     Returns an ExcitationResult whose trajectory satisfies every limit on the dense grid.
     """
@@ -644,9 +647,10 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
     rep = prob.report(x)
     msg = best['msg']
     cond, logdet = prob.measures(x)
-    if not np.isfinite(cond):
+    if not np.isfinite(cond) or cond > max_cond:
         raise ExcitationError(f'the limits allow no trajectory that excites all {prob.base.n_base} base parameters '
-                              f'(observation matrix rank-deficient); widen the limits or add harmonics')
+                              f'(best condition number {cond:.3g} > {max_cond:.3g}); widen the position, velocity '
+                              f'or acceleration limits, or add harmonics')
     if not rep['ok']:
         raise ExcitationError(f'no trajectory satisfying every limit was found ({rep}); widen the limits')
     elapsed = time.monotonic() - t0

@@ -1,0 +1,162 @@
+"""Excitation design: the series, rest at the start, limits on a dense grid, optimisation, file, bad input."""
+import numpy as np
+import pytest
+
+from robot_id_ros.core import excitation as E
+from robot_id_ros.core.excitation import ExcitationError
+from robot_id_ros.core.model import youbot_model
+from robot_id_ros.core.regressor import RegressorOptions
+
+
+@pytest.fixture(scope='module')
+def robot():
+    return youbot_model()
+
+
+@pytest.fixture(scope='module')
+def design(robot):
+    # small and quick: 3 harmonics, 25 iterations
+    return E.design_excitation(robot, RegressorOptions(), period_s=10.0, harmonics=3, max_iterations=25, seed=0)
+
+
+def test_series_derivatives_match_finite_differences():
+    rng = np.random.default_rng(0)
+    tr = E.FourierTrajectory(('a', 'b'), 4.0, rng.normal(size=(2, 4)), rng.normal(size=(2, 4)), [0.1, -0.2])
+    t = np.linspace(0, 4, 2001)
+    q, qd, qdd = tr.evaluate(t)
+    h = t[1] - t[0]
+    np.testing.assert_allclose(np.gradient(q, h, axis=0)[1:-1], qd[1:-1], atol=2e-4)
+    np.testing.assert_allclose(np.gradient(qd, h, axis=0)[1:-1], qdd[1:-1], atol=2e-3)
+    # periodic
+    for a, b in zip(tr.evaluate([0.3]), tr.evaluate([4.3])):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+def test_design_starts_at_rest_and_respects_limits_on_dense_grid(robot, design):
+    tr = design.trajectory
+    q, qd, qdd = tr.evaluate([0.0, tr.period_s])
+    q_start = np.asarray(tr.design['limits']['q_lower_rad']) * 0.5 + np.asarray(tr.design['limits']['q_upper_rad']) * 0.5
+    np.testing.assert_allclose(q[0], q_start, atol=1e-12)   # default start: middle of the band
+    np.testing.assert_allclose(q[1], q[0], atol=1e-12)       # ends where it starts
+    np.testing.assert_allclose(qd, 0, atol=1e-12)
+    np.testing.assert_allclose(qdd, 0, atol=1e-12)
+    # independent dense check (10x finer than the design's own check)
+    lim = E.ExcitationLimits.from_robot(robot)
+    t = np.linspace(0, tr.period_s, 5001)
+    q, qd, qdd = tr.evaluate(t)
+    assert np.all(q >= lim.q_lower - 1e-9) and np.all(q <= lim.q_upper + 1e-9)
+    assert np.all(np.abs(qd) <= lim.qd_max + 1e-9)
+    assert np.all(np.abs(qdd) <= lim.qdd_max + 1e-9)
+    assert np.min(E.tool_heights(robot, q[::5])) >= 0.0
+    # the limits are the stated fractions of the URDF's
+    rng = robot.limits.upper_rad - robot.limits.lower_rad
+    np.testing.assert_allclose(lim.q_upper - lim.q_lower, 0.8 * rng)
+    np.testing.assert_allclose(lim.qd_max, 0.7 * robot.limits.velocity_rad_s)
+    # and the design uses a good part of them (it is not a timid trajectory)
+    assert max(design.constraints['velocity_ratio'], design.constraints['acceleration_ratio']) > 0.8
+
+
+def test_optimised_condition_beats_random(robot, design):
+    prob = E.ExcitationProblem(robot, RegressorOptions(), 10.0, 3, E.ExcitationLimits.from_robot(robot))
+    rng = np.random.default_rng(7)
+    conds = [prob.measures(prob.random_x(rng))[0] for _ in range(20)]
+    assert design.cond < 0.5 * np.median(conds)
+    assert design.cond < design.initial_cond
+    # the trajectory's own measure agrees with the design's
+    c, _ = E.trajectory_measures(robot, design.trajectory)
+    assert c == pytest.approx(design.cond, rel=1e-9)
+
+
+def test_friction_columns_and_logdet(robot):
+    opts = RegressorOptions(friction=True)
+    res = E.design_excitation(robot, opts, 8.0, 2, criterion='logdet', max_iterations=8, seed=1)
+    assert res.n_base == 39   # 29 inertial + fv, fc per joint
+    assert res.constraints['ok']
+    # the design starts from a random feasible trajectory drawn with the same seed: it improved on it
+    prob = E.ExcitationProblem(robot, opts, 8.0, 2, E.ExcitationLimits.from_robot(robot), criterion='logdet')
+    x0 = prob.random_x(np.random.default_rng(1))
+    assert res.logdet > prob.measures(x0)[1] + 1.0
+
+
+def test_file_round_trip_and_sample_table(tmp_path, design):
+    import yaml
+
+    path = tmp_path / 'traj.yaml'
+    design.trajectory.save(path, table_rate_hz=50.0)
+    d = yaml.safe_load(path.read_text())
+    for key in ('joint_names', 'period_s', 'base_frequency_hz', 'harmonics', 'coefficients', 'q0_rad', 'samples'):
+        assert key in d
+    s = d['samples']
+    assert len(s['t_s']) == 500 and len(s['q_rad'][0]) == 5
+    back = E.FourierTrajectory.load(path)
+    q, qd, qdd = back.evaluate(np.array(s['t_s']))
+    np.testing.assert_allclose(q, s['q_rad'], atol=1e-12)
+    np.testing.assert_allclose(qdd, s['qdd_rad_s2'], atol=1e-12)
+    assert back.design['cond'] == pytest.approx(design.cond)
+
+
+def test_plot(tmp_path, robot, design):
+    p = tmp_path / 'traj.png'
+    E.plot_trajectory(design.trajectory, p, E.ExcitationLimits.from_robot(robot))
+    assert p.stat().st_size > 10_000
+
+
+def test_other_arm_ur5():
+    from pathlib import Path
+
+    import pinocchio  # noqa: F401
+    from robot_id_ros.core.model import RobotModel
+
+    urdf = Path(__file__).resolve().parents[2] / '.venv/lib/python3.11/site-packages/cmeel.prefix/share/' \
+        'example-robot-data/robots/ur_description/urdf/ur5_robot.urdf'
+    if not urdf.is_file():
+        pytest.skip('example-robot-data not installed')
+    ur5 = RobotModel(urdf)
+    res = E.design_excitation(ur5, RegressorOptions(), 10.0, 2, max_iterations=5, floor_z_m=None, seed=0)
+    assert res.constraints['ok'] and np.isfinite(res.cond) and res.trajectory.n == 6
+
+
+# ------------------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize('kwargs,match', [
+    (dict(harmonics=1), 'at least 2 harmonics'),
+    (dict(period_s=-1.0), 'period must be a positive'),
+    (dict(position_fraction=1.5), 'position fraction must be in'),
+    (dict(floor_z_m=2.0), 'below the floor'),
+    (dict(q_start=[0.0, 0.0, 0.0, 0.0, 0.0]), 'outside the allowed position band'),
+    (dict(velocity_limits_rad_s=[1.0, 1.0, 0.0, 1.0, 1.0]), 'arm_joint_3'),
+    (dict(observation_samples=5), 'too few for 5 harmonics'),
+    (dict(criterion='magic'), 'unknown criterion'),
+])
+def test_bad_input(robot, kwargs, match):
+    args = dict(period_s=10.0, harmonics=5, max_iterations=1)
+    args.update(kwargs)
+    with pytest.raises(ExcitationError, match=match):
+        E.design_excitation(robot, RegressorOptions(), **args)
+
+
+def test_limits_that_allow_no_excitation(robot):
+    """A position band so narrow that the youBot can barely move: no trajectory excites every base
+    parameter well, but the design must still honour the limits or say why it cannot."""
+    with pytest.raises(ExcitationError, match='widen'):
+        E.design_excitation(robot, RegressorOptions(), 10.0, 3, position_fraction=1e-9, max_iterations=3)
+
+
+def test_sample_table_rate_too_low(design):
+    with pytest.raises(ExcitationError, match='too low for 3 harmonics'):
+        design.trajectory.sample_table(rate_hz=0.5)
+
+
+def test_cli(tmp_path, capsys):
+    from robot_id_ros.commands import design_excitation as cmd
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    cmd.add_parser(sub)
+    out = tmp_path / 't.yaml'
+    args = parser.parse_args(['design-excitation', '--out', str(out), '--harmonics', '2', '--iterations', '5',
+                              '--plot', str(tmp_path / 't.png')])
+    assert cmd.run(args) == 0
+    assert 'condition number' in capsys.readouterr().out
+    assert E.FourierTrajectory.load(out).harmonics == 2
+    assert (tmp_path / 't.png').is_file()
