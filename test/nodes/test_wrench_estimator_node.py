@@ -1,0 +1,228 @@
+"""Integration tests of the wrench_estimator node over real DDS.
+
+The node runs on one rclpy context; a feeder node on a second context of the same ROS domain
+publishes JointState generated from known physics (tau_m = g(q) - J^T F) and records the
+node's outputs. Both executors are spun from the test thread.
+"""
+import time
+
+import numpy as np
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import WrenchStamped
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
+from std_srvs.srv import Trigger
+
+import rclpy
+from robot_id_ros.core.friction import FrictionModel
+from robot_id_ros.core.model import youbot_model
+from robot_id_ros.core.model_file import ModelFileError, nominal_model
+from robot_id_ros.nodes.wrench_estimator import WrenchEstimatorNode
+
+BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
+NAMES = [f'arm_joint_{i}' for i in range(1, 6)] + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
+T0 = 1_700_000_000
+
+
+@pytest.fixture(scope='module')
+def model_file(tmp_path_factory):
+    fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5, viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
+    m = nominal_model(youbot_model(), fr)
+    m.residual_std_nm = np.full(5, 0.05)
+    path = tmp_path_factory.mktemp('node') / 'model.yaml'
+    m.save(path)
+    return path, m
+
+
+class Rig:
+    def __init__(self, ctx, domain, model_file, reliable=False, **params):
+        self.ctx2 = Context()
+        rclpy.init(context=self.ctx2, domain_id=domain)
+        overrides = [Parameter('model_file', value=str(model_file))] + [Parameter(k, value=v)
+                                                                         for k, v in params.items()]
+        self.node = WrenchEstimatorNode(context=ctx, parameter_overrides=overrides)
+        self.ex = SingleThreadedExecutor(context=ctx)
+        self.ex.add_node(self.node)
+        self.feeder = Node('feeder', context=self.ctx2)
+        self.ex2 = SingleThreadedExecutor(context=self.ctx2)
+        self.ex2.add_node(self.feeder)
+        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE if reliable
+                         else ReliabilityPolicy.BEST_EFFORT)
+        self.pub = self.feeder.create_publisher(JointState, 'joint_states', qos)
+        self.wrench, self.tau, self.contact, self.diag = [], [], [], []
+        f = self.feeder
+        f.create_subscription(WrenchStamped, 'wrench_estimator/wrench', self.wrench.append, 1000)
+        f.create_subscription(JointState, 'wrench_estimator/external_joint_torques', self.tau.append, 1000)
+        f.create_subscription(Bool, 'wrench_estimator/contact', self.contact.append, 1000)
+        f.create_subscription(DiagnosticArray, '/diagnostics', self.diag.append, 100)
+        self.tare = f.create_client(Trigger, 'wrench_estimator/tare')
+        self.reset = f.create_client(Trigger, 'wrench_estimator/reset')
+
+    def spin(self, seconds=0.0, until=None, timeout=10.0):
+        end = time.monotonic() + (seconds if until is None else timeout)
+        while time.monotonic() < end:
+            self.ex.spin_once(timeout_sec=0.001)
+            self.ex2.spin_once(timeout_sec=0.001)
+            if until is not None and until():
+                return True
+        return until is None
+
+    def connect(self):
+        assert self.spin(until=lambda: self.pub.get_subscription_count() > 0
+                         and self.feeder.count_publishers('wrench_estimator/wrench') > 0
+                         and len(self.feeder.get_subscriptions_info_by_topic('wrench_estimator/wrench')) > 0)
+        self.spin(0.3)
+
+    def send(self, stamp_ns, q, qd, effort, names=NAMES):
+        m = JointState()
+        m.header.stamp.sec, m.header.stamp.nanosec = int(stamp_ns // 10 ** 9), int(stamp_ns % 10 ** 9)
+        m.name = list(names)
+        m.position = [float(x) for x in q]
+        m.velocity = [float(x) for x in qd]
+        m.effort = [float(x) for x in effort]
+        self.pub.publish(m)
+
+    def call(self, client):
+        assert client.wait_for_service(timeout_sec=5.0)
+        fut = client.call_async(Trigger.Request())
+        assert self.spin(until=fut.done)
+        return fut.result()
+
+    def close(self):
+        self.node.destroy_node()
+        self.feeder.destroy_node()
+        rclpy.shutdown(context=self.ctx2)
+
+
+def stamp_of(msg):
+    return msg.header.stamp.sec * 10 ** 9 + msg.header.stamp.nanosec
+
+
+def effort_for(model, q, force):
+    return model.robot.gravity_torque(q) - model.robot.tool_jacobian(q)[:3].T @ np.asarray(force)
+
+
+def feed(rig, model, start_ns, count, force, rate=200.0, pace=0.002):
+    for k in range(count):
+        s = start_ns + int(k * 1e9 / rate)
+        rig.send(s, np.r_[BENT, 0, 0], np.zeros(7), np.r_[effort_for(model, BENT, force), 0, 0])
+        rig.spin(pace)
+    return start_ns + int(count * 1e9 / rate)
+
+
+@pytest.mark.parametrize('reliable', [False, True])
+def test_known_force_recovered_over_dds(rclpy_context, ros_domain_id, model_file, reliable):
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path, reliable=reliable)
+    try:
+        rig.connect()
+        s = feed(rig, model, T0 * 10 ** 9, 60, [0, 0, 0])
+        s = feed(rig, model, s, 100, [3.0, -2.0, -8.0])
+        assert rig.spin(until=lambda: rig.wrench and stamp_of(rig.wrench[-1]) == s - 5_000_000, timeout=5)
+        w = rig.wrench[-1].wrench.force
+        np.testing.assert_allclose([w.x, w.y, w.z], [3.0, -2.0, -8.0], atol=0.05)
+        assert rig.wrench[-1].header.frame_id == 'arm_link_0'
+        # every output is stamped with an input stamp; no output invented
+        sent = {T0 * 10 ** 9 + int(k * 1e9 / 200.0) for k in range(160)}
+        assert {stamp_of(m) for m in rig.wrench} <= sent
+        assert len(rig.wrench) >= 140          # best effort over loopback: (almost) nothing lost
+        assert rig.contact[-1].data is True
+        assert list(rig.tau[-1].name) == NAMES[:5]
+        # tare zeroes the current reading
+        r = rig.call(rig.tare)
+        assert r.success and 'bias' in r.message
+        s = feed(rig, model, s, 20, [3.0, -2.0, -8.0])
+        assert rig.spin(until=lambda: stamp_of(rig.wrench[-1]) == s - 5_000_000, timeout=5)
+        w = rig.wrench[-1].wrench.force
+        assert max(abs(w.x), abs(w.y), abs(w.z)) < 0.3
+        assert rig.call(rig.reset).success
+    finally:
+        rig.close()
+
+
+def test_bad_input_no_output_diagnostics_and_recovery(rclpy_context, ros_domain_id, model_file):
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path, diagnostics_period_s=0.2, stale_timeout_s=0.3)
+    try:
+        rig.connect()
+        s = feed(rig, model, T0 * 10 ** 9, 20, [0, 0, 0])
+        rig.spin(0.2)
+        n_before = len(rig.wrench)
+        good_e = np.r_[effort_for(model, BENT, [0, 0, 0]), 0, 0]
+        q7, z7 = np.r_[BENT, 0, 0], np.zeros(7)
+        bad = [
+            (s - 5_000_000, q7, z7, good_e, NAMES),                  # duplicate stamp (of the last good one)
+            (s - 20_000_000, q7, z7, good_e, NAMES),                 # out of order
+            (s, q7[:6], z7, good_e, NAMES),                          # mismatched lengths
+            (s + 1, q7, z7, np.r_[good_e[:6], np.nan], NAMES),       # NaN (in a finger: ignored)
+            (s + 2, q7, z7, np.r_[np.nan, good_e[1:]], NAMES),       # NaN in an arm joint
+            (s + 3, q7, z7, np.r_[np.inf, good_e[1:]], NAMES),       # inf
+            (s + 4, q7[1:], z7[1:], good_e[1:], NAMES[1:]),          # missing joint
+            (s + 5, q7, z7, [], NAMES),                              # no effort
+        ]
+        for stamp, q, qd, e, names in bad:
+            rig.send(stamp, q, qd, e, names)
+            rig.spin(0.01)
+        rig.spin(0.5)
+        bad_stamps = {b[0] for b in bad} - {s + 1}
+        assert not ({stamp_of(m) for m in rig.wrench[n_before:]} & bad_stamps)
+        assert len(rig.wrench) - n_before <= 1            # only the sample with a NaN finger effort
+        assert rig.node.n_rejected == 7
+        kinds = rig.node.rejected_by_kind
+        for k in ('shape', 'nonfinite', 'missing_joint', 'no_effort', 'duplicate_stamp', 'out_of_order'):
+            assert kinds.get(k), (k, kinds)
+        # diagnostics say what is wrong; the stall shows as stale input
+        assert rig.spin(until=lambda: any('stale input' in st.message for d in rig.diag for st in d.status),
+                        timeout=5)
+        assert any('bad input' in st.message for d in rig.diag for st in d.status)
+        vals = {kv.key: kv.value for kv in rig.diag[-1].status[0].values}
+        for key in ('input_rate_hz', 'sigma_min', 'dropped_samples', 'rejected_samples', 'stale_input'):
+            assert key in vals
+        # good data again: output resumes (after the gap the observer restarts)
+        n_mid = len(rig.wrench)
+        s2 = feed(rig, model, s + 10 ** 9, 20, [0, 0, 0])
+        assert rig.spin(until=lambda: len(rig.wrench) >= n_mid + 15, timeout=5)
+        assert rig.node.n_resets >= 1
+        # a time jump back (a bag looped) resets instead of producing a spike
+        feed(rig, model, T0 * 10 ** 9, 20, [0, 0, 0])
+        rig.spin(0.3)
+        assert rig.node.n_resets >= 2
+        f = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z] for m in rig.wrench])
+        assert np.abs(f).max() < 1e-3
+        assert s2 > 0
+    finally:
+        rig.close()
+
+
+def test_payload_parameter_at_run_time(rclpy_context, ros_domain_id, model_file):
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path)
+    try:
+        res = rig.node.set_parameters([Parameter('payload_mass_kg', value=0.5),
+                                       Parameter('payload_com_m', value=[0.0, 0.0, 0.0])])
+        assert all(r.successful for r in res)
+        assert rig.node.model.payload.mass_kg == 0.5
+        bad = rig.node.set_parameters([Parameter('payload_com_m', value=[0.0, 0.0])])
+        assert not bad[0].successful and '3 finite' in bad[0].reason
+        ro = rig.node.set_parameters([Parameter('observer_gain_hz', value=20.0)])
+        assert not ro[0].successful          # read-only
+        rig.node.set_parameters([Parameter('payload_mass_kg', value=0.0)])
+        assert rig.node.model.payload is None
+    finally:
+        rig.close()
+
+
+def test_refuses_a_model_for_another_joint_set(rclpy_context, model_file):
+    path, _ = model_file
+    with pytest.raises(ModelFileError, match='arm_joint_1.*not.*joint_a'):
+        WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
+            Parameter('model_file', value=str(path)), Parameter('joint_names', value='joint_a,joint_b')])
+    with pytest.raises(ModelFileError, match='not found'):
+        WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
+            Parameter('model_file', value='/nonexistent/model.yaml')])
