@@ -180,6 +180,7 @@ class YoubotSimNode(Node):
         self.rejected_commands = 0
         self.accepted_commands = 0
         self.last_command_sim_time_s = None
+        self.published_joint_states = 0
         self._pub_k = 0               # index of the next publish instant
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._anchor()
@@ -247,6 +248,7 @@ class YoubotSimNode(Node):
         eff = m.effort_nm if self.effort_unit == 'torque' else m.current_a
         js.effort = eff.tolist() + self._zeros2
         self.pub_js.publish(js)
+        self.published_joint_states += 1
         if self.pub_clock is not None:
             self.pub_clock.publish(ClockMsg(clock=stamp))
         if not self.publish_truth:
@@ -441,6 +443,9 @@ def main(args=None):
         sys.exit(2)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:  # noqa: BLE001 - a signal shut the context down while spinning: a clean stop
+        if rclpy.ok():
+            raise
     finally:
         if node is not None:
             node.destroy_node()

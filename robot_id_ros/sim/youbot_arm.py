@@ -122,6 +122,8 @@ class SimulatedArm:
         self.wrench_frame = self.model.tool_frame
         self.wrench_axes = 'base'
         self.tau_ext = np.zeros(n)
+        self._tril = np.tril_indices(n, -1)
+        self._all_true = np.ones(n, dtype=bool)
         self.reset(np.asarray(cfg.initial_positions_rad, dtype=float))
 
     # --- state ---------------------------------------------------------------------------------
@@ -331,15 +333,24 @@ class SimulatedArm:
         self.tau_motor = tau
         # --- dynamics ---
         pm, pd = self._pm, self._pd
-        M = pin.crba(pm, pd, q)
-        M = np.triu(M) + np.triu(M, 1).T
-        h = pin.nonLinearEffects(pm, pd, q, qd)
         if self._wrench_active:
             self._update_tau_ext()
-            a = tau + self.tau_ext - h
+            tau_net = tau + self.tau_ext
         else:
-            a = tau - h
-        qdd = self._solve_with_stiction(M, a, qd, dt)
+            tau_net = tau
+        qdd = None
+        d = self.dir
+        if d.all():
+            # every joint slipping: one ABA call (armature included), unless a velocity reverses
+            free = self._all_true
+            qdd = pin.aba(pm, pd, q, qd, tau_net - self._friction_slip(qd, d, free)).copy()
+            if np.any(d * (qd + qdd * dt) < 0):
+                qdd = None
+        if qdd is None:
+            M = pin.crba(pm, pd, q).copy()
+            M[self._tril] = M.T[self._tril]
+            a = tau_net - pin.nonLinearEffects(pm, pd, q, qd)
+            qdd = self._solve_with_stiction(M, a, qd, dt)
         # --- integrate: semi-implicit Euler ---
         qd_new = qd + qdd * dt
         qd_new[self.dir == 0] = 0.0
