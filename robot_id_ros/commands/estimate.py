@@ -1,5 +1,5 @@
 """robot-id estimate: offline external wrench estimation over a bag; writes /wrench,
-/external_joint_torques and /contact (and /wrench_std) into a new bag (MCAP), each message stamped
+/external_joint_torques and /contact (and with --wrench-std /wrench_std) into a new bag (MCAP), each message stamped
 with its input sample's stamp. Optionally a CSV and a PNG plot of the wrench."""
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ def add_parser(subparsers):
     p.add_argument('--payload-com', default=None, help='payload COM x,y,z in m in the tool frame')
     p.add_argument('--csv', default=None, help='also write a CSV: stamp, wrench, std, contact, tau_ext')
     p.add_argument('--plot', default=None, help='also write a PNG plot of the wrench')
+    p.add_argument('--wrench-std', action='store_true',
+                   help='also write /wrench_std (1-sigma of each wrench component, WrenchStamped)')
     p.add_argument('--overwrite', action='store_true', help='replace an existing output bag')
     return p
 
@@ -101,8 +103,9 @@ def _run(args) -> int:
             s = int(res.stamp_ns[k])
             w = res.wrench[k]
             bw.write('/wrench', s, bw.wrench_stamped(s, res.frame_id, w[:3], w[3:]))
-            sd = res.wrench_std[k]
-            bw.write('/wrench_std', s, bw.wrench_stamped(s, res.frame_id, sd[:3], sd[3:]))
+            if args.wrench_std:
+                sd = res.wrench_std[k]
+                bw.write('/wrench_std', s, bw.wrench_stamped(s, res.frame_id, sd[:3], sd[3:]))
             i = res.index[k]
             bw.write('/external_joint_torques', s,
                      bw.joint_state(s, names, series.q[i], zeros, res.tau_ext[k]))

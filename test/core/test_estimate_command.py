@@ -61,14 +61,16 @@ def test_bag_in_bag_out(setup, unit, capsys):
     d, t, S, F = setup
     out = d / f'out_{unit}'
     rc = estimate.run(args_for(d, data=d / f'in_{unit}.mcap', out=out, effort_unit=unit,
-                               csv=d / f'{unit}.csv', plot=d / f'{unit}.png'))
+                               csv=d / f'{unit}.csv', plot=d / f'{unit}.png', wrench_std=True))
     text = capsys.readouterr().out
     assert rc == 0, text
     assert '1 input samples skipped' in text
     wrench = read_messages(out, '/wrench')
     tau = read_messages(out, '/external_joint_torques')
     contact = read_messages(out, '/contact')
-    assert len(wrench) == len(tau) == len(contact) == len(S)
+    std = read_messages(out, '/wrench_std')
+    assert len(wrench) == len(tau) == len(contact) == len(std) == len(S)
+    assert all(m.wrench.force.z > 0 for _, m in std)
     stamps = [m.header.stamp.sec * 10 ** 9 + m.header.stamp.nanosec for _, m in wrench]
     assert stamps == list(S)
     assert [bt for bt, _ in wrench] == list(S)
