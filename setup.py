@@ -32,7 +32,7 @@ setup(
         # no ROS installation at all: ROS 2 client library and messages from PyPI wheels
         'standalone': [
             'ros-rclpy[fastrtps]', 'ros-sensor-msgs', 'ros-geometry-msgs', 'ros-std-msgs',
-            'ros-std-srvs', 'ros-trajectory-msgs', 'ros-diagnostic-msgs',
+            'ros-std-srvs', 'ros-trajectory-msgs', 'ros-diagnostic-msgs', 'ros-rosgraph-msgs',
             'pin', 'cvxpy',
         ],
         'test': ['pytest', 'example-robot-data', 'colcon-common-extensions'],

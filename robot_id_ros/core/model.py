@@ -151,7 +151,10 @@ class RobotModel:
                 hi.append(self.model.upperPositionLimit[j.idx_q])
         self.limits = JointLimits(np.array(lo), np.array(hi), np.array(self.model.velocityLimit),
                                   np.array(self.model.effortLimit))
-        self.link_names = tuple(self.model.names[i] for i in range(1, self.model.njoints))
+        # the link (body) each selected joint moves: its first body frame
+        self.link_names = tuple(
+            next(f.name for f in self.model.frames if f.type == pin.FrameType.BODY and f.parentJoint == i)
+            for i in range(1, self.model.njoints))
 
     # --- configuration helpers -------------------------------------------------------------
     def q_pin(self, q):

@@ -12,6 +12,7 @@ def test_youbot_loads_with_arm_joints_and_locked_fingers():
     assert r.joint_names == tuple(f'arm_joint_{i}' for i in range(1, 6))
     assert r.n == 5 and r.model.nq == 5
     assert r.tool_frame == 'arm_tool_link'
+    assert r.link_names == tuple(f'arm_link_{i}' for i in range(1, 6))
     np.testing.assert_allclose(r.limits.upper_rad, [5.899213, 2.705260, 0.0, 3.577925, 5.846853])
     np.testing.assert_allclose(r.limits.effort_nm, [9.5, 9.5, 6.0, 2.0, 1.0])
     # finger masses (2 x 0.01 kg) are merged into the last link with the palm (0.1 kg)
