@@ -465,12 +465,7 @@ class SimulatedArm:
 
     def link_names(self):
         """The URDF link moved by each joint (the body its 10 inertial parameters belong to)."""
-        pm = self._pm
-        out = []
-        for i in range(1, self.n + 1):
-            names = [f.name for f in pm.frames if f.type == pin.FrameType.BODY and f.parentJoint == i]
-            out.append(names[0] if names else pm.names[i])
-        return out
+        return list(self.nominal.link_names)
 
     def true_parameters_dict(self):
         """Everything the simulator uses as truth, for a file (never published on a topic)."""
