@@ -1,0 +1,68 @@
+"""The simulator's ground truth as an ``IdentifiedModel``: the estimator's floor in the benchmarks.
+
+Built from the file ``youbot_sim`` writes when asked (``true_parameters_file`` /
+``sim/write_true_parameters``) or from a ``SimulatedArm`` directly. Never used by the pipeline
+itself: only to measure how far the identified model is from the truth.
+
+The simulator's Stribeck bump is direction-dependent (fc_d (r - 1)); the core friction model has
+one Stribeck magnitude per joint, taken here as the mean of the two directions. Breakaway is the
+larger of the two directions' breakaway torques.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from ..core.friction import FrictionModel
+from ..core.model import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
+from ..core.model_file import IdentifiedModel, Payload
+from ..core.regressor import INERTIAL_NAMES, Regressor, RegressorOptions
+
+TRUE_OPTIONS = RegressorOptions(rotor_inertia=True)
+
+
+def true_model_from_dict(d, with_payload=False) -> IdentifiedModel:
+    """IdentifiedModel of the simulator's true parameters (dict as in the true-parameters file)."""
+    joints = list(d['joint_names'])
+    robot = RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS, d.get('tool_frame', YOUBOT_TOOL_FRAME))
+    reg = Regressor(robot, TRUE_OPTIONS)
+    links = d['links_true']
+    missing = [n for n in robot.link_names if n not in links]
+    if missing:
+        raise ValueError(f'true-parameters file has no link(s) {", ".join(missing)}')
+    theta = np.zeros(reg.p)
+    theta[:reg.n_inertial] = np.concatenate([[float(links[n][k]) for k in INERTIAL_NAMES]
+                                             for n in robot.link_names])
+    theta[reg.n_inertial:] = [float(d['rotor_inertia_kg_m2'][j]) for j in joints]
+    f = d['friction']
+    fcp = np.array([f[j]['coulomb_pos_nm'] for j in joints], float)
+    fcn = np.array([f[j]['coulomb_neg_nm'] for j in joints], float)
+    bp = np.array([f[j]['breakaway_pos_nm'] for j in joints], float)
+    bn = np.array([f[j]['breakaway_neg_nm'] for j in joints], float)
+    friction = FrictionModel(
+        coulomb_pos_nm=fcp, coulomb_neg_nm=fcn,
+        viscous_nm_s_rad=np.array([f[j]['viscous_nm_s_rad'] for j in joints], float),
+        offset_nm=np.array([f[j].get('offset_nm', 0.0) for j in joints], float),
+        stribeck_nm=0.5 * ((bp - fcp) + (bn - fcn)),
+        stribeck_velocity_rad_s=np.array([f[j]['stribeck_velocity_rad_s'] for j in joints], float),
+        breakaway_nm=np.maximum(bp, bn))
+    gains = d.get('drive_gains_nm_a')
+    payload = None
+    if with_payload and d.get('payload'):
+        payload = Payload(float(d['payload']['mass_kg']), np.asarray(d['payload']['com_tool_m'], float))
+    return IdentifiedModel(robot, TRUE_OPTIONS, theta, friction,
+                           drive_gains_nm_per_a=None if gains is None else np.array([gains[j] for j in joints]),
+                           payload=payload,
+                           identification={'method': 'simulator ground truth (not identified)',
+                                           'seed': d.get('seed')})
+
+
+def load_true_model(path, with_payload=False) -> IdentifiedModel:
+    return true_model_from_dict(yaml.safe_load(Path(path).read_text()), with_payload)
+
+
+def true_model_of(arm, with_payload=False) -> IdentifiedModel:
+    """IdentifiedModel of a ``SimulatedArm``'s true parameters."""
+    return true_model_from_dict(arm.true_parameters_dict(), with_payload)
