@@ -75,7 +75,8 @@ def flatten(params, prefix=''):
 def read_config(exe):
     """(section keys, {parameter: value}) of config/<exe>.yaml; asserts the params-file layout."""
     path = ROOT / 'config' / f'{exe}.yaml'
-    assert path.is_file(), f'node {exe} exists but config/{exe}.yaml does not'
+    if not path.is_file():
+        pytest.skip(f'config/{exe}.yaml does not exist (test_every_node_has_its_config fails for it)')
     doc = yaml.safe_load(path.read_text())
     assert isinstance(doc, dict) and doc, f'{path.name}: not a mapping of node name -> ros__parameters'
     values = {}
@@ -103,29 +104,22 @@ def ros_parameter(name, value):
 
 
 def construction_overrides(exe, tmp_path, declared_in_yaml):
-    """Overrides that keep construction free of hardware-like side effects or give it a real file.
+    """Overrides that give construction the input files it needs and keep its outputs in tmp_path.
 
-    A parameter naming a model file (``model``, ``model_file``, ``model_path``) gets a real model
-    file made by the core (the nominal youBot model), so a placeholder path in the config does not
-    stop construction; a parameter naming an output directory is pointed into tmp_path.
+    An input-file parameter of robot_id_ros.nodes.docs.FILE_FIXTURES (model_file,
+    trajectory_file) that the config leaves empty or points at a file that does not exist here
+    gets a real file made by the core (the nominal youBot model, a small excitation); an output
+    path parameter (output, output_path, output_dir) is pointed into tmp_path.
     """
+    from robot_id_ros.nodes.docs import FILE_FIXTURES
     out = {}
     for name, value in declared_in_yaml.items():
         base = name.rsplit('.', 1)[-1]
-        if isinstance(value, str) and re.fullmatch(r'(\w+_)?model(_file|_path)?', base) and value:
-            out[name] = str(nominal_model_file(tmp_path))
+        if base in FILE_FIXTURES and isinstance(value, str) and not Path(value).is_file():
+            out[name] = str(FILE_FIXTURES[base](tmp_path))
         elif isinstance(value, str) and re.fullmatch(r'(output|out)(_dir|_directory|_folder|_path)?', base):
             out[name] = str(tmp_path / 'out' / base)
     return out
-
-
-def nominal_model_file(tmp_path):
-    path = tmp_path / 'nominal_youbot_model.yaml'
-    if not path.exists():
-        from robot_id_ros.core.model import youbot_model
-        from robot_id_ros.core.model_file import nominal_model
-        nominal_model(youbot_model()).save(path)
-    return path
 
 
 def construct(cls, exe, **kwargs):
@@ -155,6 +149,13 @@ def test_node_module_follows_the_convention(exe, module_name):
     assert callable(getattr(module, 'main', None)), f'{module.__name__} has no main()'
     args = inspect.signature(module.main).parameters.get('args')
     assert args is not None and args.default is None, f'{module.__name__}.main must take args=None'
+
+
+@pytest.mark.parametrize('exe,module_name', NODE_EXECUTABLES, ids=[e for e, _ in NODE_EXECUTABLES])
+def test_every_node_has_its_config(exe, module_name):
+    node_module(module_name)
+    assert (ROOT / 'config' / f'{exe}.yaml').is_file(), (
+        f'node robot_id_ros.nodes.{module_name} exists but config/{exe}.yaml does not (launch files load it)')
 
 
 @pytest.mark.parametrize('exe,module_name', NODE_EXECUTABLES, ids=[e for e, _ in NODE_EXECUTABLES])

@@ -87,9 +87,9 @@ def test_tables_list_every_declared_parameter_and_endpoint(node_docs, rclpy_cont
         block = text.split(f'### `{d.executable}`', 1)[1].split('\n### ', 1)[0]
         rows = re.findall(r'^\| `([^`]+)` \| ', block, re.M)
         cls = docs.node_class(importlib.import_module(d.module))
-        with_model = {p.name: str(docs.nominal_model_file(tmp_path)) for p in d.parameters
-                      if p.default == '' and docs.MODEL_PARAMETER.fullmatch(p.name)}
-        node = cls(context=rclpy_context, parameter_overrides=[Parameter(k, value=v) for k, v in with_model.items()])
+        files = {p.name: str(docs.FILE_FIXTURES[p.name](tmp_path)) for p in d.parameters
+                 if p.default == '' and p.name in docs.FILE_FIXTURES}
+        node = cls(context=rclpy_context, parameter_overrides=[Parameter(k, value=v) for k, v in files.items()])
         try:
             own = [n for n in node._parameters if n not in docs.BUILTIN_PARAMETERS]
             pubs = {p.topic_name for p in node.publishers} - docs.BUILTIN_TOPICS

@@ -19,7 +19,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
-import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -125,7 +124,35 @@ def _portable(value):
     return value
 
 
-MODEL_PARAMETER = re.compile(r'(\w+_)?model(_file|_path)?')
+def nominal_model_file(directory):
+    """A real model file (the youBot's URDF parameters, not identified) in ``directory``."""
+    from robot_id_ros.core.model import youbot_model
+    from robot_id_ros.core.model_file import nominal_model
+
+    path = Path(directory) / 'nominal_youbot_model.yaml'
+    if not path.exists():
+        nominal_model(youbot_model()).save(path)
+    return path
+
+
+def example_trajectory_file(directory):
+    """A real excitation trajectory file (small motion about the youBot's candle pose)."""
+    import numpy as np
+
+    from robot_id_ros.core.excitation import FourierTrajectory
+    from robot_id_ros.core.model import YOUBOT_JOINTS
+
+    path = Path(directory) / 'example_excitation.yaml'
+    if not path.exists():
+        n = len(YOUBOT_JOINTS)
+        FourierTrajectory(YOUBOT_JOINTS, 10.0, np.full((n, 1), 0.05), np.zeros((n, 1)),
+                          np.array([2.9496, 1.1344, -2.5482, 1.789, 2.9234])).save(path)
+    return path
+
+
+# Parameters naming an input file a node needs to start (declared with default ''): to read a
+# node's declarations it is constructed with a real file made by the core for them.
+FILE_FIXTURES = {'model_file': nominal_model_file, 'trajectory_file': example_trajectory_file}
 
 
 def instantiate(cls, context, namespace=None, overrides=None, declared=None):
@@ -168,32 +195,21 @@ def instantiate(cls, context, namespace=None, overrides=None, declared=None):
     return node, declared
 
 
-def nominal_model_file(directory):
-    """A real model file (the youBot's URDF parameters, not identified) in ``directory``."""
-    from robot_id_ros.core.model import youbot_model
-    from robot_id_ros.core.model_file import nominal_model
-
-    path = Path(directory) / 'nominal_youbot_model.yaml'
-    if not path.exists():
-        nominal_model(youbot_model()).save(path)
-    return path
-
-
 def _construct(cls, context, namespace, workdir):
-    """Construct with the node's own defaults; a node that refuses to start without a model file
-    (a parameter named model / model_file / model_path, empty by default) gets the nominal youBot
-    model through that parameter, and the tables still show the declared default."""
+    """Construct with the node's own defaults; a node that refuses to start without an input file
+    (a parameter of FILE_FIXTURES, empty by default) gets a real one through that parameter, and
+    the tables still show the declared default."""
     from rclpy.parameter import Parameter
 
     declared = {}
     try:
         return instantiate(cls, context, namespace, declared=declared)
-    except Exception:  # noqa: BLE001 - retried below with a model file, re-raised if that is not the cause
-        need = [n for n, v in declared.items() if v == '' and MODEL_PARAMETER.fullmatch(n.rsplit('.', 1)[-1])]
+    except Exception:  # noqa: BLE001 - retried below with input files, re-raised if that is not the cause
+        need = [n for n, v in declared.items() if v == '' and n in FILE_FIXTURES]
         if not need:
             raise
-    model = str(nominal_model_file(workdir))
-    return instantiate(cls, context, namespace, [Parameter(n, value=model) for n in need])
+    return instantiate(cls, context, namespace,
+                       [Parameter(n, value=str(FILE_FIXTURES[n](workdir))) for n in need])
 
 
 def inspect_node(executable, context, workdir, namespace=_PROBE_NS) -> NodeDoc:

@@ -1,0 +1,67 @@
+"""The real-time wrench estimator on a robot (or on a bag replayed with ``--clock``).
+
+    ros2 launch robot_id_ros wrench_estimator.launch.py model:=youbot_model.yaml
+    ros2 launch robot_id_ros wrench_estimator.launch.py model:=m.yaml use_sim_time:=true
+        # then: ros2 bag play --clock my_bag
+
+Outputs (under the node's name): ~/wrench, ~/wrench_std, ~/external_joint_torques, ~/contact,
+/diagnostics; services ~/tare and ~/reset.
+
+youBot drivers:
+- youbot_driver_ros_interface (ROS 1 wrapper and its ROS 2 port) publishes ``arm_1/joint_states``;
+  its launch files remap it to ``/joint_states`` (the default here). A driver that publishes
+  ``arm_1/joint_states`` unremapped: ``joint_states_topic:=/arm_1/joint_states``.
+- the ros2_control variant (joint_state_broadcaster) publishes ``/joint_states``: the default.
+- The wrapper publishes joint states at 50 Hz by default. Raise it for force bandwidth with the
+  driver's parameter ``youBotDriverCycleFrequencyInHz`` (e.g. 200): ROS 1 wrapper
+  ``<param name="youBotDriverCycleFrequencyInHz" value="200"/>`` in its launch file, ROS 2 port
+  ``--ros-args -p youBotDriverCycleFrequencyInHz:=200.0``.
+- Drivers reporting motor current instead of torque: ``effort_unit: current`` in the params file.
+
+Parameters come from ``params_file`` (default: the package's config/wrench_estimator.yaml; a file
+of your own must key its section ``wrench_estimator:`` or ``/**:``); ``model`` and
+``use_sim_time`` given here override it.
+"""
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+TRUE = ('true', '1', 'yes', 'on')
+
+
+def _estimator(context):
+    def arg(name):
+        return LaunchConfiguration(name).perform(context)
+
+    overrides = {'use_sim_time': arg('use_sim_time').strip().lower() in TRUE}
+    model = arg('model')
+    if model:
+        overrides['model_file'] = os.path.abspath(os.path.expanduser(model))
+    return [Node(
+        package='robot_id_ros', executable='wrench_estimator', name='wrench_estimator',
+        namespace=arg('namespace'),
+        parameters=[arg('params_file'), overrides],
+        remappings=[('joint_states', arg('joint_states_topic'))],
+        output='screen', emulate_tty=True)]
+
+
+def generate_launch_description():
+    config = os.path.join(get_package_share_directory('robot_id_ros'), 'config', 'wrench_estimator.yaml')
+    return LaunchDescription([
+        DeclareLaunchArgument('params_file', default_value=config,
+                              description='ROS 2 params file of the estimator (section wrench_estimator: or /**:)'),
+        DeclareLaunchArgument('model', default_value='',
+                              description='model file from robot-id identify (sets model_file; required unless '
+                                          'params_file sets it)'),
+        DeclareLaunchArgument('namespace', default_value='', description='namespace of the estimator node'),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              description='use /clock (true when replaying a bag with ros2 bag play --clock)'),
+        DeclareLaunchArgument('joint_states_topic', default_value='/joint_states',
+                              description='sensor_msgs/JointState topic of the driver (youBot wrapper unremapped: '
+                                          '/arm_1/joint_states)'),
+        OpaqueFunction(function=_estimator),
+    ])
