@@ -297,7 +297,17 @@ def _fmt(v):
 
 
 def _cell(text):
+    """A table cell holding a code span: only the pipe needs escaping (GFM tables)."""
     return str(text).replace('|', '\\|').replace('\n', ' ')
+
+
+def _prose(text):
+    """Plain text in a table cell: no emphasis (current*Kt*N), strike-through (~/a ... ~/b) or
+    HTML tags (<output_path>) made by accident."""
+    text = ' '.join(str(text).split())
+    for ch in '\\*~|':
+        text = text.replace(ch, '\\' + ch)
+    return text.replace('<', '&lt;')
 
 
 def _code(text):
@@ -318,7 +328,7 @@ def render_markdown(docs) -> str:
         if d.missing:
             lines += [f'Not documented: {d.missing}.', '']
             continue
-        lines.append(f'Node `{d.node_name}` (class `{d.class_name}` in `{d.module}`). {_cell(d.summary)}'.rstrip())
+        lines.append(f'Node `{d.node_name}` (class `{d.class_name}` in `{d.module}`). {_prose(d.summary)}'.rstrip())
         lines.append('')
         if d.endpoints:
             lines += ['| interface | name | type |', '|---|---|---|']
@@ -330,7 +340,7 @@ def render_markdown(docs) -> str:
                 default = '(required)' if p.default is None else _code(_fmt(p.default))
                 text = p.description + (f' ({p.constraints})' if p.constraints else '')
                 lines.append(f'| `{p.name}` | {p.type} | {_cell(default)} | {"yes" if p.read_only else "no"} | '
-                             f'{_cell(text)} |')
+                             f'{_prose(text)} |')
             lines.append('')
     while lines and lines[-1] == '':
         lines.pop()
