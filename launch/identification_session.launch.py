@@ -107,7 +107,8 @@ def _stage(context):
         else:
             trajectory = {'trajectory_file': _path(arg('trajectory'))} if arg('trajectory') else {}
             node = Node(package='robot_id_ros', executable='trajectory_recorder', name='trajectory_recorder',
-                        namespace=namespace, parameters=[_config(recorder)] + extra + [recorder_overrides, trajectory],
+                        namespace=namespace,
+                        parameters=[_config(recorder)] + extra + [dict(recorder_overrides, **trajectory)],
                         remappings=remappings, output='screen', emulate_tty=True)
     actions.append(node)
     # the session stage ends when its node does (the simulator, if any, goes with it)

@@ -172,7 +172,8 @@ def test_config_matches_the_node_declarations(exe, module_name, rclpy_context, t
         listed = set(node.list_parameters([], 0).names)
         assert listed == set(declared)
         undeclared = sorted(set(values) - set(declared))
-        assert not undeclared, f'config/{exe}.yaml sets parameters node {node.get_name()} does not declare: {undeclared}'
+        assert not undeclared, (f'config/{exe}.yaml sets parameters node {node.get_name()} does not declare: '
+                                f'{undeclared}')
         unset = sorted(n for n, p in declared.items() if p.value is None and n not in BUILTIN_PARAMETERS)
         assert not unset, (f'node {node.get_name()} declares parameters without a default that config/{exe}.yaml '
                            f'does not set: {unset}')
