@@ -58,8 +58,7 @@ class FrictionModel:
 
     @classmethod
     def zeros(cls, n):
-        z = np.zeros(n)
-        return cls(z, z, z, z)
+        return cls(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))  # separate arrays: no aliasing
 
     def torque(self, qd):
         """Friction torque (Nm) at joint velocities ``qd`` (shape (n,) or (N, n))."""
