@@ -218,6 +218,27 @@ def _acceleration_bandwidth(q, rate, period_s, snr=30.0):
     return (K + 0.5) / period_s
 
 
+def _refine_period(Q, P0, harmonics=15, max_points=4000):
+    """Period (samples) minimising the misfit of a ``harmonics``-term Fourier series to Q, searched
+    within +-1 % of ``P0``: with few cycles the autocorrelation peak is not precise enough for
+    exact periodic differentiation (a wrong period leaks into every harmonic)."""
+    N = Q.shape[0]
+    step = max(1, N // max_points)
+    idx = np.arange(0, N, step)
+    Y = Q[idx] - Q[idx].mean(axis=0)
+    k = np.arange(1, harmonics + 1)
+
+    def misfit(P):
+        ph = np.outer(idx * (2 * np.pi / P), k)
+        B = np.hstack([np.ones((len(idx), 1)), np.cos(ph), np.sin(ph)])
+        c, *_ = np.linalg.lstsq(B, Y, rcond=None)
+        return float(np.sum((Y - B @ c) ** 2))
+
+    r = scipy.optimize.minimize_scalar(misfit, bounds=(0.99 * P0, 1.01 * P0), method='bounded',
+                                       options={'xatol': 1e-3})
+    return float(r.x) if r.success and misfit(r.x) <= misfit(P0) else float(P0)
+
+
 def _is_periodic(q, rate):
     """Detected period (s) when q repeats (>= 2 cycles, cycle mismatch < 2 % of its spread), else None."""
     try:
@@ -283,8 +304,9 @@ def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions,
             # refine the period on the data and drop a partial cycle at the end
             try:
                 P = signals.detect_period(Q, rate, approx_period_s=period, search_fraction=0.05)
-            except signals.SignalError:
+            except (signals.SignalError, IndexError):
                 pass
+            P = _refine_period(Q, P)
             if abs(P - round(P)) < 0.02:   # a whole number of samples: the exact FFT path
                 P = float(round(P))
             period = P / rate
