@@ -31,7 +31,7 @@ FAST = ['max_velocity_rad_s:=0.8', 'max_acceleration_rad_s2:=1.5']
 def _ros_args(params):
     out = ['--ros-args']
     for p in params:
-        out += ['-p', p]
+        out += ['-r' if p.startswith('__') else '-p', p]
     return out
 
 
@@ -255,3 +255,110 @@ def test_driver_stopping_mid_run_keeps_data(procs, tmp_path):
     series = read_joint_states(out, ARM)
     assert len(sc['segments']) >= 1
     assert series.stamp_ns[-1] >= sc['segments'][-1]['t_end_ns']
+
+
+def _excitation_file(path, period_s=4.0):
+    from robot_id_ros.core.excitation import FourierTrajectory
+
+    n = 5
+    amp = np.array([0.0, 0.15, 0.2, 0.2, 0.0])
+    a = np.stack([amp, -amp], axis=1)          # qd(0) = sum a = 0
+    b = np.zeros((n, 2))                       # qdd(0) = sum l b = 0
+    q0 = np.array([2.9496, 1.1344, -2.5482, 1.789, 2.9234])
+    FourierTrajectory(tuple(ARM), period_s, a, b, q0).save(path)
+    return path
+
+
+def test_trajectory_periods_tracking_and_abort(procs, tmp_path):
+    procs.sim()
+    traj = _excitation_file(tmp_path / 'exc.yaml')
+    out = tmp_path / 'traj'
+    rec = procs.recorder('trajectory_recorder', [f'output_path:={out}', f'trajectory_file:={traj}', 'periods:=3',
+                                                 *FAST], 'traj')
+    assert _wait(rec, 120) == 0, _log(rec)[-4000:]
+    sc = read_sidecar(sidecar_path(out))
+    assert sc['complete'] and sc['kind'] == 'trajectory'
+    segs = sc['segments']
+    assert [s['period_index'] for s in segs] == [0, 1, 2]
+    assert all(abs((s['t_end_ns'] - s['t_start_ns']) * 1e-9 - 4.0) < 1e-6 for s in segs)
+    timing = sc['info']['driver_timing']
+    tracking = sc['info']['tracking']
+    print(f"trajectory: driver {timing['rate_hz']:.1f} Hz, jitter {timing['jitter_std_s'] * 1e3:.2f} ms, "
+          f"gaps {timing['gaps']}; tracking max {max(tracking['max_rad']):.4f} rad, "
+          f"rms {max(tracking['rms_rad']):.4f} rad")
+    assert timing['rate_hz'] == pytest.approx(50.0, rel=0.02) and timing['gaps'] == 0
+    assert max(tracking['max_rad']) < 0.05
+    series = read_joint_states(out, ARM)
+    p = [series.slice_stamp(s['t_start_ns'], s['t_end_ns']) for s in segs]
+    m = min(len(x) for x in p)
+    assert m >= 195
+    # the periods repeat: period 2 and 3 agree sample by sample within the tracking error
+    assert np.max(np.abs(p[1].q[:m - 1] - p[2].q[:m - 1])) < 0.02
+    # the periods really move (the bag is of the excitation, not of a still arm)
+    assert np.ptp(p[1].q[:, 2]) > 0.2
+    # a tracking limit the controller cannot meet: stopped, clear error, data kept
+    out2 = tmp_path / 'traj_abort'
+    rec = procs.recorder('trajectory_recorder', [f'output_path:={out2}', f'trajectory_file:={traj}', 'periods:=3',
+                                                 'max_tracking_error_rad:=0.002', *FAST], 'traj_abort')
+    assert _wait(rec, 120) == 1
+    assert 'exceeds max_tracking_error_rad 0.002: arm stopped' in _log(rec)
+    sc2 = read_sidecar(sidecar_path(out2))
+    assert sc2['info']['status'] == 'failed' and not sc2['complete']
+    assert len(read_joint_states(out2, ARM)) > 10
+
+
+def test_cancel_service_and_passive_mode(procs, tmp_path):
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.node import Node
+    from std_srvs.srv import Trigger
+
+    procs.sim()
+    out = tmp_path / 'cancelled'
+    rec = procs.start('robot_id_ros.nodes.static_pose_recorder',
+                      ['use_sim_time:=true', 'shutdown_when_done:=true', f'output_path:={out}', 'pose_count:=4',
+                       'window_s:=1.0', 'settle_dwell_s:=0.3', *FAST], 'cancel')
+    passive_out = tmp_path / 'passive'
+    passive = procs.recorder('static_pose_recorder', [f'output_path:={passive_out}', 'passive:=true', '__node:=passive_recorder',
+                                                      'window_s:=1.0', 'settle_dwell_s:=0.3'], 'passive')
+    ctx = Context()
+    rclpy.init(context=ctx, domain_id=procs.domain)
+    try:
+        from rclpy.executors import SingleThreadedExecutor
+
+        node = Node('probe', context=ctx)
+        ex = SingleThreadedExecutor(context=ctx)
+        ex.add_node(node)
+        start = node.create_client(Trigger, '/static_pose_recorder/start')
+        cancel = node.create_client(Trigger, '/static_pose_recorder/cancel')
+
+        def call(cli):
+            assert cli.wait_for_service(timeout_sec=20.0)
+            fut = cli.call_async(Trigger.Request())
+            t_end = time.monotonic() + 20
+            while not fut.done() and time.monotonic() < t_end:
+                ex.spin_once(timeout_sec=0.05)
+            return fut.result()
+
+        r = call(start)
+        assert r.success, r.message
+        sc_file = sidecar_path(out)
+        t_end = time.monotonic() + 90
+        while time.monotonic() < t_end and not (sc_file.is_file() and read_sidecar(sc_file)['segments']):
+            time.sleep(0.05)
+        r = call(cancel)
+        assert r.success, r.message
+    finally:
+        rclpy.shutdown(context=ctx)
+    assert _wait(rec, 60) == 3, _log(rec)[-3000:]
+    sc = read_sidecar(sidecar_path(out))
+    assert sc['info']['status'] == 'cancelled' and not sc['complete'] and len(sc['segments']) >= 1
+    series = read_joint_states(out, ARM)
+    assert series.stamp_ns[-1] >= sc['segments'][-1]['t_end_ns']
+    # the passive recorder saw the other recorder's poses: static holds recorded without commanding
+    passive.send_signal(signal.SIGINT)
+    assert _wait(passive, 30) in (0, 3)
+    psc = read_sidecar(sidecar_path(passive_out))
+    assert psc['kind'] == 'passive' and psc['info']['parameters']['passive']
+    assert len(psc['segments']) >= 1, _log(passive)[-3000:]
+    assert len(read_joint_states(passive_out, ARM)) > 100
