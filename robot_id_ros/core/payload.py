@@ -120,9 +120,10 @@ def identify_payload(robot_or_model, with_poses: StaticPoses, without_poses: Sta
     chi2 = float(np.sum(r ** 2 * w)) / max(len(Q) * n - 4, 1)
     cov = cov * chi2
     m = x[0]
-    if m <= 0:
-        raise IdentificationError(f'the estimated payload mass is {m:.3g} kg (not positive): is there a payload, '
-                                  'and are the with/without runs the right way round?')
+    if m <= 3 * np.sqrt(cov[0, 0]):
+        raise IdentificationError(f'the estimated payload mass {m:.3g} +- {np.sqrt(cov[0, 0]):.2g} kg is not '
+                                  'significantly positive: is there a payload, and are the with/without runs the '
+                                  'right way round?')
     c = x[1:] / m
     Jc = np.column_stack([-x[1:] / m ** 2, np.eye(3) / m])   # d c / d (m, h)
     cov_c = Jc @ cov @ Jc.T
