@@ -1,0 +1,161 @@
+"""identification node: runs the identification on recorded bags when its ``~/identify`` service
+(std_srvs/srv/Trigger) is called, and writes the model file (and a report).
+
+The fit runs in its own mutually exclusive callback group on a multi-threaded executor, so the
+node keeps answering (parameters, other services) while it works. Parameters (see
+config/identification.yaml): bag lists, or ``recordings_dir`` to take the recorders' latest
+bags of each kind; the robot; the output paths; fit options.
+"""
+from __future__ import annotations
+
+import threading
+import traceback
+from pathlib import Path
+
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from std_srvs.srv import Trigger
+
+from ..core.bag_io import read_joint_states
+from ..core.identification import IdentificationOptions, identify
+from ..core.model import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
+from ..core.sidecar import SidecarError, find_sidecar, read_sidecar
+
+PARAMETERS = {
+    'urdf': ('', 'robot URDF path; empty: the bundled youBot arm'),
+    'joints': ([''], 'actuated joints base to tip; empty: the youBot arm joints (bundled URDF) or every 1-DoF joint'),
+    'tool_frame': ('', 'tool frame; empty: the youBot tool point or the last frame'),
+    'data_bags': ([''], 'excitation trajectory bags'),
+    'static_bags': ([''], 'static pose bags'),
+    'sweep_bags': ([''], 'friction sweep bags'),
+    'recordings_dir': ('', 'when the bag lists are empty: take the latest bag of each kind (by its sidecar) here'),
+    'output_model': ('identified_model.yaml', 'model file to write'),
+    'report_dir': ('', 'folder for report.md and plots; empty: no report'),
+    'topic': ('/joint_states', 'JointState topic in the bags'),
+    'effort_unit': ('torque', 'effort in the bags: torque (Nm) or current (A, needs drive_gains)'),
+    'drive_gains': ('', 'comma-separated Nm/A per joint, for effort_unit current'),
+    'weighting': ('wls', 'wls (per-joint noise variance) or ols'),
+    'physical_consistency': (False, 'constrain the inertias to be physically valid (LMI)'),
+    'prior_weight': (0.0, 'damped least squares toward the URDF values (0 = none)'),
+    'rotor_inertia': (False, 'identify reflected rotor inertia per joint'),
+    'coulomb_asymmetric': (False, 'direction-dependent Coulomb friction'),
+}
+
+KIND_OF = {'trajectory': 'data_bags', 'static': 'static_bags', 'friction_sweep': 'sweep_bags'}
+
+
+def _strings(v):
+    return [s for s in (v or []) if s]
+
+
+def latest_recordings(folder):
+    """{'data_bags' | 'static_bags' | 'sweep_bags': [path]} of the newest bag of each kind in ``folder``."""
+    best = {}
+    for sc in Path(folder).glob('*.segments.yaml'):
+        try:
+            kind = read_sidecar(sc).get('kind')
+        except SidecarError:
+            continue
+        key = KIND_OF.get(kind)
+        if key is None:
+            continue
+        stem = sc.name[:-len('.segments.yaml')]
+        for cand in (sc.parent / stem, sc.parent / (stem + '.mcap'), sc.parent / (stem + '.db3')):
+            if cand.exists():
+                t = sc.stat().st_mtime
+                if key not in best or t > best[key][0]:
+                    best[key] = (t, str(cand))
+                break
+    return {k: [v[1]] for k, v in best.items()}
+
+
+class IdentificationNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__('identification', **kwargs)
+        for name, (default, desc) in PARAMETERS.items():
+            self.declare_parameter(name, default, ParameterDescriptor(description=desc))
+        self._busy = threading.Lock()
+        self._group = MutuallyExclusiveCallbackGroup()
+        self.create_service(Trigger, '~/identify', self._on_identify, callback_group=self._group)
+        self.get_logger().info('ready: call ~/identify (std_srvs/srv/Trigger) to identify')
+
+    def p(self, name):
+        return self.get_parameter(name).value
+
+    def _robot(self):
+        urdf = self.p('urdf')
+        joints = _strings(self.p('joints')) or None
+        tool = self.p('tool_frame') or None
+        if not urdf:
+            return RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS, tool or YOUBOT_TOOL_FRAME)
+        return RobotModel(urdf, joints, tool)
+
+    def run_identification(self):
+        """Returns (success, message)."""
+        robot = self._robot()
+        bags = {k: _strings(self.p(k)) for k in ('data_bags', 'static_bags', 'sweep_bags')}
+        if not any(bags.values()) and self.p('recordings_dir'):
+            bags.update(latest_recordings(self.p('recordings_dir')))
+        if not bags['data_bags'] and not bags['static_bags']:
+            return False, 'no bags: set data_bags and/or static_bags, or recordings_dir holding recordings'
+        gains = [float(x) for x in self.p('drive_gains').split(',') if x.strip()] or None
+        opts = IdentificationOptions(weighting=self.p('weighting'), effort_unit=self.p('effort_unit'),
+                                     drive_gains_nm_per_a=gains, physical_consistency=self.p('physical_consistency'),
+                                     prior_weight=float(self.p('prior_weight')), rotor_inertia=self.p('rotor_inertia'),
+                                     coulomb_asymmetric=self.p('coulomb_asymmetric'))
+
+        def load(paths):
+            return [(read_joint_states(b, robot.joint_names, self.p('topic')), find_sidecar(b)) for b in paths]
+
+        res = identify(robot, load(bags['data_bags']), load(bags['static_bags']), load(bags['sweep_bags']),
+                       options=opts)
+        out = Path(self.p('output_model'))
+        res.model.save(out)
+        if self.p('report_dir'):
+            from ..core.report import write_report
+            write_report(res, self.p('report_dir'))
+        return True, f'model written to {out}\n' + res.summary()
+
+    def _on_identify(self, request, response):
+        if not self._busy.acquire(blocking=False):
+            response.success, response.message = False, 'an identification is already running'
+            return response
+        try:
+            self.get_logger().info('identification started')
+            ok, msg = self.run_identification()
+        except (ValueError, OSError) as exc:
+            ok, msg = False, f'identification failed: {exc}'
+        except Exception as exc:  # noqa: BLE001 - report, keep the node alive
+            ok, msg = False, f'identification failed unexpectedly: {type(exc).__name__}: {exc}'
+            self.get_logger().error(traceback.format_exc())
+        finally:
+            self._busy.release()
+        if ok:  # separate call sites: rclpy refuses one call site logging at two severities
+            self.get_logger().info(msg)
+        else:
+            self.get_logger().error(msg)
+        response.success, response.message = ok, msg
+        return response
+
+
+def main(args=None):
+    rclpy.init(args=args)
+    node = IdentificationNode()
+    executor = MultiThreadedExecutor(num_threads=2)
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+if __name__ == '__main__':
+    main()
