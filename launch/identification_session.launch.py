@@ -11,12 +11,13 @@
 | static | static_pose_recorder | ``output_path`` (default static_bag) + sidecar |
 | sweeps | friction_sweep_recorder | ``output_path`` (default sweeps_bag) + sidecar |
 | excitation | trajectory_recorder | ``output_path`` (default excitation_bag) + sidecar |
-| identification | identification | the model file ``model`` |
+| identification | identification | the model file ``model`` from the newest bags in ``recordings_dir`` |
 
 Stages run one at a time, so each can be checked before the next moves the arm. A recorder starts
 its experiment when the driver publishes (``autostart``, default true; false: call its ``~/start``
-service) and the launch ends when it is done. Relative paths are relative to the directory
-ros2 launch runs in. ``sim:=true`` also starts the simulated youBot (youbot_sim) to try a stage
+service) and the launch ends when it is done; the identification stage calls the node's
+``~/identify`` service and ends when the fit returns (the node logs the result). Relative paths
+are relative to the directory ros2 launch runs in. ``sim:=true`` also starts the simulated youBot (youbot_sim) to try a stage
 without the arm (add ``use_sim_time:=true`` when its real_time_factor is not 1).
 
 Parameters: each stage's node reads the package's config/<executable>.yaml; ``params_file`` names
@@ -37,7 +38,7 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, EmitEvent, OpaqueFunction, RegisterEventHandler
+from launch.actions import DeclareLaunchArgument, EmitEvent, ExecuteProcess, OpaqueFunction, RegisterEventHandler
 from launch.event_handlers import OnProcessExit
 from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration
@@ -85,11 +86,26 @@ def _stage(context):
             remappings=remappings, output='screen', emulate_tty=True))
 
     if stage == 'identification':
+        ident = dict(common, recordings_dir=_path(arg('recordings_dir')))
+        if arg('model'):
+            ident['output_model'] = _path(arg('model'))
         node = Node(
             package='robot_id_ros', executable='identification', name='identification', namespace=namespace,
-            parameters=[_config('identification')] + extra + [
-                dict(common, **({'model_file': _path(arg('model'))} if arg('model') else {}))],
+            parameters=[_config('identification')] + extra + [ident],
             output='screen', emulate_tty=True)
+        actions.append(node)
+        if not flag('autostart'):
+            return actions        # call its ~/identify service yourself
+        # run the fit once the node answers, end the session when the call returns
+        service = '/'.join(p for p in (namespace.strip('/'), 'identification', 'identify') if p)
+        call = ExecuteProcess(cmd=['ros2', 'service', 'call', '/' + service, 'std_srvs/srv/Trigger'],
+                              output='screen')
+        actions.append(call)
+        actions.append(RegisterEventHandler(OnProcessExit(
+            target_action=call, on_exit=[EmitEvent(event=Shutdown(reason='identification_session: identified'))])))
+        actions.append(RegisterEventHandler(OnProcessExit(
+            target_action=node, on_exit=[EmitEvent(event=Shutdown(reason='identification node exited'))])))
+        return actions
     else:
         recorder = {'static': 'static_pose_recorder', 'sweeps': 'friction_sweep_recorder',
                     'excitation': 'trajectory_recorder'}[stage]
@@ -127,13 +143,19 @@ def generate_launch_description():
                               description="extra ROS 2 params file over the stage node's package config "
                                           '(config/<executable>.yaml); empty: the package config only'),
         DeclareLaunchArgument('model', default_value='',
-                              description='stage identification: the model file to write (sets model_file)'),
+                              description='stage identification: the model file to write (sets output_model; '
+                                          "empty: the params file's, identified_model.yaml)"),
+        DeclareLaunchArgument('recordings_dir', default_value='.',
+                              description='stage identification: folder with the recorder stages\' bags; the '
+                                          'newest of each kind (by its sidecar) is used unless params_file lists '
+                                          'bags (data_bags, static_bags, sweep_bags)'),
         DeclareLaunchArgument('output_path', default_value='',
                               description='recorder stages: the bag to write; empty: <stage>_bag'),
         DeclareLaunchArgument('trajectory', default_value='',
                               description='stage excitation: trajectory file from robot-id design-excitation'),
         DeclareLaunchArgument('autostart', default_value='true',
-                              description='recorders start when the driver publishes (false: call ~/start)'),
+                              description='recorders start when the driver publishes, identification calls its '
+                                          '~/identify service (false: call ~/start or ~/identify yourself)'),
         DeclareLaunchArgument('sim', default_value='false',
                               description='also start the simulated youBot (youbot_sim) instead of using the arm'),
         DeclareLaunchArgument('namespace', default_value='', description='namespace of the nodes'),

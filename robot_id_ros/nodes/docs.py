@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -304,10 +305,14 @@ def _cell(text):
 def _prose(text):
     """Plain text in a table cell: no emphasis (current*Kt*N), strike-through (~/a ... ~/b) or
     HTML tags (<output_path>) made by accident."""
-    text = ' '.join(str(text).split())
-    for ch in '\\*~|':
-        text = text.replace(ch, '\\' + ch)
-    return text.replace('<', '&lt;')
+    parts = re.split(r'(``.+?``|`[^`]+`)', ' '.join(str(text).split()))
+    for i in range(0, len(parts), 2):          # outside code spans only
+        for ch in '\\*~|':
+            parts[i] = parts[i].replace(ch, '\\' + ch)
+        parts[i] = parts[i].replace('<', '&lt;')
+    for i in range(1, len(parts), 2):
+        parts[i] = parts[i].replace('|', '\\|')
+    return ''.join(parts)
 
 
 def _code(text):
