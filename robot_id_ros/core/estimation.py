@@ -131,6 +131,8 @@ class StictionFriction:
         self.v_s = float(stiction_velocity_rad_s)
 
     def __call__(self, qd):
+        if np.ndim(qd) == 1:
+            return self._one(qd)
         tau = self.friction.torque(qd)
         if self.v_s <= 0:
             return tau, np.zeros_like(tau)
@@ -138,6 +140,26 @@ class StictionFriction:
         off = self.friction.offset_nm
         point = off + w * (tau - off)
         band = (1.0 - w) * self.friction.breakaway_nm
+        return point, band
+
+    def _one(self, qd):
+        """The same arithmetic as ``FrictionModel.torque`` + the blend above for one (n,) sample,
+        with fewer temporaries (the node's per-sample path)."""
+        fr = self.friction
+        s = np.tanh(qd / fr.sign_velocity_rad_s)
+        tau = fr.coulomb_pos_nm * np.maximum(s, 0.0)
+        tau += fr.coulomb_neg_nm * np.minimum(s, 0.0)
+        tau += fr.viscous_nm_s_rad * qd
+        tau += fr.offset_nm
+        if fr.stribeck_nm is not None and fr.stribeck_nm.any():
+            tau = tau + fr.stribeck_nm * np.exp(-(qd / fr.stribeck_velocity_rad_s) ** 2) * s
+        if self.v_s <= 0:
+            return tau, np.zeros_like(tau)
+        w = np.abs(qd) / self.v_s - 1.0
+        np.clip(w, 0.0, 1.0, out=w)
+        off = fr.offset_nm
+        point = off + w * (tau - off)
+        band = (1.0 - w) * fr.breakaway_nm
         return point, band
 
 
@@ -292,7 +314,70 @@ class WrenchMapper:
         self.damping = float(damping)
 
     def matrices(self, J):
-        """J (..., 6, n) -> A (..., 6, n) with wrench = A tau, sigma_min (...,), damped (...,)."""
+        """J (..., 6, n) -> A (..., 6, n) with wrench = A tau, sigma_min (...,), damped (...,).
+
+        Away from a singularity (sigma_min clearly above ``sigma_guard``: no damping) the damped
+        least squares is the plain pseudo-inverse ``A_s = (J_s J_s^T)^-1 J_s``, solved through the
+        m x m Gram matrix, whose smallest eigenvalue is sigma_min^2; near one (and for a single
+        matrix) the SVD below is used. Both give the same numbers to rounding.
+        """
+        J = np.asarray(J)
+        if J.ndim == 3 and len(J) > 1:
+            Js = J[:, self.rows, :]
+            G = Js @ np.swapaxes(Js, -1, -2)                          # (N, m, m)
+            lam = np.linalg.eigvalsh(G)[:, 0]
+            with np.errstate(invalid='ignore'):
+                ok = np.isfinite(lam) & (lam > (self.sigma_guard * 1.01) ** 2)
+            if ok.any():
+                A = np.zeros(J.shape[:-2] + (6, J.shape[-1]))
+                smin = np.empty(len(J))
+                damped = np.zeros(len(J), dtype=bool)
+                A[np.ix_(np.flatnonzero(ok), self.rows)] = np.linalg.solve(G[ok], Js[ok])
+                smin[ok] = np.sqrt(lam[ok])
+                bad = ~ok
+                if bad.any():
+                    A[bad], smin[bad], damped[bad] = self._svd_matrices(J[bad])
+                return A, smin, damped
+        return self._svd_matrices(J)
+
+    def map_one(self, J, tau):
+        """(wrench (6,), sigma_min, damped) for one J (6, n) and tau (n,) without forming A when it
+        can: for 3 mapped rows away from a singularity the 3 x 3 Gram system is solved in closed
+        form (eigenvalue by the trigonometric method, inverse by cofactors); otherwise through
+        ``matrices``. Same numbers as ``matrices(J)[0] @ tau`` to rounding."""
+        rows = self.rows
+        if len(rows) == 3:
+            Js = J[rows]
+            (a, d, f), (_, b, e), (_, _, c) = (Js @ Js.T).tolist()
+            y0, y1, y2 = (Js @ tau).tolist()
+            p1 = d * d + e * e + f * f
+            q = (a + b + c) / 3.0
+            aq, bq, cq = a - q, b - q, c - q
+            p2 = aq * aq + bq * bq + cq * cq + 2.0 * p1
+            if p2 > 0.0:
+                p = math.sqrt(p2 / 6.0)
+                ip = 1.0 / p
+                ba, bb, bc, bd, be, bf = aq * ip, bq * ip, cq * ip, d * ip, e * ip, f * ip
+                r = 0.5 * (ba * (bb * bc - be * be) - bd * (bd * bc - be * bf) + bf * (bd * be - bb * bf))
+                r = -1.0 if r < -1.0 else (1.0 if r > 1.0 else r)
+                lam = q + 2.0 * p * math.cos(math.acos(r) / 3.0 + 2.0 * math.pi / 3.0)
+            else:
+                lam = q
+            if lam > (self.sigma_guard * 1.01) ** 2:
+                c00, c01, c02 = b * c - e * e, f * e - d * c, d * e - f * b
+                c11, c12, c22 = a * c - f * f, d * f - a * e, a * b - d * d
+                det = a * c00 + d * c01 + f * c02
+                if det > 0.0:
+                    w = np.zeros(6)
+                    k0, k1, k2 = rows
+                    w[k0] = (c00 * y0 + c01 * y1 + c02 * y2) / det
+                    w[k1] = (c01 * y0 + c11 * y1 + c12 * y2) / det
+                    w[k2] = (c02 * y0 + c12 * y1 + c22 * y2) / det
+                    return w, math.sqrt(lam), False
+        A, smin, damped = self._svd_matrices(J)
+        return A @ tau, float(smin), bool(damped)
+
+    def _svd_matrices(self, J):
         Js = J[..., self.rows, :]                        # (..., m, n)
         U, s, Vt = np.linalg.svd(np.swapaxes(Js, -1, -2), full_matrices=False)  # J_s^T = U S Vt
         smin = s[..., -1]
@@ -534,8 +619,19 @@ class WrenchEstimator:
             return 0.0, self.last_reset_reason
         return d * 1e-9, None
 
+    def _check_fast(self, q, qd, effort):
+        """``_check`` for the common case (three length-n finite arrays) in one numpy call; anything
+        else goes through ``_check`` for its error message."""
+        try:
+            a = np.array((q, qd, effort), dtype=float)
+        except (ValueError, TypeError):
+            return self._check(q, qd, effort)
+        if a.shape != (3, self.n) or not np.isfinite(a).all():
+            return self._check(q, qd, effort)
+        return a[0], a[1], a[2]
+
     def update(self, stamp_ns, q, qd, effort_nm) -> EstimateResult:
-        q, qd, tau_m = self._check(q, qd, effort_nm)
+        q, qd, tau_m = self._check_fast(q, qd, effort_nm)
         stamp_ns = int(stamp_ns)
         dt, reason = self._time(stamp_ns)
         c = self.config
@@ -555,19 +651,23 @@ class WrenchEstimator:
             b = dt / (dt + c.tare_window_s) if c.tare_window_s > 0 else 1.0
             self._avg += b * (r - self._avg)
         tau = r - self.bias
-        A, smin, damped = self.mapper.matrices(J)
-        wrench = A @ tau
-        s_c, s_k = self.contact.scores(tau, band)
-        state = self.contact.step(float(s_c), float(s_k))
+        wrench, smin, damped = self.mapper.map_one(J, tau)
+        det = self.contact
+        excess = np.abs(tau) - band
+        excess[excess < 0.0] = 0.0
+        s_c = float((excess / det.contact_nm).max())
+        s_k = float((excess / det.collision_nm).max())
+        state = det.step(s_c, s_k)
         # covariance, at a reduced rate
         if self._cov_stamp is None or (stamp_ns - self._cov_stamp) >= c.covariance_period_s * 1e9:
             qdd = (qd - self._qd_prev) / dt if (self._qd_prev is not None and dt > 0) else np.zeros(self.n)
             Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None])[0]
+            A = self.mapper._svd_matrices(J)[0]
             self._wrench_cov = A @ Ct @ A.T
             self._cov_stamp = stamp_ns
         self._qd_prev = qd
-        return EstimateResult(stamp_ns, tau, band, wrench, self._wrench_cov, state, float(s_c), float(smin),
-                              bool(damped), self.frame_id, reason)
+        return EstimateResult(stamp_ns, tau, band, wrench, self._wrench_cov, state, s_c, smin,
+                              damped, self.frame_id, reason)
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
