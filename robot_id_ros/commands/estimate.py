@@ -98,19 +98,25 @@ def _run(args) -> int:
     prog = Progress('writing')
     N = len(res.stamp_ns)
     with BagWriter(out, overwrite=args.overwrite) as bw:
-        zeros = np.zeros(model.n)
+        # serialise each topic for all samples at once (byte-identical to rosbags' serialiser),
+        # then write in the same interleaved order as one message at a time
+        S = res.stamp_ns
+        raw_w = bw.cdr_wrench_stamped(S, res.frame_id, res.wrench)
+        raw_sd = bw.cdr_wrench_stamped(S, res.frame_id, res.wrench_std) if args.wrench_std else None
+        raw_tau = bw.cdr_joint_state(S, names, series.q[res.index], np.zeros((N, model.n)), res.tau_ext)
+        raw_c = (bw.cdr_bool(False), bw.cdr_bool(True))
+        contact = (res.contact_state != 0).tolist()
+        stamps = S.tolist()
+        wr = bw.write_raw
+        T_W, T_J, T_B = 'geometry_msgs/msg/WrenchStamped', 'sensor_msgs/msg/JointState', 'std_msgs/msg/Bool'
         for k in range(N):
-            s = int(res.stamp_ns[k])
-            w = res.wrench[k]
-            bw.write('/wrench', s, bw.wrench_stamped(s, res.frame_id, w[:3], w[3:]))
-            if args.wrench_std:
-                sd = res.wrench_std[k]
-                bw.write('/wrench_std', s, bw.wrench_stamped(s, res.frame_id, sd[:3], sd[3:]))
-            i = res.index[k]
-            bw.write('/external_joint_torques', s,
-                     bw.joint_state(s, names, series.q[i], zeros, res.tau_ext[k]))
-            bw.write('/contact', s, bw.bool(res.contact_state[k] != 0))
-            if k % 2000 == 0:
+            s = stamps[k]
+            wr('/wrench', T_W, s, raw_w[k])
+            if raw_sd is not None:
+                wr('/wrench_std', T_W, s, raw_sd[k])
+            wr('/external_joint_torques', T_J, s, raw_tau[k])
+            wr('/contact', T_B, s, raw_c[contact[k]])
+            if k % 5000 == 0:
                 prog(k, N)
         prog(N, N)
     t_write = time.monotonic() - t2

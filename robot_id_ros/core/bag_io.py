@@ -185,6 +185,75 @@ class BagWriter:
             self._conns[topic] = conn
         self._writer.write(conn, int(stamp_ns), self.ts.serialize_cdr(msg, msg.__msgtype__))
 
+    def write_raw(self, topic, msgtype, stamp_ns, raw):
+        """Write an already CDR-serialised message (see the ``cdr_*`` builders below)."""
+        conn = self._conns.get(topic)
+        if conn is None:
+            conn = self._writer.add_connection(topic, msgtype, typestore=self.ts)
+            self._conns[topic] = conn
+        self._writer.write(conn, int(stamp_ns), raw)
+
+    # fast serialisation of many messages of one shape -------------------------------
+    # Each builder lays the CDR bytes of N messages out in one numpy array (fixed strings, fixed
+    # array lengths: every record has the same size) and checks its first record against the
+    # rosbags serialiser of the same message: a mismatch raises instead of writing a bad bag.
+    def _check_first(self, records, msg):
+        ref = self.ts.serialize_cdr(msg, msg.__msgtype__)
+        if len(records) and bytes(records[0]) != bytes(ref):
+            raise BagError(f'internal: fast CDR layout of {msg.__msgtype__} differs from rosbags')
+
+    def cdr_wrench_stamped(self, stamps_ns, frame_id, wrench):
+        """CDR bytes of N ``WrenchStamped`` messages: stamps (N,), wrench (N, 6) = force, torque."""
+        stamps = np.asarray(stamps_ns, dtype=np.int64)
+        W = np.asarray(wrench, dtype='<f8').reshape(len(stamps), 6)
+        fb = frame_id.encode()
+        off = _align(16 + len(fb) + 1, 8)
+        size = off + 48
+        rec = np.zeros((len(stamps), size), dtype=np.uint8)
+        rec[:, 1] = 1                                     # CDR little-endian encapsulation
+        _put_stamps(rec, stamps)
+        rec[:, 12:16] = np.frombuffer(np.uint32(len(fb) + 1).astype('<u4').tobytes(), np.uint8)
+        rec[:, 16:16 + len(fb)] = np.frombuffer(fb, np.uint8)
+        rec[:, off:off + 48] = np.ascontiguousarray(W).view(np.uint8).reshape(len(stamps), 48)
+        out = _rows(rec)
+        if len(out):
+            self._check_first(out, self.wrench_stamped(stamps[0], frame_id, W[0, :3], W[0, 3:]))
+        return out
+
+    def cdr_joint_state(self, stamps_ns, names, position, velocity, effort):
+        """CDR bytes of N ``JointState`` messages with the same names; arrays (N, n) each."""
+        stamps = np.asarray(stamps_ns, dtype=np.int64)
+        N = len(stamps)
+        arrays = [np.asarray(a, dtype='<f8').reshape(N, -1) for a in (position, velocity, effort)]
+        head = bytearray(b'\x00\x01\x00\x00' + bytes(8) + (1).to_bytes(4, 'little') + b'\x00')
+        head += bytes(_align(len(head), 4) - len(head))
+        head += len(names).to_bytes(4, 'little')
+        for nm in names:
+            b = nm.encode()
+            head += bytes(_align(len(head), 4) - len(head))
+            head += (len(b) + 1).to_bytes(4, 'little') + b + b'\x00'
+        parts, offsets = head, []
+        for a in arrays:
+            parts += bytes(_align(len(parts), 4) - len(parts))
+            parts += a.shape[1].to_bytes(4, 'little')
+            if a.shape[1]:
+                parts += bytes(_align(len(parts), 8) - len(parts))
+            offsets.append(len(parts))
+            parts += bytes(8 * a.shape[1])
+        rec = np.tile(np.frombuffer(bytes(parts), np.uint8), (N, 1))
+        _put_stamps(rec, stamps)
+        for o, a in zip(offsets, arrays):
+            rec[:, o:o + 8 * a.shape[1]] = np.ascontiguousarray(a).view(np.uint8).reshape(N, -1)
+        out = _rows(rec)
+        if len(out):
+            self._check_first(out, self.joint_state(stamps[0], names, arrays[0][0], arrays[1][0], arrays[2][0]))
+        return out
+
+    def cdr_bool(self, value):
+        """CDR bytes of one ``std_msgs/Bool``."""
+        msg = self.bool(value)
+        return self.ts.serialize_cdr(msg, msg.__msgtype__)
+
     # message builders ----------------------------------------------------------------
     def header(self, stamp_ns, frame_id=''):
         T = self.ts.types
@@ -208,6 +277,26 @@ class BagWriter:
 
     def bool(self, value):
         return self.ts.types['std_msgs/msg/Bool'](data=bool(value))
+
+
+def _align(pos, a):
+    """Position ``pos`` in a CDR buffer (4-byte encapsulation header included) aligned to ``a``."""
+    rel = pos - 4
+    return 4 + (rel + a - 1) // a * a
+
+
+def _put_stamps(rec, stamps):
+    sec = (stamps // 1_000_000_000).astype('<i4')
+    nsec = (stamps % 1_000_000_000).astype('<u4')
+    rec[:, 4:8] = sec.view(np.uint8).reshape(-1, 4)
+    rec[:, 8:12] = nsec.view(np.uint8).reshape(-1, 4)
+
+
+def _rows(rec):
+    """The rows of a (N, size) uint8 array as N bytes objects (one copy of the whole buffer)."""
+    buf = rec.tobytes()
+    size = rec.shape[1]
+    return [buf[k:k + size] for k in range(0, len(buf), size)]
 
 
 def read_messages(path, topic):
