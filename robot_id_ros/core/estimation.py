@@ -637,8 +637,9 @@ class WrenchEstimator:
         c = self.config
         m, d = self._pm, self._pd
         qp = self.robot.q_pin(q)
-        pin.computeAllTerms(m, d, qp, qd)
+        pin.crba(m, d, qp, pin.Convention.WORLD)     # M and the joint Jacobians (one forward pass)
         M = d.M.copy()
+        pin.nonLinearEffects(m, d, qp, qd)
         J = pin.getFrameJacobian(m, d, self._fid, self._ref)
         f, band = self.friction(qd)
         u = d.nle + f - tau_m
@@ -727,12 +728,14 @@ class WrenchEstimator:
         H = np.empty((N, n))
         Js = np.empty((N, 6, n))
         m, d, fid, ref, qpin = self._pm, self._pd, self._fid, self._ref, self.robot.q_pin
-        cat, gfj = pin.computeAllTerms, pin.getFrameJacobian
+        crba, nle, gfj, world = pin.crba, pin.nonLinearEffects, pin.getFrameJacobian, pin.Convention.WORLD
         step = max(1, N // 20)
+        q0 = Q[0]
+        QP = Q if qpin(q0) is q0 else np.array([qpin(q) for q in Q])   # no continuous joints: as is
         for k in range(N):
-            cat(m, d, qpin(Q[k]), QD[k])
-            Ms[k] = d.M
-            H[k] = d.nle
+            qk = QP[k]
+            Ms[k] = crba(m, d, qk, world)     # also the joint Jacobians getFrameJacobian reads
+            H[k] = nle(m, d, qk, QD[k])
             Js[k] = gfj(m, d, fid, ref)
             if progress is not None and k % step == 0:
                 progress(k, N)
