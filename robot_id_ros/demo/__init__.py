@@ -1,0 +1,1 @@
+"""The one-command demo: the whole pipeline on the simulated youBot over real DDS."""

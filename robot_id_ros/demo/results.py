@@ -1,0 +1,165 @@
+"""ROS-free figures of the demo and the accuracy benchmark: force errors, contact delays, baselines.
+
+Inputs are plain arrays: the estimator's wrench over time, the applied (true) wrench over time and
+the script's phases. Everything here is recomputable from the demo's bags.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.estimation import EstimatorConfig, WrenchEstimator, WrenchMapper
+from ..core.model import RobotModel
+
+# after each change of the applied force this much is left out of the steady-state RMS (the
+# observer's step response; 10 Hz bandwidth settles to 5 % in ~50 ms)
+TRANSIENT_S = 0.25
+
+
+@dataclass
+class Phase:
+    """A stretch of the force script: ``kind`` 'rest' or 'motion', [t0, t1) in sim seconds."""
+
+    kind: str
+    t0_s: float
+    t1_s: float
+    label: str = ''
+
+
+@dataclass
+class ForceTimeline:
+    """The applied force (base axes, N) as a step function of sim time."""
+
+    t_s: np.ndarray           # change instants
+    force_n: np.ndarray       # (len(t_s), 3) force from that instant on
+
+    def at(self, t):
+        k = np.searchsorted(self.t_s, np.asarray(t, float), side='right') - 1
+        out = np.zeros((np.size(t), 3))
+        ok = k >= 0
+        out[ok] = self.force_n[k[ok]]
+        return out
+
+    def settled_mask(self, t, transient_s=TRANSIENT_S):
+        """True where the last force change is more than ``transient_s`` ago."""
+        t = np.asarray(t, float)
+        k = np.searchsorted(self.t_s, t, side='right') - 1
+        last = np.where(k >= 0, self.t_s[np.clip(k, 0, None)], -np.inf)
+        return (t - last) >= transient_s
+
+
+def timeline_from_samples(t_s, force_n, tol_n=1e-6):
+    """A ForceTimeline from sampled true-force messages (changes where the force changes)."""
+    t_s = np.asarray(t_s, float)
+    force_n = np.asarray(force_n, float)
+    order = np.argsort(t_s)
+    t_s, force_n = t_s[order], force_n[order]
+    change = np.ones(len(t_s), dtype=bool)
+    change[1:] = np.any(np.abs(np.diff(force_n, axis=0)) > tol_n, axis=1)
+    return ForceTimeline(t_s[change], force_n[change])
+
+
+@dataclass
+class ForceErrors:
+    rms_rest_n: float
+    rms_motion_n: float
+    rms_rest_all_n: float       # transients included
+    rms_motion_all_n: float
+    samples_rest: int
+    samples_motion: int
+    per_phase: list = field(default_factory=list)
+
+
+def force_errors(t_s, est_force_n, timeline: ForceTimeline, phases, transient_s=TRANSIENT_S) -> ForceErrors:
+    """RMS of |estimated - applied| force over the rest and motion phases."""
+    t_s = np.asarray(t_s, float)
+    err = np.linalg.norm(np.asarray(est_force_n)[:, :3] - timeline.at(t_s), axis=1)
+    settled = timeline.settled_mask(t_s, transient_s)
+    out = {}
+    per = []
+    for kind in ('rest', 'motion'):
+        m = np.zeros(len(t_s), dtype=bool)
+        for ph in phases:
+            if ph.kind == kind:
+                mm = (t_s >= ph.t0_s) & (t_s < ph.t1_s)
+                m |= mm
+                sel = mm & settled
+                if sel.any():
+                    per.append({'phase': ph.label or kind, 'kind': kind,
+                                'rms_n': float(np.sqrt(np.mean(err[sel] ** 2))),
+                                'max_n': float(err[sel].max()), 'samples': int(sel.sum())})
+        sel = m & settled
+        out[kind] = (float(np.sqrt(np.mean(err[sel] ** 2))) if sel.any() else float('nan'),
+                     float(np.sqrt(np.mean(err[m] ** 2))) if m.any() else float('nan'), int(sel.sum()))
+    return ForceErrors(out['rest'][0], out['motion'][0], out['rest'][1], out['motion'][1], out['rest'][2],
+                       out['motion'][2], per)
+
+
+def detection_delays(t_s, contact, onsets_s, window_s=1.0):
+    """Delay from each contact onset to the first contact flag after it (nan: not detected
+    within ``window_s``)."""
+    t_s = np.asarray(t_s, float)
+    contact = np.asarray(contact, bool)
+    out = []
+    for t0 in onsets_s:
+        m = (t_s >= t0) & (t_s < t0 + window_s) & contact
+        out.append(float(t_s[np.argmax(m)] - t0) if m.any() else float('nan'))
+    return out
+
+
+def false_contacts(t_s, contact, windows):
+    """Number of contact-flag samples inside contact-free windows [(t0, t1)]."""
+    t_s = np.asarray(t_s, float)
+    contact = np.asarray(contact, bool)
+    m = np.zeros(len(t_s), dtype=bool)
+    for t0, t1 in windows:
+        m |= (t_s >= t0) & (t_s < t1)
+    return int((m & contact).sum()), int(m.sum())
+
+
+def estimate_batch(model, stamp_ns, Q, QD, E, tare_stamps_ns, config: EstimatorConfig | None = None):
+    """The core estimator over recorded samples, tared at the given stamps (as the node is)."""
+    est = WrenchEstimator(model, config or EstimatorConfig())
+    forces, contact, stamps = [], [], []
+    tare_stamps = sorted(int(s) for s in tare_stamps_ns)
+    k = 0
+    for s, q, qd, e in zip(stamp_ns, Q, QD, E):
+        while k < len(tare_stamps) and s >= tare_stamps[k]:
+            est.tare()
+            k += 1
+        try:
+            r = est.update(int(s), q, qd, e)
+        except ValueError:
+            continue
+        stamps.append(int(s))
+        forces.append(r.wrench[:3])
+        contact.append(r.contact)
+    return np.array(stamps, dtype=np.int64), np.array(forces), np.array(contact, bool)
+
+
+def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_stamps_ns, tare_window_s=0.1):
+    """Seed 000's baseline: tau_ext = g(q) - tau (no friction, no inertia), mapped to a force at the
+    tool point by the same least squares as the estimator, tared like it."""
+    mapper = WrenchMapper(robot.n, 'force')
+    tare_stamps = sorted(int(s) for s in tare_stamps_ns)
+    bias = np.zeros(robot.n)
+    avg = None
+    out = np.zeros((len(stamp_ns), 3))
+    k = 0
+    last = None
+    for i, (s, q, e) in enumerate(zip(stamp_ns, Q, E)):
+        r = gravity_fn(q) - e     # the drives hold g(q) - J^T F at rest
+        if avg is None:
+            avg = r.copy()
+        else:
+            dt = (s - last) * 1e-9
+            b = dt / (dt + tare_window_s)
+            avg += b * (r - avg)
+        last = s
+        while k < len(tare_stamps) and s >= tare_stamps[k]:
+            bias = avg.copy()
+            k += 1
+        A, _, _ = mapper.matrices(robot.tool_jacobian(q, 'base'))
+        out[i] = (A @ (r - bias))[:3]
+    return out
