@@ -27,6 +27,7 @@ Three data kinds, each optional (at least one of trajectories or static poses is
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -47,6 +48,10 @@ class IdentificationError(ValueError):
     """Data or options that cannot give a model; the message says what is wrong and what to do."""
 
 
+# candidate Stribeck velocities (rad/s) when the Stribeck column's velocity is chosen by the fit
+STRIBECK_VELOCITY_GRID_RAD_S = (0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3)
+
+
 # ---------------------------------------------------------------------------------------------
 # options
 # ---------------------------------------------------------------------------------------------
@@ -60,6 +65,15 @@ class IdentificationOptions:
     offset: bool = True                   # constant torque offset per joint
     rotor_inertia: bool = False           # reflected rotor inertia per joint
     sign_velocity_rad_s: float = SIGN_VELOCITY_RAD_S_DEFAULT
+    stribeck_column: bool = False         # a Stribeck column fs * s * exp(-(qd/vs)^2) per joint (linear in fs)
+    stribeck_velocity_rad_s: float | None = None  # vs of that column; None: from the sweeps' Stribeck fit
+    #                                       when they have one, else the best of a grid by the fit residual
+    # rows left out of the fit (and of the in-motion validation metric)
+    min_velocity_rad_s: float = 0.0       # joint j's row of a sample is left out where |qd_j| < this (the
+    #                                       stick / Stribeck regime the friction model cannot represent); 0: none
+    min_velocity_scope: str = 'joint'     # 'joint': only joint j's own velocity; 'all': any joint below it
+    #                                       (a stuck joint's kink also corrupts the coupled joints' qdd)
+    min_velocity_margin_s: float = 0.0    # also leave out rows within this time of such a sample
     # estimator
     weighting: str = 'wls'                # 'ols' or 'wls' (per-joint noise variance)
     column_scaling: bool = True           # eq. 25-26
@@ -72,6 +86,7 @@ class IdentificationOptions:
     cutoff_hz: float | None = None        # position band limit; None: from the spectrum (periodic) or 10 Hz
     torque_cutoff_hz: float | None = None  # for the filtered validation metric; None: cutoff_hz
     period_s: float | None = None         # excitation period; None: sidecar or detected
+    sidecar_window: bool = False          # non-periodic methods too: keep only the sidecar's excitation periods
     resample_hz: float | None = None      # None: the median input rate
     max_samples: int | None = None        # decimate processed trajectories to at most this many samples
     trim_s: float | None = None           # dropped at both ends of non-periodic data; None: 1/cutoff
@@ -90,9 +105,12 @@ class IdentificationOptions:
     chunk_samples: int = 4000
 
     def regressor_options(self) -> RegressorOptions:
+        vs = self.stribeck_velocity_rad_s
         return RegressorOptions(friction=self.friction, coulomb_asymmetric=self.coulomb_asymmetric,
                                 offset=self.offset, rotor_inertia=self.rotor_inertia,
-                                sign_velocity_rad_s=self.sign_velocity_rad_s)
+                                sign_velocity_rad_s=self.sign_velocity_rad_s,
+                                stribeck=bool(self.stribeck_column and self.friction),
+                                stribeck_velocity_rad_s=float(vs) if vs is not None else 0.1)
 
     def to_dict(self):
         return asdict(self)
@@ -116,6 +134,31 @@ class IdentificationOptions:
             raise IdentificationError('confidence must be in (0, 1)')
         if self.prior_weight < 0:
             raise IdentificationError('prior_weight must be >= 0')
+        if not self.min_velocity_rad_s >= 0 or not self.min_velocity_margin_s >= 0:
+            raise IdentificationError('min_velocity_rad_s and min_velocity_margin_s must be >= 0')
+        if self.min_velocity_scope not in ('joint', 'all'):
+            raise IdentificationError(f'min_velocity_scope must be "joint" or "all", got {self.min_velocity_scope!r}')
+        if self.stribeck_column and not self.friction:
+            raise IdentificationError('stribeck_column needs friction')
+        if self.stribeck_velocity_rad_s is not None and not self.stribeck_velocity_rad_s > 0:
+            raise IdentificationError('stribeck_velocity_rad_s must be > 0 (or None: from the sweeps or the fit)')
+
+
+def motion_mask(qd, rate_hz, min_velocity_rad_s, scope='joint', margin_s=0.0):
+    """(N, n) bool, True where joint j's row of a sample is kept: |qd_j| >= ``min_velocity_rad_s``
+    (``scope`` 'joint'), or every joint's |qd| >= it (``scope`` 'all'), and no such slow sample within
+    ``margin_s``. All True when ``min_velocity_rad_s`` is 0."""
+    qd = np.atleast_2d(np.asarray(qd, float))
+    if not min_velocity_rad_s > 0:
+        return np.ones(qd.shape, dtype=bool)
+    slow = np.abs(qd) < min_velocity_rad_s
+    if scope == 'all':
+        slow = np.repeat(slow.any(axis=1, keepdims=True), qd.shape[1], axis=1)
+    k = int(round(margin_s * rate_hz)) if rate_hz else 0
+    if k > 0 and slow.any():
+        import scipy.ndimage
+        slow = scipy.ndimage.binary_dilation(slow, structure=np.ones((2 * k + 1, 1), dtype=bool))
+    return ~slow
 
 
 def effort_to_torque(effort, options: IdentificationOptions, n):
@@ -263,13 +306,16 @@ def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions,
         _check_series(series, robot, 'trajectory')
     n = len(series.joint_names)
     tau = effort_to_torque(series.effort, options, n)
-    window = _periodic_window(series, sidecar) if options.derivative_method in ('auto', 'periodic') else None
+    window = (_periodic_window(series, sidecar)
+              if options.derivative_method in ('auto', 'periodic') or options.sidecar_window else None)
     notes = []
     if window is not None:
         t0, t1, period_from_sidecar = window
         series = series.slice_stamp(t0, t1)
         tau = effort_to_torque(series.effort, options, n)
         notes.append(f'excitation periods from the sidecar: {period_from_sidecar:.4g} s')
+        if options.derivative_method not in ('auto', 'periodic'):
+            window = None  # the window is applied; the periodic path does not follow
     use_v = options.velocity_source == 'measured'
     if use_v and series.qd is None:
         raise IdentificationError(f'trajectory {series.source} has no velocity; use velocity_source "position"')
@@ -474,16 +520,19 @@ class NormalEquations:
     def zeros(cls, n, b):
         return cls(np.zeros((n, b, b)), np.zeros((n, b)), np.zeros(n), np.zeros(n, dtype=int))
 
-    def add(self, Wb, Y):
-        """Wb (N*n, b) sample-major, Y (N, n)."""
+    def add(self, Wb, Y, mask=None):
+        """Wb (N*n, b) sample-major, Y (N, n); ``mask`` (N, n) bool: only rows where True."""
         n = self.A.shape[0]
         W3 = Wb.reshape(-1, n, Wb.shape[1])
         for j in range(n):
             Wj = W3[:, j, :]
+            yj = Y[:, j]
+            if mask is not None:
+                Wj, yj = Wj[mask[:, j]], yj[mask[:, j]]
             self.A[j] += Wj.T @ Wj
-            self.c[j] += Wj.T @ Y[:, j]
-            self.yy[j] += Y[:, j] @ Y[:, j]
-            self.count[j] += Y.shape[0]
+            self.c[j] += Wj.T @ yj
+            self.yy[j] += yj @ yj
+            self.count[j] += len(yj)
 
     def residual_ss(self, beta):
         """Per-joint residual sum of squares at beta (exact up to round-off)."""
@@ -498,21 +547,42 @@ class NormalEquations:
 
 
 def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), known_values=(),
-               chunk=4000, neq=None, progress=None):
-    """Normal equations of TAU - W[:, known] theta_known = W[:, columns] beta."""
+               chunk=4000, neq=None, progress=None, mask=None, stribeck_velocities=None):
+    """Normal equations of TAU - W[:, known] theta_known = W[:, columns] beta, over the rows where
+    ``mask`` (N, n) is True (all when None).
+
+    ``stribeck_velocities``: a list of Stribeck velocities; then ``neq`` is (or is returned as) a list
+    of normal equations, one per velocity, the Stribeck columns ``fs`` recomputed for each (the
+    rigid-body regressor is computed once)."""
     N = Q.shape[0]
-    neq = neq if neq is not None else NormalEquations.zeros(regressor.n, len(columns))
     known_idx = np.asarray(known_idx, dtype=int)
+    multi = stribeck_velocities is not None
+    if multi:
+        neqs = neq if neq is not None else [NormalEquations.zeros(regressor.n, len(columns))
+                                            for _ in stribeck_velocities]
+        kinds = regressor.joint_kinds
+        nk = len(kinds)
+        fs_cols = regressor.n_inertial + kinds.index('fs') + nk * np.arange(regressor.n)
+        sv = regressor.options.sign_velocity_rad_s
+    else:
+        neq = neq if neq is not None else NormalEquations.zeros(regressor.n, len(columns))
     for s in range(0, N, chunk):
         e = min(N, s + chunk)
         W = regressor.stack(Q[s:e], QD[s:e], QDD[s:e])
-        Y = TAU[s:e]
-        if len(known_idx):
-            Y = Y - (W[:, known_idx] @ np.asarray(known_values, float)).reshape(Y.shape)
-        neq.add(W[:, columns], Y)
+        m = None if mask is None else mask[s:e]
+        variants = [(neq, None)] if not multi else list(zip(neqs, stribeck_velocities))
+        for target, vs in variants:
+            if vs is not None:
+                qd = QD[s:e]
+                W3 = W.reshape(e - s, regressor.n, regressor.p)
+                W3[:, np.arange(regressor.n), fs_cols] = (np.tanh(qd / sv) * np.exp(-(qd / vs) ** 2))
+            Y = TAU[s:e]
+            if len(known_idx):
+                Y = Y - (W[:, known_idx] @ np.asarray(known_values, float)).reshape(Y.shape)
+            target.add(W[:, columns], Y, m)
         if progress is not None:
             progress(e, N)
-    return neq
+    return neqs if multi else neq
 
 
 @dataclass
@@ -892,9 +962,17 @@ class DynamicsResult:
 
 def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOptions,
                       progress=None) -> DynamicsResult:
-    """Base-parameter fit on processed trajectories (see ``solve_least_squares``)."""
+    """Base-parameter fit on processed trajectories (see ``solve_least_squares``).
+
+    With ``options.min_velocity_rad_s`` the rows of slow joints are left out (``motion_mask``). With
+    ``options.stribeck_column`` and no ``stribeck_velocity_rad_s``, the Stribeck velocity is the one
+    of ``STRIBECK_VELOCITY_GRID_RAD_S`` whose OLS fit has the highest Gaussian likelihood (per-joint
+    variances); the regressor of the result carries the chosen velocity."""
     t0 = time.perf_counter()
     reg = Regressor(robot, options.regressor_options())
+    grid = None
+    if reg.options.stribeck and options.stribeck_velocity_rad_s is None:
+        grid = list(STRIBECK_VELOCITY_GRID_RAD_S)
     free, known_idx = free_columns(reg, options.known_parameters)
     base = structural_base(reg, free)
     theta_ref = reg.reference_parameters()
@@ -902,6 +980,7 @@ def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOp
         theta_ref[reg.names.index(k)] = v
     t1 = time.perf_counter()
     neq = NormalEquations.zeros(robot.n, base.n_base)
+    neqs = [NormalEquations.zeros(robot.n, base.n_base) for _ in grid] if grid else None
     total = sum(len(tr) for tr in trajectories)
     done = [0]
 
@@ -910,9 +989,33 @@ def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOp
             progress(done[0] + e, total)
 
     for tr in trajectories:
-        accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx, theta_ref[known_idx],
-                   options.chunk_samples, neq, prog)
+        mask = None
+        if options.min_velocity_rad_s > 0:
+            mask = motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s, options.min_velocity_scope,
+                               options.min_velocity_margin_s)
+        if grid:
+            accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx, theta_ref[known_idx],
+                       options.chunk_samples, neqs, prog, mask, grid)
+        else:
+            accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx, theta_ref[known_idx],
+                       options.chunk_samples, neq, prog, mask)
         done[0] += len(tr)
+    c = (neqs[0] if grid else neq).count
+    if options.min_velocity_rad_s > 0 and c.min() <= base.n_base:
+        raise IdentificationError(f'only {int(c.min())} rows left for joint {int(np.argmin(c)) + 1} after leaving out '
+                                  f'|qd| < {options.min_velocity_rad_s:g} rad/s: lower min_velocity_rad_s')
+    if grid:
+        scores = []
+        for ne in neqs:
+            try:
+                ols = solve_least_squares(ne, 'ols', options.column_scaling, names=list(base.names))
+                ss = ne.residual_ss(ols.beta)
+                scores.append(float(np.sum(ne.count * np.log(np.maximum(ss, 1e-300) / ne.count))))
+            except IdentificationError:
+                scores.append(np.inf)
+        k = int(np.argmin(scores))
+        neq = neqs[k]
+        reg = Regressor(robot, dataclasses.replace(reg.options, stribeck_velocity_rad_s=float(grid[k])))
     t2 = time.perf_counter()
     prior = base.to_base(theta_ref) if options.prior_weight > 0 else None
     ls = solve_least_squares(neq, options.weighting, options.column_scaling, prior, options.prior_weight,
@@ -934,9 +1037,12 @@ def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOp
 # ---------------------------------------------------------------------------------------------
 # validation metrics
 # ---------------------------------------------------------------------------------------------
-def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_names=None):
+def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_names=None, mask=None):
     """RMSE per joint, relative errors, and the same against the measured torque low-passed at
-    ``filter_hz`` (zero phase) when given. Keys as ``robot-id validate --json``."""
+    ``filter_hz`` (zero phase) when given. Keys as ``robot-id validate --json``.
+
+    ``mask`` (N, n) bool (``motion_mask``): also the in-motion figures over the rows where it is True
+    (``rmse_in_motion_nm``, ``relative_error_in_motion``, ``in_motion_fraction`` per joint)."""
     measured = np.asarray(measured, float)
     predicted = np.asarray(predicted, float)
     e = measured - predicted
@@ -954,6 +1060,16 @@ def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_
         out['filter_hz'] = float(filter_hz)
         out['relative_error_filtered'] = float(np.linalg.norm(ef) / max(np.linalg.norm(mf), 1e-300))
         out['rmse_filtered_nm'] = np.sqrt(np.mean(ef ** 2, axis=0)).tolist()
+    if mask is not None:
+        mask = np.asarray(mask, bool)
+        cnt = mask.sum(axis=0)
+        em = np.where(mask, e, 0.0)
+        out['in_motion_samples'] = cnt.tolist()
+        out['in_motion_fraction'] = (cnt / max(measured.shape[0], 1)).tolist()
+        out['rmse_in_motion_nm'] = np.where(cnt > 0, np.sqrt(np.sum(em ** 2, axis=0) / np.maximum(cnt, 1)),
+                                            np.nan).tolist()
+        out['relative_error_in_motion'] = float(np.linalg.norm(em) / max(np.linalg.norm(np.where(mask, measured, 0.0)),
+                                                                         1e-300))
     return out
 
 
@@ -980,14 +1096,31 @@ class ValidationResult:
 
 
 def validate(model: IdentifiedModel, series: JointStateSeries, options: IdentificationOptions | None = None,
-             sidecar=None, filter_hz=None) -> ValidationResult:
-    """Prediction error of ``model`` on held-out data, processed as at identification."""
+             sidecar=None, filter_hz=None, min_velocity_rad_s=None, min_velocity_scope=None,
+             min_velocity_margin_s=None) -> ValidationResult:
+    """Prediction error of ``model`` on held-out data, processed as at identification.
+
+    All samples always (``rmse_nm`` ...); with a minimum velocity (argument, else the one the model
+    was identified with, if any) also the in-motion figures over the rows ``motion_mask`` keeps
+    (``rmse_in_motion_nm`` ...): joint j's rows where |qd_j| (processed) >= ``min_velocity_rad_s``
+    (``min_velocity_scope`` 'all': every joint's), outside ``min_velocity_margin_s`` of a slower sample.
+    """
     opts = processing_options(model, options)
     tr = prepare_trajectory(series, opts, sidecar, model.robot)
     pred = model.predict(tr.q, tr.qd, tr.qdd)
     if filter_hz is None:
         filter_hz = model.identification.get('torque_cutoff_hz') or tr.cutoff_hz
-    m = validation_metrics(tr.tau, pred, tr.rate_hz, filter_hz, model.joint_names)
+    vmin = opts.min_velocity_rad_s if min_velocity_rad_s is None else float(min_velocity_rad_s)
+    scope = opts.min_velocity_scope if min_velocity_scope is None else min_velocity_scope
+    margin = opts.min_velocity_margin_s if min_velocity_margin_s is None else float(min_velocity_margin_s)
+    if scope not in ('joint', 'all'):
+        raise IdentificationError(f'min_velocity_scope must be "joint" or "all", got {scope!r}')
+    if not (vmin >= 0 and margin >= 0):
+        raise IdentificationError('min_velocity_rad_s and min_velocity_margin_s must be >= 0')
+    mask = motion_mask(tr.qd, tr.rate_hz, vmin, scope, margin) if vmin > 0 else None
+    m = validation_metrics(tr.tau, pred, tr.rate_hz, filter_hz, model.joint_names, mask)
+    if mask is not None:
+        m.update({'min_velocity_rad_s': vmin, 'min_velocity_scope': scope, 'min_velocity_margin_s': margin})
     m['source'] = series.source
     m['derivative_method'] = tr.method
     return ValidationResult(m, tr, pred)
@@ -1080,15 +1213,27 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
             lines.append(f'trajectory {tr.source or "(memory)"}: {len(tr)} samples at {tr.rate_hz:.5g} Hz, '
                          f'{tr.method} derivatives, cut-off {tr.cutoff_hz:.3g} Hz'
                          + (f', period {tr.period_s:.4g} s x {tr.cycles}' if tr.period_s else ''))
-        dyn = identify_dynamics(robot, trajectories, options, progress)
+        dyn_options = options
+        if options.stribeck_column and options.friction and options.stribeck_velocity_rad_s is None \
+                and res.friction_sweeps is not None and np.any(res.friction_sweeps.friction.stribeck_nm > 0):
+            fs = res.friction_sweeps.friction
+            vs = float(np.median(fs.stribeck_velocity_rad_s[fs.stribeck_nm > 0]))
+            dyn_options = dataclasses.replace(options, stribeck_velocity_rad_s=vs)
+            lines.append(f'Stribeck velocity from the sweeps: {vs:.4g} rad/s')
+        dyn = identify_dynamics(robot, trajectories, dyn_options, progress)
         res.dynamics = dyn
+        reg_opts = dyn.regressor.options
+        if reg_opts.stribeck and dyn_options.stribeck_velocity_rad_s is None:
+            lines.append(f'Stribeck velocity chosen by the fit: {reg_opts.stribeck_velocity_rad_s:.4g} rad/s')
         res.timings_s.update(dyn.time_s)
         theta = dyn.theta
         ls = dyn.ls
         J = dyn.base.standard_jacobian()
         theta_std = np.sqrt(np.clip(np.einsum('ij,jk,ik->i', J, ls.covariance, J), 0, None))
         friction = FrictionModel.zeros(n)
-        if res.friction_sweeps is not None:
+        if reg_opts.stribeck:
+            pass  # the fitted Stribeck column is the friction's Stribeck term (below, from the final theta)
+        elif res.friction_sweeps is not None:
             fs = res.friction_sweeps.friction
             friction.stribeck_nm = fs.stribeck_nm.copy()
             friction.stribeck_velocity_rad_s = fs.stribeck_velocity_rad_s.copy()
@@ -1099,6 +1244,10 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
             res.timings_s['physical_consistency'] = pc.time_s
             theta = pc.theta
             lines.append(pc.summary())
+        if reg_opts.stribeck:
+            kinds = dyn.regressor.joint_kinds
+            friction.stribeck_nm = theta[dyn.regressor.n_inertial + kinds.index('fs')::len(kinds)].copy()
+            friction.stribeck_velocity_rad_s = np.full(n, reg_opts.stribeck_velocity_rad_s)
         model = IdentifiedModel(robot.copy(), reg_opts, theta, friction, theta_std, dyn.base,
                                 dyn.base.to_base(theta) if options.physical_consistency else ls.beta,
                                 ls.std, ls.covariance)
@@ -1151,14 +1300,17 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
     res.model = model
     # in-sample metrics
     if trajectories:
-        preds, meas = [], []
+        preds, meas, masks = [], [], []
         for tr in trajectories:
             p = model.predict(tr.q, tr.qd, tr.qdd)
             preds.append(p)
             meas.append(tr.tau)
+            masks.append(motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s, options.min_velocity_scope,
+                                     options.min_velocity_margin_s))
         res.fit_predicted = preds
         res.fit_metrics = validation_metrics(np.vstack(meas), np.vstack(preds), trajectories[0].rate_hz,
-                                             ident['torque_cutoff_hz'], robot.joint_names)
+                                             ident['torque_cutoff_hz'], robot.joint_names,
+                                             np.vstack(masks) if options.min_velocity_rad_s > 0 else None)
         ident['fit_metrics'] = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
     res.timings_s['total'] = time.perf_counter() - t_start
     ident['timings_s'] = dict(res.timings_s)

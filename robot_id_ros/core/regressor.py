@@ -7,7 +7,9 @@ Columns, in this order:
    ``m, mx, my, mz, XX, XY, YY, XZ, YZ, ZZ`` (first moments and inertia about the joint frame
    origin; names carry the link number 1..n, e.g. ``mx3``);
 2. per joint, when asked (see ``RegressorOptions``): rotor inertia ``Ia{j}``, viscous ``fv{j}``,
-   Coulomb ``fc{j}`` (or ``fcp{j}`` / ``fcn{j}`` when direction-dependent), offset ``fo{j}``,
+   Coulomb ``fc{j}`` (or ``fcp{j}`` / ``fcn{j}`` when direction-dependent), Stribeck ``fs{j}``
+   (column s * exp(-(qd / vs)^2) with s the smooth sign and vs a given Stribeck velocity, so the
+   column stays linear in fs), offset ``fo{j}``,
    drive-gain column ``kd{j}`` is not a column: drive gains are fitted separately.
 
 The stacked regressor of N samples is sample-major: rows k*n .. k*n+n-1 are sample k.
@@ -38,6 +40,8 @@ class RegressorOptions:
     offset: bool = False              # constant torque offset per joint
     rotor_inertia: bool = False       # reflected rotor inertia Ia per joint (qdd_j column)
     sign_velocity_rad_s: float = SIGN_VELOCITY_RAD_S_DEFAULT
+    stribeck: bool = False            # Stribeck column fs per joint (needs friction)
+    stribeck_velocity_rad_s: float = 0.1  # vs of the Stribeck column (given, not fitted)
 
     def to_dict(self):
         return asdict(self)
@@ -53,12 +57,14 @@ class RegressorOptions:
         if self.friction:
             kinds.append('fv')
             kinds.extend(('fcp', 'fcn') if self.coulomb_asymmetric else ('fc',))
+            if self.stribeck:
+                kinds.append('fs')
         if self.offset:
             kinds.append('fo')
         return kinds
 
 
-_JOINT_UNITS = {'Ia': 'kg m^2', 'fv': 'Nm s/rad', 'fc': 'Nm', 'fcp': 'Nm', 'fcn': 'Nm', 'fo': 'Nm'}
+_JOINT_UNITS = {'Ia': 'kg m^2', 'fv': 'Nm s/rad', 'fc': 'Nm', 'fcp': 'Nm', 'fcn': 'Nm', 'fs': 'Nm', 'fo': 'Nm'}
 
 
 class Regressor:
@@ -114,6 +120,9 @@ class Regressor:
                 cols.append(np.maximum(smooth_sign(qd, self.options.sign_velocity_rad_s), 0.0))
             elif k == 'fcn':
                 cols.append(np.minimum(smooth_sign(qd, self.options.sign_velocity_rad_s), 0.0))
+            elif k == 'fs':
+                cols.append(smooth_sign(qd, self.options.sign_velocity_rad_s)
+                            * np.exp(-(qd / self.options.stribeck_velocity_rad_s) ** 2))
             elif k == 'fo':
                 cols.append(np.ones_like(qd))
         return np.stack(cols, axis=-1) if cols else np.zeros(qd.shape + (0,))
