@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-robot_id_ros
 
-.PHONY: demo test test-quick bench colcon-check clean
+.PHONY: demo test bench docs clean
 
 $(STAMP): setup.py setup.cfg package.xml
 	$(PYTHON) -m venv $(VENV)
@@ -25,3 +25,6 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build install log *.egg-info demo_out
+
+docs: $(STAMP)
+	$(PY) tools/update_docs.py

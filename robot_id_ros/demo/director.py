@@ -33,50 +33,58 @@ class ForceScript:
     actions: list = field(default_factory=list)
 
     @classmethod
-    def default(cls, robot: RobotModel, trajectory: FourierTrajectory, quick=False, hold_s=2.0, gap_s=1.0):
-        """Rest poses (the trajectory's start pose and a second one), forces that keep every joint
-        within 80 % of its torque limit, then the trajectory: one contact-free period, then steps."""
+    def default(cls, robot: RobotModel, trajectory: FourierTrajectory, quick=False, hold_s=2.0, gap_s=1.0,
+                seed=0):
+        """Two rest poses where the arm is far from singular (the force is observable) with forces that
+        keep every joint within 80 % of its torque limit; then the trajectory: one contact-free period,
+        then force steps placed where the drives can carry them along the path."""
         acts = []
-        q_start = trajectory.evaluate(np.array([0.0]))[0][0]
-        poses = [q_start, _second_pose(robot, q_start)]
         n_rest = 3 if quick else 4
+        poses = rest_poses(robot, 2, np.random.default_rng(seed))
         for i, q in enumerate(poses):
             forces = feasible_forces(robot, [q], REST_FORCES_N, 0.8)[:n_rest]
-            acts += [Action('move', 3.0, q), Action('wait', 2.0), Action('tare'), Action('wait', 0.5),
+            acts += [Action('move', 4.0, q), Action('wait', 2.0), Action('tare'), Action('wait', 0.5),
                      Action('phase_start', value=('rest', f'rest pose {i + 1}'))]
             for f in forces:
                 acts += [Action('force', hold_s, np.array(f, float)), Action('clear', gap_s)]
             acts.append(Action('phase_end'))
         T = trajectory.period_s
         periods = 2 if quick else 3
-        t = np.linspace(0, periods * T, int(periods * T * 50) + 1)
-        Q = trajectory.evaluate(t)[0]
-        forces = feasible_forces(robot, Q, MOTION_FORCES_N, 0.7)[:(3 if quick else 5)]
-        acts += [Action('move', 3.0, q_start), Action('wait', 1.5), Action('tare'), Action('wait', 0.3),
-                 Action('trajectory', periods * T, trajectory),
-                 Action('phase_start', value=('motion_free', 'contact-free motion')), Action('wait', T - 0.5),
+        q_start = trajectory.evaluate(np.array([0.0]))[0][0]
+        acts += [Action('move', 4.0, q_start), Action('wait', 1.5), Action('tare'), Action('wait', 0.3),
+                 Action('trajectory', 0.0, (trajectory, periods * T)),
+                 Action('phase_start', value=('motion_free', 'contact-free motion')), Action('wait', T - 0.3),
                  Action('phase_end'), Action('phase_start', value=('motion', 'motion with forces'))]
-        budget = periods * T - T - 0.5
-        for f in forces:
-            if budget < hold_s + gap_s:
-                break
-            acts += [Action('force', hold_s, np.array(f, float)), Action('clear', gap_s)]
-            budget -= hold_s + gap_s
-        acts += [Action('phase_end'), Action('wait', max(budget, 0.0) + 0.5)]
+        t = T   # trajectory time now
+        plan = motion_force_plan(robot, trajectory, T, periods * T - 0.5, MOTION_FORCES_N, hold_s, gap_s)
+        for t_on, f in plan[:(4 if quick else 8)]:
+            acts += [Action('wait', t_on - t), Action('force', hold_s, np.array(f, float)), Action('clear', gap_s)]
+            t = t_on + hold_s + gap_s
+        acts += [Action('wait', max(periods * T - t, 0.0)), Action('phase_end'), Action('wait', 0.5)]
         return cls(acts)
 
     def duration_s(self):
         return sum(a.duration_s for a in self.actions)
 
 
-def _second_pose(robot: RobotModel, q):
-    """A second rest pose: joints 2..4 moved toward the middle of their range by a fixed amount."""
-    lo, hi = robot.limits.lower_rad, robot.limits.upper_rad
-    mid = 0.5 * (lo + hi)
-    q2 = np.array(q, float)
-    q2[1:4] = q2[1:4] + 0.35 * np.sign(mid[1:4] - q2[1:4] + 1e-9)
-    q2[0] = q2[0] + 0.5 * np.sign(mid[0] - q2[0] + 1e-9)
-    return np.clip(q2, lo + 0.2, hi - 0.2)
+def rest_poses(robot: RobotModel, count, rng, candidates=400, floor_z_m=0.1):
+    """``count`` rest poses well inside the limits, tool above the floor, chosen for the largest
+    smallest singular value of the force Jacobian (forces best observable), spread apart."""
+    Q = robot.random_configurations(candidates, rng, 0.3)
+    scored = []
+    for q in Q:
+        if robot.tool_placement(q).translation[2] < floor_z_m:
+            continue
+        s = np.linalg.svd(robot.tool_jacobian(q, 'base')[:3], compute_uv=False)[-1]
+        scored.append((s, q))
+    scored.sort(key=lambda x: -x[0])
+    out = []
+    for s, q in scored:
+        if all(np.abs(q - p)[1:4].max() > 0.4 for p in out):
+            out.append(q)
+        if len(out) == count:
+            break
+    return out
 
 
 def feasible_forces(robot: RobotModel, Q, candidates, fraction):
@@ -86,15 +94,36 @@ def feasible_forces(robot: RobotModel, Q, candidates, fraction):
     lim = fraction * robot.limits.effort_nm
     for f in candidates:
         f = np.array(f, float)
-        ok = True
-        for q in Q[::max(1, len(Q) // 100)]:
-            J = robot.tool_jacobian(q, 'base')[:3]
-            if np.any(np.abs(robot.gravity_torque(q) - J.T @ f) > lim):
-                ok = False
-                break
-        if ok:
+        if all(np.all(np.abs(robot.gravity_torque(q) - robot.tool_jacobian(q, 'base')[:3].T @ f) <= lim)
+               for q in Q):
             out.append(tuple(f))
     return out
+
+
+def motion_force_plan(robot: RobotModel, trajectory: FourierTrajectory, t_from, t_to, candidates, hold_s, gap_s,
+                      fraction=0.9, dt=0.05):
+    """(onset time, force) steps along the trajectory, each held ``hold_s`` where the drives can carry
+    it: |ID(q, qd, qdd) - J^T F| within ``fraction`` of the torque limits over the whole hold."""
+    t = np.arange(t_from, t_to, dt)
+    Q, QD, QDD = trajectory.evaluate(t)
+    lim = fraction * robot.limits.effort_nm
+    tau = np.array([robot.inverse_dynamics(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+    JT = np.array([robot.tool_jacobian(q, 'base')[:3].T for q in Q])
+    plan, k, c = [], 0, 0
+    n_hold = int(round(hold_s / dt))
+    while k + n_hold < len(t):
+        placed = False
+        for i in range(len(candidates)):
+            f = np.array(candidates[(c + i) % len(candidates)], float)
+            if np.all(np.abs(tau[k:k + n_hold] - JT[k:k + n_hold] @ f) <= lim):
+                plan.append((float(t[k]), tuple(f)))
+                c += i + 1
+                k += n_hold + int(round(gap_s / dt))
+                placed = True
+                break
+        if not placed:
+            k += int(round(0.25 / dt))
+    return plan
 
 
 @dataclass
@@ -239,8 +268,8 @@ def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor
                 send([(t, q0 + si * (a.value - q0), sdi * (a.value - q0)) for t, si, sdi in zip(ts, s, sd)], t0)
                 wait_sim(T + 0.2)
             elif a.kind == 'trajectory':
-                traj = a.value
-                ts = np.arange(0.0, a.duration_s + 1e-9, 0.05)
+                traj, length_s = a.value
+                ts = np.arange(0.0, length_s + 1e-9, 0.05)
                 Q, QD, _ = traj.evaluate(ts)
                 t0 = now() + 0.3
                 send(list(zip(ts, Q, QD)), t0)

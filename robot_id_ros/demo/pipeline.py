@@ -261,7 +261,8 @@ class Demo:
                 self.run_recorder('trajectory_recorder', f'trajectory_recorder_{k + 1}', bag, 900,
                                   trajectory_file=str(path), periods=cfg.excitation_periods,
                                   max_velocity_rad_s=EXCITATION_VELOCITY_RAD_S,
-                                  max_acceleration_rad_s2=EXCITATION_ACCELERATION_RAD_S2)
+                                  max_acceleration_rad_s2=EXCITATION_ACCELERATION_RAD_S2,
+                                  max_tracking_error_rad=0.3)   # the drives' PID lags at full excitation
                 self.traj_bags.append(bag)
         with Stage(self, 'identification (static gravity, sweep friction, full dynamics) and validation'):
             self._identify()
@@ -319,6 +320,7 @@ class Demo:
                                        self.out, self.robot, progress=_log)
         passive.stop()
         self.est.stop()
+        save_director_log(self.script_log, self.out / 'force_script_log.json')
 
     def _compare(self):
         log = self.script_log
@@ -391,6 +393,21 @@ class Demo:
         (self.out / 'results.md').write_text(text + '\n')
         _log('')
         _log(text)
+
+
+def save_director_log(log, path):
+    """The force phase as recorded by the director (sim seconds), for re-analysis."""
+    d = {k: v for k, v in vars(log).items() if k != 'phases'}
+    d['phases'] = [vars(p) for p in log.phases]
+    Path(path).write_text(json.dumps(d, default=float))
+
+
+def load_director_log(path):
+    from .director import DirectorLog
+
+    d = json.loads(Path(path).read_text())
+    phases = [R.Phase(**p) for p in d.pop('phases')]
+    return DirectorLog(phases=phases, **d)
 
 
 def _fmt(x, unit='', digits=2):
