@@ -91,12 +91,13 @@ def main():
         models[name] = res.model
         v = validate(res.model, held[0], None, held[1], min_velocity_rad_s=MIN_VELOCITY_RAD_S)
         m = v.metrics
-        print(f'{name:44s} {fmt(np.array(m["rmse_nm"]) / noise):30s}  {fmt(np.array(m["rmse_in_motion_nm"]) / noise):30s}'
-              f'  {fmt(m["in_motion_fraction"])}   ({dt:.2f} s)')
+        every, motion = np.array(m['rmse_nm']) / noise, np.array(m['rmse_in_motion_nm']) / noise
+        print(f'{name:44s} {fmt(every):30s}  {fmt(motion):30s}  {fmt(m["in_motion_fraction"])}   ({dt:.2f} s)')
     for name, kw in (('true parameters, former processing', FORMER), ('true parameters, new processing', SIM_OPTIONS)):
         tm.identification = {'options': dataclasses.asdict(IdentificationOptions(**kw))}
         m = validate(tm, held[0], None, held[1], min_velocity_rad_s=MIN_VELOCITY_RAD_S).metrics
-        print(f'{name:44s} {fmt(np.array(m["rmse_nm"]) / noise):30s}  {fmt(np.array(m["rmse_in_motion_nm"]) / noise):30s}')
+        every, motion = np.array(m['rmse_nm']) / noise, np.array(m['rmse_in_motion_nm']) / noise
+        print(f'{name:44s} {fmt(every):30s}  {fmt(motion):30s}')
     new = models['new demo options']
     print(f'  new: Stribeck velocity chosen by the fit {new.regressor_options.stribeck_velocity_rad_s:g} rad/s; '
           f'fit residual RMS (in motion) {fmt(new.residual_std_nm)} Nm')
