@@ -38,6 +38,13 @@ def add_parser(subparsers):
                    help='direct method: differentiator bandwidth in Hz (default %(default)s)')
     p.add_argument('--stiction-velocity', type=float, default=EstimatorConfig.stiction_velocity_rad_s,
                    help='rad/s below which friction is unknown within its bounds (default %(default)s)')
+    p.add_argument('--sigma-guard', type=float, default=EstimatorConfig.sigma_guard,
+                   help='damped least squares starts below this smallest singular value of J^T (m for a force; '
+                        'default %(default)s; 0.1 suits the youBot)')
+    p.add_argument('--damping', type=float, default=EstimatorConfig.damping,
+                   help='damping reached at a singularity (default %(default)s)')
+    p.add_argument('--stiction-deadzone', action='store_true',
+                   help='map only the external torque outside the stiction band of resting joints to the wrench')
     p.add_argument('--tare-at', type=float, default=None, metavar='S',
                    help='tare (zero the current bias) S seconds after the first sample')
     p.add_argument('--payload-mass', type=float, default=None, help='payload mass in kg (overrides the model)')
@@ -82,7 +89,8 @@ def _run(args) -> int:
         raise CommandError(f'output bag {out} exists; choose a new path or pass --overwrite')
     config = EstimatorConfig(method=args.method, frame=args.frame, wrench_mode=args.wrench,
                              observer_gain_hz=args.observer_gain_hz, direct_filter_hz=args.filter_hz,
-                             stiction_velocity_rad_s=args.stiction_velocity)
+                             stiction_velocity_rad_s=args.stiction_velocity, sigma_guard=args.sigma_guard,
+                             damping=args.damping, stiction_deadzone=args.stiction_deadzone)
     est = WrenchEstimator(model, config)
     if args.payload_mass is not None or args.payload_com is not None:
         est.set_payload(mass, com)

@@ -77,6 +77,8 @@ class EstimatorConfig:
     max_gap_s: float = 0.5                # a gap longer than this between samples: reset
     covariance_period_s: float = 0.05     # how often the wrench covariance is recomputed
     tare_window_s: float = 0.1            # tare averages tau_ext over this much recent data
+    stiction_deadzone: bool = False       # map only the part of tau_ext outside the stiction band to the
+    #                                       wrench (the friction of a resting joint is unknown within it)
 
     def validated(self):
         if self.method not in METHODS:
@@ -115,6 +117,35 @@ def effort_scale(model: IdentifiedModel, effort_unit='torque', drive_gains=None)
         raise ValueError(f'drive gains must be {model.n} finite non-zero values (one per joint '
                          f'{", ".join(model.joint_names)}), got {list(np.atleast_1d(gains))}')
     return gains
+
+
+BAND_ZERO_NM = 1e-6   # a released band below this is zero
+
+
+def hold_band(band, dt, rate, starts=None):
+    """The stiction band as the residual sees it: when a joint breaks away its band drops to zero at
+    once, but the residual (a first-order filter of rate ``rate`` 1/s) still holds the stuck-phase
+    friction and lets it go only as exp(-rate t). So the band is released at that rate:
+    held_k = max(band_k, held_{k-1} exp(-rate dt_k)); restarts where ``starts`` is True."""
+    band = np.asarray(band, dtype=float)
+    out = np.empty_like(band)
+    decay = np.exp(-rate * np.asarray(dt, dtype=float))
+    prev = None
+    for k in range(len(band)):
+        if prev is None or (starts is not None and starts[k]):
+            prev = band[k]
+        else:
+            held = prev * decay[k]
+            held[held < BAND_ZERO_NM] = 0.0
+            prev = np.maximum(band[k], held)
+        out[k] = prev
+    return out
+
+
+def deadzone(tau, band):
+    """The part of ``tau`` outside [-band, band]: the external torque that cannot be the unknown
+    friction of a resting joint (the smallest external torque consistent with the stiction band)."""
+    return np.sign(tau) * np.maximum(np.abs(tau) - band, 0.0)
 
 
 # --- friction with a stiction band ---------------------------------------------------------
@@ -543,6 +574,8 @@ class WrenchEstimator:
             self.residual = MomentumObserver(self.n, c.observer_gain_hz)
         else:
             self.residual = DirectResidual(self.n, c.direct_filter_hz)
+        # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
+        self._band_rate = 2.0 * math.pi * (c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz)
         self.bias = np.zeros(self.n)
         self.reset()
 
@@ -564,6 +597,7 @@ class WrenchEstimator:
         self._qd_prev = None
         self._cov_stamp = None
         self._wrench_cov = np.zeros((6, 6))
+        self._band_held = None
         self.last_reset_reason = reason
 
     def tare(self):
@@ -642,6 +676,11 @@ class WrenchEstimator:
         pin.nonLinearEffects(m, d, qp, qd)
         J = pin.getFrameJacobian(m, d, self._fid, self._ref)
         f, band = self.friction(qd)
+        if self._band_held is not None and dt > 0.0:
+            held = self._band_held * math.exp(-self._band_rate * dt)
+            held[held < BAND_ZERO_NM] = 0.0
+            band = np.maximum(band, held)
+        self._band_held = band
         u = d.nle + f - tau_m
         r = self.residual.step(dt, M, qd, u)
         self.last_stamp_ns = stamp_ns
@@ -652,7 +691,7 @@ class WrenchEstimator:
             b = dt / (dt + c.tare_window_s) if c.tare_window_s > 0 else 1.0
             self._avg += b * (r - self._avg)
         tau = r - self.bias
-        wrench, smin, damped = self.mapper.map_one(J, tau)
+        wrench, smin, damped = self.mapper.map_one(J, deadzone(tau, band) if c.stiction_deadzone else tau)
         det = self.contact
         excess = np.abs(tau) - band
         excess[excess < 0.0] = 0.0
@@ -744,6 +783,7 @@ class WrenchEstimator:
         dt = np.zeros(N)
         dt[1:] = (S[1:] - S[:-1]) * 1e-9
         dt[starts] = 0.0
+        band = hold_band(band, dt, self._band_rate, starts)
         R = np.empty((N, n))
         seg = np.flatnonzero(starts)
         seg_end = np.r_[seg[1:], N]
@@ -768,7 +808,7 @@ class WrenchEstimator:
                 self.bias = avg
                 T[k_t:] = R[k_t:] - self.bias
         A, smin, _ = self.mapper.matrices(Js)
-        W = np.einsum('kij,kj->ki', A, T)
+        W = np.einsum('kij,kj->ki', A, deadzone(T, band) if c.stiction_deadzone else T)
         sc, sk = self.contact.scores(T, band)
         states = np.empty(N, dtype=np.int64)
         det = self.contact

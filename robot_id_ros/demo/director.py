@@ -51,7 +51,8 @@ class ForceScript:
         T = trajectory.period_s
         periods = 2 if quick else 3
         q_start = trajectory.evaluate(np.array([0.0]))[0][0]
-        acts += [Action('move', 4.0, q_start), Action('wait', 1.5), Action('tare'), Action('wait', 0.3),
+        # no tare before motion: a bias taken at rest holds stiction friction that motion removes
+        acts += [Action('move', 4.0, q_start), Action('wait', 1.5), Action('clear_tare'), Action('wait', 0.3),
                  Action('trajectory', 0.0, (trajectory, periods * T)),
                  Action('phase_start', value=('motion_free', 'contact-free motion')), Action('wait', T - 0.3),
                  Action('phase_end'), Action('phase_start', value=('motion', 'motion with forces'))]
@@ -134,7 +135,7 @@ class DirectorLog:
     est_force_n: list = field(default_factory=list)
     contact_t_s: list = field(default_factory=list)      # receive time (sim clock)
     contact: list = field(default_factory=list)
-    tare_t_s: list = field(default_factory=list)
+    tare_events: list = field(default_factory=list)      # (sim s, 'tare' | 'clear')
     phases: list = field(default_factory=list)
     force_onsets_s: list = field(default_factory=list)   # commanded onsets (sim clock), for reference
 
@@ -197,6 +198,7 @@ def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor
     pub_cmd = node.create_publisher(JointTrajectory, command_topic, 10)
     pub_wrench = node.create_publisher(WrenchStamped, 'sim/wrench', 10)
     tare = node.create_client(Trigger, f'{estimator_name}/tare')
+    untare = node.create_client(Trigger, f'{estimator_name}/clear_tare')
     clear = node.create_client(Trigger, 'sim/clear_wrench')
     setp = node.create_client(SetParameters, f'{sim_node_name}/set_parameters')
     ex = SingleThreadedExecutor(context=ctx)
@@ -276,9 +278,9 @@ def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor
                 wait_sim(0.3)
             elif a.kind == 'wait':
                 wait_sim(a.duration_s)
-            elif a.kind == 'tare':
-                call(tare, Trigger.Request(), 'tare the estimator')
-                log.tare_t_s.append(now())
+            elif a.kind in ('tare', 'clear_tare'):
+                call(tare if a.kind == 'tare' else untare, Trigger.Request(), f'{a.kind} the estimator')
+                log.tare_events.append((now(), a.kind.replace('clear_tare', 'clear')))
             elif a.kind == 'force':
                 log.force_onsets_s.append(now())
                 pub_wrench.publish(wrench_msg(a.value))

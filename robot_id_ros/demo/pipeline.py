@@ -26,7 +26,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ import numpy as np
 import yaml
 
 from ..core.bag_io import read_joint_states
+from ..core.estimation import EstimatorConfig
 from ..core.excitation import FourierTrajectory, design_excitation
 from ..core.identification import IdentificationOptions, identify, validate
 from ..core.model import YOUBOT_JOINTS, youbot_model
@@ -50,6 +50,10 @@ from . import results as R
 # the simulated arm is excited closer to the youBot's drive limit of pi/2 rad/s.
 EXCITATION_VELOCITY_RAD_S = 1.2
 EXCITATION_ACCELERATION_RAD_S2 = 3.0
+
+
+# the estimator settings of config/wrench_estimator.yaml (the youBot's), for the node and the replays
+DEMO_ESTIMATOR = {'sigma_guard': 0.1, 'damping': 0.1, 'stiction_deadzone': True}
 
 
 class DemoError(RuntimeError):
@@ -323,8 +327,8 @@ class Demo:
         from .director import ForceScript, run_director
 
         cfg = self.cfg
-        self.est = self.start('wrench_estimator', 'wrench_estimator', {
-            'use_sim_time': True, 'model_file': str(self.model_path)})
+        self.est = self.start('wrench_estimator', 'wrench_estimator', dict(
+            DEMO_ESTIMATOR, use_sim_time=True, model_file=str(self.model_path)))
         self.force_bag = self.bags / 'force_phase'
         passive = self.start('trajectory_recorder', 'force_phase_recorder', self.recorder_params(
             self.force_bag, passive=True, autostart=True))
@@ -356,11 +360,12 @@ class Demo:
             'detection_delay_s': live_delay, 'false_contact_samples': live_false, 'samples': len(log.est_t_s)}
         # the same core replayed over the recorded joint states with three models
         js = read_joint_states(self.force_bag, self.robot.joint_names, require_velocity=True)
-        tare_ns = [int(t * 1e9) for t in log.tare_t_s]
+        tare_ns = [(int(t * 1e9), kind) for t, kind in log.tare_events]
         models = {'identified model (this package)': load_model(self.model_path),
                   'true parameters (floor)': load_true_model(self.truth_file)}
         for name, model in models.items():
-            st, F, C = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns)
+            st, F, C = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
+                                        EstimatorConfig(**DEMO_ESTIMATOR))
             t = st * 1e-9
             e = R.force_errors(t, F, timeline, phases)
             rows[name] = {'rms_rest_n': e.rms_rest_n, 'rms_motion_n': e.rms_motion_n,

@@ -118,15 +118,16 @@ def false_contacts(t_s, contact, windows):
     return int((m & contact).sum()), int(m.sum())
 
 
-def estimate_batch(model, stamp_ns, Q, QD, E, tare_stamps_ns, config: EstimatorConfig | None = None):
-    """The core estimator over recorded samples, tared at the given stamps (as the node is)."""
+def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConfig | None = None):
+    """The core estimator over recorded samples, tared (or tare cleared) at the given stamps as the
+    node was: ``tare_events`` is a list of (stamp_ns, 'tare' | 'clear')."""
     est = WrenchEstimator(model, config or EstimatorConfig())
     forces, contact, stamps = [], [], []
-    tare_stamps = sorted(int(s) for s in tare_stamps_ns)
+    events = sorted((int(s), kind) for s, kind in tare_events)
     k = 0
     for s, q, qd, e in zip(stamp_ns, Q, QD, E):
-        while k < len(tare_stamps) and s >= tare_stamps[k]:
-            est.tare()
+        while k < len(events) and s >= events[k][0]:
+            est.tare() if events[k][1] == 'tare' else est.clear_tare()
             k += 1
         try:
             r = est.update(int(s), q, qd, e)
@@ -138,11 +139,11 @@ def estimate_batch(model, stamp_ns, Q, QD, E, tare_stamps_ns, config: EstimatorC
     return np.array(stamps, dtype=np.int64), np.array(forces), np.array(contact, bool)
 
 
-def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_stamps_ns, tare_window_s=0.1):
+def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_events, tare_window_s=0.1):
     """Seed 000's baseline: tau_ext = g(q) - tau (no friction, no inertia), mapped to a force at the
     tool point by the same least squares as the estimator, tared like it."""
     mapper = WrenchMapper(robot.n, 'force')
-    tare_stamps = sorted(int(s) for s in tare_stamps_ns)
+    events = sorted((int(s), kind) for s, kind in tare_events)
     bias = np.zeros(robot.n)
     avg = None
     out = np.zeros((len(stamp_ns), 3))
@@ -157,8 +158,8 @@ def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_stamp
             b = dt / (dt + tare_window_s)
             avg += b * (r - avg)
         last = s
-        while k < len(tare_stamps) and s >= tare_stamps[k]:
-            bias = avg.copy()
+        while k < len(events) and s >= events[k][0]:
+            bias = avg.copy() if events[k][1] == 'tare' else np.zeros(robot.n)
             k += 1
         A, _, _ = mapper.matrices(robot.tool_jacobian(q, 'base'))
         out[i] = (A @ (r - bias))[:3]

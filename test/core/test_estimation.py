@@ -139,7 +139,12 @@ def test_stiction_band_no_sign_invented_at_rest(youbot):
     r = est.update(stamps(t)[0], Q[0], QD[0], E[0])
     np.testing.assert_allclose(r.tau_ext_band, youbot.friction.breakaway_nm)
     # the band goes into the covariance: uncertain at rest, less so when moving
-    moving = est.update(stamps(t)[0] + 10 ** 8, Q[0], np.full(5, 0.5), E[0])
+    # once moving, the band is released at the observer's rate (the residual still holds the
+    # stuck-phase friction for a few time constants): zero after 0.5 s of motion
+    for k in range(1, 101):
+        moving = est.update(stamps(t)[0] + k * 5 * 10 ** 6, Q[0], np.full(5, 0.5), E[0])
+        if k == 1:
+            assert np.all(moving.tau_ext_band < r.tau_ext_band)
     assert np.all(moving.tau_ext_band == 0.0)
 
 
@@ -391,3 +396,53 @@ def test_config_validation(youbot):
         WrenchEstimator(youbot, EstimatorConfig(method='kalman'))
     with pytest.raises(ValueError, match='collision'):
         WrenchEstimator(youbot, EstimatorConfig(contact_threshold_sigma=5, collision_threshold_sigma=2))
+
+
+def test_stiction_deadzone_maps_only_torque_outside_the_band(youbot):
+    """At rest with friction held inside the breakaway band, the dead zone publishes no force; a
+    real push beyond the band comes through, reduced by at most the band."""
+    n = 300
+    t = np.arange(n) / RATE
+    Q = np.tile(BENT, (n, 1))
+    QD = np.zeros_like(Q)
+    g = np.array([youbot.robot.gravity_torque(q) for q in Q])
+    held = np.array([0.0, 0.6, -0.5, 0.0, 0.0])          # friction inside +-breakaway, no external force
+    kw = dict(sigma_guard=0.1, damping=0.1)
+    on = WrenchEstimator(youbot, EstimatorConfig(stiction_deadzone=True, **kw)).process(stamps(t), Q, QD, g + held)
+    off = WrenchEstimator(youbot, EstimatorConfig(stiction_deadzone=False, **kw)).process(stamps(t), Q, QD, g + held)
+    assert np.abs(on.wrench[100:, :3]).max() < 1e-6
+    assert np.linalg.norm(off.wrench[-1, :3]) > 1.0        # without it the held friction reads as a force
+    F = np.array([0.0, 0.0, -20.0, 0, 0, 0])                 # well beyond the band at the loaded joints
+    J = youbot.robot.tool_jacobian(BENT, 'base')
+    pushed = WrenchEstimator(youbot, EstimatorConfig(stiction_deadzone=True, **kw)).process(
+        stamps(t), Q, QD, g - J.T @ F)
+    band_force = np.linalg.norm(np.linalg.pinv(J[:3].T) @ youbot.friction.breakaway_nm)
+    assert np.linalg.norm(pushed.wrench[-1, :3] - F[:3]) <= band_force
+    assert pushed.wrench[-1, 2] < -10.0
+
+
+def test_breakaway_after_sticking_raises_no_contact(youbot):
+    """A joint that was stuck (friction inside the band, not external force) and then moves: the
+    observer lets go of the stuck-phase friction only at its bandwidth, so the band is released at
+    that rate too and no contact is flagged, while a real push later still is."""
+    rest = int(1.0 * RATE)
+    tm = np.arange(int(2.0 * RATE)) / RATE              # starts from rest: q0 + a (1 - cos wt)
+    a, w = np.array([0.0, 0.3, 0.3, 0.0, 0.0]), 2 * np.pi * 0.5
+    Qm = BENT + a * (1 - np.cos(w * tm[:, None]))
+    QDm = a * w * np.sin(w * tm[:, None])
+    QDDm = a * w ** 2 * np.cos(w * tm[:, None])
+    Q = np.vstack([np.tile(BENT, (rest, 1)), Qm])
+    QD = np.vstack([np.zeros((rest, 5)), QDm])
+    QDD = np.vstack([np.zeros((rest, 5)), QDDm])
+    t = np.arange(len(Q)) / RATE
+    held = np.array([0.0, 0.7, -0.55, 0.0, 0.0])       # just inside the breakaway band of J2, J3
+    F = np.zeros((len(Q), 6))
+    push = t > 2.2
+    F[push, 2] = -15.0
+    E = measured(youbot, Q, QD, QDD, F)
+    E[:rest] += held
+    cfg = EstimatorConfig(contact_threshold_sigma=5.0, default_residual_std_nm=0.03)
+    res = WrenchEstimator(youbot, cfg).process(stamps(t), Q, QD, E)
+    assert not res.contact_state[t < 2.2].any()
+    first = t[np.argmax(res.contact_state > 0)]
+    assert res.contact_state[push].any() and 2.2 < first < 2.25
