@@ -45,10 +45,12 @@ class Progress:
             return
         self._last = now
         el = now - self.t0
-        if total:
-            frac = max(done / total, 1e-9)
+        if total and done > 0:
+            frac = done / total
             eta = el * (1 - frac) / frac
             print(f'{self.label}: {done}/{total} ({100 * frac:.0f}%) {el:.1f}s elapsed, ~{eta:.0f}s left',
                   file=self.stream, flush=True)
+        elif total:
+            print(f'{self.label}: 0/{total} {el:.1f}s elapsed', file=self.stream, flush=True)
         else:
             print(f'{self.label}: {done} {el:.1f}s elapsed', file=self.stream, flush=True)

@@ -80,6 +80,13 @@ def add_parser(subparsers):
     p.add_argument('--period', type=float, default=None, help='excitation period in s (default: sidecar/detected)')
     p.add_argument('--trim', type=float, default=None, help='seconds dropped at both ends of non-periodic runs')
     p.add_argument('--max-samples', type=int, default=None, help='decimate each trajectory to at most this many')
+    p.add_argument('--stribeck-column', action='store_true',
+                   help='a Stribeck column per joint in the trajectory fit (velocity from the sweeps, else fitted)')
+    p.add_argument('--min-velocity', type=float, default=0.0, metavar='RAD_S',
+                   help="leave a joint's samples out of the trajectory fit where its |velocity| is below this "
+                        '(stiction regime; 0.05 suits the youBot); default 0 = keep all')
+    p.add_argument('--sidecar-window', action='store_true',
+                   help="fit only inside the sidecar's excitation periods (also for non-periodic derivative methods)")
     p.add_argument('--stribeck', action='store_true', help='fit a Stribeck term to the sweeps')
     p.add_argument('--static-offset', action='store_true', help='a torque offset per joint in the static fit')
     p.add_argument('--json', action='store_true', help='print the summary as JSON')
@@ -101,7 +108,9 @@ def options_from_args(args, n) -> IdentificationOptions:
         cutoff_hz=args.cutoff_hz, period_s=args.period, max_samples=args.max_samples, trim_s=args.trim,
         effort_unit=args.effort_unit or 'torque', drive_gains_nm_per_a=gains,
         velocity_source=args.velocity_source, torque_filter=args.torque_filter, stribeck=args.stribeck,
-        static_offset=args.static_offset, physical_consistency=args.physical_consistency)
+        static_offset=args.static_offset, physical_consistency=args.physical_consistency,
+        stribeck_column=args.stribeck_column, min_velocity_rad_s=args.min_velocity,
+        sidecar_window=args.sidecar_window)
 
 
 def run(args) -> int:

@@ -443,10 +443,14 @@ def results_table(res):
     idr = res.get('identification')
     if idr:
         out.append('Identification (held-out excitation, torque RMSE vs the sensing noise floor)\n')
-        out.append('| joint | RMSE [Nm] | noise floor [Nm] | RMSE / noise |')
-        out.append('|---|---|---|---|')
+        motion = idr.get('rmse_in_motion_over_noise')
+        out.append('| joint | RMSE [Nm] | noise floor [Nm] | RMSE / noise | RMSE / noise, joint moving |')
+        out.append('|---|---|---|---|---|')
         for j, (r, nf, q) in enumerate(zip(idr['validation_rmse_nm'], idr['noise_floor_nm'], idr['rmse_over_noise'])):
-            out.append(f'| J{j + 1} | {r:.4f} | {nf:.4f} | {q:.2f} |')
+            out.append(f'| J{j + 1} | {r:.4f} | {nf:.4f} | {q:.2f} | {_fmt(motion[j]) if motion else "n/a"} |')
+        if motion:
+            out.append(f'\n"joint moving": samples where that joint\'s |qd| >= {idr["in_motion_min_velocity_rad_s"]:g} rad/s '
+                       '(a stuck joint holds any friction inside its stiction band: no model predicts it)')
         out.append(f'\nrelative error {100 * idr["relative_error"]:.2f} %, {idr.get("n_base")} base parameters, '
                    f'condition number {_fmt(idr.get("condition_number"), "", 1)}'
                    + (f', static gravity residual {idr["static_residual_rms_nm"]:.3f} Nm RMS'
