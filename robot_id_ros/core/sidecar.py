@@ -6,7 +6,7 @@ Schema (version 1)::
     kind: static | trajectory | friction_sweep | passive
     bag: run1                      # the bag's file or folder name
     joint_names: [...]
-    effort_unit: torque_nm | current_a
+    effort_unit: torque | current    # Nm or motor current (A); older sidecars: torque_nm | current_a
     complete: false                # true once the session ended normally
     info: {...}                    # free-form: recorder parameters, condition numbers, rates
     segments:
@@ -36,6 +36,8 @@ from .bag_io import sidecar_path
 
 SIDECAR_VERSION = 1
 SEGMENT_TYPES = ('static_hold', 'excitation_period', 'constant_velocity')
+# effort_unit as the recorders wrote it before the nodes shared the spelling 'torque' / 'current'
+FORMER_EFFORT_UNITS = {'torque_nm': 'torque', 'current_a': 'current'}
 
 
 class SidecarError(ValueError):
@@ -68,6 +70,8 @@ def read_sidecar(path):
         if not s.get('t_start_ns', 0) <= s.get('t_end_ns', -1):
             raise SidecarError(f'{path}: segment {i} has no valid time window')
     d.setdefault('segments', [])
+    if d.get('effort_unit') in FORMER_EFFORT_UNITS:     # an older recording: read with today's spelling
+        d['effort_unit'] = FORMER_EFFORT_UNITS[d['effort_unit']]
     return d
 
 

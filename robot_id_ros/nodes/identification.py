@@ -4,17 +4,19 @@
 The fit runs in its own mutually exclusive callback group on a multi-threaded executor, so the
 node keeps answering (parameters, other services) while it works. Parameters (see
 config/identification.yaml): bag lists, or ``recordings_dir`` to take the recorders' latest
-bags of each kind; the robot; the output paths; fit options.
+bags of each kind; the robot; the output paths; fit options. Every parameter is read at each
+call, so all of them can be changed between calls (none is read-only).
 """
 from __future__ import annotations
 
+import sys
 import threading
 import traceback
 from pathlib import Path
 
 import rclpy
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.exceptions import ParameterException
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from std_srvs.srv import Trigger
@@ -23,32 +25,37 @@ from ..core.bag_io import read_joint_states
 from ..core.identification import IdentificationOptions, identify
 from ..core.model import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
 from ..core.sidecar import SidecarError, find_sidecar, read_sidecar
+from .parameters import NO_STRINGS, desc, float_desc, refuse_renamed, string_list
 
+# name: (default, descriptor). Every parameter is read at each ~/identify call (none is fixed at
+# start, so none is read-only): change them with ros2 param set between calls.
 PARAMETERS = {
-    'urdf': ('', 'robot URDF path; empty: the bundled youBot arm'),
-    'joints': ([''], 'actuated joints base to tip; empty: the youBot arm joints (bundled URDF) or every 1-DoF joint'),
-    'tool_frame': ('', 'tool frame; empty: the youBot tool point or the last frame'),
-    'data_bags': ([''], 'excitation trajectory bags'),
-    'static_bags': ([''], 'static pose bags'),
-    'sweep_bags': ([''], 'friction sweep bags'),
-    'recordings_dir': ('', 'when the bag lists are empty: take the latest bag of each kind (by its sidecar) here'),
-    'output_model': ('identified_model.yaml', 'model file to write'),
-    'report_dir': ('', 'folder for report.md and plots; empty: no report'),
-    'topic': ('/joint_states', 'JointState topic in the bags'),
-    'effort_unit': ('torque', 'effort in the bags: torque (Nm) or current (A, needs drive_gains)'),
-    'drive_gains': ('', 'comma-separated Nm/A per joint, for effort_unit current'),
-    'weighting': ('wls', 'wls (per-joint noise variance) or ols'),
-    'physical_consistency': (False, 'constrain the inertias to be physically valid (LMI)'),
-    'prior_weight': (0.0, 'damped least squares toward the URDF values (0 = none)'),
-    'rotor_inertia': (False, 'identify reflected rotor inertia per joint'),
-    'coulomb_asymmetric': (False, 'direction-dependent Coulomb friction'),
+    'urdf_path': ('', desc("the robot's URDF; '' = the bundled youBot arm")),
+    'joint_names': (list(NO_STRINGS), desc("actuated joints, base to tip; [''] = the youBot arm joints (bundled "
+                                           'URDF) or every 1-DoF joint of urdf_path')),
+    'tool_frame': ('', desc("tool frame; '' = the youBot tool point (bundled URDF) or the last frame")),
+    'data_bags': (list(NO_STRINGS), desc("excitation trajectory bags; [''] = none")),
+    'static_bags': (list(NO_STRINGS), desc("static pose bags; [''] = none")),
+    'sweep_bags': (list(NO_STRINGS), desc("friction sweep bags; [''] = none")),
+    'recordings_dir': ('', desc('when the bag lists are empty: take the latest bag of each kind (by its sidecar) '
+                                'here')),
+    'output_model': ('identified_model.yaml', desc('model file to write')),
+    'report_dir': ('', desc("folder for report.md and plots; '' = no report")),
+    'topic': ('/joint_states', desc('JointState topic in the bags')),
+    'effort_unit': ('torque', desc("effort in the bags: 'torque' (Nm) or 'current' (motor current, A; needs "
+                                   'drive_gains_nm_per_a)')),
+    'drive_gains_nm_per_a': ([0.0], desc('drive gains per joint, Nm/A, for effort_unit current; [0.0] = none '
+                                         'given')),
+    'weighting': ('wls', desc("'wls' (weighted by the per-joint noise variance) or 'ols'")),
+    'physical_consistency': (False, desc('constrain the inertias to be physically valid (LMI)')),
+    'prior_weight': (0.0, float_desc('damped least squares toward the URDF values, relative to a unit regressor '
+                                     'column (dimensionless; 0 = none)', 0.0, 1.0e6)),
+    'rotor_inertia': (False, desc('identify reflected rotor inertia per joint')),
+    'coulomb_asymmetric': (False, desc('direction-dependent Coulomb friction')),
 }
+RENAMED = {'urdf': 'urdf_path', 'joints': 'joint_names', 'drive_gains': 'drive_gains_nm_per_a'}
 
 KIND_OF = {'trajectory': 'data_bags', 'static': 'static_bags', 'friction_sweep': 'sweep_bags'}
-
-
-def _strings(v):
-    return [s for s in (v or []) if s]
 
 
 def latest_recordings(folder):
@@ -75,8 +82,9 @@ def latest_recordings(folder):
 class IdentificationNode(Node):
     def __init__(self, **kwargs):
         super().__init__('identification', **kwargs)
-        for name, (default, desc) in PARAMETERS.items():
-            self.declare_parameter(name, default, ParameterDescriptor(description=desc))
+        refuse_renamed(self, RENAMED)
+        for name, (default, descriptor) in PARAMETERS.items():
+            self.declare_parameter(name, default, descriptor)
         self._busy = threading.Lock()
         self._group = MutuallyExclusiveCallbackGroup()
         self.create_service(Trigger, '~/identify', self._on_identify, callback_group=self._group)
@@ -86,8 +94,8 @@ class IdentificationNode(Node):
         return self.get_parameter(name).value
 
     def _robot(self):
-        urdf = self.p('urdf')
-        joints = _strings(self.p('joints')) or None
+        urdf = self.p('urdf_path')
+        joints = string_list(self.p('joint_names')) or None
         tool = self.p('tool_frame') or None
         if not urdf:
             return RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS, tool or YOUBOT_TOOL_FRAME)
@@ -96,12 +104,13 @@ class IdentificationNode(Node):
     def run_identification(self):
         """Returns (success, message)."""
         robot = self._robot()
-        bags = {k: _strings(self.p(k)) for k in ('data_bags', 'static_bags', 'sweep_bags')}
+        bags = {k: string_list(self.p(k)) for k in ('data_bags', 'static_bags', 'sweep_bags')}
         if not any(bags.values()) and self.p('recordings_dir'):
             bags.update(latest_recordings(self.p('recordings_dir')))
         if not bags['data_bags'] and not bags['static_bags']:
             return False, 'no bags: set data_bags and/or static_bags, or recordings_dir holding recordings'
-        gains = [float(x) for x in self.p('drive_gains').split(',') if x.strip()] or None
+        gains = [float(x) for x in self.p('drive_gains_nm_per_a')]
+        gains = gains if any(gains) else None
         opts = IdentificationOptions(weighting=self.p('weighting'), effort_unit=self.p('effort_unit'),
                                      drive_gains_nm_per_a=gains, physical_consistency=self.p('physical_consistency'),
                                      prior_weight=float(self.p('prior_weight')), rotor_inertia=self.p('rotor_inertia'),
@@ -143,7 +152,12 @@ class IdentificationNode(Node):
 
 def main(args=None):
     rclpy.init(args=args)
-    node = IdentificationNode()
+    try:
+        node = IdentificationNode()
+    except (ValueError, ParameterException) as exc:
+        print(f'identification: cannot start: {" ".join(str(exc).split())}', file=sys.stderr, flush=True)
+        rclpy.try_shutdown()
+        sys.exit(2)
     executor = MultiThreadedExecutor(num_threads=2)
     executor.add_node(node)
     try:

@@ -27,7 +27,6 @@ import numpy as np
 import rclpy
 from builtin_interfaces.msg import Duration as DurationMsg
 from builtin_interfaces.msg import Time as TimeMsg
-from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
@@ -42,26 +41,13 @@ from robot_id_ros.core.bag_io import sidecar_path
 from robot_id_ros.core.joint_state import JointIndexer, JointStateError
 from robot_id_ros.core.model import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, ModelError, RobotModel, default_urdf_path
 from robot_id_ros.core.sidecar import SidecarError, read_sidecar, write_sidecar
+from robot_id_ros.nodes.parameters import EFFORT_UNITS, desc, float_desc
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
 
 
 class Cancelled(Exception):
     """The experiment was cancelled by the ~/cancel service or a shutdown."""
-
-
-def float_desc(text, lo, hi, read_only=False):
-    return ParameterDescriptor(description=text, read_only=read_only, floating_point_range=[
-        FloatingPointRange(from_value=float(lo), to_value=float(hi), step=0.0)])
-
-
-def int_desc(text, lo, hi, read_only=False):
-    return ParameterDescriptor(description=text, read_only=read_only, integer_range=[
-        IntegerRange(from_value=int(lo), to_value=int(hi), step=1)])
-
-
-def desc(text, read_only=False):
-    return ParameterDescriptor(description=text, read_only=read_only)
 
 
 def common_parameters():
@@ -86,8 +72,8 @@ def common_parameters():
             "'trajectory': every motion as one JointTrajectory whose header.stamp is its start time; "
             "'trajectory_stream': motions streamed as short JointTrajectory chunks (stamp 0 = start on "
             'receipt), for controllers that take no future start times', True)),
-        'effort_unit': ('torque_nm', desc("what the driver's effort is: 'torque_nm' or 'current_a' (sidecar)",
-                                          True)),
+        'effort_unit': ('torque', desc("what the driver's effort is: 'torque' (Nm) or 'current' (motor current, A); "
+                                       'written into the sidecar', True)),
         'joint_limit_margin_rad': (rec.YOUBOT_SAFE_MARGIN_RAD, float_desc(
             'every commanded position stays this far inside the URDF joint limits, rad', 0.0, 1.0, True)),
         'max_velocity_rad_s': (rec.YOUBOT_SAFE_VELOCITY_RAD_S, float_desc(
@@ -140,8 +126,10 @@ class RecorderBase(Node):
         if self.p['command_interface'] not in ('trajectory', 'trajectory_stream'):
             raise ValueError(f"parameter command_interface must be 'trajectory' or 'trajectory_stream', "
                              f"got {self.p['command_interface']!r}")
-        if self.p['effort_unit'] not in ('torque_nm', 'current_a'):
-            raise ValueError(f"parameter effort_unit must be 'torque_nm' or 'current_a', got {self.p['effort_unit']!r}")
+        if self.p['effort_unit'] not in EFFORT_UNITS:
+            former = {'torque_nm': " (renamed: use 'torque')", 'current_a': " (renamed: use 'current')"}
+            raise ValueError(f"parameter effort_unit must be 'torque' or 'current', got {self.p['effort_unit']!r}"
+                             + former.get(self.p['effort_unit'], ''))
         self.indexer = JointIndexer(self.joint_names)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._lock = threading.RLock()

@@ -22,7 +22,8 @@ import numpy as np
 import yaml
 
 from robot_id_ros.core import recording as rec
-from robot_id_ros.nodes.recorder_base import RecorderBase, float_desc, desc, int_desc, run_node
+from robot_id_ros.nodes.parameters import desc, float_desc, int_desc
+from robot_id_ros.nodes.recorder_base import RecorderBase, run_node
 
 
 def parameters():

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from robot_id_ros.core import recording as rec
-from robot_id_ros.nodes.recorder_base import RecorderBase, desc, float_desc, int_desc, run_node
+from robot_id_ros.nodes.parameters import desc, float_desc, int_desc
+from robot_id_ros.nodes.recorder_base import RecorderBase, run_node
 
 
 def parameters():

@@ -24,6 +24,7 @@ shows in diagnostics; a stamp jumping back (a looped bag) or a long gap resets t
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections import deque
 
@@ -31,8 +32,9 @@ import numpy as np
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
+from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -44,61 +46,58 @@ from robot_id_ros.core.estimation import (CONTACT_STATE_NAMES, EstimatorConfig, 
                                           WrenchEstimator, effort_scale)
 from robot_id_ros.core.joint_state import JointIndexer, JointStateError
 from robot_id_ros.core.model_file import ModelFileError, load_model
+from robot_id_ros.nodes.parameters import NO_STRINGS, desc, float_desc, refuse_renamed, string_list
 
 _D = EstimatorConfig()
 
 
-def _fdesc(text, lo, hi, read_only=True):
-    return ParameterDescriptor(description=text, read_only=read_only, floating_point_range=[
-        FloatingPointRange(from_value=float(lo), to_value=float(hi), step=0.0)])
-
-
-def _desc(text, read_only=True):
-    return ParameterDescriptor(description=text, read_only=read_only)
-
-
+# name: (default, descriptor); every parameter is read-only (fixed at start) except the payload ones
 def _parameter_table():
     return {
-        'model_file': ('', _desc('model file from robot-id identify (required)')),
-        'urdf_file': ('', _desc("the robot's URDF: refuse a model made for another URDF ('' = no check)")),
-        'joint_names': ('', _desc("comma-separated joints of the robot: refuse a model made for another joint "
-                                  "set ('' = no check)")),
-        'method': (_D.method, _desc("'momentum' (generalized momentum observer) or 'direct' (residual with a "
-                                    "causal filtered differentiator)")),
-        'frame': (_D.frame, _desc("express the wrench in 'base' (URDF root) or 'tool' axes")),
-        'wrench_mode': (_D.wrench_mode, _desc("'auto' (full wrench for >= 6 joints, force at the tool point for "
-                                              "fewer), 'force', 'full' or 'torque'")),
-        'observer_gain_hz': (_D.observer_gain_hz, _fdesc('momentum observer bandwidth, Hz', 0.1, 500.0)),
-        'direct_filter_hz': (_D.direct_filter_hz, _fdesc('direct method differentiator bandwidth, Hz', 0.1, 500.0)),
-        'stiction_velocity_rad_s': (_D.stiction_velocity_rad_s, _fdesc(
-            'below this |velocity| (rad/s) friction is unknown within its bounds', 0.0, 1.0)),
-        'sigma_guard': (_D.sigma_guard, _fdesc(
-            'smallest singular value of the mapped J^T (m for force) below which damping starts', 1e-6, 10.0)),
-        'damping': (_D.damping, _fdesc('damping of the least squares at a singularity', 0.0, 10.0)),
-        'contact_threshold_sigma': (_D.contact_threshold_sigma, _fdesc(
+        'model_file': ('', desc('model file from robot-id identify (required)', True)),
+        'urdf_path': ('', desc("the robot's URDF: refuse a model made for another URDF ('' = no check)", True)),
+        'joint_names': (list(NO_STRINGS), desc("the robot's joints, base to tip: refuse a model made for another "
+                                               "joint set ([''] = no check)", True)),
+        'method': (_D.method, desc("'momentum' (generalized momentum observer) or 'direct' (residual with a "
+                                   "causal filtered differentiator)", True)),
+        'frame': (_D.frame, desc("express the wrench in 'base' (URDF root) or 'tool' axes", True)),
+        'wrench_mode': (_D.wrench_mode, desc("'auto' (full wrench for >= 6 joints, force at the tool point for "
+                                             "fewer), 'force', 'full' or 'torque'", True)),
+        'observer_gain_hz': (_D.observer_gain_hz, float_desc('momentum observer bandwidth, Hz', 0.1, 500.0, True)),
+        'direct_filter_hz': (_D.direct_filter_hz, float_desc('direct method differentiator bandwidth, Hz',
+                                                             0.1, 500.0, True)),
+        'stiction_velocity_rad_s': (_D.stiction_velocity_rad_s, float_desc(
+            'below this |velocity| (rad/s) friction is unknown within its bounds', 0.0, 1.0, True)),
+        'sigma_guard': (_D.sigma_guard, float_desc(
+            'smallest singular value of the mapped J^T (m for force) below which damping starts', 1e-6, 10.0, True)),
+        'damping': (_D.damping, float_desc('damping of the least squares at a singularity', 0.0, 10.0, True)),
+        'stiction_deadzone': (_D.stiction_deadzone, desc(
+            'map only the part of the external joint torque outside the stiction band of resting joints to the '
+            'wrench (their friction is unknown within it): fewer false forces at rest, small forces attenuated',
+            True)),
+        'contact_threshold_sigma': (_D.contact_threshold_sigma, float_desc(
             'contact when |tau_ext| - stiction band exceeds this many identification residual std on a joint',
-            0.5, 1000.0)),
-        'collision_threshold_sigma': (_D.collision_threshold_sigma, _fdesc(
-            'collision threshold, same unit (>= contact threshold)', 0.5, 1000.0)),
-        'contact_release_ratio': (_D.contact_release_ratio, _fdesc(
-            'hysteresis: a state is left below this fraction of its threshold', 0.01, 0.99)),
-        'payload_mass_kg': (-1.0, _fdesc('payload mass, kg; -1 = the model file\'s payload (changeable at run '
-                                         'time)', -1.0, 100.0, read_only=False)),
-        'payload_com_m': ([0.0, 0.0, 0.0], _desc('payload centre of mass in the tool frame, m (x, y, z; '
-                                                 'changeable at run time)', read_only=False)),
-        'effort_unit': ('torque', _desc("joint_states effort: 'torque' (Nm) or 'current' (A, times the drive "
-                                        "gains)")),
-        'drive_gains_nm_per_a': ([0.0], _desc('drive gains per joint, Nm/A, for effort_unit current; [0.0] = '
-                                              'the model file\'s')),
-        'stale_timeout_s': (0.5, _fdesc('no joint state for this long (wall time): input reported stale',
-                                        0.001, 60.0)),
-        'time_jump_s': (_D.time_jump_s, _fdesc('a stamp this far behind the last: reset (bag looped), s',
-                                               0.001, 3600.0)),
-        'max_gap_s': (_D.max_gap_s, _fdesc('a gap longer than this between samples resets the observer, s',
-                                           0.001, 3600.0)),
-        'diagnostics_period_s': (1.0, _fdesc('period of /diagnostics (wall time), s', 0.05, 60.0)),
-        'qos_depth': (100, ParameterDescriptor(description='joint_states subscription queue depth',
-                                               read_only=True)),
+            0.5, 1000.0, True)),
+        'collision_threshold_sigma': (_D.collision_threshold_sigma, float_desc(
+            'collision threshold, same unit (>= contact threshold)', 0.5, 1000.0, True)),
+        'contact_release_ratio': (_D.contact_release_ratio, float_desc(
+            'hysteresis: a state is left below this fraction of its threshold', 0.01, 0.99, True)),
+        'payload_mass_kg': (-1.0, float_desc("payload mass, kg; -1 = the model file's payload (changeable at run "
+                                             'time)', -1.0, 100.0)),
+        'payload_com_m': ([0.0, 0.0, 0.0], desc('payload centre of mass in the tool frame, m (x, y, z; '
+                                                'changeable at run time)')),
+        'effort_unit': ('torque', desc("joint_states effort: 'torque' (Nm) or 'current' (A, times the drive "
+                                       'gains)', True)),
+        'drive_gains_nm_per_a': ([0.0], desc("drive gains per joint, Nm/A, for effort_unit current; [0.0] = "
+                                             "the model file's", True)),
+        'stale_timeout_s': (0.5, float_desc('no joint state for this long (wall time): input reported stale',
+                                            0.001, 60.0, True)),
+        'time_jump_s': (_D.time_jump_s, float_desc('a stamp this far behind the last: reset (bag looped), s',
+                                                   0.001, 3600.0, True)),
+        'max_gap_s': (_D.max_gap_s, float_desc('a gap longer than this between samples resets the observer, s',
+                                               0.001, 3600.0, True)),
+        'diagnostics_period_s': (1.0, float_desc('period of /diagnostics (wall time), s', 0.05, 60.0, True)),
+        'qos_depth': (100, desc('joint_states subscription queue depth', True)),
     }
 
 
@@ -120,19 +119,21 @@ class WrenchEstimatorNode(Node):
 
     def __init__(self, node_name='wrench_estimator', **kwargs):
         super().__init__(node_name, **kwargs)
+        refuse_renamed(self, {'urdf_file': 'urdf_path'})
         table = _parameter_table()
-        for name, (default, desc) in table.items():
-            self.declare_parameter(name, default, desc)
+        for name, (default, descriptor) in table.items():
+            self.declare_parameter(name, default, descriptor)
         p = {name: self.get_parameter(name).value for name in table}
         if not p['model_file']:
             raise ValueError('parameter model_file is required (a model file from robot-id identify)')
-        joints = [j.strip() for j in p['joint_names'].split(',') if j.strip()] or None
-        self.model = load_model(p['model_file'], urdf_path=p['urdf_file'] or None, joint_names=joints)
+        joints = string_list(p['joint_names']) or None
+        self.model = load_model(p['model_file'], urdf_path=p['urdf_path'] or None, joint_names=joints)
         cfg = EstimatorConfig(
             method=p['method'], frame=p['frame'], wrench_mode=p['wrench_mode'],
             observer_gain_hz=p['observer_gain_hz'], direct_filter_hz=p['direct_filter_hz'],
             stiction_velocity_rad_s=p['stiction_velocity_rad_s'], sigma_guard=p['sigma_guard'],
-            damping=p['damping'], contact_threshold_sigma=p['contact_threshold_sigma'],
+            damping=p['damping'], stiction_deadzone=p['stiction_deadzone'],
+            contact_threshold_sigma=p['contact_threshold_sigma'],
             collision_threshold_sigma=p['collision_threshold_sigma'],
             contact_release_ratio=p['contact_release_ratio'], time_jump_s=p['time_jump_s'],
             max_gap_s=p['max_gap_s'])
@@ -169,6 +170,7 @@ class WrenchEstimatorNode(Node):
         self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
         self.create_service(Trigger, '~/tare', self._srv_tare)
         self.create_service(Trigger, '~/reset', self._srv_reset)
+        self.create_service(Trigger, '~/clear_tare', self._srv_clear_tare)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.timer = self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
@@ -263,6 +265,12 @@ class WrenchEstimatorNode(Node):
         self.get_logger().info(resp.message)
         return resp
 
+    def _srv_clear_tare(self, req, resp):
+        self.est.clear_tare()
+        resp.success, resp.message = True, 'tare cleared (bias zero)'
+        self.get_logger().info(resp.message)
+        return resp
+
     def _srv_reset(self, req, resp):
         self.est.reset('reset service')
         self.last_good_stamp = None
@@ -349,10 +357,10 @@ def main(args=None):
     rclpy.init(args=args)
     try:
         node = WrenchEstimatorNode()
-    except (ModelFileError, ValueError) as exc:
-        print(f'wrench_estimator: cannot start: {exc}', flush=True)
+    except (ModelFileError, ValueError, ParameterException) as exc:
+        print(f'wrench_estimator: cannot start: {" ".join(str(exc).split())}', file=sys.stderr, flush=True)
         rclpy.try_shutdown()
-        return 1
+        return 2
     try:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):

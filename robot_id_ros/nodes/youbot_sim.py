@@ -33,8 +33,7 @@ import rclpy
 from builtin_interfaces.msg import Time as TimeMsg
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Inertia, WrenchStamped
-from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
-                                SetParametersResult)
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
@@ -45,6 +44,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
+from robot_id_ros.nodes.parameters import EFFORT_UNITS, desc, float_desc, int_desc
 from robot_id_ros.sim.config import YOUBOT_GRIPPER_JOINTS, SimConfig, SimConfigError
 from robot_id_ros.sim.trajectory import TrajectoryError
 from robot_id_ros.sim.youbot_arm import SimInputError, SimulatedArm
@@ -53,65 +53,54 @@ DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 _DEFAULTS = SimConfig()
 
 
-def _float_desc(text, lo, hi, read_only=False):
-    return ParameterDescriptor(description=text, read_only=read_only,
-                               floating_point_range=[FloatingPointRange(from_value=float(lo), to_value=float(hi),
-                                                                        step=0.0)])
-
-
-def _desc(text, read_only=False):
-    return ParameterDescriptor(description=text, read_only=read_only)
-
-
 # name: (default, descriptor); the read-only ones shape the simulated robot and are fixed at start.
 def _parameter_table():
     d = _DEFAULTS
     return {
-        'seed': (d.seed, ParameterDescriptor(
-            description='seed of the true parameter perturbation and of the sensor noise', read_only=True,
-            integer_range=[IntegerRange(from_value=0, to_value=2 ** 31 - 1, step=1)])),
-        'physics_rate_hz': (d.physics_rate_hz, _float_desc(
+        'seed': (d.seed, int_desc(
+            'seed of the true parameter perturbation and of the sensor noise', 0, 2 ** 31 - 1, True)),
+        'physics_rate_hz': (d.physics_rate_hz, float_desc(
             'physics integration rate (semi-implicit Euler), Hz', 200.0, 20000.0, True)),
-        'publish_rate_hz': (50.0, _float_desc(
+        'publish_rate_hz': (50.0, float_desc(
             'joint_states publishing rate in simulation time, Hz (the real driver: 50)', 1.0, 1000.0)),
-        'real_time_factor': (1.0, _float_desc(
+        'real_time_factor': (1.0, float_desc(
             'simulation seconds per wall second (10: ten times faster than real time)', 0.01, 100.0)),
-        'effort_unit': ('torque', _desc("joint_states effort: 'torque' (Nm, = current*Kt*N like the "
+        'effort_unit': ('torque', desc("joint_states effort: 'torque' (Nm, = current*Kt*N like the "
                                          "driver) or 'current' (motor current, A)")),
-        'current_noise_a': (d.current_noise_a, _float_desc(
+        'current_noise_a': (d.current_noise_a, float_desc(
             'white noise on the motor current, standard deviation in A', 0.0, 1.0)),
-        'command_topic': (DEFAULT_COMMAND_TOPIC, _desc(
+        'command_topic': (DEFAULT_COMMAND_TOPIC, desc(
             'topic of trajectory_msgs/JointTrajectory commands', True)),
-        'joint_states_topic': ('joint_states', _desc('topic of the published joint states', True)),
-        'publish_clock': (True, _desc('publish /clock (the simulation time)', True)),
-        'publish_ground_truth': (True, _desc(
+        'joint_states_topic': ('joint_states', desc('topic of the published joint states', True)),
+        'publish_clock': (True, desc('publish /clock (the simulation time)', True)),
+        'publish_ground_truth': (True, desc(
             'publish the test-only ground truth sim/true_wrench, sim/true_wrench_tool and '
             'sim/true_external_joint_torques with every joint state', True)),
-        'start_time_sec': (-1.0, _float_desc(
+        'start_time_sec': (-1.0, float_desc(
             'simulation time at start, s since the epoch; -1: the wall time at start', -1.0, 4.0e9, True)),
-        'initial_positions': (list(d.initial_positions_rad), _desc(
+        'initial_positions': (list(d.initial_positions_rad), desc(
             'arm joint positions at start (rad, J1..J5); default the candle pose', True)),
-        'wrench_frame': ('', _desc('frame whose origin sim/wrench acts at when its frame_id is the base, '
+        'wrench_frame': ('', desc('frame whose origin sim/wrench acts at when its frame_id is the base, '
                                    "'base' or 'tool'; '' = the tool frame", True)),
-        'true_parameters_file': ('', _desc(
+        'true_parameters_file': ('', desc(
             'YAML file for the TRUE parameters, written at start when set and on sim/write_true_parameters; '
             "'' = never written")),
-        'quantize': (d.quantize, _desc('quantise like the drives: encoder ticks, integer rpm, integer mA', True)),
-        'coulomb_nm': (list(d.coulomb_nm), _desc('true Coulomb friction in motion per joint, Nm', True)),
-        'coulomb_asymmetry_bound': (d.coulomb_asymmetry_bound, _float_desc(
+        'quantize': (d.quantize, desc('quantise like the drives: encoder ticks, integer rpm, integer mA', True)),
+        'coulomb_nm': (list(d.coulomb_nm), desc('true Coulomb friction in motion per joint, Nm', True)),
+        'coulomb_asymmetry_bound': (d.coulomb_asymmetry_bound, float_desc(
             'max |fc+ - fc-| / fc of the true Coulomb friction (drawn per seed)', 0.0, 1.0, True)),
-        'viscous_nm_s_rad': (list(d.viscous_nm_s_rad), _desc('true viscous friction per joint, Nm s/rad', True)),
-        'breakaway_ratio': (d.breakaway_ratio, _float_desc(
+        'viscous_nm_s_rad': (list(d.viscous_nm_s_rad), desc('true viscous friction per joint, Nm s/rad', True)),
+        'breakaway_ratio': (d.breakaway_ratio, float_desc(
             'stiction breakaway torque / Coulomb friction', 1.0, 10.0, True)),
-        'stribeck_velocity_rad_s': (d.stribeck_velocity_rad_s, _float_desc(
+        'stribeck_velocity_rad_s': (d.stribeck_velocity_rad_s, float_desc(
             'Stribeck velocity: friction decays from breakaway to Coulomb over this speed', 1e-4, 10.0, True)),
-        'rotor_inertia_motor_kg_m2': (d.rotor_inertia_motor_kg_m2, _float_desc(
+        'rotor_inertia_motor_kg_m2': (d.rotor_inertia_motor_kg_m2, float_desc(
             'motor rotor inertia J_m (reflected as J_m N^2), kg m^2', 0.0, 1e-3, True)),
-        'mass_rel_bound': (d.mass_rel_bound, _float_desc(
+        'mass_rel_bound': (d.mass_rel_bound, float_desc(
             'true link masses = URDF * U[1-b, 1+b]', 0.0, 0.9, True)),
-        'com_abs_bound_m': (d.com_abs_bound_m, _float_desc(
+        'com_abs_bound_m': (d.com_abs_bound_m, float_desc(
             'true centres of mass = URDF + U[-b, b] per coordinate, m', 0.0, 0.1, True)),
-        'inertia_rel_bound': (d.inertia_rel_bound, _float_desc(
+        'inertia_rel_bound': (d.inertia_rel_bound, float_desc(
             'true principal second moments = URDF * U[1-b, 1+b]', 0.0, 0.9, True)),
     }
 
@@ -122,13 +111,13 @@ class YoubotSimNode(Node):
     def __init__(self, node_name='youbot_sim', **kwargs):
         super().__init__(node_name, **kwargs)
         table = _parameter_table()
-        for name, (default, desc) in table.items():
-            self.declare_parameter(name, default, desc)
+        for name, (default, descriptor) in table.items():
+            self.declare_parameter(name, default, descriptor)
         p = {name: self.get_parameter(name).value for name in table}
         if self.get_parameter('use_sim_time').value:
             self.get_logger().error('use_sim_time is true on youbot_sim, which is the clock source: ignored '
                                     '(the simulation is driven by the wall clock and real_time_factor)')
-        if p['effort_unit'] not in ('torque', 'current'):
+        if p['effort_unit'] not in EFFORT_UNITS:
             raise SimConfigError(f"parameter effort_unit must be 'torque' or 'current', got {p['effort_unit']!r}")
         cfg = SimConfig(
             seed=int(p['seed']), physics_rate_hz=float(p['physics_rate_hz']),
@@ -402,7 +391,7 @@ class YoubotSimNode(Node):
 
     def _on_set_parameters(self, params):
         for prm in params:
-            if prm.name == 'effort_unit' and prm.value not in ('torque', 'current'):
+            if prm.name == 'effort_unit' and prm.value not in EFFORT_UNITS:
                 return SetParametersResult(successful=False,
                                            reason=f"effort_unit must be 'torque' or 'current', got {prm.value!r}")
         for prm in params:

@@ -13,6 +13,7 @@ import pytest
 from robot_id_ros.core import recording as R
 from robot_id_ros.core.bag_io import read_joint_states, typestore
 from robot_id_ros.core.model import youbot_model
+from robot_id_ros.core.sidecar import read_sidecar, write_sidecar
 
 CANDLE = np.array((2.9496, 1.1344, -2.5482, 1.789, 2.9234))
 ROOT = Path(__file__).resolve().parents[2]
@@ -271,3 +272,13 @@ def test_parted_writer_full_disk_is_clear_error_and_data_kept(tmp_path):
     n_committed = max(int(ln.split()[1]) for ln in out.stdout.splitlines() if ln.startswith('committed'))
     s = read_joint_states(bag, ['a', 'b'])
     assert len(s) == n_committed
+
+
+def test_sidecar_effort_unit_former_spelling_reads_as_today(tmp_path):
+    """Recorders wrote effort_unit 'torque_nm' / 'current_a' before the nodes shared 'torque' / 'current'."""
+    for former, today in (('torque_nm', 'torque'), ('current_a', 'current'), ('torque', 'torque'),
+                          ('current', 'current')):
+        path = tmp_path / f'{former}.segments.yaml'
+        write_sidecar(path, {'kind': 'static', 'bag': 'b', 'joint_names': ['a'], 'effort_unit': former,
+                             'complete': True, 'info': {}, 'segments': []})
+        assert read_sidecar(path)['effort_unit'] == today

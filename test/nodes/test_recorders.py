@@ -109,6 +109,7 @@ def test_static_session_matches_true_gravity(procs, tmp_path):
     assert _wait(rec, 150) == 0, _log(rec)[-4000:]
     sc = read_sidecar(sidecar_path(out))
     assert sc['complete'] and sc['kind'] == 'static' and sc['info']['status'] == 'finished'
+    assert sc['effort_unit'] == 'torque'          # the spelling every node uses
     segs = sc['segments']
     assert len(segs) == 10 and {(s['pose_index'], s['approach']) for s in segs} == {(i, d) for i in range(5)
                                                                                    for d in (1, -1)}
@@ -234,6 +235,11 @@ def test_bad_inputs_are_clear_errors(procs, tmp_path):
                                                   'startup_timeout_s:=1.0'], 'unwritable', sim_time=False)
     assert _wait(rec, 60) == 1
     assert 'output folder /proc/nope does not exist' in _log(rec)
+    # the former effort_unit spelling: refused at start, naming the current one
+    rec = procs.recorder('static_pose_recorder', [f'output_path:={tmp_path / "y"}', 'effort_unit:=torque_nm'],
+                         'oldunit', sim_time=False)
+    assert _wait(rec, 60) == 2
+    assert "effort_unit must be 'torque' or 'current', got 'torque_nm' (renamed: use 'torque')" in _log(rec)
 
 
 def test_driver_stopping_mid_run_keeps_data(procs, tmp_path):

@@ -222,7 +222,33 @@ def test_refuses_a_model_for_another_joint_set(rclpy_context, model_file):
     path, _ = model_file
     with pytest.raises(ModelFileError, match='arm_joint_1.*not.*joint_a'):
         WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
-            Parameter('model_file', value=str(path)), Parameter('joint_names', value='joint_a,joint_b')])
+            Parameter('model_file', value=str(path)), Parameter('joint_names', value=['joint_a', 'joint_b'])])
     with pytest.raises(ModelFileError, match='not found'):
         WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
             Parameter('model_file', value='/nonexistent/model.yaml')])
+    # the model's own joint list and URDF pass the check
+    node = WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
+        Parameter('model_file', value=str(path)), Parameter('urdf_path', value=str(youbot_model().urdf_path)),
+        Parameter('joint_names', value=[f'arm_joint_{i}' for i in range(1, 6)])])
+    node.destroy_node()
+
+
+def test_main_start_error_on_stderr_exit_code_2(ros_domain_id, model_file, tmp_path):
+    """A start error is one line on stderr (nothing on stdout) and exit code 2, like the other nodes."""
+    import subprocess
+    import sys
+
+    from ros_helpers import isolated_env
+    env = isolated_env(ros_domain_id)
+    path, _ = model_file
+    cases = [(['-p', f'model_file:={tmp_path / "missing.yaml"}'], 'model file not found'),
+             (['-p', f'model_file:={path}', '-p', 'urdf_file:=/x.urdf'], 'urdf_file is now urdf_path'),
+             (['-p', f'model_file:={path}', '-p', 'joint_names:=arm_joint_1'], 'joint_names')]
+    for args, text in cases:
+        r = subprocess.run([sys.executable, '-m', 'robot_id_ros.nodes.wrench_estimator', '--ros-args', *args],
+                           env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2, (args, r.returncode, r.stdout, r.stderr)
+        assert r.stdout == '', (args, r.stdout)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith('wrench_estimator: cannot start: ') and text in lines[0], (
+            args, r.stderr)
