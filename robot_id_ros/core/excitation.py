@@ -670,6 +670,19 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
                             elapsed, prob.base.n_base, len(prob.t_obs), rep, str(msg))
 
 
+def peak_torque_fraction(robot: RobotModel, traj: FourierTrajectory, samples=2000, friction=None):
+    """Largest |tau_j| / effort limit_j along one period, with the URDF's rigid-body model (plus
+    ``friction``, a FrictionModel, when given): a trajectory the drives cannot follow saturates them
+    and its tracking error grows. Returns (overall max, per-joint max)."""
+    t = np.linspace(0.0, traj.period_s, samples, endpoint=False)
+    Q, QD, QDD = traj.evaluate(t)
+    tau = np.array([robot.inverse_dynamics(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+    if friction is not None:
+        tau = tau + np.abs(friction.torque(QD))
+    per_joint = np.abs(tau).max(axis=0) / robot.limits.effort_nm
+    return float(per_joint.max()), per_joint
+
+
 def trajectory_measures(robot: RobotModel, traj: FourierTrajectory, regressor_options=RegressorOptions(),
                         observation_samples=None):
     """(cond, logdet) of the base observation matrix of ``traj`` over one period, sampled like

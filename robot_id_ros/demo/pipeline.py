@@ -35,7 +35,8 @@ import yaml
 
 from ..core.bag_io import read_joint_states
 from ..core.estimation import EstimatorConfig
-from ..core.excitation import FourierTrajectory, design_excitation
+from ..core.excitation import FourierTrajectory, design_excitation, peak_torque_fraction
+from ..core.friction import FrictionModel
 from ..core.identification import IdentificationOptions, identify, validate
 from ..core.model import YOUBOT_JOINTS, youbot_model
 from ..core.model_file import load_model
@@ -50,6 +51,7 @@ from . import results as R
 # the simulated arm is excited closer to the youBot's drive limit of pi/2 rad/s.
 EXCITATION_VELOCITY_RAD_S = 1.2
 EXCITATION_ACCELERATION_RAD_S2 = 3.0
+EXCITATION_TORQUE_FRACTION = 0.9
 
 
 # the estimator settings of config/wrench_estimator.yaml (the youBot's), for the node and the replays
@@ -245,18 +247,32 @@ class Demo:
                               sweep_joints=list(YOUBOT_JOINTS), amplitude_rad=0.6)
         with Stage(self, 'excitation: two optimised trajectories (identification, held-out validation)'):
             self.traj_files = []
-            for k, seed in enumerate((cfg.seed, cfg.seed + 100)):
-                res = design_excitation(self.robot, RegressorOptions(friction=True, rotor_inertia=True),
-                                        period_s=cfg.excitation_period_s, harmonics=5, seed=seed,
-                                        max_iterations=40 if cfg.quick else 100,
-                                        velocity_limits_rad_s=np.full(5, EXCITATION_VELOCITY_RAD_S),
-                                        acceleration_limits_rad_s2=np.full(5, EXCITATION_ACCELERATION_RAD_S2),
-                                        velocity_fraction=0.9, acceleration_fraction=0.9)
+            # the design constrains positions, velocities and accelerations; torque is checked here
+            # with the URDF model plus youBot-sized friction: a trajectory needing more than
+            # EXCITATION_TORQUE_FRACTION of a drive's limit is redesigned with the next seed
+            friction = FrictionModel([0.8, 0.6, 0.5, 0.2, 0.15], [0.8, 0.6, 0.5, 0.2, 0.15],
+                                     [1.0, 0.8, 0.6, 0.1, 0.1], [0.0] * 5)
+            seed = cfg.seed
+            for k in range(2):
+                for attempt in range(12):
+                    res = design_excitation(self.robot, RegressorOptions(friction=True, rotor_inertia=True),
+                                            period_s=cfg.excitation_period_s, harmonics=5, seed=seed,
+                                            max_iterations=40 if cfg.quick else 100,
+                                            velocity_limits_rad_s=np.full(5, EXCITATION_VELOCITY_RAD_S),
+                                            acceleration_limits_rad_s2=np.full(5, EXCITATION_ACCELERATION_RAD_S2),
+                                            velocity_fraction=0.9, acceleration_fraction=0.9)
+                    seed += 1
+                    peak, _ = peak_torque_fraction(self.robot, res.trajectory, friction=friction)
+                    if peak <= EXCITATION_TORQUE_FRACTION:
+                        break
+                    _log(f'        design seed {seed - 1}: needs {100 * peak:.0f} % of a drive\'s torque limit; redesigning')
+                else:
+                    raise DemoError('no excitation within the drives\' torque limits after 12 designs')
                 path = self.out / 'report' / f'excitation_{"identification" if k == 0 else "validation"}.yaml'
                 res.trajectory.save(path)
                 self.traj_files.append(path)
                 _log(f'        trajectory {k + 1}: condition number {res.cond:.1f} (from {res.initial_cond:.1f}) '
-                     f'in {res.time_s:.1f}s')
+                     f'in {res.time_s:.1f}s, peak torque {100 * peak:.0f} % of the limits')
             self.results['excitation_cond'] = float(res.cond)
         with Stage(self, f'excitation runs: {cfg.excitation_periods} periods of {cfg.excitation_period_s:g} s, twice'):
             self.traj_bags = []
