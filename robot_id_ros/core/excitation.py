@@ -64,6 +64,7 @@ import numpy as np
 import scipy.optimize
 
 from .base_parameters import compute_base_parameters
+from .files import to_plain
 from .model import RobotModel
 from .regressor import Regressor, RegressorOptions
 
@@ -169,7 +170,7 @@ class FourierTrajectory:
             'q_start_rad': q_start.tolist(),
             'formula': 'q_j(t) = q0_j + sum_{l=1..N} a_jl/(w_f l) sin(w_f l t) - b_jl/(w_f l) cos(w_f l t), '
                        'w_f = 2 pi / period_s',
-            'design': _plain(self.design),
+            'design': to_plain(self.design),
             'samples': {'rate_hz': float(table_rate_hz), 't_s': t.tolist(), 'q_rad': q.tolist(),
                         'qd_rad_s': qd.tolist(), 'qdd_rad_s2': qdd.tolist()},
         }
@@ -202,19 +203,6 @@ class FourierTrajectory:
         if not path.is_file():
             raise ExcitationError(f'trajectory file not found: {path}')
         return cls.from_dict(yaml.safe_load(path.read_text()))
-
-
-def _plain(x):
-    """numpy-free copy for YAML."""
-    if isinstance(x, dict):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _plain(x.tolist())
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,7 +28,6 @@ joint names, and says which does not match.
 from __future__ import annotations
 
 import datetime
-import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,7 @@ import pinocchio as pin
 import yaml
 
 from .base_parameters import BaseParameters
+from .files import atomic_write_text, to_plain
 from .friction import FrictionModel
 from .model import ModelError, RobotModel, file_sha256
 from .regressor import Regressor, RegressorOptions
@@ -203,32 +203,13 @@ class IdentifiedModel:
             d['payload'] = self.payload.to_dict()
         if self.residual_std_nm is not None:
             d['residual'] = {'std_nm': {n: float(s) for n, s in zip(r.joint_names, self.residual_std_nm)}}
-        d['identification'] = _plain(self.identification)
-        d['validation'] = _plain(self.validation)
+        d['identification'] = to_plain(self.identification)
+        d['validation'] = to_plain(self.validation)
         return d
 
     def save(self, path):
         """Write atomically (a temp file renamed into place): a crash never leaves half a model."""
-        path = Path(path)
-        text = yaml.safe_dump(self.to_dict(), sort_keys=False, width=120)
-        tmp = path.with_name(path.name + '.tmp')
-        tmp.write_text(text)
-        os.replace(tmp, path)
-
-
-def _plain(obj):
-    """numpy scalars/arrays to plain Python for YAML."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, Path):
-        return str(obj)
-    return obj
+        atomic_write_text(path, yaml.safe_dump(self.to_dict(), sort_keys=False, width=120))
 
 
 def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:

@@ -32,6 +32,7 @@ import numpy as np
 import yaml
 
 from .bag_io import BagError, sidecar_path  # noqa: F401  (sidecar_path re-exported for the nodes)
+from .files import atomic_write_text
 from .model import RobotModel
 
 
@@ -780,29 +781,6 @@ class TrackingMonitor:
 # ---------------------------------------------------------------------------------------------
 # crash-safe bag writing
 # ---------------------------------------------------------------------------------------------
-def _fsync_dir(path):
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _atomic_write_text(path: Path, text: str):
-    tmp = path.with_name(path.name + '.tmp')
-    with open(tmp, 'w') as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
 class PartedBagWriter:
     """A rosbag2 bag directory (MCAP storage) written as a sequence of closed parts.
 
@@ -981,7 +959,7 @@ class PartedBagWriter:
             'custom_data': None,
             'ros_distro': template.get('ros_distro', 'rosbags'),
         }
-        _atomic_write_text(self.path / 'metadata.yaml',
+        atomic_write_text(self.path / 'metadata.yaml',
                            yaml.safe_dump({'rosbag2_bagfile_information': meta}, sort_keys=False))
 
     def close(self):

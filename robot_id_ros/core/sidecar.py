@@ -27,12 +27,12 @@ The file is rewritten atomically after every completed segment, so it is always 
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import yaml
 
 from .bag_io import sidecar_path
+from .files import atomic_write_text
 
 SIDECAR_VERSION = 1
 SEGMENT_TYPES = ('static_hold', 'excitation_period', 'constant_velocity')
@@ -48,12 +48,7 @@ def write_sidecar(path, data):
     path = Path(path)
     data = dict(data)
     data.setdefault('schema_version', SIDECAR_VERSION)
-    tmp = path.with_name(path.name + '.tmp')
-    with open(tmp, 'w') as f:
-        yaml.safe_dump(data, f, sort_keys=False, width=120)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    atomic_write_text(path, yaml.safe_dump(data, sort_keys=False, width=120))
 
 
 def read_sidecar(path):

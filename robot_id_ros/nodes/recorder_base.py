@@ -38,6 +38,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from robot_id_ros.core import recording as rec
 from robot_id_ros.core.bag_io import sidecar_path
+from robot_id_ros.core.files import to_plain
 from robot_id_ros.core.joint_state import JointIndexer, JointStateError
 from robot_id_ros.core.model import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, ModelError, RobotModel, default_urdf_path
 from robot_id_ros.core.sidecar import SidecarError, read_sidecar, write_sidecar
@@ -407,7 +408,7 @@ class RecorderBase(Node):
 
     def save_sidecar(self):
         try:
-            write_sidecar(self.sidecar_file, _plain(self.sidecar))
+            write_sidecar(self.sidecar_file, to_plain(self.sidecar))
         except OSError as exc:
             raise rec.RecordingError(f'cannot write sidecar {self.sidecar_file}: {exc.strerror or exc}; the bag '
                                      f'{self.bag_path} holds the data up to the last commit') from exc
@@ -433,7 +434,7 @@ class RecorderBase(Node):
     def add_segment(self, seg):
         """Commit the bag (the segment's data is then on disk), then add the segment to the sidecar."""
         self.commit()
-        self.sidecar['segments'].append(_plain(seg))
+        self.sidecar['segments'].append(to_plain(seg))
         self.save_sidecar()
 
     def completed(self, **match):
@@ -569,23 +570,6 @@ class RecorderBase(Node):
 
     def finish_info(self, info):
         """Add run statistics to the sidecar info."""
-
-
-def _plain(x):
-    """Numpy values to plain Python for YAML."""
-    if isinstance(x, dict):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return [_plain(v) for v in x.tolist()]
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    if isinstance(x, float) and not math.isfinite(x):
-        return None if math.isnan(x) else (1e308 if x > 0 else -1e308)
-    return x
 
 
 def run_node(cls, args=None):
