@@ -52,6 +52,16 @@ PARAMETERS = {
                                      'column (dimensionless; 0 = none)', 0.0, 1.0e6)),
     'rotor_inertia': (False, desc('identify reflected rotor inertia per joint')),
     'coulomb_asymmetric': (False, desc('direction-dependent Coulomb friction')),
+    'offset': (True, desc('a constant torque offset per joint')),
+    'stribeck_column': (False, desc('a Stribeck term per joint in the trajectory fit (velocity from the sweeps, '
+                                    'else chosen by the fit)')),
+    'derivative_method': ('auto', desc("positions to velocities/accelerations: 'auto' (periodic when periodic), "
+                                       "'periodic', 'savgol', 'spline' or 'central'")),
+    'cutoff_hz': (0.0, float_desc('position band limit for the derivatives, Hz; 0 = from the spectrum (periodic) '
+                                  'or 10 Hz', 0.0, 1000.0)),
+    'sidecar_window': (False, desc("fit only inside the sidecars' excitation periods")),
+    'min_velocity_rad_s': (0.0, float_desc("leave a joint's samples out of the trajectory fit where its |velocity| is "
+                                           'below this, rad/s (stick-slip regime); 0 = keep all', 0.0, 10.0)),
 }
 RENAMED = {'urdf': 'urdf_path', 'joints': 'joint_names', 'drive_gains': 'drive_gains_nm_per_a'}
 
@@ -114,7 +124,12 @@ class IdentificationNode(Node):
         opts = IdentificationOptions(weighting=self.p('weighting'), effort_unit=self.p('effort_unit'),
                                      drive_gains_nm_per_a=gains, physical_consistency=self.p('physical_consistency'),
                                      prior_weight=float(self.p('prior_weight')), rotor_inertia=self.p('rotor_inertia'),
-                                     coulomb_asymmetric=self.p('coulomb_asymmetric'))
+                                     coulomb_asymmetric=self.p('coulomb_asymmetric'), offset=self.p('offset'),
+                                     stribeck_column=self.p('stribeck_column'),
+                                     derivative_method=self.p('derivative_method'),
+                                     cutoff_hz=float(self.p('cutoff_hz')) or None,
+                                     sidecar_window=self.p('sidecar_window'),
+                                     min_velocity_rad_s=float(self.p('min_velocity_rad_s')))
 
         def load(paths):
             return [(read_joint_states(b, robot.joint_names, self.p('topic')), find_sidecar(b)) for b in paths]
