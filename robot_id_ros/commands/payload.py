@@ -13,6 +13,7 @@ import numpy as np
 import yaml
 
 from ..core.bag_io import read_joint_states
+from ..core.files import atomic_write_text
 from ..core.identification import IdentificationOptions, static_poses
 from ..core.model_file import Payload, load_model
 from ..core.payload import estimate_drive_gains, identify_payload
@@ -69,9 +70,7 @@ def run(args) -> int:
         po = _poses(args.without, model, args, opts) if args.without else None
         r = identify_payload(model, pw, po)
         d = r.to_dict()
-    tmp = out.with_name(out.name + '.tmp')
-    tmp.write_text(yaml.safe_dump(d, sort_keys=False))
-    tmp.replace(out)
+    atomic_write_text(out, yaml.safe_dump(d, sort_keys=False))
     if args.json:
         print(json.dumps(d, indent=2))
     elif gains_mode:

@@ -75,24 +75,33 @@ def payload_poses(robot: RobotModel, count, seed, mass_kg=MASS_KG, com_m=COM_TOO
     return rec.order_poses(cand[chosen])
 
 
-def record_payload_runs(seed, count=12, window_s=1.5, settle_s=1.5, mass_kg=MASS_KG, com_m=COM_TOOL_M):
+def record_payload_runs(seed, count=12, window_s=1.5, settle_s=1.5, mass_kg=MASS_KG, com_m=COM_TOOL_M,
+                        raw=None):
     """(robot, arm, poses, without, with_): static holds of the same poses (both approach
-    directions) on one simulated arm, first without the payload, then with it (``StaticPoses``)."""
+    directions) on one simulated arm, first without the payload, then with it (``StaticPoses``).
+    With a dict ``raw``, the recorded (series, sidecar) of each run go into raw['without'/'with']."""
     robot = youbot_model()
     poses = payload_poses(robot, count, seed, mass_kg, com_m)
     arm = SimulatedArm(SimConfig(seed=seed))
     opts = IdentificationOptions()
     s, side = run_static(arm, poses, window_s=window_s, settle_s=settle_s, source='without')
     without = static_poses(s, opts, side, robot)
+    if raw is not None:
+        raw['without'] = (s, side)
     arm.attach_payload(mass_kg, com_m)
     s, side = run_static(arm, poses, window_s=window_s, settle_s=settle_s, source='with')
     with_ = static_poses(s, opts, side, robot)
+    if raw is not None:
+        raw['with'] = (s, side)
     return robot, arm, poses, without, with_
+
+
+RAW = {}
 
 
 @pytest.fixture(scope='module')
 def runs():
-    return record_payload_runs(seed=3)
+    return record_payload_runs(seed=3, raw=RAW)
 
 
 def test_holds_reach_the_poses(runs):
@@ -120,3 +129,50 @@ def test_payload_on_simulator_within_2_percent_and_5_mm(runs):
     assert np.all(np.abs(com_err) < 4 * r.payload.com_std_m + 1e-4), (com_err, r.payload.com_std_m)
     assert r.payload.mass_std_kg / MASS_KG < 0.01
     assert np.all(r.payload.com_std_m < 0.002)
+
+
+def _write_bag(path, series, sidecar):
+    """The recorded holds as the static recorder would leave them: a bag and its sidecar."""
+    from robot_id_ros.core.bag_io import BagWriter, sidecar_path
+    from robot_id_ros.core.sidecar import write_sidecar
+
+    names = list(series.joint_names) + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
+    with BagWriter(path) as w:
+        for k in range(len(series)):
+            w.write('/joint_states', series.stamp_ns[k], w.joint_state(
+                series.stamp_ns[k], names, list(series.q[k]) + [0.0, 0.0], list(series.qd[k]) + [0.0, 0.0],
+                list(series.effort[k]) + [0.0, 0.0]))
+    write_sidecar(sidecar_path(path), sidecar)
+
+
+def test_robot_id_payload_command_on_the_simulated_holds(runs, tmp_path):
+    """`robot-id payload --json` on bags of the same holds: the contract's keys and the same result."""
+    import json
+    import subprocess
+    import sys
+
+    import yaml
+
+    from robot_id_ros.core.model_file import nominal_model
+    robot = runs[0]
+    model = tmp_path / 'model.yaml'
+    nominal_model(robot).save(model)
+    _write_bag(tmp_path / 'without', *RAW['without'])
+    _write_bag(tmp_path / 'with', *RAW['with'])
+    r = subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', 'payload', '--model', str(model), '--data',
+                        str(tmp_path / 'with'), '--without', str(tmp_path / 'without'), '--out',
+                        str(tmp_path / 'payload.yaml'), '--json'], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    for key in ('mass_kg', 'com_m', 'mass_std_kg', 'com_std_m'):
+        assert key in d, key
+    assert abs(d['mass_kg'] - MASS_KG) / MASS_KG < 0.02
+    assert np.linalg.norm(np.array(d['com_m']) - COM_TOOL_M) < 0.005
+    saved = yaml.safe_load((tmp_path / 'payload.yaml').read_text())
+    assert saved == d
+    # a bag without the topic is a one-line error and writes nothing
+    bad = subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', 'payload', '--model', str(model), '--data',
+                          str(tmp_path / 'with'), '--topic', '/nope', '--out', str(tmp_path / 'bad.yaml')],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and '/nope' in bad.stderr
+    assert not (tmp_path / 'bad.yaml').exists()
