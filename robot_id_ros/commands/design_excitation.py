@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.excitation import (DEFAULT_ACCELERATION_PER_VELOCITY_S, TABLE_RATE_HZ_DEFAULT, ExcitationLimits,
-                               design_excitation, plot_trajectory)
+                               design_within_torque, plot_trajectory)
 from ..core.regressor import RegressorOptions
 from .common import CommandError, add_robot_arguments, robot_from_args
 
@@ -47,6 +47,10 @@ def add_parser(subparsers):
     p.add_argument('--iterations', type=int, default=100, help='optimiser iterations per start (default 100)')
     p.add_argument('--restarts', type=int, default=1, help='random starts, the best is kept (default 1)')
     p.add_argument('--seed', type=int, default=0, help='random seed of the starting trajectory')
+    p.add_argument('--max-torque-fraction', type=float, default=0.8,
+                   help='redesign (next seed) while the trajectory needs more than this fraction of a drive\'s '
+                        'torque limit with the URDF dynamics (default 0.8; friction comes on top on a real arm)')
+    p.add_argument('--attempts', type=int, default=8, help='designs tried for the torque limit (default 8)')
     p.add_argument('--table-rate', type=float, default=TABLE_RATE_HZ_DEFAULT,
                    help=f'rate of the sample table in the file, Hz (default {TABLE_RATE_HZ_DEFAULT:g})')
     p.add_argument('--plot', default=None, help='write a PNG of q, qd, qdd')
@@ -86,8 +90,17 @@ def run(args) -> int:
               f'cond {info["cond"]:.5g}, log det {info["logdet"]:.4g} ({info["elapsed_s"]:.1f} s)',
               file=sys.stderr, flush=True)
 
-    res = design_excitation(
-        robot, options, args.period, args.harmonics, q_start=_floats(args.start_pose, '--start-pose'),
+    if not 0 < args.max_torque_fraction <= 10 or args.attempts < 1:
+        raise CommandError('--max-torque-fraction must be in (0, 10] and --attempts >= 1')
+
+    def rejected(seed, peak):
+        print(f'  seed {seed}: needs {100 * peak:.0f} % of a drive\'s torque limit '
+              f'(> {100 * args.max_torque_fraction:.0f} %): redesigning with the next seed', file=sys.stderr,
+              flush=True)
+
+    res, peak, per_joint, seed = design_within_torque(
+        robot, options, max_torque_fraction=args.max_torque_fraction, attempts=args.attempts, report=rejected,
+        period_s=args.period, harmonics=args.harmonics, q_start=_floats(args.start_pose, '--start-pose'),
         position_fraction=args.position_fraction, velocity_fraction=args.velocity_fraction,
         acceleration_fraction=args.acceleration_fraction,
         acceleration_limits_rad_s2=_floats(args.acceleration_limits, '--acceleration-limits'),
@@ -103,6 +116,9 @@ def run(args) -> int:
     print(f'limits used (dense grid of {c["samples"]} points): position {100 * c["position_ratio"]:.1f} %, '
           f'velocity {100 * c["velocity_ratio"]:.1f} %, acceleration {100 * c["acceleration_ratio"]:.1f} %'
           f'{floor_txt}')
+    print('peak torque (URDF dynamics, no friction): '
+          + ', '.join(f'{n} {100 * f:.0f} %' for n, f in zip(robot.joint_names, per_joint))
+          + f' of the effort limits (seed {seed})')
     if args.plot:
         limits = ExcitationLimits.from_robot(
             robot, args.position_fraction, args.velocity_fraction, args.acceleration_fraction,

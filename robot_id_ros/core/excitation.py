@@ -671,6 +671,28 @@ def peak_torque_fraction(robot: RobotModel, traj: FourierTrajectory, samples=200
     return float(per_joint.max()), per_joint
 
 
+def design_within_torque(robot: RobotModel, regressor_options=RegressorOptions(), *, max_torque_fraction=0.8,
+                         attempts=8, friction=None, seed=0, report=None, **design_kwargs):
+    """``design_excitation`` until a design needs at most ``max_torque_fraction`` of every drive's
+    torque limit (``peak_torque_fraction``, URDF model plus ``friction`` when given): the design's
+    constraints are kinematic, and a trajectory that saturates a drive is not followed. Tries the
+    seeds seed, seed + 1, ...; ``report(seed, peak)`` is called for every rejected design.
+    Returns (ExcitationResult, peak fraction, per-joint fractions, seed used)."""
+    best = None
+    for k in range(attempts):
+        res = design_excitation(robot, regressor_options, seed=seed + k, **design_kwargs)
+        peak, per_joint = peak_torque_fraction(robot, res.trajectory, friction=friction)
+        if peak <= max_torque_fraction:
+            return res, peak, per_joint, seed + k
+        if report is not None:
+            report(seed + k, peak)
+        if best is None or peak < best:
+            best = peak
+    raise ExcitationError(f'no design within {100 * max_torque_fraction:.0f} % of the drives\' torque limits in '
+                          f'{attempts} attempts (best {100 * best:.0f} %): lower --velocity-fraction / '
+                          '--acceleration-fraction or --position-fraction, or raise --max-torque-fraction')
+
+
 def trajectory_measures(robot: RobotModel, traj: FourierTrajectory, regressor_options=RegressorOptions(),
                         observation_samples=None):
     """(cond, logdet) of the base observation matrix of ``traj`` over one period, sampled like

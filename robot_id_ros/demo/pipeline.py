@@ -35,7 +35,7 @@ import yaml
 
 from ..core.bag_io import read_joint_states
 from ..core.estimation import EstimatorConfig
-from ..core.excitation import FourierTrajectory, design_excitation, peak_torque_fraction
+from ..core.excitation import ExcitationError, FourierTrajectory, design_within_torque
 from ..core.friction import FrictionModel
 from ..core.identification import IdentificationOptions, identify, validate
 from ..core.model import YOUBOT_JOINTS, youbot_model
@@ -254,20 +254,19 @@ class Demo:
                                      [1.0, 0.8, 0.6, 0.1, 0.1], [0.0] * 5)
             seed = cfg.seed
             for k in range(2):
-                for attempt in range(12):
-                    res = design_excitation(self.robot, RegressorOptions(friction=True, rotor_inertia=True),
-                                            period_s=cfg.excitation_period_s, harmonics=5, seed=seed,
-                                            max_iterations=40 if cfg.quick else 100,
-                                            velocity_limits_rad_s=np.full(5, EXCITATION_VELOCITY_RAD_S),
-                                            acceleration_limits_rad_s2=np.full(5, EXCITATION_ACCELERATION_RAD_S2),
-                                            velocity_fraction=0.9, acceleration_fraction=0.9)
-                    seed += 1
-                    peak, _ = peak_torque_fraction(self.robot, res.trajectory, friction=friction)
-                    if peak <= EXCITATION_TORQUE_FRACTION:
-                        break
-                    _log(f'        design seed {seed - 1}: needs {100 * peak:.0f} % of a drive\'s torque limit; redesigning')
-                else:
-                    raise DemoError('no excitation within the drives\' torque limits after 12 designs')
+                try:
+                    res, peak, _, used = design_within_torque(
+                        self.robot, RegressorOptions(friction=True, rotor_inertia=True),
+                        max_torque_fraction=EXCITATION_TORQUE_FRACTION, attempts=12, friction=friction, seed=seed,
+                        report=lambda s, p: _log(f'        design seed {s}: needs {100 * p:.0f} % of a drive\'s '
+                                                 'torque limit; redesigning'),
+                        period_s=cfg.excitation_period_s, harmonics=5, max_iterations=40 if cfg.quick else 100,
+                        velocity_limits_rad_s=np.full(5, EXCITATION_VELOCITY_RAD_S),
+                        acceleration_limits_rad_s2=np.full(5, EXCITATION_ACCELERATION_RAD_S2),
+                        velocity_fraction=0.9, acceleration_fraction=0.9)
+                except ExcitationError as exc:
+                    raise DemoError(f'excitation design: {exc}') from exc
+                seed = used + 1
                 path = self.out / 'report' / f'excitation_{"identification" if k == 0 else "validation"}.yaml'
                 res.trajectory.save(path)
                 self.traj_files.append(path)

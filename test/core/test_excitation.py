@@ -160,3 +160,23 @@ def test_cli(tmp_path, capsys):
     assert 'condition number' in capsys.readouterr().out
     assert E.FourierTrajectory.load(out).harmonics == 2
     assert (tmp_path / 't.png').is_file()
+
+
+def test_peak_torque_and_redesign_within_the_drive_limits(robot, design):
+    """The design's constraints are kinematic; the torque a trajectory needs is checked with the
+    URDF dynamics and a design over the limit is redone with the next seed, or refused."""
+    peak, per_joint = E.peak_torque_fraction(robot, design.trajectory, samples=400)
+    t = np.linspace(0, design.trajectory.period_s, 400, endpoint=False)
+    Q, QD, QDD = design.trajectory.evaluate(t)
+    tau = np.array([robot.inverse_dynamics(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+    np.testing.assert_allclose(per_joint, np.abs(tau).max(0) / robot.limits.effort_nm)
+    assert peak == per_joint.max() and peak > 0.05     # gravity alone loads joint 2 of the youBot
+    rejected = []
+    kw = dict(period_s=10.0, harmonics=3, max_iterations=5)
+    res, p, pj, seed = E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=5.0, attempts=2,
+                                              seed=3, report=lambda s, x: rejected.append(s), **kw)
+    assert p <= 5.0 and seed == 3 and not rejected
+    with pytest.raises(ExcitationError, match='no design within 1 %.*lower --velocity-fraction'):
+        E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=0.01, attempts=2, seed=3,
+                               report=lambda s, x: rejected.append(s), **kw)
+    assert rejected == [3, 4]
