@@ -40,9 +40,11 @@ def add_parser(subparsers):
                    help='rad/s below which friction is unknown within its bounds (default %(default)s)')
     p.add_argument('--sigma-guard', type=float, default=EstimatorConfig.sigma_guard,
                    help='damped least squares starts below this smallest singular value of J^T (m for a force; '
-                        'default %(default)s; 0.1 suits the youBot)')
+                        'default %(default)s)')
     p.add_argument('--damping', type=float, default=EstimatorConfig.damping,
                    help='damping reached at a singularity (default %(default)s)')
+    p.add_argument('--band-weighting', action='store_true',
+                   help='weight joints by 1 / (residual variance + stiction band^2 / 3) in the wrench least squares')
     p.add_argument('--stiction-deadzone', action='store_true',
                    help='map only the external torque outside the stiction band of resting joints to the wrench')
     p.add_argument('--tare-at', type=float, default=None, metavar='S',
@@ -90,7 +92,8 @@ def _run(args) -> int:
     config = EstimatorConfig(method=args.method, frame=args.frame, wrench_mode=args.wrench,
                              observer_gain_hz=args.observer_gain_hz, direct_filter_hz=args.filter_hz,
                              stiction_velocity_rad_s=args.stiction_velocity, sigma_guard=args.sigma_guard,
-                             damping=args.damping, stiction_deadzone=args.stiction_deadzone)
+                             damping=args.damping, stiction_deadzone=args.stiction_deadzone,
+                             band_weighting=args.band_weighting)
     est = WrenchEstimator(model, config)
     if args.payload_mass is not None or args.payload_com is not None:
         est.set_payload(mass, com)

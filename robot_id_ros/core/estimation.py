@@ -77,6 +77,8 @@ class EstimatorConfig:
     max_gap_s: float = 0.5                # a gap longer than this between samples: reset
     covariance_period_s: float = 0.05     # how often the wrench covariance is recomputed
     tare_window_s: float = 0.1            # tare averages tau_ext over this much recent data
+    band_weighting: bool = False          # weight each joint in the wrench least squares by 1 / (residual
+    #                                       variance + band^2 / 3): a joint in its stiction band counts little
     stiction_deadzone: bool = False       # map only the part of tau_ext outside the stiction band to the
     #                                       wrench (the friction of a resting joint is unknown within it)
 
@@ -579,6 +581,13 @@ class WrenchEstimator:
         self.bias = np.zeros(self.n)
         self.reset()
 
+    def _joint_scale(self, band):
+        """sqrt of the relative least-squares weight of each joint, 1 / (residual variance + band^2 / 3),
+        normalised to 1 for the most certain joint (so the mapper's singular-value guard keeps its
+        meaning); (n,) or (N, n)."""
+        w = 1.0 / (self.residual_std_nm ** 2 + np.asarray(band) ** 2 / 3.0)
+        return np.sqrt(w / w.max(axis=-1, keepdims=True))
+
     def _root_frame(self):
         m = self.robot.model
         # the URDF root link: the first BODY frame, else the universe frame's name
@@ -691,7 +700,13 @@ class WrenchEstimator:
             b = dt / (dt + c.tare_window_s) if c.tare_window_s > 0 else 1.0
             self._avg += b * (r - self._avg)
         tau = r - self.bias
-        wrench, smin, damped = self.mapper.map_one(J, deadzone(tau, band) if c.stiction_deadzone else tau)
+        tau_map = deadzone(tau, band) if c.stiction_deadzone else tau
+        if c.band_weighting:
+            sw = self._joint_scale(band)
+            wrench, smin, damped = self.mapper.map_one(J * sw, tau_map * sw)
+        else:
+            sw = None
+            wrench, smin, damped = self.mapper.map_one(J, tau_map)
         det = self.contact
         excess = np.abs(tau) - band
         excess[excess < 0.0] = 0.0
@@ -702,7 +717,7 @@ class WrenchEstimator:
         if self._cov_stamp is None or (stamp_ns - self._cov_stamp) >= c.covariance_period_s * 1e9:
             qdd = (qd - self._qd_prev) / dt if (self._qd_prev is not None and dt > 0) else np.zeros(self.n)
             Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None])[0]
-            A = self.mapper._svd_matrices(J)[0]
+            A = self.mapper._svd_matrices(J)[0] if sw is None else self.mapper._svd_matrices(J * sw)[0] * sw
             self._wrench_cov = A @ Ct @ A.T
             self._cov_stamp = stamp_ns
         self._qd_prev = qd
@@ -807,7 +822,12 @@ class WrenchEstimator:
                         avg += b * (R[k] - avg)
                 self.bias = avg
                 T[k_t:] = R[k_t:] - self.bias
-        A, smin, _ = self.mapper.matrices(Js)
+        if c.band_weighting:
+            sw = self._joint_scale(band)                      # (N, n)
+            A, smin, _ = self.mapper.matrices(Js * sw[:, None, :])
+            A = A * sw[:, None, :]                            # wrench = A tau in the original joint units
+        else:
+            A, smin, _ = self.mapper.matrices(Js)
         W = np.einsum('kij,kj->ki', A, deadzone(T, band) if c.stiction_deadzone else T)
         sc, sk = self.contact.scores(T, band)
         states = np.empty(N, dtype=np.int64)

@@ -71,6 +71,9 @@ def _parameter_table():
         'sigma_guard': (_D.sigma_guard, float_desc(
             'smallest singular value of the mapped J^T (m for force) below which damping starts', 1e-6, 10.0, True)),
         'damping': (_D.damping, float_desc('damping of the least squares at a singularity', 0.0, 10.0, True)),
+        'band_weighting': (_D.band_weighting, desc(
+            'weight each joint in the wrench least squares by 1 / (residual variance + stiction band^2 / 3): '
+            'joints inside their stiction band (friction unknown) count little', True)),
         'stiction_deadzone': (_D.stiction_deadzone, desc(
             'map only the part of the external joint torque outside the stiction band of resting joints to the '
             'wrench (their friction is unknown within it): fewer false forces at rest, small forces attenuated',
@@ -132,7 +135,7 @@ class WrenchEstimatorNode(Node):
             method=p['method'], frame=p['frame'], wrench_mode=p['wrench_mode'],
             observer_gain_hz=p['observer_gain_hz'], direct_filter_hz=p['direct_filter_hz'],
             stiction_velocity_rad_s=p['stiction_velocity_rad_s'], sigma_guard=p['sigma_guard'],
-            damping=p['damping'], stiction_deadzone=p['stiction_deadzone'],
+            damping=p['damping'], stiction_deadzone=p['stiction_deadzone'], band_weighting=p['band_weighting'],
             contact_threshold_sigma=p['contact_threshold_sigma'],
             collision_threshold_sigma=p['collision_threshold_sigma'],
             contact_release_ratio=p['contact_release_ratio'], time_jump_s=p['time_jump_s'],
