@@ -31,7 +31,6 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from .bag_io import BagError, sidecar_path  # noqa: F401  (sidecar_path re-exported for the nodes)
 from .files import atomic_write_text
 from .model import RobotModel
 

@@ -307,7 +307,6 @@ class SimulatedArm:
     def step(self):
         """Advance one physics step of ``dt``."""
         dt = self.dt
-        n = self.n
         q, qd = self.q, self.qd
         # --- drive controller (on measured position and velocity) ---
         if self.plan is not None:
