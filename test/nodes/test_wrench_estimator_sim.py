@@ -130,13 +130,20 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
         # both nodes up and the estimator producing output from the sim's joint states
         assert probe.spin(until=lambda: len(probe.wrench) > 20 and len(probe.truth) > 20, timeout=15.0), \
             (stop(sim), stop(est))
-        # rest (0.5 s wall = 1 s sim), then tare: the reading at rest becomes zero
-        probe.spin(0.5)
+        # rest (1.5 s wall = 3 s sim: the drives settle after the start), then tare: the reading at
+        # rest becomes zero
+        probe.spin(1.5)
         assert not any(probe.contact[-50:])
         resp = probe.call(probe.tare)
         assert resp.success, resp.message
-        probe.spin(0.2)
-        w = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z] for m in probe.wrench[-10:]])
+        # the estimates computed after the tare (by stamp: under load some earlier ones may still be
+        # arriving): sim time from the newest truth message when the tare was answered, + 0.1 s
+        t_tare = stamp_of(probe.truth[-1]) + 100_000_000
+
+        def after_tare():
+            return [m for m in probe.wrench if stamp_of(m) > t_tare]
+        assert probe.spin(until=lambda: len(after_tare()) >= 10, timeout=10.0)
+        w = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z] for m in after_tare()[:10]])
         assert np.abs(w).max() < 0.3, w               # tared at rest: close to zero
         # push the tool down with 10 N (base axes) on the test-only sim/wrench topic
         pub = probe.node.create_publisher(WrenchStamped, 'sim/wrench', 10)
