@@ -30,3 +30,20 @@ def rclpy_context(ros_domain_id):
     yield ctx
     if ctx.ok():
         rclpy.shutdown(context=ctx)
+
+
+@pytest.fixture(scope='session')
+def node_infos():
+    """Every node's own declarations (robot_id_ros.nodes.docs.collect), read once per test session
+    on a private ROS domain."""
+    import rclpy
+    from rclpy.context import Context
+
+    from robot_id_ros.nodes import docs
+
+    ctx = Context()
+    rclpy.init(context=ctx, args=[], domain_id=unique_domain_id())
+    try:
+        return docs.collect(context=ctx)
+    finally:
+        rclpy.shutdown(context=ctx)

@@ -364,23 +364,8 @@ def test_node_names_match_their_config_sections(path):
 
 
 @pytest.fixture(scope='module')
-def node_docs():
-    import os
-
-    import rclpy
-    from rclpy.context import Context
-
-    from ros_helpers import unique_domain_id
-
-    from robot_id_ros.nodes import docs
-
-    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    ctx = Context()
-    rclpy.init(context=ctx, args=[], domain_id=unique_domain_id())
-    try:
-        return {d.executable: d for d in docs.collect(context=ctx)}
-    finally:
-        rclpy.shutdown(context=ctx)
+def node_docs(node_infos):
+    return {d.executable: d for d in node_infos}
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)

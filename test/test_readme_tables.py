@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from ros_helpers import unique_domain_id
 
 ROOT = Path(__file__).resolve().parents[1]
 BEGIN, END = '<!-- nodes:begin -->', '<!-- nodes:end -->'
@@ -21,23 +20,11 @@ REGENERATE = ('regenerate: python -m robot_id_ros.nodes.docs > docs/nodes.md, th
 
 
 @pytest.fixture(scope='module')
-def node_docs():
-    """The nodes' declarations, read once for this module on a private ROS domain."""
-    import os
-
-    import rclpy
-    from rclpy.context import Context
-
+def node_docs(node_infos):
+    """The nodes' declarations and their rendered tables."""
     from robot_id_ros.nodes import docs
 
-    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    ctx = Context()
-    rclpy.init(context=ctx, args=[], domain_id=unique_domain_id())
-    try:
-        infos = docs.collect(context=ctx)
-    finally:
-        rclpy.shutdown(context=ctx)
-    return infos, docs.render_markdown(infos)
+    return node_infos, docs.render_markdown(node_infos)
 
 
 def _section(text):
