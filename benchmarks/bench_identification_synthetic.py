@@ -20,8 +20,8 @@ from robot_id_ros.core.identification import IdentificationOptions, identify, va
 from robot_id_ros.core.model import youbot_model  # noqa: E402
 from robot_id_ros.core.regressor import Regressor, RegressorOptions  # noqa: E402
 from robot_id_ros.core.base_parameters import compute_base_parameters  # noqa: E402
-from test_identification import (FRICTION, SIGMA, fourier_trajectory, perturbed, synthetic_series,  # noqa: E402
-                                 true_theta)
+from test_identification import (FRICTION, SIGMA, fourier_trajectory, synthetic_series,  # noqa: E402
+                                 train_and_held_out, true_theta)
 
 
 def baseline_predict(robot, train, test, cutoff_hz=2.0):
@@ -43,12 +43,7 @@ def baseline_predict(robot, train, test, cutoff_hz=2.0):
 
 def main():
     robot = youbot_model()
-    rng = np.random.default_rng(1)
-    truth = perturbed(robot, rng)
-    t, Q, QD, QDD = fourier_trajectory(robot, rng, periods=8)
-    train, _ = synthetic_series(truth, FRICTION, t, Q, QD, QDD, SIGMA, rng, source='train')
-    t2, Q2, QD2, QDD2 = fourier_trajectory(robot, np.random.default_rng(7), periods=2)
-    test, _ = synthetic_series(truth, FRICTION, t2, Q2, QD2, QDD2, SIGMA, rng, source='test')
+    truth, train, test, rng, (t, Q, QD, QDD) = train_and_held_out(robot)
     res = identify(robot, [train])
     ours = np.array(validate(res.model, test).metrics['rmse_nm']) / SIGMA
     print('held-out RMSE / noise std per joint (youBot, 16000 training samples, 200 Hz, noise',

@@ -8,7 +8,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from robot_id_ros.core.bag_io import BagWriter, JointStateSeries, read_joint_states
+from robot_id_ros.core.bag_io import BagWriter, JointStateSeries
 from robot_id_ros.core.friction import FrictionModel
 from robot_id_ros.core.identification import (IdentificationError, IdentificationOptions, StaticPoses,
                                               identify, identify_friction_sweeps, identify_gravity,
@@ -74,15 +74,23 @@ def true_theta(truth, regressor, friction):
     return th
 
 
+def train_and_held_out(robot):
+    """The synthetic truth, an 8-period training run and a 2-period held-out run of another
+    trajectory (shared with benchmarks/bench_identification_synthetic.py). Returns
+    (truth, train, test, rng, training trajectory (t, Q, QD, QDD))."""
+    rng = np.random.default_rng(1)
+    truth = perturbed(robot, rng)
+    traj = fourier_trajectory(robot, rng, periods=8)
+    train, _ = synthetic_series(truth, FRICTION, *traj, SIGMA, rng, source='train')
+    t2, Q2, QD2, QDD2 = fourier_trajectory(robot, np.random.default_rng(7), periods=2)
+    test, _ = synthetic_series(truth, FRICTION, t2, Q2, QD2, QDD2, SIGMA, rng, source='test')
+    return truth, train, test, rng, traj
+
+
 @pytest.fixture(scope='module')
 def setup():
     robot = youbot_model()
-    rng = np.random.default_rng(1)
-    truth = perturbed(robot, rng)
-    t, Q, QD, QDD = fourier_trajectory(robot, rng, periods=8)
-    train, _ = synthetic_series(truth, FRICTION, t, Q, QD, QDD, SIGMA, rng, source='train')
-    t2, Q2, QD2, QDD2 = fourier_trajectory(robot, np.random.default_rng(7), periods=2)
-    test, _ = synthetic_series(truth, FRICTION, t2, Q2, QD2, QDD2, SIGMA, rng, source='test')
+    truth, train, test, rng, _ = train_and_held_out(robot)
     return robot, truth, train, test, rng
 
 
