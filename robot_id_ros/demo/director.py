@@ -137,10 +137,9 @@ class DirectorLog:
     contact: list = field(default_factory=list)
     tare_events: list = field(default_factory=list)      # (sim s, 'tare' | 'clear')
     phases: list = field(default_factory=list)
-    force_onsets_s: list = field(default_factory=list)   # commanded onsets (sim clock), for reference
 
 
-def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor, out_dir, robot: RobotModel,
+def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor, robot: RobotModel,
                  estimator_name='wrench_estimator', command_topic='joint_trajectory_controller/joint_trajectory',
                  progress=print):
     """Run the script over DDS on ``domain_id``; return a DirectorLog (times in sim seconds)."""
@@ -282,7 +281,6 @@ def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor
                 call(tare if a.kind == 'tare' else untare, Trigger.Request(), f'{a.kind} the estimator')
                 log.tare_events.append((now(), a.kind.replace('clear_tare', 'clear')))
             elif a.kind == 'force':
-                log.force_onsets_s.append(now())
                 pub_wrench.publish(wrench_msg(a.value))
                 wait_sim(a.duration_s)
             elif a.kind == 'clear':

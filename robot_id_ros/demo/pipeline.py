@@ -350,7 +350,7 @@ class Demo:
         script = ForceScript.default(self.robot, FourierTrajectory.load(self.traj_files[1]), quick=cfg.quick)
         _log(f'        script: {script.duration_s():.0f} s of sim time at x{cfg.force_real_time_factor:g} real time')
         self.script_log = run_director(self.domain_id, script, 'youbot_sim', cfg.force_real_time_factor,
-                                       self.out, self.robot, progress=_log)
+                                       self.robot, progress=_log)
         passive.stop()
         self.est.stop()
         save_director_log(self.script_log, self.out / 'force_script_log.json')
