@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.bag_io import BagError, BagWriter, read_joint_states
-from ..core.estimation import CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator, effort_scale
+from ..core.estimation import CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig, WrenchEstimator, effort_scale
 from ..core.model_file import ModelFileError, load_model
 from .common import CommandError, Progress
 
@@ -45,8 +45,10 @@ def add_parser(subparsers):
                    help='damping reached at a singularity (default %(default)s)')
     p.add_argument('--band-weighting', action='store_true',
                    help='weight joints by 1 / (residual variance + stiction band^2 / 3) in the wrench least squares')
-    p.add_argument('--stiction-deadzone', action='store_true',
-                   help='map only the external torque outside the stiction band of resting joints to the wrench')
+    p.add_argument('--stiction-mode', choices=STICTION_MODES, default=EstimatorConfig.stiction_mode,
+                   help="resting joints (friction unknown within the stiction band): 'deadzone' maps only the "
+                        "external torque outside the band, 'hold' keeps the torque a joint had when it stopped "
+                        'as far as the band allows (youBot: hold); default %(default)s'),
     p.add_argument('--tare-at', type=float, default=None, metavar='S',
                    help='tare (zero the current bias) S seconds after the first sample')
     p.add_argument('--payload-mass', type=float, default=None, help='payload mass in kg (overrides the model)')
@@ -92,7 +94,7 @@ def _run(args) -> int:
     config = EstimatorConfig(method=args.method, frame=args.frame, wrench_mode=args.wrench,
                              observer_gain_hz=args.observer_gain_hz, direct_filter_hz=args.filter_hz,
                              stiction_velocity_rad_s=args.stiction_velocity, sigma_guard=args.sigma_guard,
-                             damping=args.damping, stiction_deadzone=args.stiction_deadzone,
+                             damping=args.damping, stiction_mode=args.stiction_mode,
                              band_weighting=args.band_weighting)
     est = WrenchEstimator(model, config)
     if args.payload_mass is not None or args.payload_com is not None:

@@ -42,6 +42,7 @@ from .model_file import IdentifiedModel, Payload
 METHODS = ('momentum', 'direct')
 FRAMES = ('base', 'tool')
 WRENCH_MODES = ('auto', 'force', 'full', 'torque')
+STICTION_MODES = ('none', 'deadzone', 'hold')
 CONTACT_NONE, CONTACT, COLLISION = 0, 1, 2
 CONTACT_STATE_NAMES = ('none', 'contact', 'collision')
 
@@ -79,10 +80,15 @@ class EstimatorConfig:
     tare_window_s: float = 0.1            # tare averages tau_ext over this much recent data
     band_weighting: bool = False          # weight each joint in the wrench least squares by 1 / (residual
     #                                       variance + band^2 / 3): a joint in its stiction band counts little
-    stiction_deadzone: bool = False       # map only the part of tau_ext outside the stiction band to the
-    #                                       wrench (the friction of a resting joint is unknown within it)
+    stiction_mode: str = 'none'           # what a resting joint (friction unknown within its band) gives
+    #   the wrench: 'none' its tau_ext as is; 'deadzone' only the part outside the band (the smallest
+    #   consistent external torque); 'hold' the external torque it had when it stopped, moved only as
+    #   far as the band requires (see stiction_hold). With 'deadzone' or 'hold' a tare removes only
+    #   the part of a resting joint's residual its static friction cannot explain.
 
     def validated(self):
+        if self.stiction_mode not in STICTION_MODES:
+            raise ValueError(f'stiction_mode must be one of {STICTION_MODES}, got {self.stiction_mode!r}')
         if self.method not in METHODS:
             raise ValueError(f'method must be one of {METHODS}, got {self.method!r}')
         if self.frame not in FRAMES:
@@ -144,6 +150,36 @@ def hold_band(band, dt, rate, starts=None):
     return out
 
 
+def stiction_hold(tau, band, held):
+    """One step of the play (backlash) operator: ``held`` moved just far enough to lie within
+    [tau - band, tau + band]. A resting joint's friction is anywhere inside its band, so every
+    external torque in that interval explains its reading; this keeps the one closest to what the
+    joint felt before (a force does not change while nothing shows it did). A moving joint (band
+    0) gives tau itself."""
+    return np.minimum(np.maximum(held, tau - band), tau + band)
+
+
+def stiction_hold_batch(T, band, starts):
+    """``stiction_hold`` over N samples (N, n), starting from ``deadzone`` at sample 0 and wherever
+    ``starts`` is True (a reset or a tare: no external torque beyond what the band cannot explain).
+    Same numbers as the one-sample recursion."""
+    T = np.asarray(T, dtype=float)
+    band = np.asarray(band, dtype=float)
+    lo, hi = (T - band).tolist(), (T + band).tolist()
+    out = deadzone(T, band).tolist()
+    restart = np.asarray(starts, dtype=bool).copy()
+    restart[0] = True
+    held = None
+    for k, first in enumerate(restart.tolist()):
+        if first:
+            held = out[k]
+            continue
+        lk, hk = lo[k], hi[k]
+        held = [hk[j] if v > hk[j] else (lk[j] if v < lk[j] else v) for j, v in enumerate(held)]
+        out[k] = held
+    return np.array(out).reshape(T.shape)
+
+
 def deadzone(tau, band):
     """The part of ``tau`` outside [-band, band]: the external torque that cannot be the unknown
     friction of a resting joint (the smallest external torque consistent with the stiction band)."""
@@ -154,9 +190,10 @@ def deadzone(tau, band):
 class StictionFriction:
     """Friction point estimate and the half-width of its uncertainty band.
 
-    Moving (``|qd| >= 2 v_s``): the model's friction torque, band 0. At rest (``|qd| < v_s``): the
-    centre of ``FrictionModel.friction_bounds`` (the offset), band = breakaway. In between, a
-    linear blend so that nothing jumps. Works on (n,) or (N, n) arrays.
+    Moving (``|qd| >= 2 v_s``): the model's sliding friction (exact sign of the measured velocity),
+    band 0. At rest (``|qd| < v_s``): the centre of ``FrictionModel.friction_bounds`` (the offset),
+    band = breakaway. In between, a linear blend so that nothing jumps. Works on (n,) or (N, n).
+    ``v_s`` must lie above the velocity noise: a joint measured faster than that is sliding.
     """
 
     def __init__(self, friction: FrictionModel, stiction_velocity_rad_s):
@@ -164,36 +201,14 @@ class StictionFriction:
         self.v_s = float(stiction_velocity_rad_s)
 
     def __call__(self, qd):
-        if np.ndim(qd) == 1:
-            return self._one(qd)
-        tau = self.friction.torque(qd)
+        fr = self.friction
+        qd = np.asarray(qd, dtype=float)
+        tau = fr.sliding_torque(qd)
         if self.v_s <= 0:
             return tau, np.zeros_like(tau)
         w = np.clip(np.abs(qd) / self.v_s - 1.0, 0.0, 1.0)
-        off = self.friction.offset_nm
-        point = off + w * (tau - off)
-        band = (1.0 - w) * self.friction.breakaway_nm
-        return point, band
-
-    def _one(self, qd):
-        """The same arithmetic as ``FrictionModel.torque`` + the blend above for one (n,) sample,
-        with fewer temporaries (the node's per-sample path)."""
-        fr = self.friction
-        s = np.tanh(qd / fr.sign_velocity_rad_s)
-        tau = fr.coulomb_pos_nm * np.maximum(s, 0.0)
-        tau += fr.coulomb_neg_nm * np.minimum(s, 0.0)
-        tau += fr.viscous_nm_s_rad * qd
-        tau += fr.offset_nm
-        if fr.stribeck_nm is not None and fr.stribeck_nm.any():
-            tau = tau + fr.stribeck_nm * np.exp(-(qd / fr.stribeck_velocity_rad_s) ** 2) * s
-        if self.v_s <= 0:
-            return tau, np.zeros_like(tau)
-        w = np.abs(qd) / self.v_s - 1.0
-        np.clip(w, 0.0, 1.0, out=w)
         off = fr.offset_nm
-        point = off + w * (tau - off)
-        band = (1.0 - w) * fr.breakaway_nm
-        return point, band
+        return off + w * (tau - off), (1.0 - w) * fr.breakaway_nm
 
 
 # --- residuals ------------------------------------------------------------------------------
@@ -607,18 +622,27 @@ class WrenchEstimator:
         self._cov_stamp = None
         self._wrench_cov = np.zeros((6, 6))
         self._band_held = None
+        self._held = None
         self.last_reset_reason = reason
 
     def tare(self):
         """Take the recent average tau_ext (before tare) as bias: the current reading becomes zero.
+        With a stiction mode ('deadzone', 'hold') a resting joint's bias is only the part of its
+        average outside its stiction band: inside, the residual is static friction that the next
+        motion removes, not a bias (taking it would shift that joint by up to its band for good).
         Returns the bias (Nm); raises RuntimeError before any sample."""
         if self._avg is None:
             raise RuntimeError('cannot tare before the first joint state sample')
-        self.bias = self._avg.copy()
+        if self.config.stiction_mode != 'none' and self._band_held is not None:
+            self.bias = deadzone(self._avg, self._band_held)
+        else:
+            self.bias = self._avg.copy()
+        self._held = None
         return self.bias
 
     def clear_tare(self):
         self.bias = np.zeros(self.n)
+        self._held = None
 
     def set_payload(self, mass_kg=None, com_m=(0.0, 0.0, 0.0)):
         """Attach a payload (kg, COM in the tool frame, m) at the tool, or remove it with None/0."""
@@ -700,7 +724,13 @@ class WrenchEstimator:
             b = dt / (dt + c.tare_window_s) if c.tare_window_s > 0 else 1.0
             self._avg += b * (r - self._avg)
         tau = r - self.bias
-        tau_map = deadzone(tau, band) if c.stiction_deadzone else tau
+        if c.stiction_mode == 'hold':
+            self._held = deadzone(tau, band) if self._held is None else stiction_hold(tau, band, self._held)
+            tau_map = self._held
+        elif c.stiction_mode == 'deadzone':
+            tau_map = deadzone(tau, band)
+        else:
+            tau_map = tau
         if c.band_weighting:
             sw = self._joint_scale(band)
             wrench, smin, damped = self.mapper.map_one(J * sw, tau_map * sw)
@@ -811,6 +841,7 @@ class WrenchEstimator:
                     R[k] = self.residual.step(dt[k], Ms[k], QD[k], U[k])
         # tare
         T = R - self.bias
+        restart = starts.copy()         # where the stiction hold starts afresh
         if tare_at_s is not None:
             k_t = int(np.searchsorted(S, S[0] + int(tare_at_s * 1e9)))
             if k_t < N:
@@ -820,15 +851,24 @@ class WrenchEstimator:
                     for k in range(seg[seg <= k_t][-1] + 1, k_t + 1):
                         b = dt[k] / (dt[k] + c.tare_window_s)
                         avg += b * (R[k] - avg)
+                if c.stiction_mode != 'none':    # as tare(): a resting joint's friction is no bias
+                    avg = deadzone(avg, band[k_t])
                 self.bias = avg
                 T[k_t:] = R[k_t:] - self.bias
+                restart[k_t] = True
         if c.band_weighting:
             sw = self._joint_scale(band)                      # (N, n)
             A, smin, _ = self.mapper.matrices(Js * sw[:, None, :])
             A = A * sw[:, None, :]                            # wrench = A tau in the original joint units
         else:
             A, smin, _ = self.mapper.matrices(Js)
-        W = np.einsum('kij,kj->ki', A, deadzone(T, band) if c.stiction_deadzone else T)
+        if c.stiction_mode == 'hold':
+            Tm = stiction_hold_batch(T, band, restart)
+        elif c.stiction_mode == 'deadzone':
+            Tm = deadzone(T, band)
+        else:
+            Tm = T
+        W = np.einsum('kij,kj->ki', A, Tm)
         sc, sk = self.contact.scores(T, band)
         states = np.empty(N, dtype=np.int64)
         det = self.contact

@@ -61,9 +61,19 @@ class FrictionModel:
         return cls(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))  # separate arrays: no aliasing
 
     def torque(self, qd):
-        """Friction torque (Nm) at joint velocities ``qd`` (shape (n,) or (N, n))."""
+        """Friction torque (Nm) at joint velocities ``qd`` (shape (n,) or (N, n)), with the smooth
+        sign (the identification's regressor)."""
         qd = np.asarray(qd, dtype=float)
-        s = smooth_sign(qd, self.sign_velocity_rad_s)
+        return self._torque(qd, smooth_sign(qd, self.sign_velocity_rad_s))
+
+    def sliding_torque(self, qd):
+        """Friction torque (Nm) of joints known to slide in the direction of ``qd``: the exact sign,
+        so a joint creeping at a small but measured velocity gets its full Coulomb (+ Stribeck)
+        friction, as the physical law has it; zero velocity gives the offset. (n,) or (N, n)."""
+        qd = np.asarray(qd, dtype=float)
+        return self._torque(qd, np.sign(qd))
+
+    def _torque(self, qd, s):
         tau = (self.coulomb_pos_nm * np.maximum(s, 0.0) + self.coulomb_neg_nm * np.minimum(s, 0.0)
                + self.viscous_nm_s_rad * qd + self.offset_nm)
         if np.any(self.stribeck_nm):

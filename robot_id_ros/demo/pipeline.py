@@ -55,7 +55,7 @@ EXCITATION_TORQUE_FRACTION = 0.9
 
 
 # the estimator settings of config/wrench_estimator.yaml (the youBot's), for the node and the replays
-DEMO_ESTIMATOR = {'band_weighting': True, 'stiction_deadzone': True, 'contact_threshold_sigma': 8.0}
+DEMO_ESTIMATOR = {'band_weighting': True, 'stiction_mode': 'hold', 'stiction_velocity_rad_s': 0.005, 'contact_threshold_sigma': 8.0}
 
 
 class DemoError(RuntimeError):

@@ -74,10 +74,11 @@ def _parameter_table():
         'band_weighting': (_D.band_weighting, desc(
             'weight each joint in the wrench least squares by 1 / (residual variance + stiction band^2 / 3): '
             'joints inside their stiction band (friction unknown) count little', True)),
-        'stiction_deadzone': (_D.stiction_deadzone, desc(
-            'map only the part of the external joint torque outside the stiction band of resting joints to the '
-            'wrench (their friction is unknown within it): fewer false forces at rest, small forces attenuated',
-            True)),
+        'stiction_mode': (_D.stiction_mode, desc(
+            "what a resting joint (friction unknown within its stiction band) gives the wrench: 'none' its "
+            "external torque as is; 'deadzone' only the part outside the band; 'hold' the external torque it "
+            "had when it stopped, moved only as far as the band requires. With 'deadzone' or 'hold', ~/tare "
+            'removes only the part of a resting joint\'s residual that static friction cannot explain', True)),
         'contact_threshold_sigma': (_D.contact_threshold_sigma, float_desc(
             'contact when |tau_ext| - stiction band exceeds this many identification residual std on a joint',
             0.5, 1000.0, True)),
@@ -135,7 +136,7 @@ class WrenchEstimatorNode(Node):
             method=p['method'], frame=p['frame'], wrench_mode=p['wrench_mode'],
             observer_gain_hz=p['observer_gain_hz'], direct_filter_hz=p['direct_filter_hz'],
             stiction_velocity_rad_s=p['stiction_velocity_rad_s'], sigma_guard=p['sigma_guard'],
-            damping=p['damping'], stiction_deadzone=p['stiction_deadzone'], band_weighting=p['band_weighting'],
+            damping=p['damping'], stiction_mode=p['stiction_mode'], band_weighting=p['band_weighting'],
             contact_threshold_sigma=p['contact_threshold_sigma'],
             collision_threshold_sigma=p['collision_threshold_sigma'],
             contact_release_ratio=p['contact_release_ratio'], time_jump_s=p['time_jump_s'],

@@ -408,13 +408,13 @@ def test_stiction_deadzone_maps_only_torque_outside_the_band(youbot):
     g = np.array([youbot.robot.gravity_torque(q) for q in Q])
     held = np.array([0.0, 0.6, -0.5, 0.0, 0.0])          # friction inside +-breakaway, no external force
     kw = dict(sigma_guard=0.1, damping=0.1)
-    on = WrenchEstimator(youbot, EstimatorConfig(stiction_deadzone=True, **kw)).process(stamps(t), Q, QD, g + held)
-    off = WrenchEstimator(youbot, EstimatorConfig(stiction_deadzone=False, **kw)).process(stamps(t), Q, QD, g + held)
+    on = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='deadzone', **kw)).process(stamps(t), Q, QD, g + held)
+    off = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='none', **kw)).process(stamps(t), Q, QD, g + held)
     assert np.abs(on.wrench[100:, :3]).max() < 1e-6
     assert np.linalg.norm(off.wrench[-1, :3]) > 1.0        # without it the held friction reads as a force
     F = np.array([0.0, 0.0, -20.0, 0, 0, 0])                 # well beyond the band at the loaded joints
     J = youbot.robot.tool_jacobian(BENT, 'base')
-    pushed = WrenchEstimator(youbot, EstimatorConfig(stiction_deadzone=True, **kw)).process(
+    pushed = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='deadzone', **kw)).process(
         stamps(t), Q, QD, g - J.T @ F)
     band_force = np.linalg.norm(np.linalg.pinv(J[:3].T) @ youbot.friction.breakaway_nm)
     assert np.linalg.norm(pushed.wrench[-1, :3] - F[:3]) <= band_force
@@ -468,3 +468,92 @@ def test_band_weighting_lets_moving_joints_carry_the_force(youbot):
     assert err_w < 0.5 * err_u and err_w < 0.5, (err_w, err_u)
     # the wrench covariance follows the weighting: the mapped matrix is still the one applied to tau
     assert np.all(np.isfinite(w.wrench_std)) and np.all(w.wrench_std[-1, :3] > 0)
+
+
+def test_sliding_friction_has_the_exact_sign_above_the_stiction_velocity(youbot):
+    """A joint creeping at a small measured velocity slides: the estimator charges its full Coulomb
+    friction (the smooth sign of the identification regressor would charge only tanh(qd / v) of it)."""
+    fr = youbot.friction
+    est = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.005))
+    qd = np.array([0.012, -0.012, 0.02, -0.5, 0.0])
+    point, band = est.friction(qd)
+    expect = np.where(qd > 0, fr.coulomb_pos_nm, -fr.coulomb_neg_nm) * (qd != 0) + fr.viscous_nm_s_rad * qd
+    np.testing.assert_allclose(point[:4], expect[:4], atol=1e-12)
+    assert np.all(band[:4] == 0.0) and band[4] == fr.breakaway_nm[4]
+    assert abs(fr.torque(qd)[0]) < 0.85 * fr.coulomb_pos_nm[0]          # the smooth sign at 0.012 rad/s
+    np.testing.assert_allclose(est.friction(qd[None])[0][0], point)     # (N, n) gives the same
+
+
+def stop_under_load(youbot, drift_fraction=0.4):
+    """The arm moves 1 s (rest to rest) with a constant tool force, then rests 2 s. At rest the
+    static friction starts at the sliding friction of the last direction and drifts by
+    ``drift_fraction`` of the breakaway band (the drives' integral action): (t, Q, QD, E, F)."""
+    fr = youbot.friction
+    tm = np.arange(int(1.0 * RATE)) / RATE
+    a, w = np.array([0.2, 0.25, 0.25, 0.3, 0.0]), np.pi
+    Qm, QDm, QDDm = BENT + a * (1 - np.cos(w * tm[:, None])), a * w * np.sin(w * tm[:, None]), \
+        a * w ** 2 * np.cos(w * tm[:, None])
+    nr = int(2.0 * RATE)
+    q_end = BENT + 2 * a
+    Q = np.vstack([Qm, np.tile(q_end, (nr, 1))])
+    QD = np.vstack([QDm, np.zeros((nr, 5))])
+    QDD = np.vstack([QDDm, np.zeros((nr, 5))])
+    t = np.arange(len(Q)) / RATE
+    F = np.array([4.0, -3.0, -10.0, 0.0, 0.0, 0.0])
+    E = np.empty_like(Q)
+    for k in range(len(Q)):
+        J = youbot.robot.tool_jacobian(Q[k], 'base')
+        E[k] = youbot.robot.inverse_dynamics(Q[k], QD[k], QDD[k]) - J.T @ F
+    E[:len(tm)] += fr.sliding_torque(QDm)
+    last = np.where(a > 0, fr.coulomb_pos_nm, 0.0)                       # moving +: friction +fc at the stop
+    tr = (t[len(tm):] - t[len(tm)]) / 2.0
+    E[len(tm):] += last - drift_fraction * fr.breakaway_nm * tr[:, None] * (a > 0)
+    return t, Q, QD, E, F
+
+
+def test_stiction_hold_keeps_a_force_after_the_joints_stop(youbot):
+    """A force that was measured while the joints slid stays measured after they stop, while their
+    static friction drifts inside its band; the dead zone (smallest consistent torque) loses the
+    part of it inside the band; 'hold' gives the same numbers per sample and in batch."""
+    t, Q, QD, E, F = stop_under_load(youbot)
+    kw = dict(stiction_velocity_rad_s=0.005, default_residual_std_nm=0.05)
+    hold = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='hold', **kw)).process(stamps(t), Q, QD, E)
+    dz = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='deadzone', **kw)).process(stamps(t), Q, QD, E)
+    moving = (t > 0.3) & (t < 0.9)
+    rest = t > 1.3
+    err = lambda res, m: np.linalg.norm(res.wrench[m, :3] - F[:3], axis=1).max()   # noqa: E731
+    assert err(hold, moving) < 0.6                          # sliding: friction known (observer lag only)
+    assert err(hold, rest) < 0.3, err(hold, rest)           # stopped: the force is kept
+    assert err(dz, rest) > 1.0, err(dz, rest)               # the dead zone drops what the band could hide
+    est = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='hold', **kw))
+    W = np.array([est.update(s, q, qd, e).wrench for s, q, qd, e in zip(stamps(t), Q, QD, E)])
+    np.testing.assert_allclose(W, hold.wrench, atol=1e-9)
+
+
+def test_tare_at_rest_takes_no_static_friction_as_bias(youbot):
+    """At rest the drives hold friction inside the band; a tare there with a stiction mode removes
+    only what the band cannot explain, so when the joints start moving (friction now known) no force
+    appears. A plain tare ('none') takes the held friction as bias and shows it as a force."""
+    rest = int(1.0 * RATE)
+    tm = np.arange(int(1.5 * RATE)) / RATE
+    a, w = np.array([0.0, 0.3, 0.3, 0.0, 0.0]), 2 * np.pi * 0.5
+    Q = np.vstack([np.tile(BENT, (rest, 1)), BENT + a * (1 - np.cos(w * tm[:, None]))])
+    QD = np.vstack([np.zeros((rest, 5)), a * w * np.sin(w * tm[:, None])])
+    QDD = np.vstack([np.zeros((rest, 5)), a * w ** 2 * np.cos(w * tm[:, None])])
+    t = np.arange(len(Q)) / RATE
+    E = np.array([youbot.robot.inverse_dynamics(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+    E += youbot.friction.sliding_torque(QD)
+    held = np.array([0.0, 0.6, -0.5, 0.0, 0.0])            # inside the breakaway band of J2, J3
+    E[:rest] += held
+    out = {}
+    for mode in ('none', 'hold'):
+        est = WrenchEstimator(youbot, EstimatorConfig(stiction_mode=mode, stiction_velocity_rad_s=0.005))
+        W = []
+        for k in range(len(t)):
+            if k == rest - 20:
+                bias = est.tare()
+            W.append(est.update(stamps(t)[k], Q[k], QD[k], E[k]).wrench[:3])
+        out[mode] = (np.linalg.norm(np.array(W)[t > 1.6], axis=1).max(), bias)
+    assert out['hold'][0] < 0.2, out['hold']
+    np.testing.assert_allclose(out['hold'][1], 0.0, atol=1e-9)
+    assert out['none'][0] > 1.0, out['none']
