@@ -25,7 +25,10 @@ from robot_id_ros.sim.true_parameters import make_true_parameters
 ARM = [f'arm_joint_{i}' for i in range(1, 6)]
 RTF = 6.0
 SEED = 3
-FAST = ['max_velocity_rad_s:=0.8', 'max_acceleration_rad_s2:=1.5']
+# command_lead_s: at RTF 6 the default 0.3 s of sim time is 50 ms of wall time; on a loaded machine a
+# command can arrive later than that, the simulated drives then start it on arrival (never in the
+# past) and the recorder's tracking reference runs ahead of the arm (a flaky 'tracking error' abort)
+FAST = ['max_velocity_rad_s:=0.8', 'max_acceleration_rad_s2:=1.5', 'command_lead_s:=1.5']
 
 
 def _ros_args(params):
