@@ -2,13 +2,24 @@
 
 Same machine, same run, same samples (youBot, 200 Hz excitation-like motion with a known force):
   reference  pin.rnea + pin.computeFrameJacobian per sample (the floor any model-based estimator pays)
+  floor      the Pinocchio calls update() makes per sample (q copy, crba + M copy, nonLinearEffects,
+             getFrameJacobian) in a Python loop and nothing else: what a one-sample Python path pays
+             before any arithmetic of its own. The rest of update()'s cost is per-call overhead:
+             friction, observer, tare average, wrench mapping, contact and (every covariance period)
+             the covariance are dozens of numpy operations on 5-vectors per sample, each costing
+             about as much as on a large array; that overhead, not the dynamics, keeps a one-sample
+             Python path far above the reference
   update     WrenchEstimator.update, one sample at a time (the node's path)
   process    WrenchEstimator.process over the whole array (the offline path)
   offline    robot-id estimate end to end (read bag, estimate, write bag): samples/s
+update and process are timed for the default EstimatorConfig and for the demo's
+(robot_id_ros.demo.pipeline.DEMO_ESTIMATOR: band weighting, stiction deadzone, 8 sigma contact).
+Each time is the best of a few repeats (the machine may be shared).
 
 Reproduce: .venv/bin/python benchmarks/bench_estimator_cost.py [--samples N] [--method momentum|direct]
 """
 import argparse
+import functools
 import sys
 import tempfile
 import time
@@ -24,6 +35,7 @@ from robot_id_ros.core.estimation import EstimatorConfig, WrenchEstimator  # noq
 from robot_id_ros.core.friction import FrictionModel  # noqa: E402
 from robot_id_ros.core.model import youbot_model  # noqa: E402
 from robot_id_ros.core.model_file import nominal_model  # noqa: E402
+from robot_id_ros.demo.pipeline import DEMO_ESTIMATOR  # noqa: E402
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 
@@ -68,19 +80,31 @@ def main():
             pin.rnea(m, d, Q[k], QD[k], QDD[k])
             pin.computeFrameJacobian(m, d, Q[k], fid, pin.LOCAL_WORLD_ALIGNED)
 
-    cfg = EstimatorConfig(method=a.method)
+    def floor():
+        crba, nle, gfj, world, ref = pin.crba, pin.nonLinearEffects, pin.getFrameJacobian, pin.Convention.WORLD, \
+            pin.LOCAL_WORLD_ALIGNED
+        for k in range(n):
+            q = np.array(Q[k])
+            crba(m, d, q, world)
+            d.M.copy()
+            nle(m, d, q, QD[k])
+            gfj(m, d, fid, ref)
 
-    def per_sample():
+    configs = {'default': EstimatorConfig(method=a.method),
+               'demo': EstimatorConfig(method=a.method, **DEMO_ESTIMATOR)}
+
+    def per_sample(cfg):
         est = WrenchEstimator(model, cfg)
         for k in range(n):
             est.update(S[k], Q[k], QD[k], E[k])
 
-    def batch():
+    def batch(cfg):
         WrenchEstimator(model, cfg).process(S, Q, QD, E)
 
-    t_ref = best_of(reference) / n
-    t_upd = best_of(per_sample, 2) / n
-    t_bat = best_of(batch) / n
+    t_ref = best_of(reference, 5) / n
+    t_floor = best_of(floor, 5) / n
+    t_upd = {name: best_of(functools.partial(per_sample, cfg), 2) / n for name, cfg in configs.items()}
+    t_bat = {name: best_of(functools.partial(batch, cfg), 7) / n for name, cfg in configs.items()}
     # offline end to end through the command
     from robot_id_ros.commands import estimate
     import argparse as _ap
@@ -105,10 +129,16 @@ def main():
         assert rc == 0, buf.getvalue()
     print(f'youBot, {n} samples, method {a.method}, numpy {np.__version__}, pinocchio {pin.__version__}')
     print(f'reference  RNEA + frame Jacobian   {t_ref * 1e6:8.2f} us/sample')
-    print(f'update     per sample (node path)  {t_upd * 1e6:8.2f} us/sample   ratio {t_upd / t_ref:6.1f}x')
-    print(f'process    batch (offline path)    {t_bat * 1e6:8.2f} us/sample   ratio {t_bat / t_ref:6.1f}x   '
-          f'{1 / t_bat:,.0f} samples/s')
-    print(f'offline    robot-id estimate, read+estimate+write bag: {n / t_off:,.0f} samples/s ({t_off:.2f} s)')
+    print(f'floor      Python per-sample floor {t_floor * 1e6:8.2f} us/sample   ratio {t_floor / t_ref:6.1f}x   '
+          '(update\'s Pinocchio calls alone)')
+    for name in configs:
+        print(f'update     {name:8s} (node path)   {t_upd[name] * 1e6:8.2f} us/sample   ratio '
+              f'{t_upd[name] / t_ref:6.1f}x')
+    for name in configs:
+        print(f'process    {name:8s} (batch)       {t_bat[name] * 1e6:8.2f} us/sample   ratio '
+              f'{t_bat[name] / t_ref:6.1f}x   {1 / t_bat[name]:,.0f} samples/s')
+    print(f'offline    default, robot-id estimate, read+estimate+write bag: {n / t_off:,.0f} samples/s '
+          f'({t_off:.2f} s)')
     print('  ' + buf.getvalue().strip().splitlines()[-1] if buf.getvalue().strip() else '')
     print('reproduce: .venv/bin/python benchmarks/bench_estimator_cost.py '
           f'--samples {n} --method {a.method}')

@@ -128,25 +128,57 @@ def effort_scale(model: IdentifiedModel, effort_unit='torque', drive_gains=None)
 
 
 BAND_ZERO_NM = 1e-6   # a released band below this is zero
+_HOLD_BLOCK = 64.0    # hold_band works in blocks over which the decay exponent grows by at most this
 
 
 def hold_band(band, dt, rate, starts=None):
     """The stiction band as the residual sees it: when a joint breaks away its band drops to zero at
     once, but the residual (a first-order filter of rate ``rate`` 1/s) still holds the stuck-phase
     friction and lets it go only as exp(-rate t). So the band is released at that rate:
-    held_k = max(band_k, held_{k-1} exp(-rate dt_k)); restarts where ``starts`` is True."""
+
+        held_k = max(band_k, H_k),   H_k = held_{k-1} exp(-rate dt_k), set to 0 below BAND_ZERO_NM,
+
+    restarting (held_k = band_k) at the first sample and where ``starts`` is True. ``band`` (N, n) Nm,
+    ``dt`` (N,) s (dt[k] is the interval before sample k), ``rate`` 1/s.
+
+    Vectorised: with x_k = rate t_k, let V_k = max over earlier j in the segment of
+    band_j exp(-(x_k - x_j)), the decayed value without zeroing (a running maximum of
+    log(band_j) + x_j). Then H_k = V_k where V_k >= BAND_ZERO_NM and 0 elsewhere: while nothing has
+    been zeroed the two are the same; a value zeroed in the recursion was below the threshold, and so
+    is every later decay of it, so dropping it changes no H_k that is at or above the threshold.
+    The running maximum is restarted every ``_HOLD_BLOCK`` of x (carrying the last value) so that the
+    exponents stay small: the values match the recursion to ~1e-13 relative (only a held value within
+    that of BAND_ZERO_NM could be zeroed differently).
+    """
     band = np.asarray(band, dtype=float)
-    out = np.empty_like(band)
-    decay = np.exp(-rate * np.asarray(dt, dtype=float))
-    prev = None
-    for k in range(len(band)):
-        if prev is None or (starts is not None and starts[k]):
-            prev = band[k]
-        else:
-            held = prev * decay[k]
-            held[held < BAND_ZERO_NM] = 0.0
-            prev = np.maximum(band[k], held)
-        out[k] = prev
+    N = len(band)
+    out = band.copy()
+    if N < 2:
+        return out
+    restart = np.zeros(N, dtype=bool) if starts is None else np.array(starts, dtype=bool)
+    restart[0] = True
+    rdt = rate * np.where(restart, 0.0, np.asarray(dt, dtype=float))   # decay exponent of each interval
+    block = np.floor(np.cumsum(rdt) / _HOLD_BLOCK)
+    first = restart.copy()
+    first[1:] |= block[1:] != block[:-1]
+    b0 = np.flatnonzero(first)
+    b1 = np.r_[b0[1:], N]
+    logb = np.full(band.shape, -np.inf)
+    np.log(band, out=logb, where=band > 0.0)
+    carry = None                       # log of the un-zeroed held value at the previous sample
+    for s, e in zip(b0, b1):
+        xb = np.cumsum(rdt[s:e])[:, None]
+        xb -= xb[0]                    # x_k - x_s, summed within the block (small: accurate)
+        y = logb[s:e] + xb             # log(band_j) + x_j - x_s
+        cand = np.empty_like(y)        # row k: the candidates before sample k
+        cand[0] = -np.inf if restart[s] else carry - rdt[s]
+        cand[1:] = y[:-1]
+        np.maximum.accumulate(cand, axis=0, out=cand)
+        decayed = np.exp(cand - xb)
+        carry = np.maximum(y[-1], cand[-1]) - xb[-1]
+        decayed[decayed < BAND_ZERO_NM] = 0.0
+        np.maximum(band[s:e], decayed, out=out[s:e])
+    out[restart] = band[restart]
     return out
 
 
@@ -346,6 +378,31 @@ def wrench_rows(mode, n):
     return Mapping({'full': np.arange(6), 'force': np.arange(3), 'torque': np.arange(3, 6)}[mode], mode)
 
 
+def gram3_min_eig_inverse(G):
+    """Smallest eigenvalue (N,) and inverse (N, 3, 3) of symmetric 3 x 3 matrices G (N, 3, 3), in
+    closed form: the eigenvalue by the trigonometric method, the inverse by cofactors (the
+    arithmetic of ``WrenchMapper.map_one``, vectorised). The inverse is NaN/inf where det <= 0."""
+    a, d, f = G[:, 0, 0], G[:, 0, 1], G[:, 0, 2]
+    b, e, c = G[:, 1, 1], G[:, 1, 2], G[:, 2, 2]
+    p1 = d * d + e * e + f * f
+    q = (a + b + c) / 3.0
+    aq, bq, cq = a - q, b - q, c - q
+    p2 = aq * aq + bq * bq + cq * cq + 2.0 * p1
+    p = np.sqrt(p2 / 6.0)
+    ip = np.divide(1.0, p, out=np.zeros_like(p), where=p2 > 0.0)   # p2 = 0 (G = q I): lam = q
+    ba, bb, bc, bd, be, bf = aq * ip, bq * ip, cq * ip, d * ip, e * ip, f * ip
+    r = 0.5 * (ba * (bb * bc - be * be) - bd * (bd * bc - be * bf) + bf * (bd * be - bb * bf))
+    np.clip(r, -1.0, 1.0, out=r)
+    lam = q + 2.0 * p * np.cos(np.arccos(r) / 3.0 + 2.0 * math.pi / 3.0)
+    c00, c01, c02 = b * c - e * e, f * e - d * c, d * e - f * b
+    c11, c12, c22 = a * c - f * f, d * f - a * e, a * b - d * d
+    det = a * c00 + d * c01 + f * c02
+    with np.errstate(divide='ignore', invalid='ignore'):
+        idet = np.where(det > 0.0, 1.0 / det, np.nan)
+    inv = np.stack([c00, c01, c02, c01, c11, c12, c02, c12, c22], axis=-1).reshape(-1, 3, 3) * idet[:, None, None]
+    return lam, inv
+
+
 class WrenchMapper:
     """tau_ext -> wrench at the tool frame origin by damped least squares on J^T.
 
@@ -366,27 +423,33 @@ class WrenchMapper:
 
         Away from a singularity (sigma_min clearly above ``sigma_guard``: no damping) the damped
         least squares is the plain pseudo-inverse ``A_s = (J_s J_s^T)^-1 J_s``, solved through the
-        m x m Gram matrix, whose smallest eigenvalue is sigma_min^2; near one (and for a single
-        matrix) the SVD below is used. Both give the same numbers to rounding.
+        m x m Gram matrix, whose smallest eigenvalue is sigma_min^2 (for m = 3 in closed form, as in
+        ``map_one``: ``gram3_min_eig_inverse``); near one (and for a single matrix) the SVD below is
+        used. Both give the same numbers to rounding.
         """
         J = np.asarray(J)
-        if J.ndim == 3 and len(J) > 1:
-            Js = J[:, self.rows, :]
-            G = Js @ np.swapaxes(Js, -1, -2)                          # (N, m, m)
-            lam = np.linalg.eigvalsh(G)[:, 0]
-            with np.errstate(invalid='ignore'):
+        if J.ndim != 3 or len(J) < 2:
+            return self._svd_matrices(J)
+        Js = J[:, self.rows, :]
+        G = np.einsum('kij,klj->kil', Js, Js)                         # (N, m, m)
+        with np.errstate(invalid='ignore'):
+            if len(self.rows) == 3:
+                lam, Ginv = gram3_min_eig_inverse(G)
+                ok = (lam > (self.sigma_guard * 1.01) ** 2) & np.isfinite(Ginv).all(axis=(1, 2))
+                As = Ginv @ Js                                        # not used where not ok
+            else:
+                lam = np.linalg.eigvalsh(G)[:, 0]
                 ok = np.isfinite(lam) & (lam > (self.sigma_guard * 1.01) ** 2)
-            if ok.any():
-                A = np.zeros(J.shape[:-2] + (6, J.shape[-1]))
-                smin = np.empty(len(J))
-                damped = np.zeros(len(J), dtype=bool)
-                A[np.ix_(np.flatnonzero(ok), self.rows)] = np.linalg.solve(G[ok], Js[ok])
-                smin[ok] = np.sqrt(lam[ok])
-                bad = ~ok
-                if bad.any():
-                    A[bad], smin[bad], damped[bad] = self._svd_matrices(J[bad])
-                return A, smin, damped
-        return self._svd_matrices(J)
+                As = np.zeros_like(Js)
+                As[ok] = np.linalg.solve(G[ok], Js[ok])
+            smin = np.sqrt(lam)
+        A = np.zeros(J.shape[:-2] + (6, J.shape[-1]))
+        A[:, self.rows] = As
+        damped = np.zeros(len(J), dtype=bool)
+        bad = ~ok
+        if bad.any():
+            A[bad], smin[bad], damped[bad] = self._svd_matrices(J[bad])
+        return A, smin, damped
 
     def map_one(self, J, tau):
         """(wrench (6,), sigma_min, damped) for one J (6, n) and tau (n,) without forming A when it
@@ -476,6 +539,28 @@ class ContactDetector:
             st = CONTACT_NONE
         self.state = st
         return st
+
+    def states(self, s_contact, s_collision, starts):
+        """The states ``step`` gives over N samples (vectorised), from CONTACT_NONE at the first sample
+        and where ``starts`` is True; the detector's own state is not changed.
+
+        Because the collision score never exceeds the contact score (collision thresholds >= contact
+        thresholds), each step clamps the previous state between a floor, the number of scores >= 1,
+        and a ceiling, the number of scores >= the release ratio. So the level ``state >= L`` is a
+        latch: set where the floor reaches L, cleared where the ceiling is below L, held otherwise.
+        """
+        sc, sk = np.asarray(s_contact), np.asarray(s_collision)
+        rel = self.release_ratio
+        floor = (sc >= 1.0).astype(np.int64) + (sk >= 1.0)
+        ceiling = (sc >= rel).astype(np.int64) + (sk >= rel)
+        k = np.arange(len(sc))
+        restart = np.asarray(starts, dtype=bool) | (k == 0)
+        out = np.zeros(len(sc), dtype=np.int64)
+        for level in (CONTACT, COLLISION):
+            up = floor >= level
+            last = np.maximum.accumulate(np.where(up | (ceiling < level) | restart, k, 0))
+            out += up[last]
+        return out
 
 
 # --- uncertainty ----------------------------------------------------------------------------
@@ -778,11 +863,10 @@ class WrenchEstimator:
         self.reset('process')
         last = None
         jump_ns, gap_ns = c.time_jump_s * 1e9, c.max_gap_s * 1e9
-        for k in range(N0):             # sequential stamp logic (cheap scalars)
-            if not finite[k]:
+        for k, (s, ok) in enumerate(zip(stamp_ns.tolist(), finite.tolist())):   # sequential stamp logic
+            if not ok:
                 rejected.append((k, 'q, qd or effort is NaN or inf'))
                 continue
-            s = int(stamp_ns[k])
             if last is None:
                 seg_start[k] = True
             else:
@@ -816,13 +900,14 @@ class WrenchEstimator:
         step = max(1, N // 20)
         q0 = Q[0]
         QP = Q if qpin(q0) is q0 else np.array([qpin(q) for q in Q])   # no continuous joints: as is
-        for k in range(N):
-            qk = QP[k]
-            Ms[k] = crba(m, d, qk, world)     # also the joint Jacobians getFrameJacobian reads
-            H[k] = nle(m, d, qk, QD[k])
-            Js[k] = gfj(m, d, fid, ref)
-            if progress is not None and k % step == 0:
-                progress(k, N)
+        for k0 in range(0, N, step):       # in chunks, for progress
+            k1 = min(k0 + step, N)
+            if progress is not None:
+                progress(k0, N)
+            for qk, qdk, Mk, Hk, Jk in zip(QP[k0:k1], QD[k0:k1], Ms[k0:k1], H[k0:k1], Js[k0:k1]):
+                Mk[...] = crba(m, d, qk, world)     # also the joint Jacobians getFrameJacobian reads
+                Hk[...] = nle(m, d, qk, qdk)
+                Jk[...] = gfj(m, d, fid, ref)
         F, band = self.friction(QD)
         U = H + F - E
         dt = np.zeros(N)
@@ -870,20 +955,18 @@ class WrenchEstimator:
             Tm = T
         W = np.einsum('kij,kj->ki', A, Tm)
         sc, sk = self.contact.scores(T, band)
-        states = np.empty(N, dtype=np.int64)
-        det = self.contact
-        for k in range(N):
-            if starts[k]:
-                det.reset()
-            states[k] = det.step(sc[k], sk[k])
-        # covariance at covariance_period_s, held in between (as update() does)
-        cov_idx, last_c = [], None
-        for k in range(N):
-            if starts[k]:
-                last_c = None
-            if last_c is None or S[k] - last_c >= c.covariance_period_s * 1e9:
-                cov_idx.append(k)
-                last_c = S[k]
+        states = self.contact.states(sc, sk, starts)
+        # covariance at covariance_period_s, held in between (as update() does): in each segment the
+        # first sample, then each first sample at least the period after the last one
+        period_ns = math.ceil(c.covariance_period_s * 1e9)    # integer stamp differences: d >= p <=> d >= ceil(p)
+        cov_idx = []
+        for s0, s1 in zip(seg.tolist(), seg_end.tolist()):
+            rel = S[s0:s1] - S[s0]                             # increasing within a segment
+            nxt = np.searchsorted(rel, rel + period_ns).tolist()
+            k = 0
+            while k < s1 - s0:
+                cov_idx.append(s0 + k)
+                k = nxt[k]
         cov_idx = np.array(cov_idx)
         qdd = np.zeros((len(cov_idx), n))
         prev_ok = (cov_idx > 0) & ~starts[cov_idx]

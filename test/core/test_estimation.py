@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 
 from robot_id_ros.core.base_parameters import compute_base_parameters
-from robot_id_ros.core.estimation import (COLLISION, CONTACT, CONTACT_NONE, CausalDifferentiator, ContactDetector,
-                                          EstimatorConfig, EstimatorInputError, WrenchEstimator, effort_scale)
+from robot_id_ros.core.estimation import (BAND_ZERO_NM, COLLISION, CONTACT, CONTACT_NONE, CausalDifferentiator,
+                                          ContactDetector, EstimatorConfig, EstimatorInputError, WrenchEstimator,
+                                          effort_scale, hold_band)
 from robot_id_ros.core.friction import FrictionModel
 from robot_id_ros.core.model import RobotModel, youbot_model
 from robot_id_ros.core.model_file import Payload, nominal_model
+from robot_id_ros.demo.pipeline import DEMO_ESTIMATOR
 
 CANDLE = np.array([2.9496, 1.1344, -2.5482, 1.789, 2.9234])
 BENT = CANDLE + np.array([0.0, 0.5, 0.9, 0.4, 0.0])       # tool 0.47 m out, well away from singularity
@@ -228,6 +230,19 @@ def test_contact_hysteresis():
     # the band is subtracted before comparing
     s_c, _ = det.scores(np.array([1.5, 0.0]), np.array([0.6, 0.0]))
     assert s_c == pytest.approx(0.9)
+    # the vectorised states() equals step() sample by sample, restarts included
+    rng = np.random.default_rng(0)
+    tau = np.cumsum(rng.normal(0.0, 0.4, (5000, 2)), axis=0) % 8.0 - 4.0
+    band = rng.uniform(0.0, 0.5, tau.shape) * (rng.uniform(size=tau.shape) < 0.3)
+    starts = rng.uniform(size=len(tau)) < 0.01
+    sc, sk = det.scores(tau, band)
+    want = []
+    for k in range(len(tau)):
+        if starts[k] or k == 0:
+            det.reset()
+        want.append(det.step(sc[k], sk[k]))
+    np.testing.assert_array_equal(det.states(sc, sk, starts), want)
+    assert set(want) == {CONTACT_NONE, CONTACT, COLLISION}
 
 
 def test_contact_thresholds_from_model_residual(youbot):
@@ -557,3 +572,89 @@ def test_tare_at_rest_takes_no_static_friction_as_bias(youbot):
     assert out['hold'][0] < 0.2, out['hold']
     np.testing.assert_allclose(out['hold'][1], 0.0, atol=1e-9)
     assert out['none'][0] > 1.0, out['none']
+
+
+def _sequential_hold_band(band, dt, rate, starts):
+    """hold_band's definition, one sample at a time (the reference for the vectorised one)."""
+    out = np.empty_like(band)
+    prev = None
+    for k in range(len(band)):
+        if prev is None or starts[k]:
+            prev = band[k].copy()
+        else:
+            held = prev * np.exp(-rate * dt[k])
+            held[held < BAND_ZERO_NM] = 0.0
+            prev = np.maximum(band[k], held)
+        out[k] = prev
+    return out
+
+
+@pytest.mark.parametrize('seed', range(6))
+def test_hold_band_equals_the_sequential_recursion(seed):
+    """Random bands (many exact zeros, values decaying through BAND_ZERO_NM, scales 1e-8..1e2 Nm),
+    irregular intervals and segment restarts: the vectorised hold_band gives the recursion's numbers."""
+    rng = np.random.default_rng(seed)
+    N, n = 4000, 4
+    band = rng.uniform(0.0, 1.0, (N, n)) * (rng.uniform(size=(N, n)) < 0.05) * 10.0 ** rng.uniform(-8, 2, n)
+    band[::97] = 10 * BAND_ZERO_NM                    # just above the zero level: released within a few samples
+    dt = rng.uniform(0.001, 0.02, N) * np.where(rng.uniform(size=N) < 0.02, 20.0, 1.0)
+    starts = rng.uniform(size=N) < 0.003
+    starts[0] = True
+    rate = rng.uniform(1.0, 200.0)
+    want = _sequential_hold_band(band, dt, rate, starts)
+    got = hold_band(band, dt, rate, starts)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0.0)
+    assert ((got > 0) == (want > 0)).all()
+    # crossing BAND_ZERO_NM exactly as the recursion does: zero from the first sample below it on
+    one = hold_band(np.r_[[[1.0]], np.zeros((400, 1))], np.full(401, 0.01), 10.0)
+    k0 = int(np.ceil(np.log(1.0 / BAND_ZERO_NM) / 0.1))
+    assert one[k0 - 1, 0] >= BAND_ZERO_NM and (one[k0:] == 0.0).all()
+    np.testing.assert_array_equal(hold_band(np.zeros((5, 2)), np.full(5, 0.01), 10.0), 0.0)
+
+
+@pytest.mark.parametrize('cfg', [dict(), DEMO_ESTIMATOR, dict(method='direct'),
+                                 dict(frame='tool', band_weighting=True)],
+                         ids=['default', 'demo', 'direct', 'tool-weighted'])
+def test_process_equals_update_loop(youbot, cfg):
+    """process() gives update()'s numbers sample by sample: joints resting in their stiction band and
+    breaking away, pushes through the contact and collision levels, poses near the stretched-up
+    singularity (damped mapping), a parameter covariance, a gap, a time jump back, and rejected samples."""
+    rate = 200.0
+    t = np.arange(int(6.0 * rate)) / rate
+    w = 2 * np.pi * np.array([0.4, 0.55, 0.3, 0.7, 0.5])
+    QD = np.array([0.4, 0.3, 0.3, 0.5, 0.6]) * np.maximum(np.sin(w * t[:, None]), 0.0) ** 2   # rests half the time
+    Q = BENT + np.cumsum(QD, axis=0) / rate
+    to_candle = np.sin(np.linspace(0.0, np.pi, 100))[:, None]
+    Q[900:1000] += to_candle * (CANDLE - Q[900:1000])                                      # through the singularity
+    QDD = np.gradient(QD, 1.0 / rate, axis=0)
+    F = np.zeros((len(t), 6))
+    F[:, 2] = -12.0 * np.clip(np.sin(2 * np.pi * 0.35 * t), 0.0, None)
+    model = nominal_model(youbot.robot, youbot.friction)
+    model.base = compute_base_parameters(model.regressor)
+    model.base_covariance = np.eye(model.base.n_base) * 1e-5
+    E = measured(model, Q, QD, QDD, F, noise_nm=0.01, seed=1)
+    E += np.where(QD == 0.0, 0.5, 0.0) * youbot.friction.breakaway_nm * np.sign(np.sin(3.0 * t))[:, None]
+    S = stamps(t)
+    S[400:] += 10 ** 9                       # a 1 s gap
+    S[800:] -= 3 * 10 ** 9                   # the bag jumped back
+    S[300] = S[299]                          # duplicate
+    S[500] = S[499] - 10 ** 6                # out of order
+    E[600, 1] = np.nan
+    config = EstimatorConfig(**cfg)
+    res = WrenchEstimator(model, config).process(S, Q, QD, E)
+    est = WrenchEstimator(model, config)
+    one = []
+    for k in res.index:
+        one.append(est.update(S[k], Q[k], QD[k], E[k]))
+    assert [k for k, _ in res.rejected] == [300, 500, 600] and [k for k, _ in res.resets] == [400, 800]
+    np.testing.assert_allclose(res.tau_ext, [r.tau_ext for r in one], rtol=1e-10, atol=1e-11)
+    np.testing.assert_allclose(res.wrench, [r.wrench for r in one], rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(res.wrench_std, [np.sqrt(np.diag(r.wrench_covariance)) for r in one],
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(res.sigma_min, [r.sigma_min for r in one], rtol=1e-10)
+    np.testing.assert_array_equal(res.contact_state, [r.contact_state for r in one])
+    # the data exercise what they are meant to
+    states = set(res.contact_state.tolist())
+    assert {CONTACT_NONE, CONTACT, COLLISION} <= states
+    assert any(r.damped for r in one) and not all(r.damped for r in one)
+    assert any((r.tau_ext_band > 0).any() for r in one)
