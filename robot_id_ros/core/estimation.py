@@ -194,22 +194,25 @@ def stiction_hold(tau, band, held):
 def stiction_hold_batch(T, band, starts):
     """``stiction_hold`` over N samples (N, n), starting from ``deadzone`` at sample 0 and wherever
     ``starts`` is True (a reset or a tare: no external torque beyond what the band cannot explain).
-    Same numbers as the one-sample recursion."""
+
+    Each step is a clip x -> min(max(x, lo_k), hi_k); a restart is the constant clip to the dead-zone
+    value. Clips compose into clips (clip_g(clip_f(x)) = clip(x, clip_g(lo_f), clip_g(hi_f))), so the
+    recursion is an associative scan, done here in log2(N) vectorised passes. Only min and max are
+    involved: the numbers are exactly those of the one-sample recursion."""
     T = np.asarray(T, dtype=float)
     band = np.asarray(band, dtype=float)
-    lo, hi = (T - band).tolist(), (T + band).tolist()
-    out = deadzone(T, band).tolist()
+    N = len(T)
     restart = np.asarray(starts, dtype=bool).copy()
     restart[0] = True
-    held = None
-    for k, first in enumerate(restart.tolist()):
-        if first:
-            held = out[k]
-            continue
-        lk, hk = lo[k], hi[k]
-        held = [hk[j] if v > hk[j] else (lk[j] if v < lk[j] else v) for j, v in enumerate(held)]
-        out[k] = held
-    return np.array(out).reshape(T.shape)
+    d = deadzone(T, band)
+    lo = np.where(restart[:, None], d, T - band)
+    hi = np.where(restart[:, None], d, T + band)
+    s = 1
+    while s < N:           # map k becomes (map k) o (map k - s): the composition of s more steps
+        a, b = lo[s:], hi[s:]
+        lo[s:], hi[s:] = np.minimum(np.maximum(lo[:-s], a), b), np.minimum(np.maximum(hi[:-s], a), b)
+        s *= 2
+    return lo            # every composed map starts with a constant one: lo == hi is the held value
 
 
 def deadzone(tau, band):
