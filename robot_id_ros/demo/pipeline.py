@@ -55,7 +55,8 @@ EXCITATION_TORQUE_FRACTION = 0.9
 
 
 # the estimator settings of config/wrench_estimator.yaml (the youBot's), for the node and the replays
-DEMO_ESTIMATOR = {'band_weighting': True, 'stiction_deadzone': True, 'contact_threshold_sigma': 8.0}
+DEMO_ESTIMATOR = {'band_weighting': True, 'stiction_deadzone': True, 'contact_test': 'combined',
+                  'contact_threshold_sigma': 4.5}
 
 
 class DemoError(RuntimeError):
