@@ -26,7 +26,8 @@ Two residuals estimate ``tau_ext``:
 Friction near zero velocity is not given a sign: within the stiction band
 (``|qd| < stiction_velocity``) the friction torque is taken at the centre of its bounds
 (the offset) and the band's half-width ``breakaway`` is reported as an interval on tau_ext, adds
-``breakaway^2 / 3`` (uniform) to its variance, and is subtracted before contact detection.
+``breakaway^2 / 3`` (uniform) to its variance, and enters contact detection as one more standard
+deviation of that joint (or is subtracted, with ``contact_test: joint``; see ``ContactDetector``).
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ METHODS = ('momentum', 'direct')
 FRAMES = ('base', 'tool')
 WRENCH_MODES = ('auto', 'force', 'full', 'torque')
 STICTION_MODES = ('none', 'deadzone', 'hold')
+CONTACT_TESTS = ('combined', 'joint')
 CONTACT_NONE, CONTACT, COLLISION = 0, 1, 2
 CONTACT_STATE_NAMES = ('none', 'contact', 'collision')
 
@@ -68,7 +70,10 @@ class EstimatorConfig:
     stiction_velocity_rad_s: float = 0.02  # |qd| below: friction unknown within its bounds
     sigma_guard: float = 0.02             # smallest singular value of J^T below which damping starts
     damping: float = 0.02                 # damping at zero singular value (same unit as sigma)
-    contact_threshold_sigma: float = 5.0  # contact when |tau_ext| - band > k * residual std (any joint)
+    contact_test: str = 'combined'        # 'combined': one statistic over all joints, each weighted by
+    #                                       1 / (residual variance + band^2); 'joint': |tau_ext| - band per
+    #                                       joint (see ContactDetector)
+    contact_threshold_sigma: float = 5.0  # contact when the test statistic exceeds k residual std
     collision_threshold_sigma: float = 12.0
     contact_release_ratio: float = 0.5    # hysteresis: leave a state below this fraction of its threshold
     contact_threshold_nm: tuple | None = None    # per-joint override of the contact threshold
@@ -95,6 +100,8 @@ class EstimatorConfig:
             raise ValueError(f'frame must be one of {FRAMES}, got {self.frame!r}')
         if self.wrench_mode not in WRENCH_MODES:
             raise ValueError(f'wrench_mode must be one of {WRENCH_MODES}, got {self.wrench_mode!r}')
+        if self.contact_test not in CONTACT_TESTS:
+            raise ValueError(f'contact_test must be one of {CONTACT_TESTS}, got {self.contact_test!r}')
         for name in ('observer_gain_hz', 'direct_filter_hz', 'sigma_guard', 'contact_threshold_sigma',
                      'collision_threshold_sigma', 'default_residual_std_nm', 'time_jump_s', 'max_gap_s',
                      'covariance_period_s'):
@@ -506,27 +513,62 @@ class WrenchMapper:
 
 # --- contact detection ----------------------------------------------------------------------
 class ContactDetector:
-    """Contact / collision from the residual with hysteresis.
+    """Contact / collision from the residual with hysteresis; two tests.
 
-    ``excess_j = max(|tau_ext_j| - band_j, 0)`` (band: the stiction interval at rest).  The state
-    rises to contact when any ``excess_j >= contact_nm_j`` and to collision when any
-    ``excess_j >= collision_nm_j``; it falls back below a level only when every joint is under
-    ``release_ratio`` times that level's threshold.
+    ``'joint'``: ``excess_j = max(|tau_ext_j| - band_j, 0)`` (band: the stiction interval); the
+    score is the largest ``excess_j / threshold_j`` over the joints.  A joint inside its band is
+    blind up to the band's edge, so a contact that loads mostly joints passing through zero velocity
+    waits until they leave it.
+
+    ``'combined'`` (the estimator's default): one statistic over all joints,
+
+        chi = sqrt(sum_j tau_ext_j^2 / (sigma_j^2 + band_j^2)),   sigma_j = threshold_j / k,
+
+    ``k`` the threshold in standard deviations (``contact_sigma``, ``collision_sigma``), so
+    ``sigma_j`` is the model's residual std (or a per-joint Nm override divided by ``k``); the
+    score is ``chi / k``.  Without bands it is the Mahalanobis norm of tau_ext under the model's
+    residual statistics (chi^2 with n degrees of freedom for a Gaussian residual: false-alarm
+    probability per sample ``chi2.sf(k^2, n)``; k = 5, n = 5: 1.4e-4 for an unfiltered residual,
+    far less for the observer's, which is low-passed) and for one loaded joint it is that joint's
+    |tau_ext| / sigma, like the 'joint' test.  A joint in its stiction band counts with the band as
+    one more standard deviation: ``band^2`` is the largest variance an error bounded by the band can
+    have (all of it at the edges: a joint about to break away holds its friction at the band's edge,
+    and just after, the observer still carries it while the band is released), so the joints that
+    are free of friction uncertainty carry the detection while the others are in their band.
+
+    Either way the state rises to contact at ``score >= 1`` and to collision at ``collision
+    score >= 1``; it falls back below a level only when that level's score is under
+    ``release_ratio``.
     """
 
-    def __init__(self, contact_nm, collision_nm, release_ratio=0.5):
+    def __init__(self, contact_nm, collision_nm, release_ratio=0.5, test='joint', contact_sigma=1.0,
+                 collision_sigma=1.0):
         self.contact_nm = np.asarray(contact_nm, dtype=float)
         self.collision_nm = np.asarray(collision_nm, dtype=float)
         if np.any(self.contact_nm <= 0) or np.any(self.collision_nm < self.contact_nm):
             raise ValueError('contact thresholds must be > 0 and collision thresholds >= contact thresholds')
+        if test not in CONTACT_TESTS:
+            raise ValueError(f'contact test must be one of {CONTACT_TESTS}, got {test!r}')
+        if not (contact_sigma > 0 and collision_sigma > 0):
+            raise ValueError('contact_sigma and collision_sigma must be > 0')
+        self.test = test
+        self.combined = test == 'combined'
         self.release_ratio = float(release_ratio)
+        # combined score^2 = sum tau^2 / (threshold^2 + k^2 band^2)
+        self._c2, self._kc2 = self.contact_nm ** 2, float(contact_sigma) ** 2
+        self._k2, self._kk2 = self.collision_nm ** 2, float(collision_sigma) ** 2
         self.state = CONTACT_NONE
 
     def reset(self):
         self.state = CONTACT_NONE
 
     def scores(self, tau_ext, band):
-        """(contact score, collision score): the largest excess over each threshold (1 = at it)."""
+        """(contact score, collision score), 1 = at the threshold; (n,) -> floats, (N, n) -> (N,)."""
+        if self.combined:
+            t2 = np.square(tau_ext)
+            b2 = np.square(band)
+            return (np.sqrt(np.sum(t2 / (self._c2 + self._kc2 * b2), axis=-1)),
+                    np.sqrt(np.sum(t2 / (self._k2 + self._kk2 * b2), axis=-1)))
         excess = np.maximum(np.abs(tau_ext) - band, 0.0)
         return np.max(excess / self.contact_nm, axis=-1), np.max(excess / self.collision_nm, axis=-1)
 
@@ -608,7 +650,7 @@ class EstimateResult:
     wrench: np.ndarray            # (6,)
     wrench_covariance: np.ndarray  # (6, 6)
     contact_state: int            # CONTACT_NONE / CONTACT / COLLISION
-    contact_score: float          # largest excess / contact threshold
+    contact_score: float          # contact statistic / its threshold (1 = at it; see ContactDetector)
     sigma_min: float              # smallest singular value of the mapped Jacobian
     damped: bool                  # damping active (near a singularity)
     frame_id: str
@@ -673,7 +715,8 @@ class WrenchEstimator:
         for name, v in (('contact_threshold_nm', contact_nm), ('collision_threshold_nm', collision_nm)):
             if v.shape != (self.n,):
                 raise ValueError(f'{name} needs {self.n} values, got {v.shape}')
-        self.contact = ContactDetector(contact_nm, collision_nm, c.contact_release_ratio)
+        self.contact = ContactDetector(contact_nm, collision_nm, c.contact_release_ratio, c.contact_test,
+                                       c.contact_threshold_sigma, c.collision_threshold_sigma)
         self.uncertainty = TorqueUncertainty(model, self.residual_std_nm)
         if c.method == 'momentum':
             self.residual = MomentumObserver(self.n, c.observer_gain_hz)
@@ -826,10 +869,16 @@ class WrenchEstimator:
             sw = None
             wrench, smin, damped = self.mapper.map_one(J, tau_map)
         det = self.contact
-        excess = np.abs(tau) - band
-        excess[excess < 0.0] = 0.0
-        s_c = float((excess / det.contact_nm).max())
-        s_k = float((excess / det.collision_nm).max())
+        if det.combined:
+            t2 = tau * tau
+            b2 = band * band
+            s_c = math.sqrt(float((t2 / (det._c2 + det._kc2 * b2)).sum()))
+            s_k = math.sqrt(float((t2 / (det._k2 + det._kk2 * b2)).sum()))
+        else:
+            excess = np.abs(tau) - band
+            excess[excess < 0.0] = 0.0
+            s_c = float((excess / det.contact_nm).max())
+            s_k = float((excess / det.collision_nm).max())
         state = det.step(s_c, s_k)
         # covariance, at a reduced rate
         if self._cov_stamp is None or (stamp_ns - self._cov_stamp) >= c.covariance_period_s * 1e9:

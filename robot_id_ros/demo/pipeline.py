@@ -55,7 +55,8 @@ EXCITATION_TORQUE_FRACTION = 0.9
 
 
 # the estimator settings of config/wrench_estimator.yaml (the youBot's), for the node and the replays
-DEMO_ESTIMATOR = {'band_weighting': True, 'stiction_mode': 'hold', 'stiction_velocity_rad_s': 0.005, 'contact_threshold_sigma': 8.0}
+DEMO_ESTIMATOR = {'band_weighting': True, 'stiction_mode': 'hold', 'stiction_velocity_rad_s': 0.005,
+                  'contact_test': 'combined', 'contact_threshold_sigma': 4.5}
 
 
 class DemoError(RuntimeError):
@@ -376,8 +377,11 @@ class Demo:
         # the same core replayed over the recorded joint states with three models
         js = read_joint_states(self.force_bag, self.robot.joint_names, require_velocity=True)
         tare_ns = [(int(t * 1e9), kind) for t, kind in log.tare_events]
-        models = {'identified model (this package)': load_model(self.model_path),
-                  'true parameters (floor)': load_true_model(self.truth_file)}
+        identified = load_model(self.model_path)
+        truth = load_true_model(self.truth_file)
+        # the truth file has no residual statistics: give the floor the same contact thresholds
+        truth.residual_std_nm = identified.residual_std_nm
+        models = {'identified model (this package)': identified, 'true parameters (floor)': truth}
         for name, model in models.items():
             st, F, C = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
                                         EstimatorConfig(**DEMO_ESTIMATOR))

@@ -79,8 +79,12 @@ def _parameter_table():
             "external torque as is; 'deadzone' only the part outside the band; 'hold' the external torque it "
             "had when it stopped, moved only as far as the band requires. With 'deadzone' or 'hold', ~/tare "
             'removes only the part of a resting joint\'s residual that static friction cannot explain', True)),
+        'contact_test': (_D.contact_test, desc(
+            "'combined': one statistic over all joints, sqrt(sum tau_ext^2 / (residual std^2 + stiction band^2)) "
+            "(joints outside their stiction band carry the detection while others pass through it); 'joint': "
+            '|tau_ext| - stiction band on any one joint', True)),
         'contact_threshold_sigma': (_D.contact_threshold_sigma, float_desc(
-            'contact when |tau_ext| - stiction band exceeds this many identification residual std on a joint',
+            'contact when the contact test statistic exceeds this many identification residual std',
             0.5, 1000.0, True)),
         'collision_threshold_sigma': (_D.collision_threshold_sigma, float_desc(
             'collision threshold, same unit (>= contact threshold)', 0.5, 1000.0, True)),
@@ -137,7 +141,7 @@ class WrenchEstimatorNode(Node):
             observer_gain_hz=p['observer_gain_hz'], direct_filter_hz=p['direct_filter_hz'],
             stiction_velocity_rad_s=p['stiction_velocity_rad_s'], sigma_guard=p['sigma_guard'],
             damping=p['damping'], stiction_mode=p['stiction_mode'], band_weighting=p['band_weighting'],
-            contact_threshold_sigma=p['contact_threshold_sigma'],
+            contact_test=p['contact_test'], contact_threshold_sigma=p['contact_threshold_sigma'],
             collision_threshold_sigma=p['collision_threshold_sigma'],
             contact_release_ratio=p['contact_release_ratio'], time_jump_s=p['time_jump_s'],
             max_gap_s=p['max_gap_s'])
