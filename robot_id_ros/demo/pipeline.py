@@ -387,7 +387,11 @@ class Demo:
                                         EstimatorConfig(**DEMO_ESTIMATOR))
             t = st * 1e-9
             e = R.force_errors(t, F, timeline, phases)
+            k_of = {int(s): i for i, s in enumerate(js.stamp_ns)}
+            n1 = np.array([self.robot.tool_jacobian(js.q[k_of[int(s)]])[:3, 0] for s in st])
+            split = R.rest_error_split(t, F, timeline, phases, n1)
             rows[name] = {'rms_rest_n': e.rms_rest_n, 'rms_motion_n': e.rms_motion_n,
+                          'rms_rest_in_plane_n': split[0], 'rms_rest_normal_n': split[1],
                           'detection_delay_s': R.detection_delays(t, C, onsets),
                           'false_contact_samples': R.false_contacts(t, C, free)[0], 'samples': len(t),
                           'per_phase': e.per_phase}
@@ -486,6 +490,12 @@ def results_table(res):
             fc = r.get('false_contact_samples')
             out.append(f'| {name} | {_fmt(r["rms_rest_n"])} | {_fmt(r["rms_motion_n"])} | {delay} | '
                        f'{"n/a" if fc is None else fc} |')
+        split = [(name, r) for name, r in fr['estimators'].items() if 'rms_rest_normal_n' in r]
+        if split:
+            out.append('\nAt rest, the error in the arm\'s plane (joints 2-4 see it) and along its normal (joint 1 '
+                       'alone sees it; not at all while joint 1 is held by stiction), RMS [N]: '
+                       + '; '.join(f'{name}: {_fmt(r["rms_rest_in_plane_n"])} in plane, '
+                                   f'{_fmt(r["rms_rest_normal_n"])} normal' for name, r in split))
     return '\n'.join(out)
 
 

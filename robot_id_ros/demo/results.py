@@ -96,6 +96,28 @@ def force_errors(t_s, est_force_n, timeline: ForceTimeline, phases, transient_s=
                        out['motion'][2], per)
 
 
+def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_force_dir, transient_s=TRANSIENT_S):
+    """At-rest force error split along n, the unit force direction that loads joint 1 (the normal of
+    the arm's plane for a youBot-like arm: joints 2-5 feel nothing along it), and the rest: (RMS of the
+    in-plane error, RMS of the error along n), N. ``joint1_force_dir`` (N, 3): joint 1's column of
+    the tool's linear Jacobian per sample (any length). While joint 1 is held by stiction the
+    component along n reaches no joint state at all."""
+    t_s = np.asarray(t_s, float)
+    err = np.asarray(est_force_n, float)[:, :3] - timeline.at(t_s)
+    n = np.asarray(joint1_force_dir, float)
+    n = n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+    along = np.einsum('ki,ki->k', err, n)
+    in_plane = np.linalg.norm(err - along[:, None] * n, axis=1)
+    m = np.zeros(len(t_s), dtype=bool)
+    for ph in phases:
+        if ph.kind == 'rest':
+            m |= (t_s >= ph.t0_s) & (t_s < ph.t1_s)
+    m &= timeline.settled_mask(t_s, transient_s)
+    if not m.any():
+        return float('nan'), float('nan')
+    return float(np.sqrt(np.mean(in_plane[m] ** 2))), float(np.sqrt(np.mean(along[m] ** 2)))
+
+
 def detection_delays(t_s, contact, onsets_s, window_s=1.0):
     """Delay from each contact onset to the first contact flag after it (nan: not detected
     within ``window_s``)."""

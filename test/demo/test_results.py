@@ -1,0 +1,42 @@
+"""The demo's figures (robot_id_ros.demo.results) on constructed data with known answers."""
+import numpy as np
+
+from robot_id_ros.demo import results as R
+
+
+def _timeline():
+    # 0-1 s: no force; 1-3 s: (0, 5, 0) N; 3-4 s: none
+    return R.ForceTimeline(np.array([0.0, 1.0, 3.0]), np.array([[0, 0, 0], [0, 5.0, 0], [0, 0, 0]]))
+
+
+def test_force_errors_leave_out_the_transient_and_split_rest_and_motion():
+    t = np.arange(0, 4, 0.005)
+    tl = _timeline()
+    est = tl.at(t) + np.array([0.3, 0.0, 0.4])            # 0.5 N off everywhere ...
+    est[(t >= 1.0) & (t < 1.25)] = 0.0                    # ... and 5 N off during the transient
+    phases = [R.Phase('rest', 0.0, 2.0), R.Phase('motion', 2.0, 4.0)]
+    e = R.force_errors(t, est, tl, phases)
+    assert abs(e.rms_rest_n - 0.5) < 1e-9 and abs(e.rms_motion_n - 0.5) < 1e-9
+    assert e.rms_rest_all_n > 1.0                         # with the transient included
+
+
+def test_rest_error_split_along_joint_1_and_in_plane():
+    """An error of 3 N along joint 1's force direction and 4 N across it: split 4 / 3."""
+    t = np.arange(0, 4, 0.005)
+    tl = _timeline()
+    n = np.array([0.6, 0.8, 0.0])                         # joint 1's direction (any length below)
+    across = np.array([0.0, 0.0, 1.0])
+    est = tl.at(t) + 3.0 * n + 4.0 * across
+    dirs = np.tile(0.25 * n, (len(t), 1))
+    in_plane, normal = R.rest_error_split(t, est, tl, [R.Phase('rest', 0.0, 4.0)], dirs)
+    assert abs(in_plane - 4.0) < 1e-9 and abs(normal - 3.0) < 1e-9
+    assert np.isnan(R.rest_error_split(t, est, tl, [R.Phase('motion', 0.0, 4.0)], dirs)[0])
+
+
+def test_detection_delays_and_false_contacts():
+    t = np.arange(0, 4, 0.005)
+    contact = (t >= 1.02) & (t < 3.0)
+    assert R.detection_delays(t, contact, [1.0])[0] == np.float64(t[t >= 1.02][0] - 1.0)
+    assert np.isnan(R.detection_delays(t, contact, [3.5])[0])
+    assert R.false_contacts(t, contact, [(0.0, 1.0), (3.0, 4.0)]) == (0, 400)
+    assert R.false_contacts(t, contact, [(2.0, 2.5)])[0] == 100
