@@ -6,7 +6,7 @@ publishes JointState at --rate Hz (best effort, stamped with the wall clock at p
 same machine): input-to-output through DDS, the node and DDS back. Dropped = inputs without an
 output.
 
-Reproduce: .venv/bin/python benchmarks/bench_estimator_latency.py [--seconds 60] [--rate 1000]
+Reproduce: .venv/bin/python benchmarks/bench_estimator_latency.py [--seconds 60] [--rate 1000] [--youbot-settings]
 """
 import argparse
 import os
@@ -41,16 +41,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seconds', type=float, default=60.0)
     ap.add_argument('--rate', type=float, default=1000.0)
+    ap.add_argument('--youbot-settings', action='store_true',
+                    help="the estimator settings of config/wrench_estimator.yaml (the demo's), not the core defaults")
     a = ap.parse_args()
     fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5, viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
     model = nominal_model(youbot_model(), fr)
     model.residual_std_nm = np.full(5, 0.05)
+    settings = []
+    if a.youbot_settings:
+        settings = ['--params-file', str(ROOT / 'config' / 'wrench_estimator.yaml')]
     domain = unique_domain_id() + 20
     env = isolated_env(domain)
     tmp = Path(tempfile.mkdtemp())
     model.save(tmp / 'model.yaml')
     node = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.nodes.wrench_estimator', '--ros-args',
-                             '-p', f'model_file:={tmp / "model.yaml"}', '-p', 'qos_depth:=1000'],
+                             *settings, '-p', f'model_file:={tmp / "model.yaml"}', '-p', 'qos_depth:=1000'],
                             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     os.environ['ROS_DOMAIN_ID'] = str(domain)
     rclpy.init(domain_id=domain)
@@ -112,6 +117,7 @@ def main():
         node.kill()
     L = np.array(lat) * 1e-6
     dropped = len(set(sent) - got)
+    print(f'estimator settings: {"config/wrench_estimator.yaml (youBot)" if a.youbot_settings else "core defaults"}')
     print(f'wrench_estimator fed at {a.rate:.0f} Hz for {a.seconds:.0f} s ({len(sent)} samples, achieved '
           f'{len(sent) / elapsed:.0f} Hz) over loopback DDS from a separate process')
     if len(L):
@@ -119,7 +125,7 @@ def main():
               f'max {L.max():.3f} ms')
     print(f'outputs received {len(got)}, dropped samples {dropped}')
     print(f'reproduce: .venv/bin/python benchmarks/bench_estimator_latency.py --seconds {a.seconds:g} '
-          f'--rate {a.rate:g}')
+          f'--rate {a.rate:g}' + (' --youbot-settings' if a.youbot_settings else ''))
     return 0
 
 

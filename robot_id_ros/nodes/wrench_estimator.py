@@ -185,7 +185,9 @@ class WrenchEstimatorNode(Node):
         self.get_logger().info(
             f'model {p["model_file"]} ({self.model.robot.robot_name}: {", ".join(self.names)}; tool '
             f'{self.model.robot.tool_frame}); {cfg.method}, wrench {self.est.mapper.mapping.label} in '
-            f'{self.est.frame_id}; contact thresholds from {self.est.threshold_source}')
+            f'{self.est.frame_id}; stiction {cfg.stiction_mode} below {cfg.stiction_velocity_rad_s:g} rad/s, '
+            f'band weighting {"on" if cfg.band_weighting else "off"}; {cfg.contact_test} contact test at '
+            f'{cfg.contact_threshold_sigma:g} std, thresholds from {self.est.threshold_source}')
 
     # --- input -------------------------------------------------------------------------
     def _problem(self, kind, text):
