@@ -390,8 +390,13 @@ class Demo:
             k_of = {int(s): i for i, s in enumerate(js.stamp_ns)}
             n1 = np.array([self.robot.tool_jacobian(js.q[k_of[int(s)]])[:3, 0] for s in st])
             split = R.rest_error_split(t, F, timeline, phases, n1)
+            # from each tare at a pose to the first force there (the estimate must read zero)
+            rest_starts = sorted(p.t0_s for p in phases if p.kind == 'rest')
+            after_tare = [(tt, min((s for s in rest_starts if s > tt), default=tt)) for tt, kind in log.tare_events
+                          if kind == 'tare']
             rows[name] = {'rms_rest_n': e.rms_rest_n, 'rms_motion_n': e.rms_motion_n,
                           'rms_rest_in_plane_n': split[0], 'rms_rest_normal_n': split[1],
+                          'rms_after_tare_n': R.force_rms_in(t, F, timeline, after_tare),
                           'detection_delay_s': R.detection_delays(t, C, onsets),
                           'false_contact_samples': R.false_contacts(t, C, free)[0], 'samples': len(t),
                           'per_phase': e.per_phase}
@@ -496,6 +501,8 @@ def results_table(res):
                        'alone sees it; not at all while joint 1 is held by stiction), RMS [N]: '
                        + '; '.join(f'{name}: {_fmt(r["rms_rest_in_plane_n"])} in plane, '
                                    f'{_fmt(r["rms_rest_normal_n"])} normal' for name, r in split))
+            out.append('\nAt rest between each tare and the first force at that pose, RMS [N]: '
+                       + '; '.join(f'{name}: {_fmt(r["rms_after_tare_n"], "", 3)}' for name, r in split))
     return '\n'.join(out)
 
 

@@ -118,6 +118,18 @@ def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_f
     return float(np.sqrt(np.mean(in_plane[m] ** 2))), float(np.sqrt(np.mean(along[m] ** 2)))
 
 
+def force_rms_in(t_s, est_force_n, timeline: ForceTimeline, windows):
+    """RMS of |F_est - F_applied| (N) over the samples inside the windows [(t0, t1)] (nan: none)."""
+    t_s = np.asarray(t_s, float)
+    m = np.zeros(len(t_s), dtype=bool)
+    for t0, t1 in windows:
+        m |= (t_s >= t0) & (t_s < t1)
+    if not m.any():
+        return float('nan')
+    err = np.linalg.norm(np.asarray(est_force_n, float)[m, :3] - timeline.at(t_s[m]), axis=1)
+    return float(np.sqrt(np.mean(err ** 2)))
+
+
 def detection_delays(t_s, contact, onsets_s, window_s=1.0):
     """Delay from each contact onset to the first contact flag after it (nan: not detected
     within ``window_s``)."""

@@ -40,3 +40,12 @@ def test_detection_delays_and_false_contacts():
     assert np.isnan(R.detection_delays(t, contact, [3.5])[0])
     assert R.false_contacts(t, contact, [(0.0, 1.0), (3.0, 4.0)]) == (0, 400)
     assert R.false_contacts(t, contact, [(2.0, 2.5)])[0] == 100
+
+
+def test_force_rms_in_windows():
+    t = np.arange(0, 4, 0.005)
+    tl = _timeline()
+    est = tl.at(t) + np.where((t >= 0.5)[:, None], [0.0, 0.0, 0.2], [0.0, 0.0, 1.0])
+    assert abs(R.force_rms_in(t, est, tl, [(0.0, 0.5)]) - 1.0) < 1e-9
+    assert abs(R.force_rms_in(t, est, tl, [(0.5, 1.0), (2.0, 4.0)]) - 0.2) < 1e-9
+    assert np.isnan(R.force_rms_in(t, est, tl, [(5.0, 6.0)]))
