@@ -10,45 +10,51 @@ from pathlib import Path
 import numpy as np
 
 from ..core.bag_io import BagError, BagWriter, read_joint_states
-from ..core.estimation import CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig, WrenchEstimator, effort_scale
+from ..core.estimation import (CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig, WrenchEstimator, effort_scale,
+                               estimator_settings)
 from ..core.model_file import ModelFileError, load_model
 from .common import CommandError, Progress
 
 
 def add_parser(subparsers):
+    _C = EstimatorConfig
     p = subparsers.add_parser('estimate', help='offline wrench estimation over a bag (bag in, bag out)',
                               description=__doc__)
     p.add_argument('--model', required=True, help='model file (robot-id identify)')
     p.add_argument('--data', required=True, help='input bag (directory, .mcap or .db3) with JointState')
     p.add_argument('--out', required=True, help='output bag (MCAP; a new path)')
     p.add_argument('--topic', default='/joint_states', help='JointState topic (default /joint_states)')
-    p.add_argument('--method', choices=('momentum', 'direct'), default='momentum',
+    p.add_argument('--method', choices=('momentum', 'direct'), default=None,
                    help='momentum observer (default) or direct residual with a causal differentiator')
-    p.add_argument('--frame', choices=('base', 'tool'), default='base',
+    p.add_argument('--frame', choices=('base', 'tool'), default=None,
                    help='express the wrench in the URDF root frame (base) or the tool frame')
-    p.add_argument('--wrench', choices=('auto', 'force', 'full', 'torque'), default='auto',
+    p.add_argument('--wrench', choices=('auto', 'force', 'full', 'torque'), default=None,
                    help='auto: full wrench for >= 6 joints, force at the tool point for fewer')
     p.add_argument('--effort-unit', choices=('torque', 'current'), default='torque',
                    help='effort is joint torque in Nm (default) or motor current in A')
     p.add_argument('--drive-gains', default=None,
                    help='comma-separated Nm/A per joint for --effort-unit current (default: the model file)')
-    p.add_argument('--observer-gain-hz', type=float, default=EstimatorConfig.observer_gain_hz,
-                   help='momentum observer bandwidth in Hz (default %(default)s)')
-    p.add_argument('--filter-hz', type=float, default=EstimatorConfig.direct_filter_hz,
-                   help='direct method: differentiator bandwidth in Hz (default %(default)s)')
-    p.add_argument('--stiction-velocity', type=float, default=EstimatorConfig.stiction_velocity_rad_s,
-                   help='rad/s below which friction is unknown within its bounds (default %(default)s)')
-    p.add_argument('--sigma-guard', type=float, default=EstimatorConfig.sigma_guard,
+    p.add_argument('--observer-gain-hz', type=float, default=None,
+                   help=f'momentum observer bandwidth in Hz (core default {_C.observer_gain_hz:g})')
+    p.add_argument('--filter-hz', type=float, default=None,
+                   help=f'direct method: differentiator bandwidth in Hz (core default {_C.direct_filter_hz:g})')
+    p.add_argument('--stiction-velocity', type=float, default=None,
+                   help=f'rad/s below which friction is unknown within its bounds (core default {_C.stiction_velocity_rad_s:g})')
+    p.add_argument('--sigma-guard', type=float, default=None,
                    help='damped least squares starts below this smallest singular value of J^T (m for a force; '
-                        'default %(default)s)')
-    p.add_argument('--damping', type=float, default=EstimatorConfig.damping,
-                   help='damping reached at a singularity (default %(default)s)')
-    p.add_argument('--band-weighting', action='store_true',
+                        f'core default {_C.sigma_guard:g})')
+    p.add_argument('--damping', type=float, default=None,
+                   help=f'damping reached at a singularity (core default {_C.damping:g})')
+    p.add_argument('--band-weighting', action='store_true', default=None,
                    help='weight joints by 1 / (residual variance + stiction band^2 / 3) in the wrench least squares')
-    p.add_argument('--stiction-mode', choices=STICTION_MODES, default=EstimatorConfig.stiction_mode,
+    p.add_argument('--stiction-mode', choices=STICTION_MODES, default=None,
                    help="resting joints (friction unknown within the stiction band): 'deadzone' maps only the "
                         "external torque outside the band, 'hold' keeps the torque a joint had when it stopped "
-                        'as far as the band allows (youBot: hold); default %(default)s'),
+                        f'as far as the band allows (youBot: hold); core default {_C.stiction_mode}'),
+    p.add_argument('--params-file', default=None, metavar='YAML',
+                   help='estimator settings from a wrench_estimator parameters file (the node\'s), e.g. '
+                        'config/wrench_estimator.yaml for the youBot; flags given as well override it '
+                        '(default: the core defaults)')
     p.add_argument('--tare-at', type=float, default=None, metavar='S',
                    help='tare (zero the current bias) S seconds after the first sample')
     p.add_argument('--payload-mass', type=float, default=None, help='payload mass in kg (overrides the model)')
@@ -79,6 +85,25 @@ def run(args) -> int:
         return 2
 
 
+def estimator_config(args) -> EstimatorConfig:
+    """EstimatorConfig from --params-file (a wrench_estimator parameters file), then the flags given."""
+    settings = {}
+    if args.params_file:
+        try:
+            settings = estimator_settings(args.params_file)
+        except ValueError as e:
+            raise CommandError(str(e)) from None
+    flags = {'method': args.method, 'frame': args.frame, 'wrench_mode': args.wrench,
+             'observer_gain_hz': args.observer_gain_hz, 'direct_filter_hz': args.filter_hz,
+             'stiction_velocity_rad_s': args.stiction_velocity, 'sigma_guard': args.sigma_guard,
+             'damping': args.damping, 'stiction_mode': args.stiction_mode, 'band_weighting': args.band_weighting}
+    settings.update({k: v for k, v in flags.items() if v is not None})
+    try:
+        return EstimatorConfig(**settings).validated()
+    except ValueError as e:
+        raise CommandError(f'estimator settings: {e}') from None
+
+
 def _run(args) -> int:
     model = load_model(args.model)
     names = list(model.joint_names)
@@ -91,11 +116,7 @@ def _run(args) -> int:
     out = Path(args.out)
     if out.exists() and not args.overwrite:
         raise CommandError(f'output bag {out} exists; choose a new path or pass --overwrite')
-    config = EstimatorConfig(method=args.method, frame=args.frame, wrench_mode=args.wrench,
-                             observer_gain_hz=args.observer_gain_hz, direct_filter_hz=args.filter_hz,
-                             stiction_velocity_rad_s=args.stiction_velocity, sigma_guard=args.sigma_guard,
-                             damping=args.damping, stiction_mode=args.stiction_mode,
-                             band_weighting=args.band_weighting)
+    config = estimator_config(args)
     est = WrenchEstimator(model, config)
     if args.payload_mass is not None or args.payload_com is not None:
         est.set_payload(mass, com)

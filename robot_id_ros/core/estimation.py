@@ -31,8 +31,10 @@ deviation of that joint (or is subtracted, with ``contact_test: joint``; see ``C
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
@@ -114,6 +116,44 @@ class EstimatorConfig:
         if self.damping < 0 or self.stiction_velocity_rad_s < 0 or self.tare_window_s < 0:
             raise ValueError('damping, stiction_velocity_rad_s and tare_window_s must be >= 0')
         return self
+
+
+def estimator_settings(params_file, node_name='wrench_estimator') -> dict:
+    """The ``EstimatorConfig`` fields set in a ROS 2 parameters file of the wrench_estimator node
+    (``node_name: ros__parameters: {...}`` or ``/**``), e.g. config/wrench_estimator.yaml (the youBot
+    settings): the node, the demo and ``robot-id estimate --params-file`` read the same file. Other
+    node parameters (model_file, payload, QoS, ...) are left out. Raises ValueError naming the file
+    and the problem."""
+    import yaml
+
+    path = Path(params_file)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ValueError(f'cannot read estimator parameters file {path}: {e}') from None
+    section = None
+    if isinstance(doc, dict):
+        for key in (node_name, '/' + node_name, '/**'):
+            if isinstance(doc.get(key), dict) and isinstance(doc[key].get('ros__parameters'), dict):
+                section = doc[key]['ros__parameters']
+                break
+    if section is None:
+        raise ValueError(f'{path} has no "{node_name}: ros__parameters:" (or "/**") section: give a '
+                         'wrench_estimator parameters file such as config/wrench_estimator.yaml')
+    fields = {f.name: f for f in dataclasses.fields(EstimatorConfig)}
+    out = {k: v for k, v in section.items() if k in fields}
+    try:
+        replace(EstimatorConfig(), **out).validated()
+    except (TypeError, ValueError) as e:
+        raise ValueError(f'{path}: {e}') from None
+    return out
+
+
+def youbot_estimator_settings() -> dict:
+    """``estimator_settings`` of the package's config/wrench_estimator.yaml (the youBot settings)."""
+    from .model import package_share_dir
+
+    return estimator_settings(package_share_dir() / 'config' / 'wrench_estimator.yaml')
 
 
 def effort_scale(model: IdentifiedModel, effort_unit='torque', drive_gains=None):

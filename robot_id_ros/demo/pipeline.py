@@ -34,7 +34,7 @@ import numpy as np
 import yaml
 
 from ..core.bag_io import read_joint_states
-from ..core.estimation import EstimatorConfig
+from ..core.estimation import EstimatorConfig, youbot_estimator_settings
 from ..core.excitation import ExcitationError, FourierTrajectory, design_within_torque
 from ..core.friction import FrictionModel
 from ..core.identification import IdentificationOptions, identify, validate
@@ -54,9 +54,9 @@ EXCITATION_ACCELERATION_RAD_S2 = 3.0
 EXCITATION_TORQUE_FRACTION = 0.9
 
 
-# the estimator settings of config/wrench_estimator.yaml (the youBot's), for the node and the replays
-DEMO_ESTIMATOR = {'band_weighting': True, 'stiction_mode': 'hold', 'stiction_velocity_rad_s': 0.005,
-                  'contact_test': 'combined', 'contact_threshold_sigma': 4.5}
+# the estimator settings of config/wrench_estimator.yaml (the youBot's; read from that file, so the
+# node on a robot, the demo's node and its replays use the same), as EstimatorConfig fields
+DEMO_ESTIMATOR = youbot_estimator_settings()
 
 
 class DemoError(RuntimeError):

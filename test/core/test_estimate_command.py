@@ -103,3 +103,28 @@ def test_errors_are_one_line(setup, capsys):
     assert rc == 2 and 'exists' in capsys.readouterr().out
     rc = estimate.run(args_for(d, data=d / 'in_torque.mcap', out=d / 'y', drive_gains='1,2'))
     assert rc == 2 and 'need 5 values' in capsys.readouterr().out
+
+
+def test_params_file_gives_the_nodes_settings_and_flags_override(setup, tmp_path, capsys):
+    """--params-file reads the wrench_estimator parameters file (the youBot's config here); a flag
+    given as well wins; a file that is no such parameters file, or holds a bad value, is a one-line
+    error naming it."""
+    from robot_id_ros.core.estimation import youbot_estimator_settings
+    from robot_id_ros.core.model import package_share_dir
+
+    d, *_ = setup
+    cfg_file = package_share_dir() / 'config' / 'wrench_estimator.yaml'
+    cfg = estimate.estimator_config(args_for(d, data='x', out='y', params_file=cfg_file))
+    youbot = youbot_estimator_settings()
+    assert cfg.stiction_mode == youbot['stiction_mode'] == 'hold' and cfg.band_weighting is True
+    assert cfg.contact_threshold_sigma == youbot['contact_threshold_sigma']
+    cfg = estimate.estimator_config(args_for(d, data='x', out='y', params_file=cfg_file, stiction_mode='deadzone'))
+    assert cfg.stiction_mode == 'deadzone' and cfg.stiction_velocity_rad_s == youbot['stiction_velocity_rad_s']
+    assert estimate.estimator_config(args_for(d, data='x', out='y')).stiction_mode == 'none'   # core defaults
+    (tmp_path / 'other.yaml').write_text('youbot_sim:\n  ros__parameters:\n    seed: 3\n')
+    rc = estimate.run(args_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o1', params_file=tmp_path / 'other.yaml'))
+    assert rc == 2 and 'no "wrench_estimator: ros__parameters:"' in capsys.readouterr().out
+    (tmp_path / 'bad.yaml').write_text("wrench_estimator:\n  ros__parameters:\n    stiction_mode: sometimes\n")
+    rc = estimate.run(args_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o2', params_file=tmp_path / 'bad.yaml'))
+    assert rc == 2 and 'bad.yaml' in capsys.readouterr().out
+    assert not (tmp_path / 'o1').exists() and not (tmp_path / 'o2').exists()
