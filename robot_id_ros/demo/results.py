@@ -130,6 +130,21 @@ def force_rms_in(t_s, est_force_n, timeline: ForceTimeline, windows):
     return float(np.sqrt(np.mean(err ** 2)))
 
 
+def contact_signal(t_s, true_tau_nm, detector, onsets_s, window_s=0.05):
+    """For each contact onset, the largest score the contact test gives the TRUE external joint torque
+    (``true_tau_nm`` (N, n): J^T F_applied) within ``window_s`` after it, with no noise, no stiction
+    band and no observer lag: below 1 the contact is not detectable within that window at the
+    detector's threshold by any estimator (its joint torques are too small there)."""
+    t_s = np.asarray(t_s, float)
+    tau = np.asarray(true_tau_nm, float)
+    s_contact, _ = detector.scores(tau, np.zeros_like(tau))
+    out = []
+    for t0 in onsets_s:
+        m = (t_s >= t0) & (t_s < t0 + window_s)
+        out.append(float(s_contact[m].max()) if m.any() else float('nan'))
+    return out
+
+
 def detection_delays(t_s, contact, onsets_s, window_s=1.0):
     """Delay from each contact onset to the first contact flag after it (nan: not detected
     within ``window_s``)."""

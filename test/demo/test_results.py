@@ -49,3 +49,15 @@ def test_force_rms_in_windows():
     assert abs(R.force_rms_in(t, est, tl, [(0.0, 0.5)]) - 1.0) < 1e-9
     assert abs(R.force_rms_in(t, est, tl, [(0.5, 1.0), (2.0, 4.0)]) - 0.2) < 1e-9
     assert np.isnan(R.force_rms_in(t, est, tl, [(5.0, 6.0)]))
+
+
+def test_contact_signal_is_the_noise_free_score_of_the_true_torque():
+    from robot_id_ros.core.estimation import ContactDetector
+
+    t = np.arange(0, 1, 0.005)
+    tau = np.zeros((len(t), 2))
+    tau[t >= 0.5, 0] = 0.3                       # 0.3 Nm on joint 1 from 0.5 s on
+    det = ContactDetector([0.1, 0.1], [0.5, 0.5], test='combined', contact_sigma=5.0, collision_sigma=25.0)
+    ratio = R.contact_signal(t, tau, det, [0.5, 0.2])
+    assert abs(ratio[0] - 3.0) < 1e-9             # 0.3 Nm against a 0.1 Nm threshold
+    assert ratio[1] == 0.0                        # nothing in the 50 ms after 0.2 s
