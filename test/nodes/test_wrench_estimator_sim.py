@@ -3,7 +3,7 @@
 (a) the real ``youbot_sim`` node and the real ``wrench_estimator`` node run as subprocesses on an
     isolated ROS domain; the estimator loads a model file of the simulator's TRUE parameters
     (``true_model_of(SimulatedArm(SimConfig(seed=SEED)))``, the same seed as the sim node) and runs
-    on sim time. The arm rests, the test tares the estimator, pushes the tool with a known force on
+    on sim time with the youBot settings (``--params-file config/wrench_estimator.yaml``). The arm rests, the test tares the estimator, pushes the tool with a known force on
     ``sim/wrench`` and compares ``~/wrench`` with ``sim/true_wrench``.
 (b) a bag written by the core (``SimulatedArm`` at 200 Hz with a known force, ``BagWriter``) is
     played into a running ``wrench_estimator`` at the bag's rate with the bag's stamps, then played
@@ -56,8 +56,10 @@ def force_error_bound(model, q):
     return np.abs(A) @ np.asarray(model.friction.breakaway_nm)
 
 
-def start(module, domain, *params):
+def start(module, domain, *params, params_file=None):
     args = [sys.executable, '-m', module, '--ros-args']
+    if params_file is not None:
+        args += ['--params-file', str(params_file)]
     for p in params:
         args += ['-p', p]
     return subprocess.Popen(args, env=isolated_env(domain), cwd=ROOT, stdout=subprocess.PIPE,
@@ -123,16 +125,18 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
     pos = '[' + ', '.join(str(v) for v in BENT) + ']'
     sim = start('robot_id_ros.nodes.youbot_sim', ros_domain_id, f'seed:={SEED}', f'publish_rate_hz:={RATE}',
                 'real_time_factor:=2.0', f'initial_positions:={pos}')
+    # the youBot settings (config/wrench_estimator.yaml: stiction hold, band weighting, combined test)
     est = start('robot_id_ros.nodes.wrench_estimator', ros_domain_id, f'model_file:={path}',
-                'use_sim_time:=true')
+                'use_sim_time:=true', params_file=ROOT / 'config' / 'wrench_estimator.yaml')
     probe = Probe(rclpy_context)
     try:
         # both nodes up and the estimator producing output from the sim's joint states
         assert probe.spin(until=lambda: len(probe.wrench) > 20 and len(probe.truth) > 20, timeout=15.0), \
             (stop(sim), stop(est))
-        # rest (1.5 s wall = 3 s sim: the drives settle after the start), then tare: the reading at
-        # rest becomes zero
-        probe.spin(1.5)
+        # rest 4 s of sim time (the drives settle after the start; counted in sim time, which a loaded
+        # machine slows), then tare: the reading at rest becomes zero
+        t_start = stamp_of(probe.truth[0])
+        assert probe.spin(until=lambda: stamp_of(probe.truth[-1]) >= t_start + 4 * 10 ** 9, timeout=20.0)
         assert not any(probe.contact[-50:])
         resp = probe.call(probe.tare)
         assert resp.success, resp.message
@@ -142,9 +146,14 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
 
         def after_tare():
             return [m for m in probe.wrench if stamp_of(m) > t_tare]
-        assert probe.spin(until=lambda: len(after_tare()) >= 10, timeout=10.0)
-        w = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z] for m in after_tare()[:10]])
-        assert np.abs(w).max() < 0.3, w               # tared at rest: close to zero
+        assert probe.spin(until=lambda: len(after_tare()) >= 40, timeout=10.0)
+        w = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z] for m in after_tare()[:40]])
+        # tared at rest: no bias left (mean over 0.2 s), only the current noise through the observer
+        # (10 mA at 5.2 Nm/A on joint 1, 0.2 m lever: ~0.1-0.15 N RMS per sample, peaks ~0.4 N); the
+        # drives still settling move the resting joints' static friction, which the stiction hold
+        # keeps out of the wrench (with stiction_mode none the reading drifts with it)
+        assert np.abs(w.mean(axis=0)).max() < 0.2, w
+        assert np.linalg.norm(w, axis=1).max() < 0.8, w
         # push the tool down with 10 N (base axes) on the test-only sim/wrench topic
         pub = probe.node.create_publisher(WrenchStamped, 'sim/wrench', 10)
         assert probe.spin(until=lambda: pub.get_subscription_count() > 0)
