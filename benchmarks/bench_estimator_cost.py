@@ -13,7 +13,7 @@ Same machine, same run, same samples (youBot, 200 Hz excitation-like motion with
   process    WrenchEstimator.process over the whole array (the offline path)
   offline    robot-id estimate end to end (read bag, estimate, write bag): samples/s
 update and process are timed for the default EstimatorConfig and for the demo's
-(robot_id_ros.demo.pipeline.DEMO_ESTIMATOR: band weighting, stiction deadzone, 8 sigma contact).
+(robot_id_ros.demo.pipeline.DEMO_ESTIMATOR, read from config/wrench_estimator.yaml: the youBot's), with --method.
 Each time is the best of a few repeats (the machine may be shared).
 
 Reproduce: .venv/bin/python benchmarks/bench_estimator_cost.py [--samples N] [--method momentum|direct]
@@ -91,7 +91,7 @@ def main():
             gfj(m, d, fid, ref)
 
     configs = {'default': EstimatorConfig(method=a.method),
-               'demo': EstimatorConfig(method=a.method, **DEMO_ESTIMATOR)}
+               'demo': EstimatorConfig(**{**DEMO_ESTIMATOR, 'method': a.method})}
 
     def per_sample(cfg):
         est = WrenchEstimator(model, cfg)
