@@ -804,12 +804,16 @@ class WrenchEstimator:
         Returns the bias (Nm); raises RuntimeError before any sample."""
         if self._avg is None:
             raise RuntimeError('cannot tare before the first joint state sample')
-        if self.config.stiction_mode != 'none' and self._band_held is not None:
-            self.bias = deadzone(self._avg, self._band_held)
-        else:
-            self.bias = self._avg.copy()
+        self.bias = self._bias_from(self._avg, self._band_held)
         self._held = None
         return self.bias
+
+    def _bias_from(self, avg, band):
+        """The tare's bias from the average residual ``avg`` (Nm) and the stiction band then: all of
+        it, or with a stiction mode only the part outside the band (see ``tare``)."""
+        if self.config.stiction_mode != 'none' and band is not None:
+            return deadzone(avg, band)
+        return avg.copy()
 
     def clear_tare(self):
         self.bias = np.zeros(self.n)
@@ -909,16 +913,7 @@ class WrenchEstimator:
             sw = None
             wrench, smin, damped = self.mapper.map_one(J, tau_map)
         det = self.contact
-        if det.combined:
-            t2 = tau * tau
-            b2 = band * band
-            s_c = math.sqrt(float((t2 / (det._c2 + det._kc2 * b2)).sum()))
-            s_k = math.sqrt(float((t2 / (det._k2 + det._kk2 * b2)).sum()))
-        else:
-            excess = np.abs(tau) - band
-            excess[excess < 0.0] = 0.0
-            s_c = float((excess / det.contact_nm).max())
-            s_k = float((excess / det.collision_nm).max())
+        s_c, s_k = (float(x) for x in det.scores(tau, band))
         state = det.step(s_c, s_k)
         # covariance, at a reduced rate
         if self._cov_stamp is None or (stamp_ns - self._cov_stamp) >= c.covariance_period_s * 1e9:
@@ -1028,9 +1023,7 @@ class WrenchEstimator:
                     for k in range(seg[seg <= k_t][-1] + 1, k_t + 1):
                         b = dt[k] / (dt[k] + c.tare_window_s)
                         avg += b * (R[k] - avg)
-                if c.stiction_mode != 'none':    # as tare(): a resting joint's friction is no bias
-                    avg = deadzone(avg, band[k_t])
-                self.bias = avg
+                self.bias = self._bias_from(avg, band[k_t])
                 T[k_t:] = R[k_t:] - self.bias
                 restart[k_t] = True
         if c.band_weighting:

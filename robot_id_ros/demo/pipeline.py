@@ -382,18 +382,21 @@ class Demo:
         # the truth file has no residual statistics: give the floor the same contact thresholds
         truth.residual_std_nm = identified.residual_std_nm
         models = {'identified model (this package)': identified, 'true parameters (floor)': truth}
+        # the tool's linear Jacobian at every recorded sample, once: joint 1's column for the at-rest
+        # split, J^T F_applied for the contacts' true joint torques
+        t_all = js.stamp_ns * 1e-9
+        J_all = np.array([self.robot.tool_jacobian(q)[:3] for q in js.q])
+        index_of = {int(s): i for i, s in enumerate(js.stamp_ns)}
+        # from each tare at a pose to the first force there (the estimate must read zero)
+        rest_starts = sorted(p.t0_s for p in phases if p.kind == 'rest')
+        after_tare = [(tt, min((s for s in rest_starts if s > tt), default=tt)) for tt, kind in log.tare_events
+                      if kind == 'tare']
         for name, model in models.items():
             st, F, C = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
                                         EstimatorConfig(**DEMO_ESTIMATOR))
             t = st * 1e-9
             e = R.force_errors(t, F, timeline, phases)
-            k_of = {int(s): i for i, s in enumerate(js.stamp_ns)}
-            n1 = np.array([self.robot.tool_jacobian(js.q[k_of[int(s)]])[:3, 0] for s in st])
-            split = R.rest_error_split(t, F, timeline, phases, n1)
-            # from each tare at a pose to the first force there (the estimate must read zero)
-            rest_starts = sorted(p.t0_s for p in phases if p.kind == 'rest')
-            after_tare = [(tt, min((s for s in rest_starts if s > tt), default=tt)) for tt, kind in log.tare_events
-                          if kind == 'tare']
+            split = R.rest_error_split(t, F, timeline, phases, J_all[[index_of[int(s)] for s in st], :, 0])
             rows[name] = {'rms_rest_n': e.rms_rest_n, 'rms_motion_n': e.rms_motion_n,
                           'rms_rest_in_plane_n': split[0], 'rms_rest_normal_n': split[1],
                           'rms_after_tare_n': R.force_rms_in(t, F, timeline, after_tare),
@@ -403,8 +406,7 @@ class Demo:
             if name.startswith('identified'):
                 self._plot_force(t, F, timeline, phases)
         # how much each contact loads the joints in its first 50 ms (noise-free contact-test score)
-        t_all = js.stamp_ns * 1e-9
-        true_tau = np.array([self.robot.tool_jacobian(q)[:3].T @ f for q, f in zip(js.q, timeline.at(t_all))])
+        true_tau = np.einsum('kij,ki->kj', J_all, timeline.at(t_all))
         detector = WrenchEstimator(identified, EstimatorConfig(**DEMO_ESTIMATOR)).contact
         signal = R.contact_signal(t_all, true_tau, detector, onsets)
         pm = self.ident.point_mass

@@ -96,6 +96,15 @@ def force_errors(t_s, est_force_n, timeline: ForceTimeline, phases, transient_s=
                        out['motion'][2], per)
 
 
+def in_windows(t_s, windows):
+    """True where ``t_s`` lies inside any of the windows [(t0, t1)]."""
+    t_s = np.asarray(t_s, float)
+    m = np.zeros(len(t_s), dtype=bool)
+    for t0, t1 in windows:
+        m |= (t_s >= t0) & (t_s < t1)
+    return m
+
+
 def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_force_dir, transient_s=TRANSIENT_S):
     """At-rest force error split along n, the unit force direction that loads joint 1 (the normal of
     the arm's plane for a youBot-like arm: joints 2-5 feel nothing along it), and the rest: (RMS of the
@@ -108,10 +117,7 @@ def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_f
     n = n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
     along = np.einsum('ki,ki->k', err, n)
     in_plane = np.linalg.norm(err - along[:, None] * n, axis=1)
-    m = np.zeros(len(t_s), dtype=bool)
-    for ph in phases:
-        if ph.kind == 'rest':
-            m |= (t_s >= ph.t0_s) & (t_s < ph.t1_s)
+    m = in_windows(t_s, [(ph.t0_s, ph.t1_s) for ph in phases if ph.kind == 'rest'])
     m &= timeline.settled_mask(t_s, transient_s)
     if not m.any():
         return float('nan'), float('nan')
@@ -121,9 +127,7 @@ def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_f
 def force_rms_in(t_s, est_force_n, timeline: ForceTimeline, windows):
     """RMS of |F_est - F_applied| (N) over the samples inside the windows [(t0, t1)] (nan: none)."""
     t_s = np.asarray(t_s, float)
-    m = np.zeros(len(t_s), dtype=bool)
-    for t0, t1 in windows:
-        m |= (t_s >= t0) & (t_s < t1)
+    m = in_windows(t_s, windows)
     if not m.any():
         return float('nan')
     err = np.linalg.norm(np.asarray(est_force_n, float)[m, :3] - timeline.at(t_s[m]), axis=1)
@@ -159,12 +163,8 @@ def detection_delays(t_s, contact, onsets_s, window_s=1.0):
 
 def false_contacts(t_s, contact, windows):
     """Number of contact-flag samples inside contact-free windows [(t0, t1)]."""
-    t_s = np.asarray(t_s, float)
-    contact = np.asarray(contact, bool)
-    m = np.zeros(len(t_s), dtype=bool)
-    for t0, t1 in windows:
-        m |= (t_s >= t0) & (t_s < t1)
-    return int((m & contact).sum()), int(m.sum())
+    m = in_windows(t_s, windows)
+    return int((m & np.asarray(contact, bool)).sum()), int(m.sum())
 
 
 def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConfig | None = None):
