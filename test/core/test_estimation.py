@@ -120,7 +120,6 @@ def test_stiction_band_no_sign_invented_at_rest(youbot):
     rng = np.random.default_rng(1)
     Q = np.tile(BENT, (n, 1))
     QD = rng.normal(0.0, 0.004, Q.shape)          # encoder noise: well inside the stiction band
-    Z = np.zeros_like(Q)
     held = np.array([0.0, 0.6, -0.5, 0.0, 0.0])   # friction holding the arm, within +-breakaway
     E = np.array([youbot.robot.inverse_dynamics(q, np.zeros(5), np.zeros(5)) for q in Q]) + held
     cfg = EstimatorConfig(contact_threshold_sigma=3.0, default_residual_std_nm=0.05)
