@@ -604,13 +604,14 @@ class ContactDetector:
 
     def scores(self, tau_ext, band):
         """(contact score, collision score), 1 = at the threshold; (n,) -> floats, (N, n) -> (N,)."""
+        # array methods, not np.sum / np.max: this runs once per sample in the node
         if self.combined:
-            t2 = np.square(tau_ext)
-            b2 = np.square(band)
-            return (np.sqrt(np.sum(t2 / (self._c2 + self._kc2 * b2), axis=-1)),
-                    np.sqrt(np.sum(t2 / (self._k2 + self._kk2 * b2), axis=-1)))
+            t2 = tau_ext * tau_ext
+            b2 = band * band
+            return (np.sqrt((t2 / (self._c2 + self._kc2 * b2)).sum(axis=-1)),
+                    np.sqrt((t2 / (self._k2 + self._kk2 * b2)).sum(axis=-1)))
         excess = np.maximum(np.abs(tau_ext) - band, 0.0)
-        return np.max(excess / self.contact_nm, axis=-1), np.max(excess / self.collision_nm, axis=-1)
+        return (excess / self.contact_nm).max(axis=-1), (excess / self.collision_nm).max(axis=-1)
 
     def step(self, s_contact, s_collision):
         st, rel = self.state, self.release_ratio
@@ -913,7 +914,8 @@ class WrenchEstimator:
             sw = None
             wrench, smin, damped = self.mapper.map_one(J, tau_map)
         det = self.contact
-        s_c, s_k = (float(x) for x in det.scores(tau, band))
+        s_c, s_k = det.scores(tau, band)
+        s_c, s_k = float(s_c), float(s_k)
         state = det.step(s_c, s_k)
         # covariance, at a reduced rate
         if self._cov_stamp is None or (stamp_ns - self._cov_stamp) >= c.covariance_period_s * 1e9:
