@@ -1,12 +1,13 @@
 # The two commands of the README. Each creates .venv and installs what it needs on first use.
 #   make demo   the whole pipeline on the simulated youBot (robot-id demo)
 #   make test   the test suite (what CI runs)
+#   make test-fast  the unit tests only (no DDS nodes, demo or benchmarks), under 2 minutes
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-robot_id_ros
 
-.PHONY: demo test bench docs clean
+.PHONY: demo test test-fast bench docs clean
 
 $(STAMP): setup.py setup.cfg package.xml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +20,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider test $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m "not integration and not slow" test $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

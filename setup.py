@@ -6,13 +6,13 @@ from setuptools import find_packages, setup
 package_name = 'robot_id_ros'
 
 NODES = {
-    'youbot_sim': 'robot_id_ros.nodes.youbot_sim:main',
-    'static_pose_recorder': 'robot_id_ros.nodes.static_pose_recorder:main',
-    'trajectory_recorder': 'robot_id_ros.nodes.trajectory_recorder:main',
-    'friction_sweep_recorder': 'robot_id_ros.nodes.friction_sweep_recorder:main',
-    'identification': 'robot_id_ros.nodes.identification:main',
-    'wrench_estimator': 'robot_id_ros.nodes.wrench_estimator:main',
-    'robot-id': 'robot_id_ros.cli:main',
+    'youbot_sim': 'robot_id_ros.ros.nodes.youbot_sim:main',
+    'static_pose_recorder': 'robot_id_ros.ros.nodes.static_pose_recorder:main',
+    'trajectory_recorder': 'robot_id_ros.ros.nodes.trajectory_recorder:main',
+    'friction_sweep_recorder': 'robot_id_ros.ros.nodes.friction_sweep_recorder:main',
+    'identification': 'robot_id_ros.ros.nodes.identification:main',
+    'wrench_estimator': 'robot_id_ros.ros.nodes.wrench_estimator:main',
+    'robot-id': 'robot_id_ros.cli.main:main',
 }
 
 setup(

@@ -30,11 +30,11 @@ import pinocchio as pin
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robot_id_ros.core.bag_io import BagWriter  # noqa: E402
-from robot_id_ros.core.estimation import EstimatorConfig, WrenchEstimator  # noqa: E402
-from robot_id_ros.core.friction import FrictionModel  # noqa: E402
-from robot_id_ros.core.model import youbot_model  # noqa: E402
-from robot_id_ros.core.model_file import nominal_model  # noqa: E402
+from robot_id_ros.io.bags import BagWriter  # noqa: E402
+from robot_id_ros.estimate.estimation import EstimatorConfig, WrenchEstimator  # noqa: E402
+from robot_id_ros.model.friction import FrictionModel  # noqa: E402
+from robot_id_ros.model.robot import youbot_model  # noqa: E402
+from robot_id_ros.io.model_file import nominal_model  # noqa: E402
 from robot_id_ros.demo.pipeline import DEMO_ESTIMATOR  # noqa: E402
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
@@ -106,7 +106,7 @@ def main():
     t_upd = {name: best_of(functools.partial(per_sample, cfg), 2) / n for name, cfg in configs.items()}
     t_bat = {name: best_of(functools.partial(batch, cfg), 7) / n for name, cfg in configs.items()}
     # offline end to end through the command
-    from robot_id_ros.commands import estimate
+    from robot_id_ros.cli import estimate
     import argparse as _ap
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

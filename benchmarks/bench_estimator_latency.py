@@ -1,6 +1,6 @@
 """Latency of the wrench_estimator node fed at 1 kHz over loopback DDS by a separate process.
 
-The node runs in a subprocess (python -m robot_id_ros.nodes.wrench_estimator); this process
+The node runs in a subprocess (python -m robot_id_ros.ros.nodes.wrench_estimator); this process
 publishes JointState at --rate Hz (best effort, stamped with the wall clock at publish) for
 --seconds and subscribes to ~/wrench. Latency = receive wall time - input stamp (same clock,
 same machine): input-to-output through DDS, the node and DDS back. Dropped = inputs without an
@@ -29,9 +29,9 @@ from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from robot_id_ros.core.friction import FrictionModel  # noqa: E402
-from robot_id_ros.core.model import youbot_model  # noqa: E402
-from robot_id_ros.core.model_file import nominal_model  # noqa: E402
+from robot_id_ros.model.friction import FrictionModel  # noqa: E402
+from robot_id_ros.model.robot import youbot_model  # noqa: E402
+from robot_id_ros.io.model_file import nominal_model  # noqa: E402
 from ros_helpers import isolated_env, unique_domain_id  # noqa: E402
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
@@ -54,7 +54,7 @@ def main():
     env = isolated_env(domain)
     tmp = Path(tempfile.mkdtemp())
     model.save(tmp / 'model.yaml')
-    node = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.nodes.wrench_estimator', '--ros-args',
+    node = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args',
                              *settings, '-p', f'model_file:={tmp / "model.yaml"}', '-p', 'qos_depth:=1000'],
                             env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     os.environ['ROS_DOMAIN_ID'] = str(domain)

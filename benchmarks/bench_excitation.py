@@ -21,9 +21,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robot_id_ros.core import excitation as E  # noqa: E402
-from robot_id_ros.core.model import RobotModel, youbot_model  # noqa: E402
-from robot_id_ros.core.regressor import RegressorOptions  # noqa: E402
+from robot_id_ros.record import excitation as E  # noqa: E402
+from robot_id_ros.model.robot import RobotModel, youbot_model  # noqa: E402
+from robot_id_ros.model.regressor import RegressorOptions  # noqa: E402
 
 
 def ur5_model():

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 
-from robot_id_ros.core.identification import IdentificationOptions, identify, static_poses, validate  # noqa: E402
+from robot_id_ros.identify.identification import IdentificationOptions, identify, static_poses, validate  # noqa: E402
 from robot_id_ros.sim.config import SimConfig  # noqa: E402
 from test_identification_sim import (MIN_VELOCITY_RAD_S, SIM_OPTIONS, make_data, noise_floor_nm,  # noqa: E402
                                      static_leave_pose_out)
@@ -41,9 +41,9 @@ def fmt(x):
 def load_bags(d):
     import yaml
 
-    from robot_id_ros.core.bag_io import read_joint_states
-    from robot_id_ros.core.model import youbot_model
-    from robot_id_ros.core.sidecar import find_sidecar
+    from robot_id_ros.io.bags import read_joint_states
+    from robot_id_ros.model.robot import youbot_model
+    from robot_id_ros.io.sidecar import find_sidecar
     from robot_id_ros.sim.true_model import true_model_from_dict
     d = Path(d)
     robot = youbot_model()

@@ -15,11 +15,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 
-from robot_id_ros.core import signals  # noqa: E402
-from robot_id_ros.core.identification import IdentificationOptions, identify, validate  # noqa: E402
-from robot_id_ros.core.model import youbot_model  # noqa: E402
-from robot_id_ros.core.regressor import Regressor, RegressorOptions  # noqa: E402
-from robot_id_ros.core.base_parameters import compute_base_parameters  # noqa: E402
+from robot_id_ros.identify import signals  # noqa: E402
+from robot_id_ros.identify.identification import IdentificationOptions, identify, validate  # noqa: E402
+from robot_id_ros.model.robot import youbot_model  # noqa: E402
+from robot_id_ros.model.regressor import Regressor, RegressorOptions  # noqa: E402
+from robot_id_ros.model.base_parameters import compute_base_parameters  # noqa: E402
 from test_identification import (FRICTION, SIGMA, fourier_trajectory, synthetic_series,  # noqa: E402
                                  train_and_held_out, true_theta)
 

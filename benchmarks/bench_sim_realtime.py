@@ -49,7 +49,7 @@ def bench_node():
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
 
-    from robot_id_ros.nodes.youbot_sim import YoubotSimNode
+    from robot_id_ros.ros.nodes.youbot_sim import YoubotSimNode
 
     ctx = Context()
     rclpy.init(context=ctx, domain_id=int(os.environ.get('ROS_DOMAIN_ID', 0)) or (os.getpid() % 100 + 101))

@@ -1,6 +1,9 @@
 """robot_id_ros: force sensing without a force/torque sensor, by dynamic identification.
 
-``robot_id_ros.core`` is the ROS-free numeric core, ``robot_id_ros.sim`` the simulated youBot,
-``robot_id_ros.nodes`` the thin rclpy nodes and ``robot_id_ros.cli`` the ``robot-id`` command.
+The sub-packages follow the pipeline. ROS-free: ``model`` (the robot, regressors, friction),
+``io`` (bags, sidecars, the model file), ``record`` (1. planning experiments), ``identify``
+(2. fitting the model), ``estimate`` (3. the online wrench estimator) and ``sim`` (the simulated
+youBot). ``ros`` is the thin rclpy layer with one node module per executable, ``cli`` the
+``robot-id`` command and ``demo`` the whole pipeline on the simulator.
 """
 __version__ = '0.1.0'

@@ -34,12 +34,12 @@ def rclpy_context(ros_domain_id):
 
 @pytest.fixture(scope='session')
 def node_infos():
-    """Every node's own declarations (robot_id_ros.nodes.docs.collect), read once per test session
+    """Every node's own declarations (robot_id_ros.ros.docs.collect), read once per test session
     on a private ROS domain."""
     import rclpy
     from rclpy.context import Context
 
-    from robot_id_ros.nodes import docs
+    from robot_id_ros.ros import docs
 
     ctx = Context()
     rclpy.init(context=ctx, args=[], domain_id=unique_domain_id())
@@ -47,3 +47,25 @@ def node_infos():
         return docs.collect(context=ctx)
     finally:
         rclpy.shutdown(context=ctx)
+
+
+# Markers by place, so that `make test-fast` (-m "not integration and not slow") gives a quick loop
+# without editing each file: integration tests start nodes over real DDS or build the package;
+# slow tests run the whole demo or the benchmarks.
+_INTEGRATION = ('nodes/', 'test_packaging.py::test_colcon')
+_SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'core/test_real_data.py')
+
+
+def pytest_configure(config):
+    config.addinivalue_line('markers', 'integration: starts ROS nodes over real DDS or builds the package')
+    config.addinivalue_line('markers', 'slow: takes minutes (the demo, benchmarks, real-data fits)')
+
+
+def pytest_collection_modifyitems(config, items):
+    root = Path(__file__).parent
+    for item in items:
+        rel = Path(str(item.fspath)).relative_to(root).as_posix() + '::' + item.name
+        if any(rel.startswith(p) or p in rel for p in _INTEGRATION):
+            item.add_marker(pytest.mark.integration)
+        if any(rel.startswith(p) for p in _SLOW):
+            item.add_marker(pytest.mark.slow)

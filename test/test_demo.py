@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from robot_id_ros.core.bag_io import read_joint_states
-from robot_id_ros.core.model_file import load_model
-from robot_id_ros.core.sidecar import find_sidecar
+from robot_id_ros.io.bags import read_joint_states
+from robot_id_ros.io.model_file import load_model
+from robot_id_ros.io.sidecar import find_sidecar
 
 
 @pytest.fixture(scope='module')

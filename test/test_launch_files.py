@@ -8,7 +8,7 @@
   (command_topic too where a node commands the arm), and every LaunchConfiguration it reads;
 - the node names the launch files give match the section keys of the nodes' config YAMLs;
 - every parameter a launch file sets on a node is declared by that node, and every remapping
-  renames a topic the node really uses (read from the node itself, robot_id_ros.nodes.docs);
+  renames a topic the node really uses (read from the node itself, robot_id_ros.ros.docs);
 - on a ROS 2 machine (launch_ros importable) each file's generate_launch_description() runs.
 """
 import ast
@@ -295,9 +295,9 @@ def test_referenced_files_exist_and_are_installed(path):
     scripts = console_scripts()
     for rel, line in refs:
         exe = re.fullmatch(r'config/([\w-]+)\.yaml', rel)
-        if exe and exe.group(1) in scripts and not (ROOT / 'robot_id_ros' / 'nodes' / f'{exe.group(1)}.py').is_file() \
+        if exe and exe.group(1) in scripts and not (ROOT / 'robot_id_ros' / 'ros' / 'nodes' / f'{exe.group(1)}.py').is_file() \
                 and not (ROOT / rel).is_file():
-            pending.append(f'{rel} (module robot_id_ros.nodes.{exe.group(1)} does not exist yet)')
+            pending.append(f'{rel} (module robot_id_ros.ros.nodes.{exe.group(1)} does not exist yet)')
             continue
         assert (ROOT / rel).is_file(), f'{path.name}:{line}: {rel} does not exist in the repository'
         assert rel in installed, f'{path.name}:{line}: {rel} is not installed by setup.py data_files'
@@ -370,7 +370,7 @@ def node_docs(node_infos):
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
 def test_launch_parameters_and_remappings_match_the_nodes(path, node_docs):
-    from robot_id_ros.nodes.docs import BUILTIN_PARAMETERS
+    from robot_id_ros.ros.docs import BUILTIN_PARAMETERS
     t = tree(path)
     missing_modules = []
     for c in node_calls(t):

@@ -1,7 +1,7 @@
 """Every config/<executable>.yaml agrees with its node's OWN parameter declarations.
 
 For each node executable of setup.py the node class (the one rclpy Node subclass its module
-defines, see robot_id_ros/nodes/__init__.py) is instantiated in-process on an isolated ROS domain
+defines, see robot_id_ros/ros/nodes/__init__.py) is instantiated in-process on an isolated ROS domain
 and its declared parameters are read back:
 
 - every parameter set in the config is declared by the node (an undeclared one would be silently
@@ -30,7 +30,7 @@ BUILTIN_PARAMETERS = {'use_sim_time', 'start_type_description_service'}   # decl
 def _node_executables():
     text = (ROOT / 'setup.py').read_text()
     block = text[text.index('NODES = {'):text.index('}', text.index('NODES = {'))]
-    return re.findall(r"'([\w-]+)': 'robot_id_ros\.nodes\.(\w+):main'", block)
+    return re.findall(r"'([\w-]+)': 'robot_id_ros\.ros\.nodes\.(\w+):main'", block)
 
 
 NODE_EXECUTABLES = _node_executables()
@@ -46,9 +46,9 @@ def test_setup_py_lists_the_contract_nodes():
 def node_module(module_name):
     """The node module, or a skip naming it when its file does not exist yet (an ImportError of an
     existing module is a failure)."""
-    if not (ROOT / 'robot_id_ros' / 'nodes' / f'{module_name}.py').is_file():
-        pytest.skip(f'module robot_id_ros.nodes.{module_name} does not exist yet')
-    return importlib.import_module(f'robot_id_ros.nodes.{module_name}')
+    if not (ROOT / 'robot_id_ros' / 'ros' / 'nodes' / f'{module_name}.py').is_file():
+        pytest.skip(f'module robot_id_ros.ros.nodes.{module_name} does not exist yet')
+    return importlib.import_module(f'robot_id_ros.ros.nodes.{module_name}')
 
 
 def node_class(module):
@@ -106,12 +106,12 @@ def ros_parameter(name, value):
 def construction_overrides(exe, tmp_path, declared_in_yaml):
     """Overrides that give construction the input files it needs and keep its outputs in tmp_path.
 
-    An input-file parameter of robot_id_ros.nodes.docs.FILE_FIXTURES (model_file,
+    An input-file parameter of robot_id_ros.ros.docs.FILE_FIXTURES (model_file,
     trajectory_file) that the config leaves empty or points at a file that does not exist here
     gets a real file made by the core (the nominal youBot model, a small excitation); an output
     path parameter (output, output_path, output_dir) is pointed into tmp_path.
     """
-    from robot_id_ros.nodes.docs import FILE_FIXTURES
+    from robot_id_ros.ros.docs import FILE_FIXTURES
     out = {}
     for name, value in declared_in_yaml.items():
         base = name.rsplit('.', 1)[-1]
@@ -155,7 +155,7 @@ def test_node_module_follows_the_convention(exe, module_name):
 def test_every_node_has_its_config(exe, module_name):
     node_module(module_name)
     assert (ROOT / 'config' / f'{exe}.yaml').is_file(), (
-        f'node robot_id_ros.nodes.{module_name} exists but config/{exe}.yaml does not (launch files load it)')
+        f'node robot_id_ros.ros.nodes.{module_name} exists but config/{exe}.yaml does not (launch files load it)')
 
 
 @pytest.mark.parametrize('exe,module_name', NODE_EXECUTABLES, ids=[e for e, _ in NODE_EXECUTABLES])

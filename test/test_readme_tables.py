@@ -1,8 +1,8 @@
-"""README.md's node tables are exactly what the nodes declare (robot_id_ros.nodes.docs).
+"""README.md's node tables are exactly what the nodes declare (robot_id_ros.ros.docs).
 
 Regenerate after changing a node's parameters, topics or services:
 
-    python -m robot_id_ros.nodes.docs > docs/nodes.md
+    python -m robot_id_ros.ros.docs > docs/nodes.md
 
 and paste docs/nodes.md between ``<!-- nodes:begin -->`` and ``<!-- nodes:end -->`` in README.md.
 """
@@ -15,14 +15,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BEGIN, END = '<!-- nodes:begin -->', '<!-- nodes:end -->'
-REGENERATE = ('regenerate: python -m robot_id_ros.nodes.docs > docs/nodes.md, then paste docs/nodes.md between '
+REGENERATE = ('regenerate: python -m robot_id_ros.ros.docs > docs/nodes.md, then paste docs/nodes.md between '
               f'{BEGIN} and {END} in README.md')
 
 
 @pytest.fixture(scope='module')
 def node_docs(node_infos):
     """The nodes' declarations and their rendered tables."""
-    from robot_id_ros.nodes import docs
+    from robot_id_ros.ros import docs
 
     return node_infos, docs.render_markdown(node_infos)
 
@@ -49,10 +49,10 @@ def test_docs_nodes_md_is_generated(node_docs):
 
 
 def test_generator_covers_every_node_executable():
-    from robot_id_ros.nodes import docs
+    from robot_id_ros.ros import docs
     text = (ROOT / 'setup.py').read_text()
     block = text[text.index('NODES = {'):text.index('}', text.index('NODES = {'))]
-    assert sorted(docs.EXECUTABLES) == sorted(re.findall(r"'([\w-]+)': 'robot_id_ros\.nodes\.", block))
+    assert sorted(docs.EXECUTABLES) == sorted(re.findall(r"'([\w-]+)': 'robot_id_ros\.ros\.nodes\.", block))
 
 
 def test_tables_list_every_declared_parameter_and_endpoint(node_docs, rclpy_context, tmp_path):
@@ -60,12 +60,12 @@ def test_tables_list_every_declared_parameter_and_endpoint(node_docs, rclpy_cont
     not against the generator's own reading) and a row per topic/service it created."""
     from rclpy.parameter import Parameter
 
-    from robot_id_ros.nodes import docs
+    from robot_id_ros.ros import docs
 
     infos, text = node_docs
     present = [d for d in infos if not d.missing]
     for d in infos:
-        exists = (ROOT / 'robot_id_ros' / 'nodes' / f'{d.executable}.py').is_file()
+        exists = (ROOT / 'robot_id_ros' / 'ros' / 'nodes' / f'{d.executable}.py').is_file()
         assert bool(d.missing) != exists, d.executable
         assert (f'### `{d.executable}`') in text
     if not present:

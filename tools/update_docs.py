@@ -13,7 +13,7 @@ BEGIN, END = '<!-- nodes:begin -->', '<!-- nodes:end -->'
 
 def main():
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', ROS_DOMAIN_ID=str(200 + os.getpid() % 30))
-    text = subprocess.run([sys.executable, '-m', 'robot_id_ros.nodes.docs'], check=True, capture_output=True,
+    text = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.docs'], check=True, capture_output=True,
                           text=True, env=env).stdout
     (ROOT / 'docs' / 'nodes.md').write_text(text)
     readme = (ROOT / 'README.md').read_text()

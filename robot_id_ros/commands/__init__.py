@@ -1,1 +1,7 @@
-"""Subcommands of robot-id, one module each: add_parser(subparsers) and run(args) -> exit code."""
+"""Deprecated: the modules of ``robot_id_ros.commands`` moved (see robot_id_ros._moved.MOVED).
+
+Importing an old module path still works for one release, with a DeprecationWarning.
+"""
+from robot_id_ros import _moved
+
+_moved.install()

@@ -1,1 +1,7 @@
-"""ROS-free numeric core (numpy, scipy, pinocchio). Nothing under this package imports rclpy."""
+"""Deprecated: the modules of ``robot_id_ros.core`` moved (see robot_id_ros._moved.MOVED).
+
+Importing an old module path still works for one release, with a DeprecationWarning.
+"""
+from robot_id_ros import _moved
+
+_moved.install()

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.excitation import FourierTrajectory
-from ..core.model import RobotModel
-from .results import Phase
+from robot_id_ros.record.excitation import FourierTrajectory
+from robot_id_ros.model.robot import RobotModel
+from robot_id_ros.demo.results import Phase
 
 REST_FORCES_N = [(5, 0, 0), (0, 0, -15), (0, 5, 0), (0, 0, 15), (-15, 0, 0), (0, -5, 0), (15, 0, 0), (0, 15, 0)]
 MOTION_FORCES_N = [(5, 0, 0), (0, 0, -5), (0, 5, 0), (0, 0, 15), (-5, 0, 0), (0, -15, 0), (15, 0, 0)]

@@ -33,18 +33,19 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..core.bag_io import read_joint_states
-from ..core.estimation import EstimatorConfig, WrenchEstimator, youbot_estimator_settings
-from ..core.excitation import ExcitationError, FourierTrajectory, design_within_torque
-from ..core.friction import FrictionModel
-from ..core.identification import IdentificationOptions, identify, validate
-from ..core.model import YOUBOT_JOINTS, youbot_model
-from ..core.model_file import load_model
-from ..core.regressor import RegressorOptions
-from ..core.sidecar import find_sidecar
-from ..sim.config import SimConfig
-from ..sim.true_model import load_true_model
+from robot_id_ros.io.bags import read_joint_states
+from robot_id_ros.estimate.estimation import EstimatorConfig, WrenchEstimator, youbot_estimator_settings
+from robot_id_ros.record.excitation import ExcitationError, FourierTrajectory, design_within_torque
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.identify.identification import IdentificationOptions, identify, validate
+from robot_id_ros.model.robot import YOUBOT_JOINTS, youbot_model
+from robot_id_ros.io.model_file import load_model
+from robot_id_ros.model.regressor import RegressorOptions
+from robot_id_ros.io.sidecar import find_sidecar
+from robot_id_ros.sim.config import SimConfig
+from robot_id_ros.sim.true_model import load_true_model
 from . import results as R
+from robot_id_ros.errors import OperationError
 
 
 # The recorders' defaults (0.5 rad/s, 1 rad/s^2) are conservative for a first session on a real arm;
@@ -59,7 +60,7 @@ EXCITATION_TORQUE_FRACTION = 0.9
 DEMO_ESTIMATOR = youbot_estimator_settings()
 
 
-class DemoError(RuntimeError):
+class DemoError(OperationError):
     """A stage of the demo failed; the message names the stage and where its log is."""
 
 
@@ -119,7 +120,7 @@ class NodeProcess:
         self.log_path = log_dir / f'{node_name}.log'
         pfile = log_dir / f'{node_name}.params.yaml'
         pfile.write_text(yaml.safe_dump({'/**': {'ros__parameters': params}}))
-        code = f'import sys; from robot_id_ros.nodes.{module} import main; sys.exit(main())'
+        code = f'import sys; from robot_id_ros.ros.nodes.{module} import main; sys.exit(main())'
         cmd = [sys.executable, '-c', code, '--ros-args', '-r', f'__node:={node_name}', '--params-file', str(pfile)]
         self._log = open(self.log_path, 'w')
         self.proc = subprocess.Popen(cmd, env=env, stdout=self._log, stderr=subprocess.STDOUT,
@@ -340,7 +341,7 @@ class Demo:
 
     # --- force phase ------------------------------------------------------------------------
     def _force_phase(self):
-        from .director import ForceScript, run_director
+        from robot_id_ros.demo.director import ForceScript, run_director
 
         cfg = self.cfg
         self.est = self.start('wrench_estimator', 'wrench_estimator', dict(
@@ -458,7 +459,7 @@ def save_director_log(log, path):
 
 
 def load_director_log(path):
-    from .director import DirectorLog
+    from robot_id_ros.demo.director import DirectorLog
 
     d = json.loads(Path(path).read_text())
     phases = [R.Phase(**p) for p in d.pop('phases')]

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.estimation import EstimatorConfig, WrenchEstimator, WrenchMapper
-from ..core.model import RobotModel
+from robot_id_ros.estimate.estimation import EstimatorConfig, WrenchEstimator, WrenchMapper
+from robot_id_ros.model.robot import RobotModel
 
 # after each change of the applied force this much is left out of the steady-state RMS (the
 # observer's step response; 10 Hz bandwidth settles to 5 % in ~50 ms)

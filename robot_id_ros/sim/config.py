@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
+from robot_id_ros.errors import InputError
 
 YOUBOT_GEAR_RATIOS = (156.0, 156.0, 100.0, 71.0, 71.0)
 YOUBOT_TORQUE_CONSTANTS_NM_A = (0.0335, 0.0335, 0.0335, 0.051, 0.049)
@@ -19,7 +20,7 @@ YOUBOT_CANDLE_RAD = (2.9496, 1.1344, -2.5482, 1.789, 2.9234)
 YOUBOT_GRIPPER_JOINTS = ('gripper_finger_joint_l', 'gripper_finger_joint_r')
 
 
-class SimConfigError(ValueError):
+class SimConfigError(InputError):
     """A simulator configuration value that cannot work; the message names the field."""
 
 

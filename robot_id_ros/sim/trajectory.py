@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from robot_id_ros.errors import InputError
 
 
-class TrajectoryError(ValueError):
+class TrajectoryError(InputError):
     """A trajectory command that is rejected; the message says why."""
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..core.friction import FrictionModel
-from ..core.model import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
-from ..core.model_file import IdentifiedModel, Payload
-from ..core.regressor import INERTIAL_NAMES, Regressor, RegressorOptions
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
+from robot_id_ros.io.model_file import IdentifiedModel, Payload
+from robot_id_ros.model.regressor import INERTIAL_NAMES, Regressor, RegressorOptions
 
 TRUE_OPTIONS = RegressorOptions(rotor_inertia=True)
 

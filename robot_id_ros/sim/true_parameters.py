@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from ..core.friction import FrictionModel
-from ..core.model import RobotModel
-from .config import SimConfig
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import RobotModel
+from robot_id_ros.sim.config import SimConfig
 
 
 @dataclass

@@ -34,14 +34,15 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from ..core.model import RobotModel, youbot_model
-from .config import SimConfig, SimConfigError
-from .drives import DriveModel
-from .trajectory import TrajectoryError, TrajectoryPlan, validate_command
-from .true_parameters import make_true_parameters
+from robot_id_ros.model.robot import RobotModel, youbot_model
+from robot_id_ros.sim.config import SimConfig, SimConfigError
+from robot_id_ros.sim.drives import DriveModel
+from robot_id_ros.sim.trajectory import TrajectoryError, TrajectoryPlan, validate_command
+from robot_id_ros.sim.true_parameters import make_true_parameters
+from robot_id_ros.errors import InputError
 
 
-class SimInputError(ValueError):
+class SimInputError(InputError):
     """A wrench, payload or command the simulator rejects; the message names the problem."""
 
 
@@ -468,7 +469,7 @@ class SimulatedArm:
 
     def true_parameters_dict(self):
         """Everything the simulator uses as truth, for a file (never published on a topic)."""
-        from ..core.regressor import INERTIAL_NAMES
+        from robot_id_ros.model.regressor import INERTIAL_NAMES
 
         cfg = self.config
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.core.bag_io import BagError, BagWriter, read_joint_states, read_messages, sidecar_path
+from robot_id_ros.io.bags import BagError, BagWriter, read_joint_states, read_messages, sidecar_path
 from robots import SHARED_DATA
 
 

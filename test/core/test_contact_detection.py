@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
-from robot_id_ros.core.estimation import (COLLISION, CONTACT, CONTACT_NONE, ContactDetector, EstimatorConfig,
+from robot_id_ros.estimate.estimation import (COLLISION, CONTACT, CONTACT_NONE, ContactDetector, EstimatorConfig,
                                           WrenchEstimator)
-from robot_id_ros.core.friction import FrictionModel
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.model_file import nominal_model
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.io.model_file import nominal_model
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 RATE = 200.0

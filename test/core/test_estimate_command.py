@@ -4,11 +4,11 @@ import argparse
 import numpy as np
 import pytest
 
-from robot_id_ros.commands import estimate
-from robot_id_ros.core.bag_io import BagWriter, read_messages
-from robot_id_ros.core.friction import FrictionModel
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.model_file import nominal_model
+from robot_id_ros.cli import estimate
+from robot_id_ros.io.bags import BagWriter, read_messages
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.io.model_file import nominal_model
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 GAINS = np.array([5.226, 5.226, 3.35, 3.621, 3.479])
@@ -109,8 +109,8 @@ def test_params_file_gives_the_nodes_settings_and_flags_override(setup, tmp_path
     """--params-file reads the wrench_estimator parameters file (the youBot's config here); a flag
     given as well wins; a file that is no such parameters file, or holds a bad value, is a one-line
     error naming it."""
-    from robot_id_ros.core.estimation import youbot_estimator_settings
-    from robot_id_ros.core.model import package_share_dir
+    from robot_id_ros.estimate.estimation import youbot_estimator_settings
+    from robot_id_ros.model.robot import package_share_dir
 
     d, *_ = setup
     cfg_file = package_share_dir() / 'config' / 'wrench_estimator.yaml'

@@ -6,13 +6,13 @@ applied to the tool), plus noise where stated; the estimator must return F.
 import numpy as np
 import pytest
 
-from robot_id_ros.core.base_parameters import compute_base_parameters
-from robot_id_ros.core.estimation import (BAND_ZERO_NM, COLLISION, CONTACT, CONTACT_NONE, CausalDifferentiator,
+from robot_id_ros.model.base_parameters import compute_base_parameters
+from robot_id_ros.estimate.estimation import (BAND_ZERO_NM, COLLISION, CONTACT, CONTACT_NONE, CausalDifferentiator,
                                           ContactDetector, EstimatorConfig, EstimatorInputError, WrenchEstimator,
                                           effort_scale, hold_band)
-from robot_id_ros.core.friction import FrictionModel
-from robot_id_ros.core.model import RobotModel, youbot_model
-from robot_id_ros.core.model_file import Payload, nominal_model
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import RobotModel, youbot_model
+from robot_id_ros.io.model_file import Payload, nominal_model
 from robot_id_ros.demo.pipeline import DEMO_ESTIMATOR
 
 CANDLE = np.array([2.9496, 1.1344, -2.5482, 1.789, 2.9234])

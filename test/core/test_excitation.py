@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.core import excitation as E
-from robot_id_ros.core.excitation import ExcitationError
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.regressor import RegressorOptions
+from robot_id_ros.record import excitation as E
+from robot_id_ros.record.excitation import ExcitationError
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.model.regressor import RegressorOptions
 
 
 @pytest.fixture(scope='module')
@@ -105,7 +105,7 @@ def test_other_arm_ur5():
     from pathlib import Path
 
     import pinocchio  # noqa: F401
-    from robot_id_ros.core.model import RobotModel
+    from robot_id_ros.model.robot import RobotModel
 
     urdf = Path(__file__).resolve().parents[2] / '.venv/lib/python3.11/site-packages/cmeel.prefix/share/' \
         'example-robot-data/robots/ur_description/urdf/ur5_robot.urdf'
@@ -147,7 +147,7 @@ def test_sample_table_rate_too_low(design):
 
 
 def test_cli(tmp_path, capsys):
-    from robot_id_ros.commands import design_excitation as cmd
+    from robot_id_ros.cli import design_excitation as cmd
     import argparse
 
     parser = argparse.ArgumentParser()

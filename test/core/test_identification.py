@@ -8,13 +8,13 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from robot_id_ros.core.bag_io import BagWriter, JointStateSeries
-from robot_id_ros.core.friction import FrictionModel
-from robot_id_ros.core.identification import (IdentificationError, IdentificationOptions, StaticPoses,
+from robot_id_ros.io.bags import BagWriter, JointStateSeries
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.identify.identification import (IdentificationError, IdentificationOptions, StaticPoses,
                                               identify, identify_friction_sweeps, identify_gravity,
                                               point_mass_gravity, validate)
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.model_file import load_model
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.io.model_file import load_model
 
 SIGMA = np.array([0.08, 0.08, 0.05, 0.02, 0.01])
 FRICTION = FrictionModel([0.3, 0.3, 0.2, 0.1, 0.05], [0.3, 0.3, 0.2, 0.1, 0.05], [0.5, 0.4, 0.3, 0.05, 0.03],

@@ -17,13 +17,13 @@ predicts; the all-samples figure is bounded from below by that, even for the tru
 import numpy as np
 import pytest
 
-from robot_id_ros.core import recording as rec
-from robot_id_ros.core.bag_io import JointStateSeries
-from robot_id_ros.core.excitation import design_excitation
-from robot_id_ros.core.identification import (IdentificationOptions, StaticPoses, identify, identify_gravity,
+from robot_id_ros.record import recording as rec
+from robot_id_ros.io.bags import JointStateSeries
+from robot_id_ros.record.excitation import design_excitation
+from robot_id_ros.identify.identification import (IdentificationOptions, StaticPoses, identify, identify_gravity,
                                               static_poses, validate)
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.regressor import RegressorOptions
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.youbot_arm import SimulatedArm
 

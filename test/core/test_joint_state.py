@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.core.joint_state import JointIndexer, JointStateError, to_message_arrays
+from robot_id_ros.io.joint_state import JointIndexer, JointStateError, to_message_arrays
 
 JOINTS = ('a', 'b', 'c')
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.core.model import ModelError, RobotModel, default_urdf_path, youbot_model
+from robot_id_ros.model.robot import ModelError, RobotModel, default_urdf_path, youbot_model
 from robots import panda, ur5
 
 CANDLE = np.array([2.9496, 1.1344, -2.5482, 1.789, 2.9234])

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 import yaml
 
-from robot_id_ros.core.base_parameters import compute_base_parameters
-from robot_id_ros.core.friction import FrictionModel
-from robot_id_ros.core.model import default_urdf_path, youbot_model
-from robot_id_ros.core.model_file import (IdentifiedModel, ModelFileError, Payload, load_model, nominal_model)
-from robot_id_ros.core.regressor import Regressor, RegressorOptions
+from robot_id_ros.model.base_parameters import compute_base_parameters
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import default_urdf_path, youbot_model
+from robot_id_ros.io.model_file import (IdentifiedModel, ModelFileError, Payload, load_model, nominal_model)
+from robot_id_ros.model.regressor import Regressor, RegressorOptions
 
 FRICTION = FrictionModel([0.8, 0.6, 0.5, 0.2, 0.15], [0.7, 0.5, 0.45, 0.2, 0.15], [1.0, 0.8, 0.6, 0.1, 0.1],
                          [0.0] * 5)

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.core.identification import IdentificationError, StaticPoses
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.model_file import Payload, nominal_model
-from robot_id_ros.core.payload import estimate_drive_gains, identify_payload, payload_regressor
+from robot_id_ros.identify.identification import IdentificationError, StaticPoses
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.io.model_file import Payload, nominal_model
+from robot_id_ros.identify.payload import estimate_drive_gains, identify_payload, payload_regressor
 
 from test_identification import perturbed
 

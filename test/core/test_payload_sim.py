@@ -24,10 +24,10 @@ payload regressor weighted by that stiction guess.
 import numpy as np
 import pytest
 
-from robot_id_ros.core import recording as rec
-from robot_id_ros.core.identification import IdentificationOptions, static_poses
-from robot_id_ros.core.model import RobotModel, youbot_model
-from robot_id_ros.core.payload import identify_payload, payload_regressor
+from robot_id_ros.record import recording as rec
+from robot_id_ros.identify.identification import IdentificationOptions, static_poses
+from robot_id_ros.model.robot import RobotModel, youbot_model
+from robot_id_ros.identify.payload import identify_payload, payload_regressor
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.youbot_arm import SimulatedArm
 
@@ -133,8 +133,8 @@ def test_payload_on_simulator_within_2_percent_and_5_mm(runs):
 
 def _write_bag(path, series, sidecar):
     """The recorded holds as the static recorder would leave them: a bag and its sidecar."""
-    from robot_id_ros.core.bag_io import BagWriter, sidecar_path
-    from robot_id_ros.core.sidecar import write_sidecar
+    from robot_id_ros.io.bags import BagWriter, sidecar_path
+    from robot_id_ros.io.sidecar import write_sidecar
 
     names = list(series.joint_names) + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
     with BagWriter(path) as w:
@@ -153,7 +153,7 @@ def test_robot_id_payload_command_on_the_simulated_holds(runs, tmp_path):
 
     import yaml
 
-    from robot_id_ros.core.model_file import nominal_model
+    from robot_id_ros.io.model_file import nominal_model
     robot = runs[0]
     model = tmp_path / 'model.yaml'
     nominal_model(robot).save(model)

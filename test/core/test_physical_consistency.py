@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.core.identification import IdentificationError, IdentificationOptions, identify, validate
-from robot_id_ros.core.model import RobotModel, youbot_model
-from robot_id_ros.core.physical_consistency import export_urdf, is_physically_consistent, pseudo_inertia
+from robot_id_ros.identify.identification import IdentificationError, IdentificationOptions, identify, validate
+from robot_id_ros.model.robot import RobotModel, youbot_model
+from robot_id_ros.identify.consistency import export_urdf, is_physically_consistent, pseudo_inertia
 
 from test_identification import FRICTION, SIGMA, fourier_trajectory, perturbed, synthetic_series
 

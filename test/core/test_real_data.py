@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from robot_id_ros.core.bag_io import read_joint_states
-from robot_id_ros.core.identification import IdentificationOptions, identify, validate
-from robot_id_ros.core.model import RobotModel
+from robot_id_ros.io.bags import read_joint_states
+from robot_id_ros.identify.identification import IdentificationOptions, identify, validate
+from robot_id_ros.model.robot import RobotModel
 
 DATA = Path(__file__).resolve().parents[2].parent / 'shared' / 'data'
 PANDA_PUBLISHED = 0.0141     # Gaz 2019 supplement: relative error of the least-squares fit

@@ -1,4 +1,4 @@
-"""ROS-free tests of robot_id_ros.core.recording."""
+"""ROS-free tests of robot_id_ros.record.recording."""
 import os
 import signal
 import subprocess
@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_id_ros.core import recording as R
-from robot_id_ros.core.bag_io import read_joint_states, typestore
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.sidecar import read_sidecar, write_sidecar
+from robot_id_ros.record import recording as R
+from robot_id_ros.io.bags import read_joint_states, typestore
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.io.sidecar import read_sidecar, write_sidecar
 
 CANDLE = np.array((2.9496, 1.1344, -2.5482, 1.789, 2.9234))
 ROOT = Path(__file__).resolve().parents[2]
@@ -221,8 +221,8 @@ _WRITER_SCRIPT = textwrap.dedent('''
     import sys, time, resource, signal
     sys.path.insert(0, {root!r}); sys.path.insert(0, {test!r})
     from test_recording import _js_bytes
-    from robot_id_ros.core import recording as R
-    from robot_id_ros.core.bag_io import typestore
+    from robot_id_ros.record import recording as R
+    from robot_id_ros.io.bags import typestore
     ts = typestore()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     w = R.PartedBagWriter({bag!r})

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.core.base_parameters import compute_base_parameters
-from robot_id_ros.core.friction import FrictionModel
-from robot_id_ros.core.model import RobotModel, youbot_model
-from robot_id_ros.core.regressor import Regressor, RegressorOptions
+from robot_id_ros.model.base_parameters import compute_base_parameters
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import RobotModel, youbot_model
+from robot_id_ros.model.regressor import Regressor, RegressorOptions
 from robots import panda, ur5
 
 

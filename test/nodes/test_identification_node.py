@@ -28,9 +28,9 @@ def test_identify_service(rclpy_context, tmp_path):
     from rclpy.parameter import Parameter
     from std_srvs.srv import Trigger
 
-    from robot_id_ros.core.model import youbot_model
-    from robot_id_ros.core.model_file import load_model
-    from robot_id_ros.nodes.identification import IdentificationNode
+    from robot_id_ros.model.robot import youbot_model
+    from robot_id_ros.io.model_file import load_model
+    from robot_id_ros.ros.nodes.identification import IdentificationNode
     from test_identification import FRICTION, SIGMA, _write_bag, fourier_trajectory, perturbed, synthetic_series
 
     robot = youbot_model()

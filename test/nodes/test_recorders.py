@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from ros_helpers import isolated_env, unique_domain_id
-from robot_id_ros.core import recording as R
-from robot_id_ros.core.bag_io import read_joint_states, sidecar_path
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.sidecar import read_sidecar
+from robot_id_ros.record import recording as R
+from robot_id_ros.io.bags import read_joint_states, sidecar_path
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.io.sidecar import read_sidecar
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.true_parameters import make_true_parameters
 
@@ -53,12 +53,12 @@ class Procs:
         return p
 
     def sim(self, *extra):
-        return self.start('robot_id_ros.nodes.youbot_sim',
+        return self.start('robot_id_ros.ros.nodes.youbot_sim',
                           [f'real_time_factor:={RTF}', 'publish_rate_hz:=50.0', f'seed:={SEED}',
                            'start_time_sec:=1000.0', *extra], 'sim')
 
     def recorder(self, module, params, name, sim_time=True):
-        return self.start(f'robot_id_ros.nodes.{module}',
+        return self.start(f'robot_id_ros.ros.nodes.{module}',
                           [f'use_sim_time:={"true" if sim_time else "false"}', 'autostart:=true',
                            'shutdown_when_done:=true', 'progress_period_s:=2.0', *params], name)
 
@@ -266,7 +266,7 @@ def test_driver_stopping_mid_run_keeps_data(procs, tmp_path):
 
 
 def _excitation_file(path, period_s=4.0):
-    from robot_id_ros.core.excitation import FourierTrajectory
+    from robot_id_ros.record.excitation import FourierTrajectory
 
     n = 5
     amp = np.array([0.0, 0.15, 0.2, 0.2, 0.0])
@@ -323,7 +323,7 @@ def test_cancel_service_and_passive_mode(procs, tmp_path):
 
     procs.sim()
     out = tmp_path / 'cancelled'
-    rec = procs.start('robot_id_ros.nodes.static_pose_recorder',
+    rec = procs.start('robot_id_ros.ros.nodes.static_pose_recorder',
                       ['use_sim_time:=true', 'shutdown_when_done:=true', f'output_path:={out}', 'pose_count:=4',
                        'window_s:=1.0', 'settle_dwell_s:=0.3', *FAST], 'cancel')
     passive_out = tmp_path / 'passive'

@@ -20,10 +20,10 @@ from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
 import rclpy
-from robot_id_ros.core.friction import FrictionModel
-from robot_id_ros.core.model import youbot_model
-from robot_id_ros.core.model_file import ModelFileError, nominal_model
-from robot_id_ros.nodes.wrench_estimator import WrenchEstimatorNode
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import youbot_model
+from robot_id_ros.io.model_file import ModelFileError, nominal_model
+from robot_id_ros.ros.nodes.wrench_estimator import WrenchEstimatorNode
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 NAMES = [f'arm_joint_{i}' for i in range(1, 6)] + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
@@ -245,7 +245,7 @@ def test_main_start_error_on_stderr_exit_code_2(ros_domain_id, model_file, tmp_p
              (['-p', f'model_file:={path}', '-p', 'urdf_file:=/x.urdf'], 'urdf_file is now urdf_path'),
              (['-p', f'model_file:={path}', '-p', 'joint_names:=arm_joint_1'], 'joint_names')]
     for args, text in cases:
-        r = subprocess.run([sys.executable, '-m', 'robot_id_ros.nodes.wrench_estimator', '--ros-args', *args],
+        r = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args', *args],
                            env=env, capture_output=True, text=True, timeout=60)
         assert r.returncode == 2, (args, r.returncode, r.stdout, r.stderr)
         assert r.stdout == '', (args, r.stdout)

@@ -31,7 +31,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
-from robot_id_ros.core.bag_io import BagWriter, read_messages
+from robot_id_ros.io.bags import BagWriter, read_messages
 from robot_id_ros.sim.config import YOUBOT_GRIPPER_JOINTS, SimConfig
 from robot_id_ros.sim.true_model import true_model_of
 from robot_id_ros.sim.youbot_arm import SimulatedArm
@@ -123,10 +123,10 @@ def true_model_file(tmp_path):
 def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, ros_domain_id, true_model_file):
     path, model = true_model_file
     pos = '[' + ', '.join(str(v) for v in BENT) + ']'
-    sim = start('robot_id_ros.nodes.youbot_sim', ros_domain_id, f'seed:={SEED}', f'publish_rate_hz:={RATE}',
+    sim = start('robot_id_ros.ros.nodes.youbot_sim', ros_domain_id, f'seed:={SEED}', f'publish_rate_hz:={RATE}',
                 'real_time_factor:=2.0', f'initial_positions:={pos}')
     # the youBot settings (config/wrench_estimator.yaml: stiction hold, band weighting, combined test)
-    est = start('robot_id_ros.nodes.wrench_estimator', ros_domain_id, f'model_file:={path}',
+    est = start('robot_id_ros.ros.nodes.wrench_estimator', ros_domain_id, f'model_file:={path}',
                 'use_sim_time:=true', params_file=ROOT / 'config' / 'wrench_estimator.yaml')
     probe = Probe(rclpy_context)
     try:
@@ -223,7 +223,7 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
     bag = tmp_path / 'sim.mcap'
     S, F_true, samples, model = simulate_bag(bag)
     model.save(tmp_path / 'true_model.yaml')
-    est = start('robot_id_ros.nodes.wrench_estimator', ros_domain_id,
+    est = start('robot_id_ros.ros.nodes.wrench_estimator', ros_domain_id,
                 f'model_file:={tmp_path / "true_model.yaml"}', 'qos_depth:=1000')
     probe = Probe(rclpy_context)
     pub = probe.node.create_publisher(JointState, 'joint_states',

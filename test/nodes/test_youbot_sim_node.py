@@ -21,7 +21,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from robot_id_ros.nodes.youbot_sim import YoubotSimNode
+from robot_id_ros.ros.nodes.youbot_sim import YoubotSimNode
 
 ARM = [f'arm_joint_{i}' for i in range(1, 6)]
 FINGERS = ['gripper_finger_joint_l', 'gripper_finger_joint_r']
@@ -290,10 +290,10 @@ def test_payload_and_true_parameter_file(bench_factory, tmp_path):
 def test_subprocess_main_sim_time_follows_clock_and_bad_parameter(rclpy_context, ros_domain_id, tmp_path):
     from ros_helpers import isolated_env
     env = isolated_env(ros_domain_id)
-    bad = subprocess.run([sys.executable, '-m', 'robot_id_ros.nodes.youbot_sim', '--ros-args',
+    bad = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim', '--ros-args',
                           '-p', 'effort_unit:=furlongs'], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and 'effort_unit' in bad.stderr
-    proc = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.nodes.youbot_sim', '--ros-args',
+    proc = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim', '--ros-args',
                              '-p', 'real_time_factor:=5.0', '-p', 'start_time_sec:=500.0',
                              '-p', 'publish_rate_hz:=100.0'],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -3,7 +3,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from robot_id_ros.core.model import youbot_model
+from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.sim.config import SimConfig, SimConfigError
 from robot_id_ros.sim.drives import DriveModel
 from robot_id_ros.sim.trajectory import TrajectoryError

@@ -1,0 +1,5 @@
+"""The ``robot-id`` command line: ``main`` parses the subcommand, one module per subcommand
+(``add_parser(subparsers)`` and ``run(args) -> exit code``)."""
+from robot_id_ros.cli.main import main
+
+__all__ = ['main']

@@ -1,0 +1,57 @@
+"""robot-id: the command line of robot_id_ros (see ``robot-id --help``).
+
+Every subcommand lives in ``robot_id_ros.cli.<name>`` with ``add_parser`` and ``run``. Bad
+input exits with status 2 and a one-line reason on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from robot_id_ros.errors import RobotIdError, one_line
+
+COMMANDS = ('describe', 'design_excitation', 'identify', 'validate', 'estimate', 'payload', 'demo')
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog='robot-id', description='Dynamic identification and sensorless force estimation for robot arms.')
+    sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+    sub.required = True
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f'robot_id_ros.cli.{name}')
+        except ModuleNotFoundError as exc:
+            if exc.name != f'robot_id_ros.cli.{name}':
+                raise
+            continue  # not built yet
+        p = mod.add_parser(sub)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point. The package's own errors (``robot_id_ros.errors.RobotIdError``) and file
+    errors (OSError) print one line on stderr and exit 2; anything else is a bug and shows its
+    traceback. ``--debug`` before the command shows the traceback of every error."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = '--debug' in argv[:1]
+    if debug:
+        argv = argv[1:]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print('robot-id: interrupted', file=sys.stderr)
+        return 130
+    except (RobotIdError, OSError) as exc:
+        if debug:
+            raise
+        print(f'robot-id {args.command}: error: {one_line(exc)}', file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""robot-id payload: payload mass and centre of mass (tool frame) from static poses.
+
+With --without (the same poses recorded without the payload) the payload torque is the paired
+difference; otherwise the model's static torque is subtracted. With --known-mass/--known-com and
+--without, on bags whose effort is motor current, estimates the drive gains instead.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from robot_id_ros.io.bags import read_joint_states
+from robot_id_ros.io.files import atomic_write_text
+from robot_id_ros.identify.identification import IdentificationOptions, static_poses
+from robot_id_ros.io.model_file import Payload, load_model
+from robot_id_ros.identify.payload import estimate_drive_gains, identify_payload
+from robot_id_ros.io.sidecar import find_sidecar
+from robot_id_ros.cli.common import CommandError
+from robot_id_ros.cli.identify import add_bag_arguments, parse_floats
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser('payload', help='payload mass and COM from static poses', description=__doc__)
+    p.add_argument('--model', required=True, metavar='MODEL.yaml', help='model file (robot-id identify)')
+    p.add_argument('--data', required=True, metavar='BAG', help='static poses held with the payload')
+    p.add_argument('--without', default=None, metavar='BAG', help='the same poses held without the payload')
+    p.add_argument('--out', required=True, metavar='PAYLOAD.yaml', help='file to write')
+    add_bag_arguments(p)
+    p.add_argument('--known-mass', type=float, default=None, help='drive-gain mode: the known payload mass (kg)')
+    p.add_argument('--known-com', default=None, help='drive-gain mode: the known COM x,y,z in the tool frame (m)')
+    p.add_argument('--json', action='store_true', help='print JSON')
+    return p
+
+
+def _poses(path, model, args, opts):
+    s = read_joint_states(path, model.joint_names, args.topic, require_effort=True)
+    return static_poses(s, opts, find_sidecar(path), model.robot)
+
+
+def run(args) -> int:
+    model = load_model(args.model)
+    out = Path(args.out)
+    if not out.parent.exists():
+        raise CommandError(f'output folder {out.parent} does not exist')
+    opts = IdentificationOptions()
+    gains_mode = args.known_mass is not None
+    if gains_mode:
+        if args.without is None or args.known_com is None:
+            raise CommandError('drive-gain mode needs --without and --known-com as well as --known-mass')
+        raw = IdentificationOptions()  # efforts as recorded (currents)
+        pw, po = _poses(args.data, model, args, raw), _poses(args.without, model, args, raw)
+        pl = Payload(args.known_mass, np.array(parse_floats(args.known_com, 3, '--known-com')))
+        r = estimate_drive_gains(model.robot, pl, pw, po)
+        d = {'drive_gains_nm_per_a': {n: (None if not np.isfinite(g) else float(g))
+                                      for n, g in zip(model.joint_names, r.gains_nm_per_a)},
+             'drive_gains_std': {n: (None if not np.isfinite(g) else float(g))
+                                 for n, g in zip(model.joint_names, r.std)}, 'poses': r.poses}
+    else:
+        if args.effort_unit == 'current':
+            opts.effort_unit = 'current'
+            gains = (parse_floats(args.drive_gains, model.n, '--drive-gains') if args.drive_gains
+                     else (list(model.drive_gains_nm_per_a) if model.drive_gains_nm_per_a is not None else None))
+            if gains is None:
+                raise CommandError('--effort-unit current needs drive gains (model or --drive-gains)')
+            opts.drive_gains_nm_per_a = gains
+        pw = _poses(args.data, model, args, opts)
+        po = _poses(args.without, model, args, opts) if args.without else None
+        r = identify_payload(model, pw, po)
+        d = r.to_dict()
+    atomic_write_text(out, yaml.safe_dump(d, sort_keys=False))
+    if args.json:
+        print(json.dumps(d, indent=2))
+    elif gains_mode:
+        for n in model.joint_names:
+            g, s = d['drive_gains_nm_per_a'][n], d['drive_gains_std'][n]
+            print(f'{n:24s} ' + ('not loaded by the payload' if g is None else f'{g:.4g} +- {s:.2g} Nm/A'))
+    else:
+        print(f'mass {d["mass_kg"]:.4g} +- {d["mass_std_kg"]:.2g} kg, COM (tool frame) '
+              + ', '.join(f'{c:.4g}' for c in d['com_m']) + ' m +- ' + ', '.join(f'{c:.2g}' for c in d['com_std_m'])
+              + f' ({d["poses"]} poses, {d["method"]})')
+    return 0

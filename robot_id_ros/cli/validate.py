@@ -1,0 +1,71 @@
+"""robot-id validate: prediction error of a model file on held-out data (RMSE, relative errors)."""
+from __future__ import annotations
+
+import json
+
+from robot_id_ros.io.bags import read_joint_states
+from robot_id_ros.identify.identification import IdentificationOptions, validate
+from robot_id_ros.io.model_file import load_model
+from robot_id_ros.io.sidecar import find_sidecar
+from robot_id_ros.cli.common import Progress
+from robot_id_ros.cli.identify import add_bag_arguments, parse_floats
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser('validate', help='prediction error of a model on held-out data', description=__doc__)
+    p.add_argument('--model', required=True, metavar='MODEL.yaml', help='model file (robot-id identify)')
+    p.add_argument('--data', required=True, metavar='BAG', help='held-out bag')
+    add_bag_arguments(p)
+    p.add_argument('--filter-hz', type=float, default=None,
+                   help="low-pass (zero phase) of the measured effort for relative_error_filtered "
+                        "(default: the identification's torque cut-off)")
+    p.add_argument('--min-velocity', type=float, default=None, metavar='RAD_S',
+                   help='also report the RMSE "in motion": joint j\'s samples with |qd_j| >= this '
+                        '(default: the threshold the model was identified with, if any; 0: none)')
+    p.add_argument('--min-velocity-scope', choices=('joint', 'all'), default=None,
+                   help="in-motion rows: 'joint' (the joint's own velocity) or 'all' (every joint's); "
+                        'default: as identified')
+    p.add_argument('--min-velocity-margin', type=float, default=None, metavar='S',
+                   help='also leave out samples within this time of a slower one (default: as identified)')
+    p.add_argument('--report', default=None, metavar='DIR', help='write a plot of measured vs predicted torque here')
+    p.add_argument('--json', action='store_true', help='print JSON')
+    return p
+
+
+def run(args) -> int:
+    model = load_model(args.model)
+    series = read_joint_states(args.data, model.joint_names, args.topic, require_effort=True,
+                               progress=Progress('reading'))
+    base = IdentificationOptions()
+    if args.effort_unit:
+        base.effort_unit = args.effort_unit
+    if args.drive_gains:
+        base.drive_gains_nm_per_a = parse_floats(args.drive_gains, model.n, '--drive-gains')
+    if base.effort_unit == 'current' and base.drive_gains_nm_per_a is None:
+        if model.drive_gains_nm_per_a is None:
+            raise ValueError('--effort-unit current needs drive gains: the model has none, give --drive-gains')
+        base.drive_gains_nm_per_a = list(model.drive_gains_nm_per_a)
+    v = validate(model, series, base, find_sidecar(args.data), args.filter_hz, args.min_velocity,
+                 args.min_velocity_scope, args.min_velocity_margin)
+    m = v.metrics
+    if args.report:
+        from pathlib import Path
+
+        from robot_id_ros.identify.report import plot_torques
+        Path(args.report).mkdir(parents=True, exist_ok=True)
+        plot_torques(Path(args.report) / 'validation.png', v.trajectory.t_s, v.trajectory.tau, v.predicted,
+                     list(model.joint_names), f'validation: {args.data}')
+    if args.json:
+        print(json.dumps(m, indent=2))
+        return 0
+    print(f'{m["samples"]} samples ({m["derivative_method"]} derivatives)')
+    print(f'relative error {100 * m["relative_error"]:.4g} % as recorded, {100 * m["relative_error_filtered"]:.4g} % '
+          f'against the effort low-passed at {m["filter_hz"]:g} Hz')
+    for nm, r, e in zip(m['joint_names'], m['rmse_nm'], m['per_joint_relative_error']):
+        print(f'  {nm:24s} RMSE {r:.4g} Nm  relative {100 * e:.3g} %')
+    if 'rmse_in_motion_nm' in m:
+        print(f'in motion (joint rows with |qd| >= {m["min_velocity_rad_s"]:g} rad/s, scope {m["min_velocity_scope"]}, '
+              f'margin {m["min_velocity_margin_s"]:g} s): relative error {100 * m["relative_error_in_motion"]:.4g} %')
+        for nm, r, fr in zip(m['joint_names'], m['rmse_in_motion_nm'], m['in_motion_fraction']):
+            print(f'  {nm:24s} RMSE {r:.4g} Nm  over {100 * fr:.3g} % of the samples')
+    return 0

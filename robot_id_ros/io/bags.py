@@ -1,0 +1,320 @@
+"""rosbag2 input and output with ``rosbags`` (pure Python; sqlite3 and MCAP; no ROS needed).
+
+A recording is a bag directory (``metadata.yaml`` + storage files), or a single ``.mcap`` or
+``.db3`` file, holding ``sensor_msgs/msg/JointState``. Times: ``stamp_ns`` is each message's
+``header.stamp`` (the bag receive time where the stamp is zero).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from robot_id_ros.io.joint_state import JointIndexer, JointStateError
+from robot_id_ros.errors import InputError
+
+JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
+
+
+class BagError(InputError):
+    """A bag that cannot be read or written; the message names the problem and the fix."""
+
+
+def typestore():
+    from rosbags.typesys import Stores, get_typestore
+
+    return get_typestore(Stores.ROS2_HUMBLE)
+
+
+@dataclass
+class JointStateSeries:
+    """Joint states of one bag in model joint order. Arrays are (N, n); velocity/effort may be None."""
+
+    joint_names: tuple
+    stamp_ns: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray | None
+    effort: np.ndarray | None
+    source: str = ''
+    topic: str = '/joint_states'
+    skipped: list = field(default_factory=list)  # (index, reason) of messages that were not usable
+
+    @property
+    def t_s(self):
+        """Seconds since the first sample."""
+        return (self.stamp_ns - self.stamp_ns[0]) * 1e-9
+
+    def __len__(self):
+        return len(self.stamp_ns)
+
+    def slice_time(self, t0_s, t1_s):
+        """The samples with t0 <= t_s < t1 (t relative to the first sample)."""
+        t = self.t_s
+        m = (t >= t0_s) & (t < t1_s)
+        return self.select(m)
+
+    def slice_stamp(self, start_ns, end_ns):
+        m = (self.stamp_ns >= start_ns) & (self.stamp_ns <= end_ns)
+        return self.select(m)
+
+    def select(self, mask):
+        return JointStateSeries(self.joint_names, self.stamp_ns[mask], self.q[mask],
+                                None if self.qd is None else self.qd[mask],
+                                None if self.effort is None else self.effort[mask], self.source, self.topic)
+
+
+def _open_reader(path):
+    from rosbags.rosbag2 import Reader
+
+    p = Path(path)
+    if not p.exists():
+        raise BagError(f'bag not found: {p} (give a bag directory, a .mcap or a .db3 file)')
+    if p.is_dir() and not (p / 'metadata.yaml').is_file():
+        raise BagError(f'{p} is a directory without metadata.yaml: not a rosbag2 bag')
+    try:
+        reader = Reader(p)
+        reader.open()
+    except Exception as exc:  # noqa: BLE001 - rosbags raises several types
+        raise BagError(f'cannot open bag {p}: {exc}') from exc
+    return reader
+
+
+def bag_topics(path):
+    """{topic: msgtype} of a bag."""
+    reader = _open_reader(path)
+    try:
+        return {c.topic: c.msgtype for c in reader.connections}
+    finally:
+        reader.close()
+
+
+def read_joint_states(path, joint_names, topic='/joint_states', require_velocity=False,
+                      require_effort=True, progress=None) -> JointStateSeries:
+    """All JointState messages of ``topic`` in ``path``, as arrays in ``joint_names`` order.
+
+    Messages that lack the selected joints raise; a message with NaN/inf or wrong array lengths
+    is skipped and listed in ``skipped`` (a bag with no usable sample raises).
+    """
+    reader = _open_reader(path)
+    ts = typestore()
+    try:
+        conns = [c for c in reader.connections if c.topic == topic]
+        if not conns:
+            have = ', '.join(sorted({f'{c.topic} ({c.msgtype})' for c in reader.connections})) or 'none'
+            raise BagError(f'bag {path} has no topic {topic} (topics: {have}); pass --topic to choose one')
+        bad = [c for c in conns if c.msgtype != JOINT_STATE_TYPE]
+        if bad:
+            raise BagError(f'topic {topic} in {path} is {bad[0].msgtype}, not {JOINT_STATE_TYPE}')
+        total = sum(c.msgcount for c in conns)
+        indexer = JointIndexer(joint_names)
+        stamps, qs, qds, efs, skipped = [], [], [], [], []
+        has_vel = has_eff = True
+        for k, (conn, bag_ns, raw) in enumerate(reader.messages(connections=conns)):
+            msg = ts.deserialize_cdr(raw, conn.msgtype)
+            try:
+                s = indexer.convert(msg.name, msg.position, msg.velocity, msg.effort,
+                                    require_velocity=False, require_effort=False)
+            except JointStateError as exc:
+                if 'has no joint' in str(exc) or 'twice' in str(exc):
+                    raise BagError(f'{path}: {exc}') from exc
+                skipped.append((k, str(exc)))
+                continue
+            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+            stamps.append(stamp if stamp > 0 else bag_ns)
+            qs.append(s.q)
+            has_vel &= s.qd is not None
+            has_eff &= s.effort is not None
+            qds.append(s.qd if s.qd is not None else np.full(len(joint_names), np.nan))
+            efs.append(s.effort if s.effort is not None else np.full(len(joint_names), np.nan))
+            if progress is not None and k % 5000 == 0:
+                progress(k, total)
+    finally:
+        reader.close()
+    if not stamps:
+        raise BagError(f'bag {path} has no usable {topic} message'
+                       + (f' (first problem: {skipped[0][1]})' if skipped else ''))
+    if require_effort and not has_eff:
+        raise BagError(f'bag {path}: {topic} has no effort (needed as measured torque/current); '
+                       'record with a driver that publishes effort')
+    if require_velocity and not has_vel:
+        raise BagError(f'bag {path}: {topic} has no velocity')
+    series = JointStateSeries(tuple(joint_names), np.array(stamps, dtype=np.int64), np.array(qs),
+                              np.array(qds) if has_vel else None, np.array(efs) if has_eff else None,
+                              str(path), topic, skipped)
+    order = np.argsort(series.stamp_ns, kind='stable')
+    if np.any(order != np.arange(len(order))):
+        series = series.select(order)
+    return series
+
+
+class BagWriter:
+    """Writes messages into a new rosbag2 bag (MCAP by default, or sqlite3 for a .db3 name).
+
+    Use as a context manager; ``write(topic, stamp_ns, msg)`` with a message built by the
+    helpers below (rosbags message objects).
+    """
+
+    def __init__(self, path, storage='mcap', overwrite=False):
+        from rosbags.rosbag2 import StoragePlugin, Writer
+
+        self.path = Path(path)
+        if self.path.exists():
+            if not overwrite:
+                raise BagError(f'output bag {self.path} exists; choose a new path or remove it')
+            import shutil
+
+            shutil.rmtree(self.path) if self.path.is_dir() else self.path.unlink()
+        if not self.path.parent.exists():
+            raise BagError(f'output folder {self.path.parent} does not exist')
+        plugin = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}[storage]
+        self.ts = typestore()
+        self._writer = Writer(self.path, version=8, storage_plugin=plugin)
+        self._conns = {}
+
+    def __enter__(self):
+        self._writer.open()
+        return self
+
+    def __exit__(self, *exc):
+        self._writer.close()
+
+    def write(self, topic, stamp_ns, msg):
+        conn = self._conns.get(topic)
+        if conn is None:
+            conn = self._writer.add_connection(topic, msg.__msgtype__, typestore=self.ts)
+            self._conns[topic] = conn
+        self._writer.write(conn, int(stamp_ns), self.ts.serialize_cdr(msg, msg.__msgtype__))
+
+    def write_raw(self, topic, msgtype, stamp_ns, raw):
+        """Write an already CDR-serialised message (see the ``cdr_*`` builders below)."""
+        conn = self._conns.get(topic)
+        if conn is None:
+            conn = self._writer.add_connection(topic, msgtype, typestore=self.ts)
+            self._conns[topic] = conn
+        self._writer.write(conn, int(stamp_ns), raw)
+
+    # fast serialisation of many messages of one shape -------------------------------
+    # Each builder lays the CDR bytes of N messages out in one numpy array (fixed strings, fixed
+    # array lengths: every record has the same size) and checks its first record against the
+    # rosbags serialiser of the same message: a mismatch raises instead of writing a bad bag.
+    def _check_first(self, records, msg):
+        ref = self.ts.serialize_cdr(msg, msg.__msgtype__)
+        if len(records) and bytes(records[0]) != bytes(ref):
+            raise BagError(f'internal: fast CDR layout of {msg.__msgtype__} differs from rosbags')
+
+    def cdr_wrench_stamped(self, stamps_ns, frame_id, wrench):
+        """CDR bytes of N ``WrenchStamped`` messages: stamps (N,), wrench (N, 6) = force, torque."""
+        stamps = np.asarray(stamps_ns, dtype=np.int64)
+        W = np.asarray(wrench, dtype='<f8').reshape(len(stamps), 6)
+        fb = frame_id.encode()
+        off = _align(16 + len(fb) + 1, 8)
+        size = off + 48
+        rec = np.zeros((len(stamps), size), dtype=np.uint8)
+        rec[:, 1] = 1                                     # CDR little-endian encapsulation
+        _put_stamps(rec, stamps)
+        rec[:, 12:16] = np.frombuffer(np.uint32(len(fb) + 1).astype('<u4').tobytes(), np.uint8)
+        rec[:, 16:16 + len(fb)] = np.frombuffer(fb, np.uint8)
+        rec[:, off:off + 48] = np.ascontiguousarray(W).view(np.uint8).reshape(len(stamps), 48)
+        out = _rows(rec)
+        if len(out):
+            self._check_first(out, self.wrench_stamped(stamps[0], frame_id, W[0, :3], W[0, 3:]))
+        return out
+
+    def cdr_joint_state(self, stamps_ns, names, position, velocity, effort):
+        """CDR bytes of N ``JointState`` messages with the same names; arrays (N, n) each."""
+        stamps = np.asarray(stamps_ns, dtype=np.int64)
+        N = len(stamps)
+        arrays = [np.asarray(a, dtype='<f8').reshape(N, -1) for a in (position, velocity, effort)]
+        head = bytearray(b'\x00\x01\x00\x00' + bytes(8) + (1).to_bytes(4, 'little') + b'\x00')
+        head += bytes(_align(len(head), 4) - len(head))
+        head += len(names).to_bytes(4, 'little')
+        for nm in names:
+            b = nm.encode()
+            head += bytes(_align(len(head), 4) - len(head))
+            head += (len(b) + 1).to_bytes(4, 'little') + b + b'\x00'
+        parts, offsets = head, []
+        for a in arrays:
+            parts += bytes(_align(len(parts), 4) - len(parts))
+            parts += a.shape[1].to_bytes(4, 'little')
+            if a.shape[1]:
+                parts += bytes(_align(len(parts), 8) - len(parts))
+            offsets.append(len(parts))
+            parts += bytes(8 * a.shape[1])
+        rec = np.tile(np.frombuffer(bytes(parts), np.uint8), (N, 1))
+        _put_stamps(rec, stamps)
+        for o, a in zip(offsets, arrays):
+            rec[:, o:o + 8 * a.shape[1]] = np.ascontiguousarray(a).view(np.uint8).reshape(N, -1)
+        out = _rows(rec)
+        if len(out):
+            self._check_first(out, self.joint_state(stamps[0], names, arrays[0][0], arrays[1][0], arrays[2][0]))
+        return out
+
+    def cdr_bool(self, value):
+        """CDR bytes of one ``std_msgs/Bool``."""
+        msg = self.bool(value)
+        return self.ts.serialize_cdr(msg, msg.__msgtype__)
+
+    # message builders ----------------------------------------------------------------
+    def header(self, stamp_ns, frame_id=''):
+        T = self.ts.types
+        stamp_ns = int(stamp_ns)
+        return T['std_msgs/msg/Header'](stamp=T['builtin_interfaces/msg/Time'](
+            sec=stamp_ns // 1_000_000_000, nanosec=stamp_ns % 1_000_000_000), frame_id=frame_id)
+
+    def joint_state(self, stamp_ns, names, position=(), velocity=(), effort=()):
+        return self.ts.types[JOINT_STATE_TYPE](
+            header=self.header(stamp_ns), name=list(names),
+            position=np.asarray(position, dtype=np.float64), velocity=np.asarray(velocity, dtype=np.float64),
+            effort=np.asarray(effort, dtype=np.float64))
+
+    def wrench_stamped(self, stamp_ns, frame_id, force, torque):
+        T = self.ts.types
+        V = T['geometry_msgs/msg/Vector3']
+        return T['geometry_msgs/msg/WrenchStamped'](
+            header=self.header(stamp_ns, frame_id),
+            wrench=T['geometry_msgs/msg/Wrench'](force=V(x=float(force[0]), y=float(force[1]), z=float(force[2])),
+                                                 torque=V(x=float(torque[0]), y=float(torque[1]), z=float(torque[2]))))
+
+    def bool(self, value):
+        return self.ts.types['std_msgs/msg/Bool'](data=bool(value))
+
+
+def _align(pos, a):
+    """Position ``pos`` in a CDR buffer (4-byte encapsulation header included) aligned to ``a``."""
+    rel = pos - 4
+    return 4 + (rel + a - 1) // a * a
+
+
+def _put_stamps(rec, stamps):
+    sec = (stamps // 1_000_000_000).astype('<i4')
+    nsec = (stamps % 1_000_000_000).astype('<u4')
+    rec[:, 4:8] = sec.view(np.uint8).reshape(-1, 4)
+    rec[:, 8:12] = nsec.view(np.uint8).reshape(-1, 4)
+
+
+def _rows(rec):
+    """The rows of a (N, size) uint8 array as N bytes objects (one copy of the whole buffer)."""
+    buf = rec.tobytes()
+    size = rec.shape[1]
+    return [buf[k:k + size] for k in range(0, len(buf), size)]
+
+
+def read_messages(path, topic):
+    """(stamp_ns, message) pairs of any topic (for tests and tools)."""
+    reader = _open_reader(path)
+    ts = typestore()
+    try:
+        conns = [c for c in reader.connections if c.topic == topic]
+        if not conns:
+            raise BagError(f'bag {path} has no topic {topic}')
+        return [(t, ts.deserialize_cdr(raw, c.msgtype)) for c, t, raw in reader.messages(connections=conns)]
+    finally:
+        reader.close()
+
+
+def sidecar_path(bag_path):
+    """The segment sidecar of a bag: ``<bag without suffix>.segments.yaml`` beside it."""
+    p = Path(bag_path)
+    base = p.with_suffix('') if p.suffix in ('.mcap', '.db3') else p
+    return base.parent / (base.name + '.segments.yaml')

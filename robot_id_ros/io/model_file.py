@@ -1,0 +1,295 @@
+"""The model file: an identified dynamic model, YAML, versioned, self-describing.
+
+Layout (schema_version 1)::
+
+    schema_version: 1
+    kind: robot_id_ros/model
+    robot:
+      name, urdf_file, urdf_sha256, urdf_xml (the URDF itself, so the file stands alone),
+      joint_names, tool_frame, gravity_m_s2
+    regressor: {friction, coulomb_asymmetric, offset, rotor_inertia, sign_velocity_rad_s}
+    parameters:            # standard parameters used to compute torque (Pinocchio convention)
+      - {name: m2, value: 1.31, std: 0.02, unit: kg}
+    base_parameters:       # the identified combinations, when a base fit was made
+      map: {tolerance, independent, dependent, K}
+      values: [{name, expression, value, std}]
+      covariance: [[...]]  # of the base values, for uncertainty propagation
+    friction: {sign_velocity_rad_s, joints: {NAME: {coulomb_pos_nm, coulomb_neg_nm,
+               viscous_nm_s_rad, offset_nm, stribeck_nm, stribeck_velocity_rad_s, breakaway_nm}}}
+    drive_gains_nm_per_a: {NAME: gain}   # joint torque per motor current
+    payload: {mass_kg, com_m, mass_std_kg, com_std_m}  # optional, com in the tool frame
+    residual: {std_nm: {NAME: ...}}      # identification residual per joint (contact thresholds)
+    identification: {...}                # how it was made: method, data, samples, condition number
+    validation: {...}                    # metrics on held-out data
+
+Loading checks the schema version and, against a given URDF or joint set, the URDF hash and the
+joint names, and says which does not match.
+"""
+from __future__ import annotations
+
+import datetime
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import yaml
+
+from robot_id_ros.model.base_parameters import BaseParameters
+from robot_id_ros.io.files import atomic_write_text, to_plain
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.robot import ModelError, RobotModel, file_sha256
+from robot_id_ros.model.regressor import Regressor, RegressorOptions
+from robot_id_ros.errors import InputError
+
+SCHEMA_VERSION = 1
+KIND = 'robot_id_ros/model'
+
+
+class ModelFileError(InputError):
+    """A model file that cannot be used; the message says why and what to do."""
+
+
+@dataclass
+class Payload:
+    mass_kg: float
+    com_m: np.ndarray             # in the tool frame
+    mass_std_kg: float = 0.0
+    com_std_m: np.ndarray = None
+
+    def to_dict(self):
+        return {'mass_kg': float(self.mass_kg), 'com_m': [float(x) for x in self.com_m],
+                'mass_std_kg': float(self.mass_std_kg),
+                'com_std_m': [float(x) for x in (self.com_std_m if self.com_std_m is not None else np.zeros(3))]}
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(float(d['mass_kg']), np.asarray(d['com_m'], float), float(d.get('mass_std_kg', 0.0)),
+                   np.asarray(d.get('com_std_m', [0, 0, 0]), float))
+
+
+@dataclass
+class IdentifiedModel:
+    """A robot with identified inertial parameters, rotor inertia, friction and drive gains.
+
+    ``robot`` carries the identified inertias (and armature) so Pinocchio's RNEA, CRBA, Coriolis
+    and Jacobians give the identified model's terms directly.
+    """
+
+    robot: RobotModel
+    regressor_options: RegressorOptions
+    parameters: np.ndarray                      # (p,) standard vector, named by Regressor(robot, options).names
+    friction: FrictionModel
+    parameter_std: np.ndarray | None = None
+    base: BaseParameters | None = None
+    base_values: np.ndarray | None = None
+    base_std: np.ndarray | None = None
+    base_covariance: np.ndarray | None = None
+    drive_gains_nm_per_a: np.ndarray | None = None
+    payload: Payload | None = None
+    residual_std_nm: np.ndarray | None = None
+    identification: dict = field(default_factory=dict)
+    validation: dict = field(default_factory=dict)
+    urdf_xml: str = ''
+
+    def __post_init__(self):
+        self.regressor = Regressor(self.robot, self.regressor_options)
+        self.parameters = np.asarray(self.parameters, dtype=float)
+        if self.parameters.shape != (self.regressor.p,):
+            raise ModelFileError(f'expected {self.regressor.p} parameters, got {self.parameters.shape}')
+        self._rigid_inertias = None
+        self._friction_from_parameters()
+        self.apply_parameters()
+
+    @property
+    def joint_names(self):
+        return self.robot.joint_names
+
+    @property
+    def n(self):
+        return self.robot.n
+
+    def _friction_from_parameters(self):
+        """Where the parameter vector has friction columns, they are the friction: copy them into
+        ``friction`` (one source of truth for the torque; breakaway and Stribeck stay as given)."""
+        kinds = self.regressor.joint_kinds
+        nk, n0 = len(kinds), self.regressor.n_inertial
+        col = {k: self.parameters[n0 + i::nk] for i, k in enumerate(kinds)}
+        f = self.friction
+        if 'fc' in col:
+            f.coulomb_pos_nm = col['fc'].copy()
+            f.coulomb_neg_nm = col['fc'].copy()
+        if 'fcp' in col:
+            f.coulomb_pos_nm = col['fcp'].copy()
+            f.coulomb_neg_nm = col['fcn'].copy()
+        if 'fv' in col:
+            f.viscous_nm_s_rad = col['fv'].copy()
+        if 'fo' in col:
+            f.offset_nm = col['fo'].copy()
+        if kinds:
+            f.sign_velocity_rad_s = self.regressor_options.sign_velocity_rad_s
+
+    def apply_parameters(self):
+        """Write the standard parameters (and payload) into the Pinocchio model."""
+        self.robot.set_standard_parameters(self.parameters[:self.regressor.n_inertial])
+        kinds = self.regressor.joint_kinds
+        if 'Ia' in kinds:
+            k = kinds.index('Ia')
+            self.robot.set_rotor_inertia(self.parameters[self.regressor.n_inertial + k::len(kinds)])
+        self._rigid_inertias = [self.robot.model.inertias[i].copy() for i in range(1, self.robot.model.njoints)]
+        if self.payload is not None:
+            self.set_payload(self.payload)
+
+    def set_payload(self, payload: Payload | None):
+        """Attach (or with None, remove) a payload rigidly at the tool frame; changes g, M and C."""
+        m = self.robot.model
+        last = m.njoints - 1
+        m.inertias[last] = self._rigid_inertias[-1].copy()
+        self.payload = payload
+        if payload is not None and payload.mass_kg != 0.0:
+            tool = m.frames[self.robot.tool_frame_id].placement
+            com_joint = tool.act(np.asarray(payload.com_m, float))
+            m.inertias[last] = m.inertias[last] + pin.Inertia(float(payload.mass_kg), com_joint, np.zeros((3, 3)))
+
+    def rigid_body_torque(self, q, qd, qdd):
+        return self.robot.inverse_dynamics(q, qd, qdd)
+
+    def torque(self, q, qd, qdd):
+        """Predicted joint torque (Nm): rigid body (with payload) + rotor inertia + friction."""
+        return self.rigid_body_torque(q, qd, qdd) + self.friction.torque(qd)
+
+    def predict(self, Q, QD, QDD):
+        """Predicted torque for N samples, (N, n)."""
+        return np.array([self.torque(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+
+    # --- file I/O ---------------------------------------------------------------------
+    def to_dict(self):
+        r = self.robot
+        names = self.regressor.names
+        d = {
+            'schema_version': SCHEMA_VERSION,
+            'kind': KIND,
+            'created': datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
+            'robot': {
+                'name': r.robot_name,
+                'urdf_file': r.urdf_path.name,
+                'urdf_sha256': r.urdf_sha256,
+                'joint_names': list(r.joint_names),
+                'tool_frame': r.tool_frame,
+                'gravity_m_s2': [float(x) for x in r.gravity_m_s2],
+                'urdf_xml': self.urdf_xml or r.urdf_path.read_text(),
+            },
+            'regressor': self.regressor_options.to_dict(),
+            'parameters': [
+                {'name': n, 'value': float(v), 'std': (None if self.parameter_std is None else float(s)), 'unit': u}
+                for n, v, s, u in zip(names, self.parameters,
+                                      self.parameter_std if self.parameter_std is not None else [None] * len(names),
+                                      self.regressor.units)],
+            'friction': self.friction.to_dict(r.joint_names),
+        }
+        if self.base is not None and self.base_values is not None:
+            exprs = self.base.expressions()
+            std = self.base_std if self.base_std is not None else [None] * self.base.n_base
+            d['base_parameters'] = {
+                'map': self.base.to_dict(),
+                'values': [{'name': nm, 'expression': e, 'value': float(v), 'std': None if s is None else float(s)}
+                           for nm, e, v, s in zip(self.base.names, exprs, self.base_values, std)],
+            }
+            if self.base_covariance is not None:
+                d['base_parameters']['covariance'] = np.asarray(self.base_covariance).tolist()
+        if self.drive_gains_nm_per_a is not None:
+            d['drive_gains_nm_per_a'] = {n: float(g) for n, g in zip(r.joint_names, self.drive_gains_nm_per_a)}
+        if self.payload is not None:
+            d['payload'] = self.payload.to_dict()
+        if self.residual_std_nm is not None:
+            d['residual'] = {'std_nm': {n: float(s) for n, s in zip(r.joint_names, self.residual_std_nm)}}
+        d['identification'] = to_plain(self.identification)
+        d['validation'] = to_plain(self.validation)
+        return d
+
+    def save(self, path):
+        """Write atomically (a temp file renamed into place): a crash never leaves half a model."""
+        atomic_write_text(path, yaml.safe_dump(self.to_dict(), sort_keys=False, width=120))
+
+
+def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:
+    """Load a model file. With ``urdf_path`` / ``joint_names``, refuse a model made for another."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f'model file not found: {path} (run robot-id identify to make one)')
+    try:
+        d = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ModelFileError(f'model file {path} is not valid YAML: {exc}') from exc
+    if not isinstance(d, dict) or d.get('kind') != KIND:
+        raise ModelFileError(f'{path} is not a robot_id_ros model file (no "kind: {KIND}")')
+    if d.get('schema_version') != SCHEMA_VERSION:
+        raise ModelFileError(f'model file {path} has schema_version {d.get("schema_version")!r}; this '
+                             f'robot_id_ros reads version {SCHEMA_VERSION}: re-identify or upgrade robot_id_ros')
+    try:
+        return _from_dict(d, path, urdf_path, joint_names)
+    except ModelFileError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f'model file {path} is malformed: {type(exc).__name__}: {exc}') from exc
+
+
+def _from_dict(d, path, urdf_path, joint_names):
+    rd = d['robot']
+    file_joints = [str(n) for n in rd['joint_names']]
+    if joint_names is not None and list(joint_names) != file_joints:
+        raise ModelFileError(f'model {path} was made for joints {", ".join(file_joints)}, '
+                             f'not {", ".join(joint_names)}')
+    if urdf_path is not None:
+        sha = file_sha256(urdf_path)
+        if sha != rd['urdf_sha256']:
+            raise ModelFileError(f'model {path} was made for URDF {rd["urdf_file"]} (sha256 {rd["urdf_sha256"][:12]}), '
+                                 f'not for {urdf_path} (sha256 {sha[:12]}): identify again for this URDF')
+    xml = rd['urdf_xml']
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_urdf = Path(tmp) / rd['urdf_file']
+        tmp_urdf.write_text(xml)
+        try:
+            robot = RobotModel(tmp_urdf, file_joints, rd['tool_frame'], rd['gravity_m_s2'])
+        except ModelError as exc:
+            raise ModelFileError(f'model {path}: its URDF does not build: {exc}') from exc
+    robot.urdf_path = Path(rd['urdf_file'])
+    robot.urdf_sha256 = rd['urdf_sha256']
+    options = RegressorOptions.from_dict(d['regressor'])
+    reg = Regressor(robot, options)
+    by_name = {p['name']: p for p in d['parameters']}
+    missing = [n for n in reg.names if n not in by_name]
+    if missing:
+        raise ModelFileError(f'model {path} lacks parameter(s) {", ".join(missing[:5])}')
+    theta = np.array([float(by_name[n]['value']) for n in reg.names])
+    stds = [by_name[n].get('std') for n in reg.names]
+    theta_std = None if any(s is None for s in stds) else np.array(stds, dtype=float)
+    friction = FrictionModel.from_dict(d['friction'], file_joints)
+    base = base_values = base_std = base_cov = None
+    if 'base_parameters' in d:
+        bd = d['base_parameters']
+        base = BaseParameters.from_dict(bd['map'], reg.names)
+        base_values = np.array([float(v['value']) for v in bd['values']])
+        s = [v.get('std') for v in bd['values']]
+        base_std = None if any(x is None for x in s) else np.array(s, dtype=float)
+        if 'covariance' in bd:
+            base_cov = np.array(bd['covariance'], dtype=float)
+    gains = d.get('drive_gains_nm_per_a')
+    if gains is not None:
+        gains = np.array([float(gains[n]) for n in file_joints])
+    payload = Payload.from_dict(d['payload']) if d.get('payload') else None
+    res = d.get('residual', {}).get('std_nm')
+    res = None if res is None else np.array([float(res[n]) for n in file_joints])
+    return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std, base_cov,
+                           gains, payload, res, d.get('identification', {}) or {}, d.get('validation', {}) or {},
+                           xml)
+
+
+def nominal_model(robot: RobotModel, friction: FrictionModel | None = None,
+                  options: RegressorOptions = RegressorOptions()) -> IdentifiedModel:
+    """An IdentifiedModel holding the URDF's own parameters (a prior, or a baseline)."""
+    reg = Regressor(robot, options)
+    return IdentifiedModel(robot.copy(), options, reg.reference_parameters(),
+                           friction if friction is not None else FrictionModel.zeros(robot.n),
+                           identification={'method': 'urdf nominal (not identified)'})

@@ -1,0 +1,77 @@
+"""The segment sidecar a recorder writes beside its bag (``<bag>.segments.yaml``).
+
+Schema (version 1)::
+
+    schema_version: 1
+    kind: static | trajectory | friction_sweep | passive
+    bag: run1                      # the bag's file or folder name
+    joint_names: [...]
+    effort_unit: torque | current    # Nm or motor current (A); older sidecars: torque_nm | current_a
+    complete: false                # true once the session ended normally
+    info: {...}                    # free-form: recorder parameters, condition numbers, rates
+    segments:
+      - type: static_hold          # one pose, settled and averaged
+        t_start_ns: ..., t_end_ns: ...   # header stamps (bag time) bounding the window
+        pose_index: 3
+        approach: 1 | -1           # direction the pose was approached from
+        q_mean_rad: [...]
+        effort_mean: [...]         # low-pass filtered then averaged, in effort_unit
+        effort_std: [...]
+        samples: 200
+      - type: excitation_period
+        t_start_ns, t_end_ns, period_index
+      - type: constant_velocity
+        t_start_ns, t_end_ns, joint: arm_joint_2, velocity_rad_s: 0.3, direction: 1 | -1, speed_index: 0
+
+The file is rewritten atomically after every completed segment, so it is always valid.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from robot_id_ros.io.bags import sidecar_path
+from robot_id_ros.io.files import atomic_write_text
+from robot_id_ros.errors import InputError
+
+SIDECAR_VERSION = 1
+SEGMENT_TYPES = ('static_hold', 'excitation_period', 'constant_velocity')
+# effort_unit as the recorders wrote it before the nodes shared the spelling 'torque' / 'current'
+FORMER_EFFORT_UNITS = {'torque_nm': 'torque', 'current_a': 'current'}
+
+
+class SidecarError(InputError):
+    pass
+
+
+def write_sidecar(path, data):
+    path = Path(path)
+    data = dict(data)
+    data.setdefault('schema_version', SIDECAR_VERSION)
+    atomic_write_text(path, yaml.safe_dump(data, sort_keys=False, width=120))
+
+
+def read_sidecar(path):
+    path = Path(path)
+    try:
+        d = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise SidecarError(f'cannot read sidecar {path}: {exc}') from exc
+    if not isinstance(d, dict) or d.get('schema_version') != SIDECAR_VERSION:
+        raise SidecarError(f'{path} is not a version {SIDECAR_VERSION} segment sidecar')
+    for i, s in enumerate(d.get('segments') or []):
+        if s.get('type') not in SEGMENT_TYPES:
+            raise SidecarError(f'{path}: segment {i} has unknown type {s.get("type")!r}')
+        if not s.get('t_start_ns', 0) <= s.get('t_end_ns', -1):
+            raise SidecarError(f'{path}: segment {i} has no valid time window')
+    d.setdefault('segments', [])
+    if d.get('effort_unit') in FORMER_EFFORT_UNITS:     # an older recording: read with today's spelling
+        d['effort_unit'] = FORMER_EFFORT_UNITS[d['effort_unit']]
+    return d
+
+
+def find_sidecar(bag_path):
+    """The sidecar dict of a bag, or None when the bag has none."""
+    p = sidecar_path(bag_path)
+    return read_sidecar(p) if p.is_file() else None

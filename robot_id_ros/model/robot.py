@@ -1,0 +1,258 @@
+"""Robot model: a serial chain of actuated joints taken from any URDF, built on Pinocchio.
+
+The model keeps only the selected (actuated) joints; every other joint of the URDF (gripper
+fingers, a mobile base, a second arm) is locked at its reference value and its bodies are merged
+into the body they hang from (``pinocchio.buildReducedModel``).  Positions, velocities and
+efforts of the model are ordered as ``joint_names``.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+from robot_id_ros.errors import InputError
+
+
+class ModelError(InputError):
+    """A URDF, joint selection or frame that cannot make a model; the message names the problem."""
+
+
+GRAVITY_DEFAULT_M_S2 = (0.0, 0.0, -9.81)
+
+
+def package_share_dir() -> Path:
+    """The folder holding this package's urdf/, config/ and launch/ folders.
+
+    Looks (in order) in an ament index (colcon install or apt), in ``sys.prefix/share`` (pip
+    install) and in the source checkout.
+    """
+    candidates = []
+    try:  # a ROS 2 install: the ament index knows where share/ is
+        from ament_index_python.packages import get_package_share_directory
+
+        candidates.append(Path(get_package_share_directory('robot_id_ros')))
+    except Exception:  # noqa: BLE001 - not installed through ament: fall through
+        pass
+    import sys
+
+    candidates.append(Path(sys.prefix) / 'share' / 'robot_id_ros')
+    candidates.append(Path(__file__).resolve().parents[2])
+    for c in candidates:
+        if (c / 'urdf' / 'youbot_arm.urdf').is_file():
+            return c
+    raise ModelError('cannot find the robot_id_ros share folder (urdf/youbot_arm.urdf); '
+                     'reinstall the package (pip install . or colcon build)')
+
+
+def default_urdf_path() -> Path:
+    """The project's youBot arm URDF."""
+    return package_share_dir() / 'urdf' / 'youbot_arm.urdf'
+
+
+YOUBOT_JOINTS = tuple(f'arm_joint_{i}' for i in range(1, 6))
+YOUBOT_TOOL_FRAME = 'arm_tool_link'
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class JointLimits:
+    lower_rad: np.ndarray
+    upper_rad: np.ndarray
+    velocity_rad_s: np.ndarray
+    effort_nm: np.ndarray
+
+
+class RobotModel:
+    """A serial arm: Pinocchio model of the selected joints, a tool frame, gravity and limits.
+
+    Parameters
+    ----------
+    urdf_path: path to the URDF.
+    joint_names: actuated joints, in the order every array of this model uses. Default: all
+        1-DoF joints of the URDF in tree order.
+    tool_frame: frame where wrenches act. Default: the last body's frame.
+    gravity_m_s2: gravity in the URDF root frame.
+    """
+
+    def __init__(self, urdf_path, joint_names=None, tool_frame=None,
+                 gravity_m_s2=GRAVITY_DEFAULT_M_S2):
+        urdf_path = Path(urdf_path)
+        if not urdf_path.is_file():
+            raise ModelError(f'URDF not found: {urdf_path} (give the path of an existing .urdf file)')
+        try:
+            full = pin.buildModelFromUrdf(str(urdf_path))
+        except Exception as exc:  # noqa: BLE001 - pinocchio raises assorted types
+            raise ModelError(f'cannot parse URDF {urdf_path}: {exc}') from exc
+        self.urdf_path = urdf_path
+        self.urdf_sha256 = file_sha256(urdf_path)
+        self.robot_name = full.name
+        all_names = [full.names[i] for i in range(1, full.njoints)]
+        one_dof = [n for n in all_names if full.joints[full.getJointId(n)].nv == 1]
+        if joint_names is None:
+            joint_names = one_dof
+        joint_names = [str(n) for n in joint_names]
+        if not joint_names:
+            raise ModelError('no joints selected')
+        missing = [n for n in joint_names if n not in all_names]
+        if missing:
+            raise ModelError(f'URDF {urdf_path.name} has no joint(s) {", ".join(missing)}; '
+                             f'its joints are: {", ".join(all_names)}')
+        if len(set(joint_names)) != len(joint_names):
+            raise ModelError(f'joint selection names a joint twice: {joint_names}')
+        for n in joint_names:
+            if full.joints[full.getJointId(n)].nv != 1:
+                raise ModelError(f'joint {n} is not a 1-DoF joint (revolute, continuous or prismatic)')
+        ids = [full.getJointId(n) for n in joint_names]
+        # serial check: every selected joint is an ancestor of the next one, in order
+        for a, b in zip(ids[:-1], ids[1:]):
+            if a not in _ancestors(full, b):
+                raise ModelError(f'joint selection is not a serial chain in order: {full.names[a]} is not '
+                                 f'an ancestor of {full.names[b]} (list the joints from base to tip)')
+        locked = [full.getJointId(n) for n in all_names if n not in joint_names]
+        q_ref = pin.neutral(full)
+        self.model = pin.buildReducedModel(full, locked, q_ref) if locked else full
+        self.model.gravity.linear = np.asarray(gravity_m_s2, dtype=float)
+        self.gravity_m_s2 = np.asarray(gravity_m_s2, dtype=float)
+        self.data = self.model.createData()
+        # reduced model joint order is tree order; map to the requested order
+        red_names = [self.model.names[i] for i in range(1, self.model.njoints)]
+        if red_names != joint_names:
+            raise ModelError(f'joint selection must be given in chain order from base to tip: '
+                             f'{", ".join(red_names)}')
+        self.joint_names = tuple(joint_names)
+        self.n = len(joint_names)
+        self._continuous = [self.model.joints[i].nq == 2 for i in range(1, self.model.njoints)]
+        # tool frame
+        if tool_frame is None:
+            tool_frame = self.model.frames[len(self.model.frames) - 1].name
+        if not self.model.existFrame(tool_frame):
+            names = sorted({f.name for f in self.model.frames})
+            raise ModelError(f'URDF {urdf_path.name} has no frame {tool_frame!r}; frames: {", ".join(names)}')
+        self.tool_frame = tool_frame
+        self.tool_frame_id = self.model.getFrameId(tool_frame)
+        tool_parent = self.model.frames[self.tool_frame_id].parentJoint
+        if tool_parent != self.model.njoints - 1:
+            raise ModelError(f'tool frame {tool_frame} is not on the last selected joint\'s body '
+                             f'({joint_names[-1]}): choose a frame at the tip of the chain')
+        lo, hi = [], []
+        for i in range(1, self.model.njoints):
+            j = self.model.joints[i]
+            if j.nq == 2:
+                lo.append(-np.inf)
+                hi.append(np.inf)
+            else:
+                lo.append(self.model.lowerPositionLimit[j.idx_q])
+                hi.append(self.model.upperPositionLimit[j.idx_q])
+        self.limits = JointLimits(np.array(lo), np.array(hi), np.array(self.model.velocityLimit),
+                                  np.array(self.model.effortLimit))
+        # the link (body) each selected joint moves: its first body frame
+        self.link_names = tuple(
+            next(f.name for f in self.model.frames if f.type == pin.FrameType.BODY and f.parentJoint == i)
+            for i in range(1, self.model.njoints))
+
+    # --- configuration helpers -------------------------------------------------------------
+    def q_pin(self, q):
+        """Joint angles (n,) to a Pinocchio configuration (continuous joints use cos/sin)."""
+        q = np.asarray(q, dtype=float)
+        if not any(self._continuous):
+            return q
+        out = []
+        for qi, cont in zip(q, self._continuous):
+            out.extend((np.cos(qi), np.sin(qi)) if cont else (qi,))
+        return np.array(out)
+
+    # --- dynamics -------------------------------------------------------------------------
+    def inverse_dynamics(self, q, qd, qdd):
+        """Rigid-body joint torque (Nm) by RNEA: M(q) qdd + C(q, qd) qd + g(q)."""
+        return pin.rnea(self.model, self.data, self.q_pin(q), np.asarray(qd, float), np.asarray(qdd, float)).copy()
+
+    def gravity_torque(self, q):
+        """g(q) in Nm."""
+        return pin.computeGeneralizedGravity(self.model, self.data, self.q_pin(q)).copy()
+
+    def mass_matrix(self, q):
+        """M(q), symmetric, by CRBA."""
+        M = pin.crba(self.model, self.data, self.q_pin(q))
+        return np.triu(M) + np.triu(M, 1).T
+
+    def coriolis_matrix(self, q, qd):
+        """C(q, qd) with Mdot - 2C skew-symmetric (Pinocchio's)."""
+        return pin.computeCoriolisMatrix(self.model, self.data, self.q_pin(q), np.asarray(qd, float)).copy()
+
+    def forward_dynamics(self, q, qd, tau):
+        """qdd from tau by ABA."""
+        return pin.aba(self.model, self.data, self.q_pin(q), np.asarray(qd, float), np.asarray(tau, float)).copy()
+
+    def tool_placement(self, q) -> pin.SE3:
+        pin.framesForwardKinematics(self.model, self.data, self.q_pin(q))
+        return self.data.oMf[self.tool_frame_id].copy()
+
+    def tool_jacobian(self, q, frame='base'):
+        """6 x n Jacobian of the tool frame origin; rows (v, w).
+
+        frame='base': linear and angular velocity in the root frame (LOCAL_WORLD_ALIGNED);
+        frame='tool': both in the tool frame (LOCAL).
+        """
+        ref = {'base': pin.LOCAL_WORLD_ALIGNED, 'tool': pin.LOCAL}[frame]
+        return pin.computeFrameJacobian(self.model, self.data, self.q_pin(q), self.tool_frame_id, ref).copy()
+
+    # --- parameters -----------------------------------------------------------------------
+    def standard_parameters(self):
+        """URDF inertial parameters, 10 per link: m, mx, my, mz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz.
+
+        First moments and inertias are about the joint frame origin (Pinocchio's convention,
+        the one of ``computeJointTorqueRegressor``).
+        """
+        return np.concatenate([self.model.inertias[i].toDynamicParameters()
+                               for i in range(1, self.model.njoints)])
+
+    def set_standard_parameters(self, theta):
+        """Replace the link inertias by the 10 n standard parameters ``theta``."""
+        theta = np.asarray(theta, dtype=float)
+        if theta.shape != (10 * self.n,):
+            raise ModelError(f'expected {10 * self.n} standard parameters, got {theta.shape}')
+        for i in range(self.n):
+            self.model.inertias[i + 1] = pin.Inertia.FromDynamicParameters(theta[10 * i:10 * i + 10])
+
+    def set_rotor_inertia(self, armature_kg_m2):
+        """Reflected rotor inertia per joint (kg m^2), added to the diagonal of M(q)."""
+        self.model.armature = np.asarray(armature_kg_m2, dtype=float).copy()
+
+    def copy(self) -> 'RobotModel':
+        new = object.__new__(RobotModel)
+        new.__dict__.update(self.__dict__)
+        new.model = self.model.copy()
+        new.data = new.model.createData()
+        return new
+
+    def check_in_limits(self, q, margin_rad=0.0):
+        """Names of joints outside [lower + margin, upper - margin]; empty when all are inside."""
+        q = np.asarray(q, float)
+        bad = (q < self.limits.lower_rad + margin_rad) | (q > self.limits.upper_rad - margin_rad)
+        return [self.joint_names[i] for i in np.flatnonzero(bad)]
+
+    def random_configurations(self, count, rng, margin_rad=0.0):
+        lo = np.where(np.isfinite(self.limits.lower_rad), self.limits.lower_rad + margin_rad, -np.pi)
+        hi = np.where(np.isfinite(self.limits.upper_rad), self.limits.upper_rad - margin_rad, np.pi)
+        return lo + (hi - lo) * rng.random((count, self.n))
+
+
+def _ancestors(model, joint_id):
+    out = set()
+    j = model.parents[joint_id]
+    while j > 0:
+        out.add(j)
+        j = model.parents[j]
+    return out
+
+
+def youbot_model(tool_frame=YOUBOT_TOOL_FRAME) -> RobotModel:
+    """The project's youBot arm model: the 5 arm joints, fingers locked, tool at the tool point."""
+    return RobotModel(default_urdf_path(), YOUBOT_JOINTS, tool_frame)

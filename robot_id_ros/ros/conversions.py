@@ -1,0 +1,71 @@
+"""Message <-> number conversions used by every node: one place for stamps, durations, wrenches
+and trajectories (times in integer nanoseconds, arrays in the model's joint order)."""
+from __future__ import annotations
+
+from builtin_interfaces.msg import Duration as DurationMsg
+from builtin_interfaces.msg import Time as TimeMsg
+from geometry_msgs.msg import WrenchStamped
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+NS_PER_S = 1_000_000_000
+
+
+def stamp_ns(stamp) -> int:
+    """A ``builtin_interfaces/Time`` (or Duration) as integer nanoseconds."""
+    return stamp.sec * NS_PER_S + stamp.nanosec
+
+
+def time_msg(ns: int) -> TimeMsg:
+    """Integer nanoseconds (>= 0) as ``builtin_interfaces/Time``."""
+    ns = int(ns)
+    return TimeMsg(sec=ns // NS_PER_S, nanosec=ns % NS_PER_S)
+
+
+def duration_msg(ns: int) -> DurationMsg:
+    """Integer nanoseconds as ``builtin_interfaces/Duration`` (nanosec always in [0, 1e9))."""
+    ns = int(ns)
+    return DurationMsg(sec=ns // NS_PER_S, nanosec=ns % NS_PER_S)
+
+
+def seconds_ns(t_s: float) -> int:
+    """Seconds as integer nanoseconds, rounded to the nearest."""
+    return int(round(t_s * NS_PER_S))
+
+
+def fill_wrench(wrench, values) -> None:
+    """Set a ``geometry_msgs/Wrench`` from six numbers: force x y z [N], torque x y z [Nm]."""
+    f, t = wrench.force, wrench.torque
+    f.x, f.y, f.z, t.x, t.y, t.z = (float(v) for v in values)
+
+
+def wrench_msg(values, frame_id: str, stamp) -> WrenchStamped:
+    """A ``WrenchStamped`` from six numbers (force [N], torque [Nm]), a frame and a Time message."""
+    msg = WrenchStamped()
+    msg.header.stamp = stamp
+    msg.header.frame_id = frame_id
+    fill_wrench(msg.wrench, values)
+    return msg
+
+
+def wrench_values(wrench) -> list:
+    """A ``geometry_msgs/Wrench`` as six floats: force x y z, torque x y z."""
+    f, t = wrench.force, wrench.torque
+    return [f.x, f.y, f.z, t.x, t.y, t.z]
+
+
+def trajectory_msg(joint_names, times_s, positions, velocities=None, start_ns: int = 0) -> JointTrajectory:
+    """A ``JointTrajectory``: points at ``times_s`` (seconds from the start, > 0) with positions
+    [rad] and optional velocities [rad/s]; ``start_ns`` > 0 stamps the header (the start time), 0
+    leaves it zero (start on receipt)."""
+    msg = JointTrajectory()
+    if start_ns:
+        msg.header.stamp = time_msg(start_ns)
+    msg.joint_names = list(joint_names)
+    for i, t in enumerate(times_s):
+        pt = JointTrajectoryPoint()
+        pt.positions = [float(x) for x in positions[i]]
+        if velocities is not None:
+            pt.velocities = [float(x) for x in velocities[i]]
+        pt.time_from_start = duration_msg(seconds_ns(t))
+        msg.points.append(pt)
+    return msg
