@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_id_ros.record.excitation import (DEFAULT_ACCELERATION_PER_VELOCITY_S, TABLE_RATE_HZ_DEFAULT, ExcitationLimits,
+from robot_id_ros.record import (DEFAULT_ACCELERATION_PER_VELOCITY_S, TABLE_RATE_HZ_DEFAULT, ExcitationLimits,
                                design_within_torque, plot_trajectory)
 from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.cli.common import CommandError, add_robot_arguments, robot_from_args

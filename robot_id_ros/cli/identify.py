@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.identify.identification import IdentificationOptions, identify, validate
+from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import CommandError, Progress, add_robot_arguments, robot_from_args
 

@@ -14,7 +14,7 @@ import yaml
 
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.files import atomic_write_text
-from robot_id_ros.identify.identification import IdentificationOptions, static_poses
+from robot_id_ros.identify import IdentificationOptions, static_poses
 from robot_id_ros.io.model_file import Payload, load_model
 from robot_id_ros.identify.payload import estimate_drive_gains, identify_payload
 from robot_id_ros.io.sidecar import find_sidecar

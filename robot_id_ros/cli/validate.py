@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.identify.identification import IdentificationOptions, validate
+from robot_id_ros.identify import IdentificationOptions, validate
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import Progress

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from robot_id_ros.record.excitation import FourierTrajectory
+from robot_id_ros.record import FourierTrajectory
 from robot_id_ros.model.robot import RobotModel
 from robot_id_ros.demo.results import Phase
 

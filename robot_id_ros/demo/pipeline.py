@@ -34,10 +34,10 @@ import numpy as np
 import yaml
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.estimate.estimation import EstimatorConfig, WrenchEstimator, youbot_estimator_settings
-from robot_id_ros.record.excitation import ExcitationError, FourierTrajectory, design_within_torque
+from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator, youbot_estimator_settings
+from robot_id_ros.record import ExcitationError, FourierTrajectory, design_within_torque
 from robot_id_ros.model.friction import FrictionModel
-from robot_id_ros.identify.identification import IdentificationOptions, identify, validate
+from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.model.robot import YOUBOT_JOINTS, youbot_model
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.model.regressor import RegressorOptions

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from robot_id_ros.estimate.estimation import EstimatorConfig, WrenchEstimator, WrenchMapper
+from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator, WrenchMapper
 from robot_id_ros.model.robot import RobotModel
 
 # after each change of the applied force this much is left out of the steady-state RMS (the

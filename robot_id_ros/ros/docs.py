@@ -141,7 +141,7 @@ def example_trajectory_file(directory):
     """A real excitation trajectory file (small motion about the youBot's candle pose)."""
     import numpy as np
 
-    from robot_id_ros.record.excitation import FourierTrajectory
+    from robot_id_ros.record import FourierTrajectory
     from robot_id_ros.model.robot import YOUBOT_JOINTS
 
     path = Path(directory) / 'example_excitation.yaml'

@@ -36,7 +36,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from robot_id_ros.record import recording as rec
+from robot_id_ros import record as rec
 from robot_id_ros.io.bags import sidecar_path
 from robot_id_ros.io.files import to_plain
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robot_id_ros.record import recording as rec
+from robot_id_ros import record as rec
 from robot_id_ros.ros.params import desc, float_desc
 from robot_id_ros.ros.recorder_base import RecorderBase, run_node
 

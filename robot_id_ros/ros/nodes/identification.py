@@ -22,7 +22,7 @@ from rclpy.node import Node
 from std_srvs.srv import Trigger
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.identify.identification import IdentificationOptions, identify
+from robot_id_ros.identify import IdentificationOptions, identify
 from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
 from robot_id_ros.io.sidecar import SidecarError, find_sidecar, read_sidecar
 from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, refuse_renamed, string_list

@@ -21,7 +21,7 @@ import time
 import numpy as np
 import yaml
 
-from robot_id_ros.record import recording as rec
+from robot_id_ros import record as rec
 from robot_id_ros.ros.params import desc, float_desc, int_desc
 from robot_id_ros.ros.recorder_base import RecorderBase, run_node
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robot_id_ros.record import recording as rec
+from robot_id_ros import record as rec
 from robot_id_ros.ros.params import desc, float_desc, int_desc
 from robot_id_ros.ros.recorder_base import RecorderBase, run_node
 
@@ -57,7 +57,7 @@ class TrajectoryRecorder(RecorderBase):
             self.traj = self._load()
 
     def _load(self):
-        from robot_id_ros.record.excitation import FourierTrajectory
+        from robot_id_ros.record import FourierTrajectory
 
         path = self.p['trajectory_file']
         if not path:

@@ -42,7 +42,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
-from robot_id_ros.estimate.estimation import (CONTACT_STATE_NAMES, EstimatorConfig, EstimatorInputError,
+from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, EstimatorInputError,
                                           WrenchEstimator, effort_scale)
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import ModelFileError, load_model
