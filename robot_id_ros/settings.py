@@ -1,0 +1,147 @@
+"""One declaration per setting: a dataclass field carries its documentation, unit, range, choices
+and whether it may change at run time, and everything else is generated from it - the node
+parameter descriptors (``robot_id_ros.ros.params.declare_settings``), the ``robot-id`` flags
+(``robot_id_ros.cli.common.add_setting_flags``), the comments of the parameter files and the
+validation of a value (``check``).
+
+Example::
+
+    @dataclass
+    class FilterConfig:
+        cutoff_hz: float = setting(10.0, 'low-pass cut-off', unit='Hz', lo=0.1, hi=500.0)
+        mode: str = setting('zero_phase', 'filter kind', choices=('zero_phase', 'causal'))
+
+ROS-free: this module knows nothing of rclpy or argparse beyond plain data.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from robot_id_ros.errors import InputError
+
+META_KEY = 'robot_id_setting'
+
+
+class SettingError(InputError):
+    """A setting value out of its range or choices, or a name that is not a setting."""
+
+    kind = 'setting'
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What one setting is (the field's name, type and default are the dataclass field's).
+
+    Attributes:
+        doc: one or two sentences for a user: what it does.
+        unit: the unit ('Hz', 'rad/s', 'N', ...), '' for none.
+        lo: inclusive lower bound of a number, None for none.
+        hi: inclusive upper bound of a number, None for none.
+        choices: the allowed values of a string setting, () for any.
+        read_only: as a node parameter, fixed at start (True) or changeable at run time.
+        flag: the ``robot-id`` flag ('--name-with-dashes' by default; '' for no flag).
+        aliases: former flag names still accepted.
+        node: whether nodes declare it as a parameter.
+    """
+
+    doc: str
+    unit: str = ''
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple = ()
+    read_only: bool = True
+    flag: str | None = None
+    aliases: tuple = ()
+    node: bool = True
+
+    def description(self) -> str:
+        """The doc with its unit and choices, as node descriptors, flags and YAML show it."""
+        text = self.doc
+        if self.choices:
+            text += ' (one of: ' + ', '.join(repr(c) for c in self.choices) + ')'
+        if self.unit:
+            text += f' [{self.unit}]'
+        return text
+
+
+def setting(default: Any, doc: str, **kwargs) -> Any:
+    """A dataclass field that is a setting (see ``Setting`` for the keyword arguments)."""
+    meta = {META_KEY: Setting(doc, **kwargs)}
+    if isinstance(default, (list, dict, set)):
+        value = default
+        return dataclasses.field(default_factory=lambda: type(value)(value), metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def settings_of(cls_or_obj) -> dict:
+    """``{name: (dataclasses.Field, Setting)}`` of the fields of a dataclass that are settings."""
+    return {f.name: (f, f.metadata[META_KEY]) for f in dataclasses.fields(cls_or_obj)
+            if META_KEY in f.metadata}
+
+
+def default_of(field: dataclasses.Field) -> Any:
+    """A field's default value (calling its default factory)."""
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    raise SettingError(f'setting {field.name} has no default')
+
+
+def check_value(name: str, spec: Setting, value: Any) -> None:
+    """Raise SettingError naming ``name`` when ``value`` is outside the setting's range/choices."""
+    if spec.choices and value not in spec.choices:
+        raise SettingError(f'{name} = {value!r}: must be one of '
+                           + ', '.join(repr(c) for c in spec.choices))
+    if spec.lo is None and spec.hi is None:
+        return
+    values = value if isinstance(value, (list, tuple)) else [value]
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise SettingError(f'{name} = {value!r}: must be a finite number')
+        if (spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi):
+            lo = '-inf' if spec.lo is None else f'{spec.lo:g}'
+            hi = 'inf' if spec.hi is None else f'{spec.hi:g}'
+            unit = f' {spec.unit}' if spec.unit else ''
+            raise SettingError(f'{name} = {v!r}: must be within [{lo}, {hi}]{unit}')
+
+
+def check(obj):
+    """Validate every setting of a dataclass instance; returns it. Raises SettingError."""
+    for name, (_, spec) in settings_of(obj).items():
+        check_value(name, spec, getattr(obj, name))
+    return obj
+
+
+def replace_settings(obj, values: dict):
+    """A copy of ``obj`` with ``values`` (setting name -> value) applied and checked.
+
+    Unknown names raise SettingError listing the known ones."""
+    known = settings_of(obj)
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise SettingError(f'unknown setting(s) {", ".join(unknown)} of {type(obj).__name__}; '
+                           f'known: {", ".join(sorted(known))}')
+    return check(dataclasses.replace(obj, **values))
+
+
+def flag_of(name: str, spec: Setting) -> str:
+    """The ``robot-id`` flag of a setting ('' when it has none)."""
+    if spec.flag is not None:
+        return spec.flag
+    return '--' + name.replace('_', '-')
+
+
+def yaml_comment(spec: Setting, width: int = 99, indent: int = 4) -> list:
+    """The comment lines a parameter file shows above the setting (wrapped to ``width``)."""
+    import textwrap
+    prefix = ' ' * indent + '# '
+    return textwrap.wrap(spec.description(), width=width, initial_indent=prefix,
+                         subsequent_indent=prefix, break_on_hyphens=False)
+
+
+__all__ = ['META_KEY', 'Setting', 'SettingError', 'check', 'check_value', 'default_of', 'flag_of',
+           'replace_settings', 'setting', 'settings_of', 'yaml_comment']
