@@ -219,9 +219,15 @@ def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:
     if not path.is_file():
         raise ModelFileError(f'model file not found: {path} (run robot-id identify to make one)')
     try:
-        d = yaml.safe_load(path.read_text())
+        d = yaml.safe_load(path.read_text(encoding='utf-8'))
+    except UnicodeDecodeError:
+        raise ModelFileError(f'model file {path} is not text (binary data): give the YAML file '
+                             'written by robot-id identify') from None
     except yaml.YAMLError as exc:
-        raise ModelFileError(f'model file {path} is not valid YAML: {exc}') from exc
+        mark = getattr(exc, 'problem_mark', None)
+        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark is not None else ''
+        problem = getattr(exc, 'problem', None) or type(exc).__name__
+        raise ModelFileError(f'model file {path} is not valid YAML{where}: {problem}') from None
     if not isinstance(d, dict) or d.get('kind') != KIND:
         raise ModelFileError(f'{path} is not a robot_id_ros model file (no "kind: {KIND}")')
     if d.get('schema_version') != SCHEMA_VERSION:
@@ -246,15 +252,17 @@ def _from_dict(d, path, urdf_path, joint_names):
         if sha != rd['urdf_sha256']:
             raise ModelFileError(f'model {path} was made for URDF {rd["urdf_file"]} (sha256 {rd["urdf_sha256"][:12]}), '
                                  f'not for {urdf_path} (sha256 {sha[:12]}): identify again for this URDF')
-    xml = rd['urdf_xml']
+    xml = str(rd['urdf_xml'])
+    # the embedded URDF is built from a private temporary file under a fixed name: the model
+    # file's urdf_file is a label only and never decides where anything is written
     with tempfile.TemporaryDirectory() as tmp:
-        tmp_urdf = Path(tmp) / rd['urdf_file']
+        tmp_urdf = Path(tmp) / 'embedded.urdf'
         tmp_urdf.write_text(xml)
         try:
             robot = RobotModel(tmp_urdf, file_joints, rd['tool_frame'], rd['gravity_m_s2'])
         except ModelError as exc:
             raise ModelFileError(f'model {path}: its URDF does not build: {exc}') from exc
-    robot.urdf_path = Path(rd['urdf_file'])
+    robot.urdf_path = Path(Path(str(rd['urdf_file'])).name)
     robot.urdf_sha256 = rd['urdf_sha256']
     options = RegressorOptions.from_dict(d['regressor'])
     reg = Regressor(robot, options)
@@ -281,9 +289,46 @@ def _from_dict(d, path, urdf_path, joint_names):
     payload = Payload.from_dict(d['payload']) if d.get('payload') else None
     res = d.get('residual', {}).get('std_nm')
     res = None if res is None else np.array([float(res[n]) for n in file_joints])
+    _check_numbers(path, reg.names, theta, theta_std, friction, file_joints, base_values, gains, payload,
+                   res)
     return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std, base_cov,
                            gains, payload, res, d.get('identification', {}) or {}, d.get('validation', {}) or {},
                            xml)
+
+
+# a parameter beyond this magnitude (SI units: kg, kg m, kg m^2, Nm, Nm s/rad, Nm/A) is no arm's
+ABSURD_MAGNITUDE = 1e6
+
+
+def _check_numbers(path, names, theta, theta_std, friction, joints, base_values, gains, payload, res):
+    """Refuse non-finite or absurd numbers, naming the first few (one line)."""
+    bad = []
+
+    def look(label, values, positive=False):
+        for name, v in zip(label if isinstance(label, list) else [f'{label}[{i}]' for i in range(len(values))],
+                           np.ravel(np.asarray(values, dtype=float))):
+            if not np.isfinite(v) or abs(v) > ABSURD_MAGNITUDE or (positive and v <= 0):
+                bad.append(f'{name} = {v:g}')
+
+    look(list(names), theta)
+    if theta_std is not None:
+        look([f'std of {n}' for n in names], theta_std)
+    for attr, value in vars(friction).items():
+        if isinstance(value, np.ndarray) and value.dtype.kind == 'f':
+            look(f'friction {attr}', value)
+    if base_values is not None:
+        look('base parameter', base_values)
+    if gains is not None:
+        look([f'drive gain of {j}' for j in joints], gains, positive=True)
+    if payload is not None:
+        look('payload mass_kg', [payload.mass_kg])
+        look('payload com_m', payload.com_m)
+    if res is not None:
+        look([f'residual std of {j}' for j in joints], res)
+    if bad:
+        more = f' and {len(bad) - 5} more' if len(bad) > 5 else ''
+        raise ModelFileError(f'model file {path} has non-finite or absurd values: {", ".join(bad[:5])}{more} '
+                             f'(|value| must be finite and <= {ABSURD_MAGNITUDE:g} in SI units; identify again)')
 
 
 def nominal_model(robot: RobotModel, friction: FrictionModel | None = None,

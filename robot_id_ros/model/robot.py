@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 from robot_id_ros.errors import InputError
+from robot_id_ros.model.urdf_check import URDFError, check_urdf_text
 
 
 class ModelError(InputError):
@@ -86,6 +87,14 @@ class RobotModel:
         urdf_path = Path(urdf_path)
         if not urdf_path.is_file():
             raise ModelError(f'URDF not found: {urdf_path} (give the path of an existing .urdf file)')
+        try:
+            text = urdf_path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ModelError(f'cannot read URDF {urdf_path}: {exc}') from exc
+        try:
+            check_urdf_text(text, str(urdf_path))
+        except URDFError as exc:
+            raise ModelError(str(exc)) from exc
         try:
             full = pin.buildModelFromUrdf(str(urdf_path))
         except Exception as exc:  # noqa: BLE001 - pinocchio raises assorted types
