@@ -50,8 +50,8 @@ def _table_rows(text, heading):
 def test_docs_nodes_md_is_generated(node_docs):
     path = DOCS / 'nodes.md'
     assert path.is_file(), 'docs/nodes.md is missing; ' + REGENERATE
-    assert path.read_text() == node_docs[1], ("docs/nodes.md differs from the nodes' declarations; "
-                                              + REGENERATE)
+    assert path.read_text() == node_docs[1], (
+        "docs/nodes.md differs from the nodes' declarations; " + REGENERATE)
 
 
 def test_readme_is_short_and_holds_no_generated_tables():

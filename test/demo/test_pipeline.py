@@ -1,4 +1,5 @@
-"""The demo's configuration (robot_id_ros.demo.pipeline): one source for each recipe, read lazily."""
+"""The demo's configuration (robot_id_ros.demo.pipeline): one source for each recipe, read
+lazily."""
 import subprocess
 import sys
 from pathlib import Path
@@ -45,8 +46,8 @@ def test_demo_identification_recipe_is_config_identification_yaml():
     opts = pipeline.demo_identification_options()
     fields = set(vars(IdentificationOptions()))
     used = [k for k in section if k in fields]
-    assert {'rotor_inertia', 'coulomb_asymmetric', 'offset', 'stribeck_column', 'derivative_method',
-            'cutoff_hz', 'sidecar_window', 'min_velocity_rad_s'} <= set(used)
+    assert {'rotor_inertia', 'coulomb_asymmetric', 'offset', 'stribeck_column',
+            'derivative_method', 'cutoff_hz', 'sidecar_window', 'min_velocity_rad_s'} <= set(used)
     for k in used:
         want = None if k in ('cutoff_hz', 'drive_gains_nm_per_a') and not any(
             section[k] if isinstance(section[k], list) else [section[k]]) else section[k]
@@ -54,13 +55,15 @@ def test_demo_identification_recipe_is_config_identification_yaml():
     # the youBot recipe itself (what the measured results were made with)
     assert (opts.rotor_inertia, opts.coulomb_asymmetric, opts.offset, opts.stribeck_column) == (
         True, True, False, True)
-    assert (opts.derivative_method, opts.cutoff_hz, opts.min_velocity_rad_s) == ('savgol', 25.0, 0.05)
+    assert (opts.derivative_method, opts.cutoff_hz, opts.min_velocity_rad_s) == (
+        'savgol', 25.0, 0.05)
 
 
 def test_identification_options_reads_a_node_section_and_names_a_bad_file(tmp_path):
     f = tmp_path / 'p.yaml'
     f.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
-        'cutoff_hz': 0.0, 'drive_gains_nm_per_a': [0.0], 'weighting': 'ols', 'data_bags': ['x']}}}))
+        'cutoff_hz': 0.0, 'drive_gains_nm_per_a': [0.0], 'weighting': 'ols',
+        'data_bags': ['x']}}}))
     opts = pipeline.identification_options(f)
     assert opts.cutoff_hz is None and opts.drive_gains_nm_per_a is None and opts.weighting == 'ols'
     f.write_text(yaml.safe_dump({'other': {'ros__parameters': {}}}))
