@@ -1,6 +1,9 @@
-"""Regenerate docs/nodes.md from the nodes' own declarations and paste it into README.md.
+"""Regenerate docs/nodes.md from the nodes' own declarations (robot_id_ros.ros.docs).
 
     python tools/update_docs.py        (or: make docs)
+
+The node tables live only in docs/nodes.md; README.md links to it (test/test_readme_tables.py
+checks both).
 """
 import os
 import subprocess
@@ -8,18 +11,17 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BEGIN, END = '<!-- nodes:begin -->', '<!-- nodes:end -->'
+NODES_MD = ROOT / 'docs' / 'nodes.md'
 
 
 def main():
-    env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', ROS_DOMAIN_ID=str(200 + os.getpid() % 30))
-    text = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.docs'], check=True, capture_output=True,
-                          text=True, env=env).stdout
-    (ROOT / 'docs' / 'nodes.md').write_text(text)
-    readme = (ROOT / 'README.md').read_text()
-    i, j = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    (ROOT / 'README.md').write_text(readme[:i] + '\n' + text.strip('\n') + '\n' + readme[j:])
-    print('updated docs/nodes.md and README.md')
+    """Writes docs/nodes.md; the nodes are instantiated on a private ROS domain of this machine."""
+    env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
+               ROS_DOMAIN_ID=str(200 + os.getpid() % 30))
+    text = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.docs'], check=True,
+                          capture_output=True, text=True, env=env).stdout
+    NODES_MD.write_text(text)
+    print(f'updated {NODES_MD.relative_to(ROOT)}')
 
 
 if __name__ == '__main__':

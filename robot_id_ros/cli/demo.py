@@ -1,7 +1,7 @@
-"""robot-id demo: the whole pipeline on the simulated youBot (hidden true parameters) over real DDS:
-static poses, friction sweeps, optimised excitation, identification, held-out validation, then the
-wrench estimator under a scripted sequence of known forces. Prints a results table and writes a
-report folder (model file, bags, plots, results.json)."""
+"""robot-id demo: the whole pipeline on the simulated youBot (hidden true parameters) over real
+DDS: static poses, friction sweeps, optimised excitation, identification, held-out validation,
+then the wrench estimator under a scripted sequence of known forces. Prints a results table and
+writes a report folder (model file, bags, plots, results.json)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,19 +10,25 @@ from robot_id_ros.cli.common import CommandError
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser('demo', help='the whole pipeline on the simulated youBot', description=__doc__)
+    """Adds ``robot-id demo`` to ``subparsers``; returns its parser."""
+    p = subparsers.add_parser('demo', help='the whole pipeline on the simulated youBot',
+                              description=__doc__)
     p.add_argument('--out', default='demo_out', help='report folder (default: demo_out)')
-    p.add_argument('--quick', action='store_true', help='short configuration (fewer poses and periods; CI)')
-    p.add_argument('--seed', type=int, default=7, help='seed of the simulated robot (its hidden parameters)')
+    p.add_argument('--quick', action='store_true',
+                   help='short configuration (fewer poses and periods; CI)')
+    p.add_argument('--seed', type=int, default=7,
+                   help='seed of the simulated robot (its hidden parameters)')
     p.add_argument('--real-time-factor', type=float, default=4.0,
                    help='simulation speed during recording (default 4x real time)')
     p.add_argument('--force-real-time-factor', type=float, default=2.0,
                    help='simulation speed during the force phase (default 2x)')
-    p.add_argument('--domain-id', type=int, default=None, help='ROS domain (default: a private one per run)')
+    p.add_argument('--domain-id', type=int, default=None,
+                   help='ROS domain (default: a private one per run)')
     return p
 
 
 def run(args) -> int:
+    """Runs the demo into an empty ``--out`` folder; returns the exit status (0)."""
     from robot_id_ros.demo.pipeline import DemoConfig, DemoError, run_demo
 
     out = Path(args.out)
@@ -31,8 +37,10 @@ def run(args) -> int:
     if not 0.1 <= args.real_time_factor <= 50 or not 0.1 <= args.force_real_time_factor <= 50:
         raise CommandError('real-time factors must be within [0.1, 50]')
     try:
-        run_demo(DemoConfig(out, quick=args.quick, seed=args.seed, real_time_factor=args.real_time_factor,
-                            force_real_time_factor=args.force_real_time_factor, domain_id=args.domain_id))
+        run_demo(DemoConfig(out, quick=args.quick, seed=args.seed,
+                            real_time_factor=args.real_time_factor,
+                            force_real_time_factor=args.force_real_time_factor,
+                            domain_id=args.domain_id))
     except DemoError as exc:
         raise CommandError(str(exc)) from exc
     print(f'\nreport: {out}/ (results.md, results.json, youbot_model.yaml, report/, bags/, logs/)')

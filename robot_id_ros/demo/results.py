@@ -189,7 +189,7 @@ def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConf
 
 
 def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_events, tare_window_s=0.1):
-    """Seed 000's baseline: tau_ext = g(q) - tau (no friction, no inertia), mapped to a force at the
+    """The gravity-only baseline: tau_ext = g(q) - tau (no friction, no inertia), mapped to a force at the
     tool point by the same least squares as the estimator, tared like it."""
     mapper = WrenchMapper(robot.n, 'force')
     events = sorted((int(s), kind) for s, kind in tare_events)

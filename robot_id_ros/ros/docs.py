@@ -86,7 +86,7 @@ def node_class(module):
 
 
 def _module_exists(name):
-    return (Path(__file__).resolve().parent / f'{name}.py').is_file()
+    return (Path(__file__).resolve().parent / 'nodes' / f'{name}.py').is_file()
 
 
 def _type_name(cls):

@@ -1,0 +1,291 @@
+"""The demo's comparison and report: the recorded force phase replayed through the estimator core
+with the identified model, the simulator's true parameters (the floor) and a gravity-only
+point-mass baseline, beside what the live node published; then results.json, results.md and the
+force plot.
+
+Forces are in N in the URDF root frame, times in sim seconds (stamps in ns where named so).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from robot_id_ros.demo import results as R
+from robot_id_ros.demo.processes import log as say
+from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
+from robot_id_ros.io.bags import read_joint_states
+from robot_id_ros.io.model_file import load_model
+from robot_id_ros.sim.true_model import load_true_model
+
+# the rows of the force table (test/test_demo.py and the README read these names)
+LIVE = 'wrench_estimator node (identified model, live DDS)'
+IDENTIFIED = 'identified model (this package)'
+TRUTH = 'true parameters (floor)'
+BASELINE = 'seed 000 baseline (point masses, gravity only)'
+
+
+@dataclass
+class ForceScenario:
+    """What the director applied, from its log (sim seconds, forces in N).
+
+    Attributes:
+        timeline: the applied force over time.
+        phases: the 'rest' and 'motion' phases (errors are computed over these).
+        free: contact-free motion windows [(t0_s, t1_s)] (false contacts are counted there).
+        onsets_s: instants a force starts while the arm moves (contact delays start there).
+        onset_force_n: the magnitude of each of those forces.
+        after_tare: windows from each tare to the first force at that pose [(t0_s, t1_s)].
+    """
+
+    timeline: R.ForceTimeline
+    phases: list
+    free: list
+    onsets_s: list
+    onset_force_n: list
+    after_tare: list
+
+
+def force_scenario(log) -> ForceScenario:
+    """The force script as it ran, from the director's log (``demo.director.DirectorLog``)."""
+    timeline = R.timeline_from_samples(log.true_t_s, log.true_force_n)
+    phases = [p for p in log.phases if p.kind in ('rest', 'motion')]
+    free = [(p.t0_s, p.t1_s) for p in log.phases if p.kind == 'motion_free']
+    motion = [p for p in log.phases if p.kind == 'motion']
+    onsets = [t for t, f in zip(timeline.t_s, timeline.force_n)
+              if np.linalg.norm(f) > 0 and any(p.t0_s <= t < p.t1_s for p in motion)]
+    onset_forces = [float(np.linalg.norm(f)) for t, f in zip(timeline.t_s, timeline.force_n)
+                    if t in onsets]
+    # from each tare at a pose to the first force there (the estimate must read zero)
+    rest_starts = sorted(p.t0_s for p in phases if p.kind == 'rest')
+    after_tare = [(tt, min((s for s in rest_starts if s > tt), default=tt))
+                  for tt, kind in log.tare_events if kind == 'tare']
+    return ForceScenario(timeline, phases, free, onsets, onset_forces, after_tare)
+
+
+def _live_row(log, sc: ForceScenario):
+    """The live node's figures over DDS; returns (row, contact-free samples it published)."""
+    live = R.force_errors(np.array(log.est_t_s), np.array(log.est_force_n), sc.timeline, sc.phases)
+    live_false, live_free_n = R.false_contacts(log.contact_t_s, log.contact, sc.free)
+    live_delay = R.detection_delays(log.contact_t_s, log.contact, sc.onsets_s)
+    row = {'rms_rest_n': live.rms_rest_n, 'rms_motion_n': live.rms_motion_n,
+           'detection_delay_s': live_delay, 'false_contact_samples': live_false,
+           'samples': len(log.est_t_s)}
+    return row, live_free_n
+
+
+def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
+    """The estimator core with ``model`` over the recorded joint states, tared as the node was.
+
+    Args:
+        model: the model to replay with.
+        js: the force phase's joint states (``io.bags.read_joint_states``).
+        tare_ns: the node's tare events [(stamp_ns, 'tare' | 'clear')].
+        sc: the force script.
+        settings: ``EstimatorConfig`` fields (the demo's estimator settings).
+        joint1_dir_at: stamps (ns) -> joint 1's column of the tool's linear Jacobian, (N, 3).
+
+    Returns:
+        (row of the force table, sim times s, estimated forces (N, 3) N).
+    """
+    st, F, C = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
+                                EstimatorConfig(**settings))
+    t = st * 1e-9
+    e = R.force_errors(t, F, sc.timeline, sc.phases)
+    split = R.rest_error_split(t, F, sc.timeline, sc.phases, joint1_dir_at(st))
+    row = {'rms_rest_n': e.rms_rest_n, 'rms_motion_n': e.rms_motion_n,
+           'rms_rest_in_plane_n': split[0], 'rms_rest_normal_n': split[1],
+           'rms_after_tare_n': R.force_rms_in(t, F, sc.timeline, sc.after_tare),
+           'detection_delay_s': R.detection_delays(t, C, sc.onsets_s),
+           'false_contact_samples': R.false_contacts(t, C, sc.free)[0], 'samples': len(t),
+           'per_phase': e.per_phase}
+    return row, t, F
+
+
+def _baseline_row(robot, point_mass, js, tare_ns, sc: ForceScenario):
+    """The gravity-only point-mass baseline (no friction, no inertia), tared like the node."""
+    Fb = R.gravity_only_batch(robot, lambda q: point_mass.predict(robot, q)[0], js.stamp_ns, js.q,
+                              js.effort, tare_ns)
+    eb = R.force_errors(js.t_s + js.stamp_ns[0] * 1e-9, Fb, sc.timeline, sc.phases)
+    return {'rms_rest_n': eb.rms_rest_n, 'rms_motion_n': eb.rms_motion_n,
+            'detection_delay_s': None, 'false_contact_samples': None, 'samples': len(Fb)}
+
+
+def compare_estimators(robot, log, force_bag, model_path, truth_file, point_mass, settings,
+                       report_dir) -> dict:
+    """The force phase's figures: the live node, the core replayed with the identified model and
+    with the true parameters, and the gravity-only baseline; plots the identified model's forces
+    into ``report_dir/force_phase.png``.
+
+    Args:
+        robot: the arm's model (``model.robot.RobotModel``).
+        log: the director's log of the force phase.
+        force_bag: the bag the passive recorder wrote during the force phase.
+        model_path: the identified model file.
+        truth_file: the simulator's true parameters file.
+        point_mass: the identification's point-mass gravity fit (the baseline's model).
+        settings: ``EstimatorConfig`` fields the node ran with.
+        report_dir: folder of the plot.
+
+    Returns:
+        The ``force`` section of results.json.
+    """
+    sc = force_scenario(log)
+    rows = {}
+    rows[LIVE], live_free_n = _live_row(log, sc)
+    js = read_joint_states(force_bag, robot.joint_names, require_velocity=True)
+    tare_ns = [(int(t * 1e9), kind) for t, kind in log.tare_events]
+    identified = load_model(model_path)
+    truth = load_true_model(truth_file)
+    # the truth file has no residual statistics: give the floor the same contact thresholds
+    truth.residual_std_nm = identified.residual_std_nm
+    # the tool's linear Jacobian at every recorded sample, once: joint 1's column for the at-rest
+    # split, J^T F_applied for the contacts' true joint torques
+    t_all = js.stamp_ns * 1e-9
+    J_all = np.array([robot.tool_jacobian(q)[:3] for q in js.q])
+    index_of = {int(s): i for i, s in enumerate(js.stamp_ns)}
+
+    def joint1_dir_at(stamps_ns):
+        return J_all[[index_of[int(s)] for s in stamps_ns], :, 0]
+
+    for name, model in ((IDENTIFIED, identified), (TRUTH, truth)):
+        rows[name], t, F = _replay_row(model, js, tare_ns, sc, settings, joint1_dir_at)
+        if name == IDENTIFIED:
+            plot_force(t, F, sc.timeline, sc.phases, Path(report_dir) / 'force_phase.png')
+    # how much each contact loads the joints in its first 50 ms (noise-free contact-test score)
+    true_tau = np.einsum('kij,ki->kj', J_all, sc.timeline.at(t_all))
+    detector = WrenchEstimator(identified, EstimatorConfig(**settings)).contact
+    signal = R.contact_signal(t_all, true_tau, detector, sc.onsets_s)
+    rows[BASELINE] = _baseline_row(robot, point_mass, js, tare_ns, sc)
+    return {'estimators': rows, 'contact_onsets_s': sc.onsets_s, 'onset_force_n': sc.onset_force_n,
+            'contact_signal_50ms': signal,
+            'contact_free_s': float(sum(b - a for a, b in sc.free)),
+            'transient_excluded_s': R.TRANSIENT_S,
+            'live_contact_free_samples': live_free_n}
+
+
+def plot_force(t, F, timeline, phases, path):
+    """Applied against estimated force per axis over the force phase, written to ``path`` (PNG).
+
+    Args:
+        t: sim times, s.
+        F: estimated forces (N, 3), N.
+        timeline: the applied force.
+        phases: the rest (green) and motion (orange) phases.
+        path: the PNG to write.
+    """
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    t0 = t[0]
+    fig, axes = plt.subplots(3, 1, figsize=(11, 7), sharex=True)
+    truth = timeline.at(t)
+    for k, ax in enumerate(axes):
+        ax.plot(t - t0, truth[:, k], 'k', lw=1.5, label='applied (simulator)')
+        ax.plot(t - t0, F[:, k], 'C0', lw=0.8, label='estimated (identified model)')
+        for p in phases:
+            ax.axvspan(p.t0_s - t0, p.t1_s - t0, color='C1' if p.kind == 'motion' else 'C2',
+                       alpha=0.08)
+        ax.set_ylabel(f'F{"xyz"[k]} [N]')
+    axes[0].legend(loc='upper right')
+    axes[-1].set_xlabel('sim time [s] (green: at rest, orange: in motion)')
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_report(out_dir, results):
+    """Writes ``results.json`` and ``results.md`` into ``out_dir`` and prints the tables."""
+    out_dir = Path(out_dir)
+    (out_dir / 'results.json').write_text(json.dumps(results, indent=2, default=float))
+    text = results_table(results)
+    (out_dir / 'results.md').write_text(text + '\n')
+    say('')
+    say(text)
+
+
+def save_director_log(log, path):
+    """The force phase as recorded by the director (sim seconds), for re-analysis."""
+    d = {k: v for k, v in vars(log).items() if k != 'phases'}
+    d['phases'] = [vars(p) for p in log.phases]
+    Path(path).write_text(json.dumps(d, default=float))
+
+
+def _fmt(x, unit='', digits=2):
+    if x is None:
+        return 'n/a'
+    if isinstance(x, float) and not np.isfinite(x):
+        return 'n/a'
+    return f'{x:.{digits}f}{unit}'
+
+
+def _identification_table(idr):
+    out = ['Identification (held-out excitation, torque RMSE vs the sensing noise floor)\n']
+    motion = idr.get('rmse_in_motion_over_noise')
+    out.append('| joint | RMSE [Nm] | noise floor [Nm] | RMSE / noise | '
+               'RMSE / noise, joint moving |')
+    out.append('|---|---|---|---|---|')
+    rows = zip(idr['validation_rmse_nm'], idr['noise_floor_nm'], idr['rmse_over_noise'])
+    for j, (r, nf, q) in enumerate(rows):
+        moving = _fmt(motion[j]) if motion else 'n/a'
+        out.append(f'| J{j + 1} | {r:.4f} | {nf:.4f} | {q:.2f} | {moving} |')
+    if motion:
+        out.append(f'\n"joint moving": samples where that joint\'s |qd| >= '
+                   f'{idr["in_motion_min_velocity_rad_s"]:g} rad/s (a stuck joint holds any '
+                   'friction inside its stiction band: no model predicts it)')
+    out.append(f'\nrelative error {100 * idr["relative_error"]:.2f} %, {idr.get("n_base")} base '
+               f'parameters, condition number {_fmt(idr.get("condition_number"), "", 1)}'
+               + (f', static gravity residual {idr["static_residual_rms_nm"]:.3f} Nm RMS'
+                  if 'static_residual_rms_nm' in idr else ''))
+    return out
+
+
+def _force_table(fr):
+    out = [f'\nForce estimation (RMS of |F_est - F_applied| after each step\'s first '
+           f'{fr["transient_excluded_s"]:g} s; contact-free motion '
+           f'{fr["contact_free_s"]:.1f} s)\n']
+    out.append('| estimator | at rest [N] | in motion [N] | contact delay [ms] | false contacts |')
+    out.append('|---|---|---|---|---|')
+    for name, r in fr['estimators'].items():
+        d = r.get('detection_delay_s')
+        delay = ('n/a' if not d else
+                 ', '.join('miss' if not np.isfinite(x) else f'{1000 * x:.0f}' for x in d))
+        fc = r.get('false_contact_samples')
+        out.append(f'| {name} | {_fmt(r["rms_rest_n"])} | {_fmt(r["rms_motion_n"])} | {delay} | '
+                   f'{"n/a" if fc is None else fc} |')
+    if fr.get('contact_signal_50ms'):
+        out.append('\nEach contact made while moving: its force [N] and the contact-test score '
+                   'of its TRUE joint torques within its first 50 ms (noise-free, no stiction, no '
+                   'lag; below 1 no estimator can flag it within 50 ms at this threshold): '
+                   + ', '.join(f'{f:g} N: {_fmt(x)}'
+                               for f, x in zip(fr['onset_force_n'], fr['contact_signal_50ms'])))
+    split = [(name, r) for name, r in fr['estimators'].items() if 'rms_rest_normal_n' in r]
+    if split:
+        out.append('\nAt rest, the error in the arm\'s plane (joints 2-4 see it) and along its '
+                   'normal (joint 1 alone sees it; not at all while joint 1 is held by stiction), '
+                   'RMS [N]: '
+                   + '; '.join(f'{name}: {_fmt(r["rms_rest_in_plane_n"])} in plane, '
+                               f'{_fmt(r["rms_rest_normal_n"])} normal' for name, r in split))
+        out.append('\nAt rest between each tare and the first force at that pose, RMS [N]: '
+                   + '; '.join(f'{name}: {_fmt(r["rms_after_tare_n"], "", 3)}'
+                               for name, r in split))
+    return out
+
+
+def results_table(res):
+    """The demo's results as markdown tables.
+
+    Args:
+        res: the demo's results (results.json: ``identification`` and ``force`` sections).
+
+    Returns:
+        Markdown text.
+    """
+    out = []
+    if res.get('identification'):
+        out += _identification_table(res['identification'])
+    if res.get('force'):
+        out += _force_table(res['force'])
+    return '\n'.join(out)

@@ -1,0 +1,73 @@
+"""The demo's configuration (robot_id_ros.demo.pipeline): one source for each recipe, read
+lazily."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from robot_id_ros.demo import pipeline
+from robot_id_ros.errors import InputError
+from robot_id_ros.estimate import estimator_settings
+from robot_id_ros.identify import IdentificationOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_importing_the_demo_reads_no_file():
+    code = ('import pathlib, builtins\n'
+            'seen = []\n'
+            'rt, op = pathlib.Path.read_text, builtins.open\n'
+            'pathlib.Path.read_text = lambda self, *a, **k: '
+            '(seen.append(str(self)), rt(self, *a, **k))[1]\n'
+            'builtins.open = lambda f, *a, **k: (seen.append(str(f)), op(f, *a, **k))[1]\n'
+            'import robot_id_ros.demo.pipeline, robot_id_ros.demo.report\n'
+            'import robot_id_ros.demo.processes\n'
+            'print([s for s in seen if s.endswith((".yaml", ".yml"))])\n')
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().splitlines()[-1] == '[]'
+
+
+def test_demo_estimator_is_config_wrench_estimator_yaml():
+    want = estimator_settings(ROOT / 'config' / 'wrench_estimator.yaml')
+    assert pipeline.demo_estimator_settings() == want
+    assert pipeline.DEMO_ESTIMATOR == want
+    with pytest.raises(AttributeError):
+        pipeline.NOT_A_SETTING  # noqa: B018
+
+
+def test_demo_identification_recipe_is_config_identification_yaml():
+    """Every fit option of config/identification.yaml reaches the demo's options (0 = none given
+    for cutoff_hz and drive gains, as in the node); bags, paths and the robot do not."""
+    section = yaml.safe_load((ROOT / 'config' / 'identification.yaml').read_text())
+    section = section['identification']['ros__parameters']
+    opts = pipeline.demo_identification_options()
+    fields = set(vars(IdentificationOptions()))
+    used = [k for k in section if k in fields]
+    assert {'rotor_inertia', 'coulomb_asymmetric', 'offset', 'stribeck_column',
+            'derivative_method', 'cutoff_hz', 'sidecar_window', 'min_velocity_rad_s'} <= set(used)
+    for k in used:
+        want = None if k in ('cutoff_hz', 'drive_gains_nm_per_a') and not any(
+            section[k] if isinstance(section[k], list) else [section[k]]) else section[k]
+        assert getattr(opts, k) == want, k
+    # the youBot recipe itself (what the measured results were made with)
+    assert (opts.rotor_inertia, opts.coulomb_asymmetric, opts.offset, opts.stribeck_column) == (
+        True, True, False, True)
+    assert (opts.derivative_method, opts.cutoff_hz, opts.min_velocity_rad_s) == (
+        'savgol', 25.0, 0.05)
+
+
+def test_identification_options_reads_a_node_section_and_names_a_bad_file(tmp_path):
+    f = tmp_path / 'p.yaml'
+    f.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
+        'cutoff_hz': 0.0, 'drive_gains_nm_per_a': [0.0], 'weighting': 'ols',
+        'data_bags': ['x']}}}))
+    opts = pipeline.identification_options(f)
+    assert opts.cutoff_hz is None and opts.drive_gains_nm_per_a is None and opts.weighting == 'ols'
+    f.write_text(yaml.safe_dump({'other': {'ros__parameters': {}}}))
+    with pytest.raises(InputError, match='identification: ros__parameters'):
+        pipeline.identification_options(f)
+    with pytest.raises(InputError, match='cannot read'):
+        pipeline.identification_options(tmp_path / 'missing.yaml')
