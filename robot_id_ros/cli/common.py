@@ -17,17 +17,22 @@ def add_robot_arguments(parser, urdf_required=False):
     parser.add_argument('--urdf', required=urdf_required, default=None,
                         help='robot URDF (default: the bundled youBot arm)')
     parser.add_argument('--joints', default=None,
-                        help='comma-separated actuated joints, base to tip (default: the youBot arm joints '
-                             'with the bundled URDF, else every 1-DoF joint of the URDF)')
+                        help='comma-separated actuated joints, base to tip (default: the actuated joints '
+                             'from the URDF root to the tool frame; fingers, mimic joints and side '
+                             'branches are left out with a note)')
     parser.add_argument('--tool-frame', default=None,
-                        help='frame where the wrench acts (default: the youBot tool point, else the last frame)')
+                        help='frame where the wrench acts (default: the youBot tool point on the youBot '
+                             'arm, else a tool/tcp frame at the end of the longest actuated chain)')
 
 
 def robot_from_args(args) -> RobotModel:
     joints = [j.strip() for j in args.joints.split(',') if j.strip()] if args.joints else None
     if args.urdf is None:
         return RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS, args.tool_frame or YOUBOT_TOOL_FRAME)
-    return RobotModel(args.urdf, joints, args.tool_frame)
+    robot = RobotModel(args.urdf, joints, args.tool_frame)
+    if robot.selection_note:
+        print(f'note: {robot.selection_note}', file=sys.stderr)
+    return robot
 
 
 class Progress:

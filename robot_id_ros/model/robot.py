@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 from robot_id_ros.errors import InputError
+from robot_id_ros.model.chain import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, frame_id, select_chain
 from robot_id_ros.model.urdf_check import URDFError, check_urdf_text
 
 
@@ -54,8 +55,6 @@ def default_urdf_path() -> Path:
     return package_share_dir() / 'urdf' / 'youbot_arm.urdf'
 
 
-YOUBOT_JOINTS = tuple(f'arm_joint_{i}' for i in range(1, 6))
-YOUBOT_TOOL_FRAME = 'arm_tool_link'
 
 
 def file_sha256(path: str | os.PathLike) -> str:
@@ -76,9 +75,11 @@ class RobotModel:
     Parameters
     ----------
     urdf_path: path to the URDF.
-    joint_names: actuated joints, in the order every array of this model uses. Default: all
-        1-DoF joints of the URDF in tree order.
-    tool_frame: frame where wrenches act. Default: the last body's frame.
+    joint_names: actuated joints, in the order every array of this model uses. Default: the
+        actuated joints from the root to the tool frame (``robot_id_ros.model.chain``), fingers,
+        mimic joints and side branches left out (``selection_note`` says which).
+    tool_frame: frame where wrenches act. Default: the youBot tool point on the youBot arm, else
+        the end of the longest actuated chain.
     gravity_m_s2: gravity in the URDF root frame.
     """
 
@@ -104,8 +105,11 @@ class RobotModel:
         self.robot_name = full.name
         all_names = [full.names[i] for i in range(1, full.njoints)]
         one_dof = [n for n in all_names if full.joints[full.getJointId(n)].nv == 1]
+        self.selection_note = ''
         if joint_names is None:
-            joint_names = one_dof
+            chosen = select_chain(full, text, tool_frame)
+            joint_names, self.selection_note = list(chosen.joint_names), chosen.note
+            tool_frame = tool_frame or chosen.tool_frame or None
         joint_names = [str(n) for n in joint_names]
         if not joint_names:
             raise ModelError('no joints selected')
@@ -126,7 +130,12 @@ class RobotModel:
                                  f'an ancestor of {full.names[b]} (list the joints from base to tip)')
         locked = [full.getJointId(n) for n in all_names if n not in joint_names]
         q_ref = pin.neutral(full)
-        self.model = pin.buildReducedModel(full, locked, q_ref) if locked else full
+        try:
+            self.model = pin.buildReducedModel(full, locked, q_ref) if locked else full
+        except ValueError as exc:  # pinocchio cannot lock a joint named like a link
+            raise ModelError(f'URDF {urdf_path.name}: Pinocchio cannot lock the joints left out of the '
+                             f'selection ({exc}); give --joints with every joint of the arm, or rename '
+                             'the joint that shares its name with a link') from exc
         self.model.gravity.linear = np.asarray(gravity_m_s2, dtype=float)
         self.gravity_m_s2 = np.asarray(gravity_m_s2, dtype=float)
         self.data = self.model.createData()
@@ -145,7 +154,7 @@ class RobotModel:
             names = sorted({f.name for f in self.model.frames})
             raise ModelError(f'URDF {urdf_path.name} has no frame {tool_frame!r}; frames: {", ".join(names)}')
         self.tool_frame = tool_frame
-        self.tool_frame_id = self.model.getFrameId(tool_frame)
+        self.tool_frame_id = frame_id(self.model, tool_frame)
         tool_parent = self.model.frames[self.tool_frame_id].parentJoint
         if tool_parent != self.model.njoints - 1:
             raise ModelError(f'tool frame {tool_frame} is not on the last selected joint\'s body '
