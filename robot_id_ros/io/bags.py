@@ -11,10 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.errors import InputError
+from robot_id_ros.io.joint_state import JointIndexer, JointStateError
+# the sidecar's path is the sidecar module's; kept importable from here for the recorders
+from robot_id_ros.io.sidecar import sidecar_path  # noqa: F401
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
+BAG_FORMAT_VERSION = 8          # rosbag2 metadata version written (the rosbags default)
+PROGRESS_EVERY_MESSAGES = 5000  # read_joint_states calls ``progress`` once per this many messages
+# a message without the selected joints (or naming one twice) makes the whole bag unusable
+_FATAL_JOINT_STATE_KINDS = ('missing_joint', 'duplicate_joint')
 
 
 class BagError(InputError):
@@ -48,12 +54,6 @@ class JointStateSeries:
     def __len__(self):
         return len(self.stamp_ns)
 
-    def slice_time(self, t0_s, t1_s):
-        """The samples with t0 <= t_s < t1 (t relative to the first sample)."""
-        t = self.t_s
-        m = (t >= t0_s) & (t < t1_s)
-        return self.select(m)
-
     def slice_stamp(self, start_ns, end_ns):
         m = (self.stamp_ns >= start_ns) & (self.stamp_ns <= end_ns)
         return self.select(m)
@@ -78,15 +78,6 @@ def _open_reader(path):
     except Exception as exc:  # noqa: BLE001 - rosbags raises several types
         raise BagError(f'cannot open bag {p}: {exc}') from exc
     return reader
-
-
-def bag_topics(path):
-    """{topic: msgtype} of a bag."""
-    reader = _open_reader(path)
-    try:
-        return {c.topic: c.msgtype for c in reader.connections}
-    finally:
-        reader.close()
 
 
 def read_joint_states(path, joint_names, topic='/joint_states', require_velocity=False,
@@ -116,7 +107,7 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
                 s = indexer.convert(msg.name, msg.position, msg.velocity, msg.effort,
                                     require_velocity=False, require_effort=False)
             except JointStateError as exc:
-                if 'has no joint' in str(exc) or 'twice' in str(exc):
+                if exc.kind in _FATAL_JOINT_STATE_KINDS:
                     raise BagError(f'{path}: {exc}') from exc
                 skipped.append((k, str(exc)))
                 continue
@@ -127,7 +118,7 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
             has_eff &= s.effort is not None
             qds.append(s.qd if s.qd is not None else np.full(len(joint_names), np.nan))
             efs.append(s.effort if s.effort is not None else np.full(len(joint_names), np.nan))
-            if progress is not None and k % 5000 == 0:
+            if progress is not None and k % PROGRESS_EVERY_MESSAGES == 0:
                 progress(k, total)
     finally:
         reader.close()
@@ -169,7 +160,7 @@ class BagWriter:
             raise BagError(f'output folder {self.path.parent} does not exist')
         plugin = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}[storage]
         self.ts = typestore()
-        self._writer = Writer(self.path, version=8, storage_plugin=plugin)
+        self._writer = Writer(self.path, version=BAG_FORMAT_VERSION, storage_plugin=plugin)
         self._conns = {}
 
     def __enter__(self):
@@ -311,10 +302,3 @@ def read_messages(path, topic):
         return [(t, ts.deserialize_cdr(raw, c.msgtype)) for c, t, raw in reader.messages(connections=conns)]
     finally:
         reader.close()
-
-
-def sidecar_path(bag_path):
-    """The segment sidecar of a bag: ``<bag without suffix>.segments.yaml`` beside it."""
-    p = Path(bag_path)
-    base = p.with_suffix('') if p.suffix in ('.mcap', '.db3') else p
-    return base.parent / (base.name + '.segments.yaml')
