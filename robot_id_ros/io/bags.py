@@ -11,10 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.errors import InputError
+from robot_id_ros.io.joint_state import JointIndexer, JointStateError
+# the sidecar's path is the sidecar module's; kept importable from here for the recorders
+from robot_id_ros.io.sidecar import sidecar_path  # noqa: F401
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
+BAG_FORMAT_VERSION = 8          # rosbag2 metadata version written (the rosbags default)
+PROGRESS_EVERY_MESSAGES = 5000  # read_joint_states calls ``progress`` once per this many messages
+# a message without the selected joints (or naming one twice) makes the whole bag unusable
+_FATAL_JOINT_STATE_KINDS = ('missing_joint', 'duplicate_joint')
 
 
 class BagError(InputError):
@@ -29,7 +35,8 @@ def typestore():
 
 @dataclass
 class JointStateSeries:
-    """Joint states of one bag in model joint order. Arrays are (N, n); velocity/effort may be None."""
+    """Joint states of one bag in model joint order: q rad, qd rad/s, effort Nm or A, each (N, n);
+    velocity/effort may be None. ``stamp_ns``: (N,) header stamps, ns."""
 
     joint_names: tuple
     stamp_ns: np.ndarray
@@ -48,20 +55,17 @@ class JointStateSeries:
     def __len__(self):
         return len(self.stamp_ns)
 
-    def slice_time(self, t0_s, t1_s):
-        """The samples with t0 <= t_s < t1 (t relative to the first sample)."""
-        t = self.t_s
-        m = (t >= t0_s) & (t < t1_s)
-        return self.select(m)
-
     def slice_stamp(self, start_ns, end_ns):
+        """The samples with start_ns <= stamp_ns <= end_ns (bag time, ns)."""
         m = (self.stamp_ns >= start_ns) & (self.stamp_ns <= end_ns)
         return self.select(m)
 
     def select(self, mask):
+        """The samples a boolean mask (or an index array) selects, as a new series."""
         return JointStateSeries(self.joint_names, self.stamp_ns[mask], self.q[mask],
                                 None if self.qd is None else self.qd[mask],
-                                None if self.effort is None else self.effort[mask], self.source, self.topic)
+                                None if self.effort is None else self.effort[mask], self.source,
+                                self.topic)
 
 
 def _open_reader(path):
@@ -80,29 +84,36 @@ def _open_reader(path):
     return reader
 
 
-def bag_topics(path):
-    """{topic: msgtype} of a bag."""
-    reader = _open_reader(path)
-    try:
-        return {c.topic: c.msgtype for c in reader.connections}
-    finally:
-        reader.close()
-
-
 def read_joint_states(path, joint_names, topic='/joint_states', require_velocity=False,
                       require_effort=True, progress=None) -> JointStateSeries:
     """All JointState messages of ``topic`` in ``path``, as arrays in ``joint_names`` order.
 
     Messages that lack the selected joints raise; a message with NaN/inf or wrong array lengths
     is skipped and listed in ``skipped`` (a bag with no usable sample raises).
+
+    Args:
+        path: a bag directory, or a single ``.mcap`` / ``.db3`` file.
+        joint_names: the model's joints, in the order of the returned columns.
+        topic: the JointState topic.
+        require_velocity: raise when the messages carry no velocity.
+        require_effort: raise when the messages carry no effort.
+        progress: callable(messages read, total) called every ``PROGRESS_EVERY_MESSAGES``.
+
+    Returns:
+        JointStateSeries sorted by stamp.
+
+    Raises:
+        BagError: no such bag or topic, another message type, a missing joint, no usable sample,
+            or a required velocity / effort missing.
     """
     reader = _open_reader(path)
     ts = typestore()
     try:
         conns = [c for c in reader.connections if c.topic == topic]
         if not conns:
-            have = ', '.join(sorted({f'{c.topic} ({c.msgtype})' for c in reader.connections})) or 'none'
-            raise BagError(f'bag {path} has no topic {topic} (topics: {have}); pass --topic to choose one')
+            have = ', '.join(sorted({f'{c.topic} ({c.msgtype})' for c in reader.connections}))
+            raise BagError(f'bag {path} has no topic {topic} (topics: {have or "none"}); pass '
+                           '--topic to choose one')
         bad = [c for c in conns if c.msgtype != JOINT_STATE_TYPE]
         if bad:
             raise BagError(f'topic {topic} in {path} is {bad[0].msgtype}, not {JOINT_STATE_TYPE}')
@@ -116,7 +127,7 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
                 s = indexer.convert(msg.name, msg.position, msg.velocity, msg.effort,
                                     require_velocity=False, require_effort=False)
             except JointStateError as exc:
-                if 'has no joint' in str(exc) or 'twice' in str(exc):
+                if exc.kind in _FATAL_JOINT_STATE_KINDS:
                     raise BagError(f'{path}: {exc}') from exc
                 skipped.append((k, str(exc)))
                 continue
@@ -127,7 +138,7 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
             has_eff &= s.effort is not None
             qds.append(s.qd if s.qd is not None else np.full(len(joint_names), np.nan))
             efs.append(s.effort if s.effort is not None else np.full(len(joint_names), np.nan))
-            if progress is not None and k % 5000 == 0:
+            if progress is not None and k % PROGRESS_EVERY_MESSAGES == 0:
                 progress(k, total)
     finally:
         reader.close()
@@ -140,8 +151,8 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
     if require_velocity and not has_vel:
         raise BagError(f'bag {path}: {topic} has no velocity')
     series = JointStateSeries(tuple(joint_names), np.array(stamps, dtype=np.int64), np.array(qs),
-                              np.array(qds) if has_vel else None, np.array(efs) if has_eff else None,
-                              str(path), topic, skipped)
+                              np.array(qds) if has_vel else None,
+                              np.array(efs) if has_eff else None, str(path), topic, skipped)
     order = np.argsort(series.stamp_ns, kind='stable')
     if np.any(order != np.arange(len(order))):
         series = series.select(order)
@@ -169,7 +180,7 @@ class BagWriter:
             raise BagError(f'output folder {self.path.parent} does not exist')
         plugin = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}[storage]
         self.ts = typestore()
-        self._writer = Writer(self.path, version=8, storage_plugin=plugin)
+        self._writer = Writer(self.path, version=BAG_FORMAT_VERSION, storage_plugin=plugin)
         self._conns = {}
 
     def __enter__(self):
@@ -204,7 +215,8 @@ class BagWriter:
             raise BagError(f'internal: fast CDR layout of {msg.__msgtype__} differs from rosbags')
 
     def cdr_wrench_stamped(self, stamps_ns, frame_id, wrench):
-        """CDR bytes of N ``WrenchStamped`` messages: stamps (N,), wrench (N, 6) = force, torque."""
+        """CDR bytes of N ``WrenchStamped`` messages: stamps (N,) ns, wrench (N, 6) = force N,
+        torque Nm."""
         stamps = np.asarray(stamps_ns, dtype=np.int64)
         W = np.asarray(wrench, dtype='<f8').reshape(len(stamps), 6)
         fb = frame_id.encode()
@@ -247,7 +259,8 @@ class BagWriter:
             rec[:, o:o + 8 * a.shape[1]] = np.ascontiguousarray(a).view(np.uint8).reshape(N, -1)
         out = _rows(rec)
         if len(out):
-            self._check_first(out, self.joint_state(stamps[0], names, arrays[0][0], arrays[1][0], arrays[2][0]))
+            first = self.joint_state(stamps[0], names, arrays[0][0], arrays[1][0], arrays[2][0])
+            self._check_first(out, first)
         return out
 
     def cdr_bool(self, value):
@@ -265,7 +278,8 @@ class BagWriter:
     def joint_state(self, stamp_ns, names, position=(), velocity=(), effort=()):
         return self.ts.types[JOINT_STATE_TYPE](
             header=self.header(stamp_ns), name=list(names),
-            position=np.asarray(position, dtype=np.float64), velocity=np.asarray(velocity, dtype=np.float64),
+            position=np.asarray(position, dtype=np.float64),
+            velocity=np.asarray(velocity, dtype=np.float64),
             effort=np.asarray(effort, dtype=np.float64))
 
     def wrench_stamped(self, stamp_ns, frame_id, force, torque):
@@ -273,8 +287,9 @@ class BagWriter:
         V = T['geometry_msgs/msg/Vector3']
         return T['geometry_msgs/msg/WrenchStamped'](
             header=self.header(stamp_ns, frame_id),
-            wrench=T['geometry_msgs/msg/Wrench'](force=V(x=float(force[0]), y=float(force[1]), z=float(force[2])),
-                                                 torque=V(x=float(torque[0]), y=float(torque[1]), z=float(torque[2]))))
+            wrench=T['geometry_msgs/msg/Wrench'](
+                force=V(x=float(force[0]), y=float(force[1]), z=float(force[2])),
+                torque=V(x=float(torque[0]), y=float(torque[1]), z=float(torque[2]))))
 
     def bool(self, value):
         return self.ts.types['std_msgs/msg/Bool'](data=bool(value))
@@ -308,13 +323,7 @@ def read_messages(path, topic):
         conns = [c for c in reader.connections if c.topic == topic]
         if not conns:
             raise BagError(f'bag {path} has no topic {topic}')
-        return [(t, ts.deserialize_cdr(raw, c.msgtype)) for c, t, raw in reader.messages(connections=conns)]
+        return [(t, ts.deserialize_cdr(raw, c.msgtype))
+                for c, t, raw in reader.messages(connections=conns)]
     finally:
         reader.close()
-
-
-def sidecar_path(bag_path):
-    """The segment sidecar of a bag: ``<bag without suffix>.segments.yaml`` beside it."""
-    p = Path(bag_path)
-    base = p.with_suffix('') if p.suffix in ('.mcap', '.db3') else p
-    return base.parent / (base.name + '.segments.yaml')

@@ -1,7 +1,8 @@
+"""rosbag2 reading and writing of joint states and other messages (robot_id_ros.io.bags)."""
 import numpy as np
 import pytest
 
-from robot_id_ros.io.bags import BagError, BagWriter, read_joint_states, read_messages, sidecar_path
+from robot_id_ros.io.bags import BagError, BagWriter, read_joint_states, read_messages
 from robots import SHARED_DATA
 
 
@@ -50,11 +51,6 @@ def test_errors_name_the_problem(tmp_path):
         read_joint_states(tmp_path / 'b', ['j1'], topic='/other')
     with pytest.raises(BagError, match='exists'):
         BagWriter(tmp_path / 'b')
-
-
-def test_sidecar_path():
-    assert sidecar_path('/x/run1').name == 'run1.segments.yaml'
-    assert sidecar_path('/x/run1.mcap').name == 'run1.segments.yaml'
 
 
 def test_reads_shared_real_bag():
