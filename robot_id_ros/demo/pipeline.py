@@ -34,7 +34,8 @@ import numpy as np
 import yaml
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator, youbot_estimator_settings
+from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
+from robot_id_ros.ros.params_file import youbot_estimator_settings
 from robot_id_ros.record import ExcitationError, FourierTrajectory, design_within_torque
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.identify import IdentificationOptions, identify, validate
