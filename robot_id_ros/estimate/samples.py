@@ -120,25 +120,43 @@ class StampGate:
             reason) for the restarts.
         """
         self.reset()
-        N = len(stamp_ns)
-        keep = np.zeros(N, dtype=bool)
-        starts = np.zeros(N, dtype=bool)
-        rejected, resets = [], []
-        accept = self.accept
-        for k, (s, ok) in enumerate(zip(stamp_ns.tolist(), usable.tolist())):
-            if not ok:
-                rejected.append((k, 'q, qd or effort is NaN or inf'))
-                continue
+        stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
+        idx = np.flatnonzero(usable)
+        s = stamp_ns[idx]
+        # ``accept`` leaves a sample alone (kept, no start) when it is 0 < d <= max_gap after the
+        # previous usable sample and that one was kept: only the others go through ``accept``
+        plain = np.zeros(len(idx), dtype=bool)
+        d = s[1:] - s[:-1]
+        plain[1:] = (d > 0) & (d <= self.gap_ns)
+        kept = np.ones(len(idx), dtype=bool)
+        start = np.zeros(len(idx), dtype=bool)
+        rejected = [(k, 'q, qd or effort is NaN or inf') for k in np.flatnonzero(~usable).tolist()]
+        resets = []
+        s = s.tolist()
+        todo = np.flatnonzero(~plain).tolist()[::-1]      # a stack, the next position on top
+        while todo:
+            j = todo.pop()
+            if j > 0 and kept[j - 1]:
+                self.last_ns = s[j - 1]
             try:
-                dt, reason = accept(s)
+                dt, reason = self.accept(s[j])
             except EstimatorInputError as exc:
-                rejected.append((k, str(exc)))
+                kept[j] = False
+                rejected.append((int(idx[j]), str(exc)))
+                if j + 1 < len(s) and not (todo and todo[-1] == j + 1):
+                    todo.append(j + 1)          # the next one follows an older sample now
                 continue
-            keep[k] = True
             if dt == 0.0:
-                starts[k] = True
+                start[j] = True
                 if reason is not None:
-                    resets.append((k, reason))
+                    resets.append((int(idx[j]), reason))
+        if kept.any():
+            self.last_ns = s[np.flatnonzero(kept)[-1]]
+        keep = np.zeros(len(stamp_ns), dtype=bool)
+        keep[idx[kept]] = True
+        starts = np.zeros(len(stamp_ns), dtype=bool)
+        starts[idx[start]] = True
+        rejected.sort()
         return keep, starts, rejected, resets
 
 
