@@ -31,7 +31,7 @@ import pinocchio as pin
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from robot_id_ros.io.bags import BagWriter  # noqa: E402
-from robot_id_ros.estimate.estimation import EstimatorConfig, WrenchEstimator  # noqa: E402
+from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator  # noqa: E402
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros.io.model_file import nominal_model  # noqa: E402

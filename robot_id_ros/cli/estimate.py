@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.io.bags import BagError, BagWriter, read_joint_states
-from robot_id_ros.estimate import (CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig, WrenchEstimator, effort_scale,
-                               estimator_settings)
+from robot_id_ros.estimate import (CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig, WrenchEstimator,
+                                   effort_scale)
+from robot_id_ros.ros.params_file import estimator_settings
 from robot_id_ros.io.model_file import ModelFileError, load_model
 from robot_id_ros.cli.common import CommandError, Progress
 

@@ -36,7 +36,7 @@ from robot_id_ros.demo import report
 from robot_id_ros.demo.processes import DemoError, NodeGroup, demo_environment, log
 from robot_id_ros.demo.report import results_table
 from robot_id_ros.errors import InputError
-from robot_id_ros.estimate import youbot_estimator_settings
+from robot_id_ros.ros.params_file import youbot_estimator_settings
 from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.sidecar import find_sidecar

@@ -9,7 +9,7 @@ import yaml
 
 from robot_id_ros.demo import pipeline
 from robot_id_ros.errors import InputError
-from robot_id_ros.estimate import estimator_settings
+from robot_id_ros.ros.params_file import estimator_settings
 from robot_id_ros.identify import IdentificationOptions
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -52,7 +52,7 @@ def test_force_rms_in_windows():
 
 
 def test_contact_signal_is_the_noise_free_score_of_the_true_torque():
-    from robot_id_ros.estimate.estimation import ContactDetector
+    from robot_id_ros.estimate import ContactDetector
 
     t = np.arange(0, 1, 0.005)
     tau = np.zeros((len(t), 2))

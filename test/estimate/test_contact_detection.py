@@ -6,12 +6,13 @@ residual is the external torque put in (plus noise where stated).
 import numpy as np
 import pytest
 from scipy.stats import chi2
+import estimate_cases as cases
 
-from robot_id_ros.estimate.estimation import (COLLISION, CONTACT, CONTACT_NONE, ContactDetector, EstimatorConfig,
-                                          WrenchEstimator)
+from robot_id_ros.estimate import (COLLISION, CONTACT, CONTACT_NONE, CONTACT_STATE_NAMES,
+                                   ContactDetector, ContactState, EstimatorConfig, WrenchEstimator)
+from robot_id_ros.io.model_file import nominal_model
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import youbot_model
-from robot_id_ros.io.model_file import nominal_model
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 RATE = 200.0
@@ -176,3 +177,60 @@ def test_update_and_process_give_the_same_contact_states(youbot, test):
     score = np.array([r.contact_score for r in out])
     s_c, _ = est.contact.scores(np.array([r.tau_ext for r in out]), np.array([r.tau_ext_band for r in out]))
     np.testing.assert_allclose(score, s_c, rtol=1e-12)
+
+
+# --- the detector alone and through the estimator (the youBot and poses of estimate_cases) ------
+def test_contact_state_is_an_int_enum_with_the_names():
+    assert [int(s) for s in ContactState] == [0, 1, 2]
+    assert (CONTACT_NONE, CONTACT, COLLISION) == (0, 1, 2)
+    assert (CONTACT_NONE, CONTACT, COLLISION) == tuple(ContactState)
+    assert CONTACT_STATE_NAMES == ('none', 'contact', 'collision')
+    assert CONTACT_STATE_NAMES[ContactState.COLLISION] == 'collision'
+    det = ContactDetector([1.0], [2.0])
+    assert det.step(*det.scores(np.array([3.0]), np.zeros(1))) is ContactState.COLLISION
+
+
+def test_contact_hysteresis():
+    det = ContactDetector([1.0, 2.0], [3.0, 6.0], release_ratio=0.5)
+    seq = []
+    for tau in ([0.9, 0.0], [1.0, 0.0], [0.6, 0.0], [0.4, 0.0], [0.0, 6.5], [0.0, 4.0], [0.0, 2.5], [0.0, 0.9]):
+        seq.append(det.step(*det.scores(np.array(tau), np.zeros(2))))
+    assert seq == [CONTACT_NONE, CONTACT, CONTACT, CONTACT_NONE, COLLISION, COLLISION, CONTACT, CONTACT_NONE]
+    # the band is subtracted before comparing
+    s_c, _ = det.scores(np.array([1.5, 0.0]), np.array([0.6, 0.0]))
+    assert s_c == pytest.approx(0.9)
+    # the vectorised states() equals step() sample by sample, restarts included
+    rng = np.random.default_rng(0)
+    tau = np.cumsum(rng.normal(0.0, 0.4, (5000, 2)), axis=0) % 8.0 - 4.0
+    band = rng.uniform(0.0, 0.5, tau.shape) * (rng.uniform(size=tau.shape) < 0.3)
+    starts = rng.uniform(size=len(tau)) < 0.01
+    sc, sk = det.scores(tau, band)
+    want = []
+    for k in range(len(tau)):
+        if starts[k] or k == 0:
+            det.reset()
+        want.append(det.step(sc[k], sk[k]))
+    np.testing.assert_array_equal(det.states(sc, sk, starts), want)
+    assert set(want) == {CONTACT_NONE, CONTACT, COLLISION}
+
+
+def test_contact_thresholds_from_model_residual(youbot):
+    model = nominal_model(youbot.robot, youbot.friction)
+    model.residual_std_nm = np.array([0.1, 0.2, 0.1, 0.05, 0.02])
+    est = WrenchEstimator(model, EstimatorConfig(contact_threshold_sigma=4.0, collision_threshold_sigma=10.0))
+    np.testing.assert_allclose(est.contact.contact_nm, 4.0 * model.residual_std_nm)
+    np.testing.assert_allclose(est.contact.collision_nm, 10.0 * model.residual_std_nm)
+    assert est.threshold_source == 'model residual std'
+
+
+def test_contact_detected_within_50ms_while_moving_and_no_false_contact(youbot):
+    t, Q, QD, QDD = cases.trajectory(cases.BENT, 6.0, np.array([0.25, 0.2, 0.2, 0.2, 0.3]), [0.3, 0.4, 0.5, 0.35, 0.45])
+    F = np.zeros((len(t), 6))
+    F[t >= 4.0, :3] = [0.0, 0.0, -5.0]
+    model = nominal_model(youbot.robot, youbot.friction)
+    model.residual_std_nm = np.full(5, 0.05)
+    E = cases.measured(model, Q, QD, QDD, F, noise_nm=0.05, seed=3)
+    res = WrenchEstimator(model).process(stamps(t), Q, QD, E)
+    assert not res.contact_state[t < 4.0].any()
+    first = t[np.flatnonzero(res.contact_state)[0]]
+    assert 4.0 <= first <= 4.05

@@ -1,0 +1,444 @@
+"""External torque and wrench estimation without a force/torque sensor (``WrenchEstimator``).
+
+Conventions
+-----------
+The arm obeys ``M(q) qdd + C(q, qd) qd + g(q) + f(qd) = tau_m + tau_ext`` where ``tau_m`` is the
+measured drive torque (the driver's effort, or motor current x drive gain) and
+``tau_ext = J(q)^T F`` is the joint torque caused by the wrench ``F`` that the environment applies
+to the tool at the tool frame's origin (De Luca; Haddadin et al. 2017). Everything this package
+reports follows that convention: ``tau_ext`` = model torque - measured torque, and ``wrench`` is
+the wrench *applied to the tool* (push the tool down: negative z force in the base frame).
+
+The estimator chains the units of this package: a residual (``residuals``: momentum observer or
+direct residual) estimates tau_ext; friction near zero velocity is not given a sign
+(``stiction``): within the stiction band the friction torque is taken at the centre of its bounds
+and the band's half-width is reported as an interval on tau_ext, adds ``band^2 / 3`` (uniform) to
+its variance and enters contact detection (``contact``) as one more standard deviation of that
+joint; ``mapping`` turns tau_ext into the wrench and ``uncertainty`` gives its covariance. The
+stamp, tare and covariance-period rules (``samples``, ``uncertainty.CovarianceSchedule``) are
+shared by ``update`` (one sample) and ``process`` (arrays), which give the same numbers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+from robot_id_ros.errors import InputError, OperationError
+from robot_id_ros.estimate.config import EstimatorConfig
+from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
+from robot_id_ros.estimate.mapping import WrenchMapper
+from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
+from robot_id_ros.estimate.samples import (EstimatorInputError, StampGate, TareAverage,
+                                           check_sample)
+from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
+                                            stiction_hold, stiction_hold_batch)
+from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertainty
+from robot_id_ros.io.model_file import IdentifiedModel, Payload
+
+
+@dataclass
+class EstimateResult:
+    """One estimate. ``wrench`` = (fx, fy, fz, mx, my, mz) applied to the tool at the tool origin,
+    in ``frame_id``; rows that the mode does not estimate are zero and their covariance too."""
+
+    stamp_ns: int
+    tau_ext: np.ndarray           # (n,) Nm, tared
+    tau_ext_band: np.ndarray      # (n,) Nm half-width of the stiction interval on tau_ext
+    wrench: np.ndarray            # (6,) N and Nm
+    wrench_covariance: np.ndarray  # (6, 6)
+    contact_state: ContactState   # NONE / CONTACT / COLLISION
+    contact_score: float          # contact statistic / its threshold (1 = at it; ContactDetector)
+    sigma_min: float              # smallest singular value of the mapped Jacobian
+    damped: bool                  # damping active (near a singularity)
+    frame_id: str
+    reset_reason: str | None = None
+
+    @property
+    def contact(self):
+        """True in contact or collision."""
+        return self.contact_state != CONTACT_NONE
+
+    @property
+    def collision(self):
+        """True in collision."""
+        return self.contact_state == COLLISION
+
+
+@dataclass
+class BatchResult:
+    """``WrenchEstimator.process`` output: arrays over the accepted samples."""
+
+    stamp_ns: np.ndarray           # (N,)
+    tau_ext: np.ndarray            # (N, n) Nm
+    wrench: np.ndarray             # (N, 6) N and Nm
+    wrench_std: np.ndarray         # (N, 6) square roots of the covariance diagonal
+    contact_state: np.ndarray      # (N,) int (ContactState values)
+    sigma_min: np.ndarray          # (N,)
+    frame_id: str
+    index: np.ndarray              # (N,) index of each accepted sample in the input
+    rejected: list = field(default_factory=list)   # (input index, reason)
+    resets: list = field(default_factory=list)     # (input index, reason)
+
+
+class WrenchEstimator:
+    """External joint torque, tool wrench, its covariance and contact state from joint states.
+
+    ``update`` takes one sample (stamp in ns, q, qd in rad and rad/s, measured torque in Nm, model
+    joint order) and returns an ``EstimateResult``; it raises ``EstimatorInputError`` for a sample
+    it will not use (state unchanged). ``process`` runs the same estimator over arrays (offline).
+
+    Args:
+        model: the identified model (changed by ``set_payload``).
+        config: settings; None: the defaults.
+
+    Raises:
+        InputError: invalid settings.
+    """
+
+    def __init__(self, model: IdentifiedModel, config: EstimatorConfig | None = None):
+        self.model = model
+        self.config = (config or EstimatorConfig()).validated()
+        c = self.config
+        self.robot = model.robot
+        self.n = model.n
+        self._pm, self._pd = self.robot.model, self.robot.data
+        self._fid = self.robot.tool_frame_id
+        self._ref = pin.LOCAL_WORLD_ALIGNED if c.frame == 'base' else pin.LOCAL
+        self.frame_id = self._root_frame() if c.frame == 'base' else self.robot.tool_frame
+        self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s)
+        self.mapper = WrenchMapper(self.n, c.wrench_mode, c.sigma_guard, c.damping)
+        self.residual_std_nm, self.threshold_source = self._residual_std()
+        self.contact = self._detector()
+        self.uncertainty = TorqueUncertainty(model, self.residual_std_nm)
+        if c.method == 'momentum':
+            self.residual = MomentumObserver(self.n, c.observer_gain_hz)
+        else:
+            self.residual = DirectResidual(self.n, c.direct_filter_hz)
+        # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
+        bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
+        self._band_rate = 2.0 * math.pi * bandwidth_hz
+        self.gate = StampGate(c.time_jump_s, c.max_gap_s)
+        self._tare_avg = TareAverage(c.tare_window_s)
+        self._cov_schedule = CovarianceSchedule(c.covariance_period_s)
+        self.bias = np.zeros(self.n)
+        self.reset()
+
+    def _residual_std(self):
+        """(residual std (n,) Nm, where it comes from): the model file's, else the default."""
+        std, c = self.model.residual_std_nm, self.config
+        if std is not None and np.all(np.isfinite(std)) and np.all(np.asarray(std) > 0):
+            return np.asarray(std, dtype=float), 'model residual std'
+        return (np.full(self.n, c.default_residual_std_nm),
+                f'default residual std {c.default_residual_std_nm} Nm (model file has none)')
+
+    def _detector(self):
+        """The contact detector: thresholds in Nm from the config, else k residual std."""
+        c = self.config
+        contact_nm = (np.asarray(c.contact_threshold_nm, float)
+                      if c.contact_threshold_nm is not None
+                      else c.contact_threshold_sigma * self.residual_std_nm)
+        collision_nm = (np.asarray(c.collision_threshold_nm, float)
+                        if c.collision_threshold_nm is not None
+                        else c.collision_threshold_sigma * self.residual_std_nm)
+        for name, v in (('contact_threshold_nm', contact_nm),
+                        ('collision_threshold_nm', collision_nm)):
+            if v.shape != (self.n,):
+                raise InputError(f'{name} needs {self.n} values, got {v.shape}', 'config')
+        return ContactDetector(contact_nm, collision_nm, c.contact_release_ratio, c.contact_test,
+                               c.contact_threshold_sigma, c.collision_threshold_sigma)
+
+    def _joint_scale(self, band):
+        """sqrt of the relative least-squares weight of each joint, 1 / (residual variance +
+        band^2 / 3), normalised to 1 for the most certain joint (so the mapper's singular-value
+        guard keeps its meaning); (n,) or (N, n)."""
+        w = 1.0 / (self.residual_std_nm ** 2 + np.asarray(band) ** 2 / 3.0)
+        return np.sqrt(w / w.max(axis=-1, keepdims=True))
+
+    def _root_frame(self):
+        m = self.robot.model
+        # the URDF root link: the first BODY frame, else the universe frame's name
+        for f in m.frames:
+            if f.type == pin.FrameType.BODY:
+                return f.name
+        return m.frames[0].name
+
+    # --- state --------------------------------------------------------------------------
+    @property
+    def last_stamp_ns(self):
+        """Stamp (ns) of the last sample taken since the last reset; None after a reset."""
+        return self.gate.last_ns
+
+    def reset(self, reason='reset'):
+        """Restart the residual (observer state, filters), the stamps and the contact state;
+        keeps the tare.
+
+        Args:
+            reason: kept as ``last_reset_reason``.
+        """
+        self.gate.reset()
+        self._restart(reason)
+
+    def _restart(self, reason):
+        """``reset`` but the stamp gate (which has just taken the sample that restarts)."""
+        self.residual.reset()
+        self.contact.reset()
+        self._tare_avg.reset()
+        self._cov_schedule.reset()
+        self._qd_prev = None
+        self._wrench_cov = np.zeros((6, 6))
+        self._band_held = None
+        self._held = None
+        self.last_reset_reason = reason
+
+    def tare(self):
+        """Take the recent average tau_ext (before tare) as bias: the current reading becomes
+        zero.
+
+        With a stiction mode ('deadzone', 'hold') a resting joint's bias is only the part of its
+        average outside its stiction band: inside, the residual is static friction that the next
+        motion removes, not a bias (taking it would shift that joint by up to its band for good).
+
+        Returns:
+            (n,) Nm, the bias.
+
+        Raises:
+            OperationError: (a RuntimeError; kind 'no_sample') before any sample.
+        """
+        if self._tare_avg.value is None:
+            raise OperationError('cannot tare before the first joint state sample', 'no_sample')
+        self.bias = self._bias_from(self._tare_avg.value, self._band_held)
+        self._held = None
+        return self.bias
+
+    def _bias_from(self, avg, band):
+        """The tare's bias from the average residual ``avg`` (Nm) and the stiction band then: all
+        of it, or with a stiction mode only the part outside the band (see ``tare``)."""
+        if self.config.stiction_mode != 'none' and band is not None:
+            return deadzone(avg, band)
+        return avg.copy()
+
+    def clear_tare(self):
+        """Remove the tare: the bias is zero again."""
+        self.bias = np.zeros(self.n)
+        self._held = None
+
+    def set_payload(self, mass_kg=None, com_m=(0.0, 0.0, 0.0)):
+        """Attach a payload at the tool, or remove it.
+
+        Args:
+            mass_kg: kg; None or 0 removes the payload.
+            com_m: its centre of mass in the tool frame, m.
+
+        Raises:
+            InputError: a mass <= 0 or a COM that is not a finite 3-vector.
+        """
+        if mass_kg is None or float(mass_kg) == 0.0:
+            self.model.set_payload(None)
+            return
+        com = np.asarray(com_m, dtype=float)
+        if not (np.isfinite(mass_kg) and mass_kg > 0 and com.shape == (3,)
+                and np.all(np.isfinite(com))):
+            raise InputError(f'payload needs a mass > 0 kg and a finite 3-vector COM, got '
+                             f'{mass_kg}, {com_m}', 'payload')
+        self.model.set_payload(Payload(float(mass_kg), com))
+
+    # --- one sample ---------------------------------------------------------------------
+    def update(self, stamp_ns, q, qd, effort_nm) -> EstimateResult:
+        """Take one joint-state sample.
+
+        Args:
+            stamp_ns: the sample's stamp, ns.
+            q: (n,) rad, model joint order.
+            qd: (n,) rad/s.
+            effort_nm: (n,) measured joint torque, Nm.
+
+        Returns:
+            ``EstimateResult``; its ``reset_reason`` is set when this sample restarted the
+            estimator (time jump, gap).
+
+        Raises:
+            EstimatorInputError: a sample not to use (shape, non-finite, duplicate or
+                out-of-order stamp); the state is unchanged.
+        """
+        q, qd, tau_m = check_sample(self.n, q, qd, effort_nm)
+        stamp_ns = int(stamp_ns)
+        dt, reason = self.gate.accept(stamp_ns)
+        if reason is not None:
+            self._restart(reason)
+        m, d = self._pm, self._pd
+        qp = self.robot.q_pin(q)
+        pin.crba(m, d, qp, pin.Convention.WORLD)     # M and the joint Jacobians (one forward pass)
+        M = d.M.copy()
+        pin.nonLinearEffects(m, d, qp, qd)
+        J = pin.getFrameJacobian(m, d, self._fid, self._ref)
+        f, band = self.friction(qd)
+        band = self._band_held = hold_band_step(band, self._band_held, dt, self._band_rate)
+        r = self.residual.step(dt, M, qd, d.nle + f - tau_m)
+        self._tare_avg.add(r, dt)
+        tau = r - self.bias
+        sw = self._joint_scale(band) if self.config.band_weighting else None
+        tau_map = self._stiction_one(tau, band)
+        if sw is None:
+            wrench, smin, damped = self.mapper.map_one(J, tau_map)
+        else:
+            wrench, smin, damped = self.mapper.map_one(J * sw, tau_map * sw)
+        s_c, s_k = self.contact.scores(tau, band)
+        s_c, s_k = float(s_c), float(s_k)
+        state = self.contact.step(s_c, s_k)
+        if self._cov_schedule.due(stamp_ns):
+            self._wrench_cov = self._covariance_one(q, qd, dt, band, J, sw)
+        self._qd_prev = qd
+        return EstimateResult(stamp_ns, tau, band, wrench, self._wrench_cov, state, s_c, smin,
+                              damped, self.frame_id, reason)
+
+    def _stiction_one(self, tau, band):
+        """The torque that goes into the wrench at this sample (see ``stiction_mode``)."""
+        mode = self.config.stiction_mode
+        if mode == 'hold':
+            self._held = (deadzone(tau, band) if self._held is None
+                          else stiction_hold(tau, band, self._held))
+            return self._held
+        if mode == 'deadzone':
+            return deadzone(tau, band)
+        return tau
+
+    def _covariance_one(self, q, qd, dt, band, J, sw):
+        """Wrench covariance (6, 6) at this sample; qdd by a backward difference (0 at a start)."""
+        if self._qd_prev is not None and dt > 0:
+            qdd = (qd - self._qd_prev) / dt
+        else:
+            qdd = np.zeros(self.n)
+        Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None])[0]
+        A = self.mapper.matrices(J)[0] if sw is None else self.mapper.matrices(J * sw)[0] * sw
+        return A @ Ct @ A.T
+
+    # --- many samples -------------------------------------------------------------------
+    def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
+        """Run the estimator over N samples (``update``'s numbers, vectorised).
+
+        Samples with NaN/inf, duplicate or slightly older stamps are rejected (listed); a stamp
+        jumping back by more than ``time_jump_s`` or a gap over ``max_gap_s`` restarts the
+        residual, as ``update`` does. Starts from a reset estimator and leaves one (the tare is
+        kept).
+
+        Args:
+            stamp_ns: (N,) int ns.
+            Q: (N, n) rad, model joint order.
+            QD: (N, n) rad/s.
+            E: (N, n) measured joint torque, Nm.
+            tare_at_s: tare at the first sample that many seconds after the start (all later
+                samples are tared); None: no tare.
+            progress: ``progress(done, total)`` is called now and then.
+
+        Returns:
+            ``BatchResult`` over the accepted samples.
+
+        Raises:
+            EstimatorInputError: (kind 'shape') arrays of the wrong shape.
+        """
+        stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
+        Q, QD, E = (np.asarray(a, dtype=float) for a in (Q, QD, E))
+        N0, n = Q.shape
+        if QD.shape != Q.shape or E.shape != Q.shape or stamp_ns.shape != (N0,) or n != self.n:
+            raise EstimatorInputError('shape', f'expected (N, {self.n}) arrays and N stamps, got '
+                                      f'{Q.shape}, {QD.shape}, {E.shape}, {stamp_ns.shape}')
+        finite = np.isfinite(Q).all(1) & np.isfinite(QD).all(1) & np.isfinite(E).all(1)
+        self.reset('process')
+        keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, finite)
+        idx = np.flatnonzero(keep)
+        S, Q, QD, E, starts = stamp_ns[idx], Q[idx], QD[idx], E[idx], seg_start[idx]
+        N = len(idx)
+        if N == 0:
+            return BatchResult(S, np.zeros((0, n)), np.zeros((0, 6)), np.zeros((0, 6)),
+                               np.zeros(0, int), np.zeros(0), self.frame_id, idx, rejected,
+                               resets)
+        Ms, H, Js = self._dynamics(Q, QD, progress)
+        F, band = self.friction(QD)
+        dt = np.zeros(N)
+        dt[1:] = (S[1:] - S[:-1]) * 1e-9
+        dt[starts] = 0.0
+        band = hold_band(band, dt, self._band_rate, starts)
+        seg = np.flatnonzero(starts)
+        seg_end = np.r_[seg[1:], N]
+        U = H + F - E
+        R = np.empty((N, n))
+        for s0, s1 in zip(seg, seg_end):
+            R[s0:s1] = self.residual.batch(dt[s0:s1], Ms[s0:s1], QD[s0:s1], U[s0:s1])
+        T, restart = self._tare_batch(R, S, dt, band, starts, tare_at_s)
+        if self.config.band_weighting:
+            sw = self._joint_scale(band)                      # (N, n)
+            A, smin, _ = self.mapper.matrices(Js * sw[:, None, :])
+            A = A * sw[:, None, :]                   # wrench = A tau in the original joint units
+        else:
+            A, smin, _ = self.mapper.matrices(Js)
+        W = np.einsum('kij,kj->ki', A, self._stiction_batch(T, band, restart))
+        states = self.contact.states(*self.contact.scores(T, band), starts)
+        wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end)
+        if progress is not None:
+            progress(N, N)
+        self.reset('process done')   # process() starts from and leaves a reset estimator
+        return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)
+
+    def _dynamics(self, Q, QD, progress):
+        """Pinocchio terms of N samples, one call pair per sample: M (N, n, n), C qd + g (N, n)
+        and the tool Jacobian (N, 6, n)."""
+        N, n = Q.shape
+        Ms = np.empty((N, n, n))
+        H = np.empty((N, n))
+        Js = np.empty((N, 6, n))
+        m, d, fid, ref, qpin = self._pm, self._pd, self._fid, self._ref, self.robot.q_pin
+        crba, nle, gfj = pin.crba, pin.nonLinearEffects, pin.getFrameJacobian
+        world = pin.Convention.WORLD
+        step = max(1, N // 20)
+        q0 = Q[0]
+        QP = Q if qpin(q0) is q0 else np.array([qpin(q) for q in Q])   # no continuous joints
+        for k0 in range(0, N, step):       # in chunks, for progress
+            k1 = min(k0 + step, N)
+            if progress is not None:
+                progress(k0, N)
+            for qk, qdk, Mk, Hk, Jk in zip(QP[k0:k1], QD[k0:k1], Ms[k0:k1], H[k0:k1], Js[k0:k1]):
+                Mk[...] = crba(m, d, qk, world)     # and the joint Jacobians gfj reads
+                Hk[...] = nle(m, d, qk, qdk)
+                Jk[...] = gfj(m, d, fid, ref)
+        return Ms, H, Js
+
+    def _tare_batch(self, R, S, dt, band, starts, tare_at_s):
+        """(tared tau_ext (N, n), where the stiction hold restarts (N,) bool); with ``tare_at_s``
+        sets ``self.bias`` at that sample as ``tare`` would there."""
+        T = R - self.bias
+        restart = starts.copy()         # where the stiction hold starts afresh
+        seg = np.flatnonzero(starts)
+        if tare_at_s is not None:
+            k_t = int(np.searchsorted(S, S[0] + int(tare_at_s * 1e9)))
+            if k_t < len(R):
+                avg = self._tare_avg.over(R, dt, seg[seg <= k_t][-1], k_t)
+                self.bias = self._bias_from(avg, band[k_t])
+                T[k_t:] = R[k_t:] - self.bias
+                restart[k_t] = True
+        return T, restart
+
+    def _stiction_batch(self, T, band, restart):
+        """``_stiction_one`` over N samples."""
+        mode = self.config.stiction_mode
+        if mode == 'hold':
+            return stiction_hold_batch(T, band, restart)
+        if mode == 'deadzone':
+            return deadzone(T, band)
+        return T
+
+    def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end):
+        """(N, 6) wrench std, recomputed where the covariance schedule says and held in between
+        (as ``update`` does)."""
+        cov_idx = self._cov_schedule.samples(S, seg, seg_end)
+        qdd = np.zeros((len(cov_idx), self.n))
+        prev_ok = (cov_idx > 0) & ~starts[cov_idx]
+        ci = cov_idx[prev_ok]
+        qdd[prev_ok] = (QD[ci] - QD[ci - 1]) / dt[ci][:, None]
+        Ct = self.uncertainty.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx])
+        Ak = A[cov_idx]
+        var = np.einsum('kij,kjl,kil->ki', Ak, Ct, Ak)
+        which = np.searchsorted(cov_idx, np.arange(len(S)), side='right') - 1
+        return np.sqrt(np.maximum(var[which], 0.0))

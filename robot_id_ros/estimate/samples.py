@@ -1,0 +1,243 @@
+"""Which joint-state samples the estimator takes, and the rules that follow the stamps.
+
+One implementation of each rule, used by ``WrenchEstimator.update`` (one sample) and
+``WrenchEstimator.process`` (arrays):
+
+* ``StampGate``: a duplicate stamp or one slightly older than the previous sample is rejected; a
+  stamp that jumps back by ``time_jump_s`` or more (a bag looped) or a gap over ``max_gap_s``
+  restarts the estimator.
+* ``TareAverage``: the running average of tau_ext that a tare takes as bias.
+* ``check_sample``: the shape and finiteness of (q, qd, effort).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from robot_id_ros.errors import InputError
+from robot_id_ros.io.model_file import IdentifiedModel
+
+
+class EstimatorInputError(InputError):
+    """A sample the estimator will not use; ``kind`` is one of 'shape', 'nonfinite',
+    'duplicate_stamp', 'out_of_order'. The message says what is wrong."""
+
+    def __init__(self, kind, message):
+        super().__init__(message, kind)
+
+
+def check_sample(n, q, qd, effort):
+    """The arrays of one sample, checked.
+
+    Args:
+        n: number of joints.
+        q: n joint positions, rad.
+        qd: n joint velocities, rad/s.
+        effort: n joint torques, Nm.
+
+    Returns:
+        (q, qd, effort) as float arrays (n,) (views of one (3, n) array when possible).
+
+    Raises:
+        EstimatorInputError: (kind 'shape' or 'nonfinite') naming the array.
+    """
+    try:
+        a = np.array((q, qd, effort), dtype=float)   # the common case in one numpy call
+    except (ValueError, TypeError):
+        a = None
+    if a is not None and a.shape == (3, n) and np.isfinite(a).all():
+        return a[0], a[1], a[2]
+    arrs = []
+    for name, x in (('q', q), ('qd', qd), ('effort', effort)):
+        x = np.array(x, dtype=float)
+        if x.shape != (n,):
+            raise EstimatorInputError('shape', f'{name} has shape {x.shape}, expected ({n},)')
+        if not np.all(np.isfinite(x)):
+            raise EstimatorInputError('nonfinite', f'{name} is NaN or inf')
+        arrs.append(x)
+    return arrs
+
+
+class StampGate:
+    """The stamp rules, one sample at a time (``accept``) or over arrays (``scan``).
+
+    Args:
+        time_jump_s: a stamp at least this far behind the previous one restarts (s).
+        max_gap_s: a gap longer than this between samples restarts (s).
+    """
+
+    def __init__(self, time_jump_s, max_gap_s):
+        self.jump_ns = time_jump_s * 1e9
+        self.gap_ns = max_gap_s * 1e9
+        self.last_ns = None
+
+    def reset(self):
+        """Forget the previous stamp: the next sample starts a segment."""
+        self.last_ns = None
+
+    def accept(self, stamp_ns: int):
+        """Take one stamp.
+
+        Args:
+            stamp_ns: the sample's stamp, ns (int).
+
+        Returns:
+            (dt_s, reset_reason): the interval to the previous sample in s, 0.0 where a segment
+            starts (first sample, or a restart: then ``reset_reason`` says why, else None).
+
+        Raises:
+            EstimatorInputError: (kind 'duplicate_stamp' or 'out_of_order') the sample is to be
+                dropped; the gate is unchanged.
+        """
+        last = self.last_ns
+        if last is None:
+            self.last_ns = stamp_ns
+            return 0.0, None
+        d = stamp_ns - last
+        if d <= 0:
+            if d == 0:
+                raise EstimatorInputError('duplicate_stamp', f'duplicate stamp {stamp_ns} ns')
+            if -d < self.jump_ns:
+                raise EstimatorInputError(
+                    'out_of_order', f'stamp {-d * 1e-6:.3f} ms older than the previous sample')
+            self.last_ns = stamp_ns
+            return 0.0, f'time jumped back {-d * 1e-9:.3f} s'
+        self.last_ns = stamp_ns
+        if d > self.gap_ns:
+            return 0.0, f'gap of {d * 1e-9:.3f} s in the input'
+        return d * 1e-9, None
+
+    def scan(self, stamp_ns, usable):
+        """``accept`` over N samples from a reset gate.
+
+        Args:
+            stamp_ns: (N,) int ns.
+            usable: (N,) bool, False for samples rejected already (non-finite values).
+
+        Returns:
+            (keep, starts, rejected, resets): keep (N,) bool, the accepted samples; starts (N,)
+            bool, the accepted samples that start a segment; rejected, a list of (index, reason)
+            for the samples not usable or refused by their stamp; resets, a list of (index,
+            reason) for the restarts.
+        """
+        self.reset()
+        stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
+        idx = np.flatnonzero(usable)
+        s = stamp_ns[idx]
+        # ``accept`` leaves a sample alone (kept, no start) when it is 0 < d <= max_gap after the
+        # previous usable sample and that one was kept: only the others go through ``accept``
+        plain = np.zeros(len(idx), dtype=bool)
+        d = s[1:] - s[:-1]
+        plain[1:] = (d > 0) & (d <= self.gap_ns)
+        kept = np.ones(len(idx), dtype=bool)
+        start = np.zeros(len(idx), dtype=bool)
+        rejected = [(k, 'q, qd or effort is NaN or inf') for k in np.flatnonzero(~usable).tolist()]
+        resets = []
+        s = s.tolist()
+        todo = np.flatnonzero(~plain).tolist()[::-1]      # a stack, the next position on top
+        while todo:
+            j = todo.pop()
+            if j > 0 and kept[j - 1]:
+                self.last_ns = s[j - 1]
+            try:
+                dt, reason = self.accept(s[j])
+            except EstimatorInputError as exc:
+                kept[j] = False
+                rejected.append((int(idx[j]), str(exc)))
+                if j + 1 < len(s) and not (todo and todo[-1] == j + 1):
+                    todo.append(j + 1)          # the next one follows an older sample now
+                continue
+            if dt == 0.0:
+                start[j] = True
+                if reason is not None:
+                    resets.append((int(idx[j]), reason))
+        if kept.any():
+            self.last_ns = s[np.flatnonzero(kept)[-1]]
+        keep = np.zeros(len(stamp_ns), dtype=bool)
+        keep[idx[kept]] = True
+        starts = np.zeros(len(stamp_ns), dtype=bool)
+        starts[idx[start]] = True
+        rejected.sort()
+        return keep, starts, rejected, resets
+
+
+class TareAverage:
+    """The running average of tau_ext that a tare takes as bias: first order, time constant
+    ``window_s`` (s; 0: the latest sample), restarted with the residual.
+
+    Args:
+        window_s: time constant, s (>= 0).
+    """
+
+    def __init__(self, window_s):
+        self.window_s = float(window_s)
+        self.value = None
+
+    def reset(self):
+        """Restart: the next sample is the average."""
+        self.value = None
+
+    def add(self, r, dt_s):
+        """Add one sample.
+
+        Args:
+            r: (n,) Nm, tau_ext before the tare.
+            dt_s: s since the previous sample (0: a restart).
+
+        Returns:
+            (n,) Nm, the average (``self.value``; updated in place).
+        """
+        if self.value is None or dt_s == 0.0 or self.window_s == 0.0:
+            self.value = r.copy()
+        else:
+            self.value += (dt_s / (dt_s + self.window_s)) * (r - self.value)
+        return self.value
+
+    def over(self, R, dt, start, stop):
+        """The average after the samples ``start..stop`` (inclusive) of one segment.
+
+        Args:
+            R: (N, n) Nm, tau_ext before the tare.
+            dt: (N,) s, the interval before each sample.
+            start: first sample (a restart).
+            stop: last sample.
+
+        Returns:
+            (n,) Nm, as ``add`` gives sample by sample.
+        """
+        self.reset()
+        self.add(R[start], 0.0)
+        for k in range(start + 1, stop + 1):
+            self.add(R[k], dt[k])
+        return self.value
+
+
+def effort_scale(model: IdentifiedModel, effort_unit='torque', drive_gains=None):
+    """Per-joint factor turning the driver's effort into Nm.
+
+    Args:
+        model: the identified model (its drive gains, if any).
+        effort_unit: 'torque' (effort in Nm) or 'current' (A).
+        drive_gains: (n,) Nm/A, overriding the model file's.
+
+    Returns:
+        (n,): ones for 'torque', the drive gains for 'current'.
+
+    Raises:
+        InputError: an unknown unit, or no valid drive gains for 'current'.
+    """
+    if effort_unit == 'torque':
+        return np.ones(model.n)
+    if effort_unit != 'current':
+        raise InputError(f"effort unit must be 'torque' or 'current', got {effort_unit!r}",
+                         'config')
+    gains = drive_gains if drive_gains is not None else model.drive_gains_nm_per_a
+    if gains is None:
+        raise InputError('effort unit is current but neither the model file nor the options give '
+                         'drive gains (Nm/A per joint): pass --drive-gains / drive_gains_nm_per_a',
+                         'config')
+    gains = np.asarray(gains, dtype=float)
+    if gains.shape != (model.n,) or not np.all(np.isfinite(gains)) or np.any(gains == 0):
+        raise InputError(f'drive gains must be {model.n} finite non-zero values (one per joint '
+                         f'{", ".join(model.joint_names)}), got {list(np.atleast_1d(gains))}',
+                         'config')
+    return gains

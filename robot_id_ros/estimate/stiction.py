@@ -1,0 +1,204 @@
+"""Friction near zero velocity: the stiction band and what a resting joint gives the wrench.
+
+Within the stiction band (``|qd| < stiction_velocity``) the friction torque is taken at the centre
+of its bounds (the offset) and the band's half-width ``breakaway`` (Nm) is carried along as an
+interval on tau_ext (``StictionFriction``). The residual forgets the stuck-phase friction only at
+its own bandwidth, so the band is released at that rate (``hold_band``). A resting joint's
+external torque is anywhere in that interval: ``deadzone`` keeps the smallest consistent one,
+``stiction_hold`` the one closest to what the joint felt before.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from robot_id_ros.model.friction import FrictionModel
+
+BAND_ZERO_NM = 1e-6   # a released band below this is zero
+_HOLD_BLOCK = 64.0    # hold_band works in blocks over which the decay exponent grows by at most
+#                       this
+
+
+def hold_band_step(band, held, dt, rate):
+    """One sample of ``hold_band``: the band, or the previous held band decayed, if larger.
+
+    Args:
+        band: (n,) Nm, the stiction band at this sample (``StictionFriction``).
+        held: (n,) Nm, the held band at the previous sample; None after a reset.
+        dt: s, the interval since the previous sample (0 after a reset: restart).
+        rate: 1/s, the rate at which the residual forgets (its bandwidth in rad/s).
+
+    Returns:
+        (n,) Nm, the held band at this sample (``band`` itself on a restart).
+    """
+    if held is None or dt <= 0.0:
+        return band
+    decayed = held * math.exp(-rate * dt)
+    decayed[decayed < BAND_ZERO_NM] = 0.0
+    return np.maximum(band, decayed)
+
+
+def hold_band(band, dt, rate, starts=None):
+    """The stiction band as the residual sees it, over N samples.
+
+    When a joint breaks away its band drops to zero at once, but the residual (a first-order filter
+    of rate ``rate`` 1/s) still holds the stuck-phase friction and lets it go only as
+    exp(-rate t). So the band is released at that rate:
+
+        held_k = max(band_k, H_k),   H_k = held_{k-1} exp(-rate dt_k), 0 below BAND_ZERO_NM,
+
+    restarting (held_k = band_k) at the first sample and where ``starts`` is True
+    (``hold_band_step`` is one sample of it).
+
+    Vectorised: with x_k = rate t_k, let V_k = max over earlier j in the segment of
+    band_j exp(-(x_k - x_j)), the decayed value without zeroing (a running maximum of
+    log(band_j) + x_j). Then H_k = V_k where V_k >= BAND_ZERO_NM and 0 elsewhere: while nothing
+    has been zeroed the two are the same; a value zeroed in the recursion was below the threshold,
+    and so is every later decay of it, so dropping it changes no H_k that is at or above the
+    threshold. The running maximum is restarted every ``_HOLD_BLOCK`` of x (carrying the last
+    value) so that the exponents stay small: the values match the recursion to ~1e-13 relative
+    (only a held value within that of BAND_ZERO_NM could be zeroed differently).
+
+    Args:
+        band: (N, n) Nm, the stiction band of each sample.
+        dt: (N,) s, dt[k] is the interval before sample k.
+        rate: 1/s, the residual's rate.
+        starts: (N,) bool, where the recursion restarts (besides sample 0); None: nowhere.
+
+    Returns:
+        (N, n) Nm, the held band.
+    """
+    band = np.asarray(band, dtype=float)
+    N = len(band)
+    out = band.copy()
+    if N < 2:
+        return out
+    restart = np.zeros(N, dtype=bool) if starts is None else np.array(starts, dtype=bool)
+    restart[0] = True
+    # the decay exponent of each interval
+    rdt = rate * np.where(restart, 0.0, np.asarray(dt, dtype=float))
+    block = np.floor(np.cumsum(rdt) / _HOLD_BLOCK)
+    first = restart.copy()
+    first[1:] |= block[1:] != block[:-1]
+    b0 = np.flatnonzero(first)
+    b1 = np.r_[b0[1:], N]
+    logb = np.full(band.shape, -np.inf)
+    np.log(band, out=logb, where=band > 0.0)
+    carry = None                       # log of the un-zeroed held value at the previous sample
+    for s, e in zip(b0, b1):
+        xb = np.cumsum(rdt[s:e])[:, None]
+        xb -= xb[0]                    # x_k - x_s, summed within the block (small: accurate)
+        y = logb[s:e] + xb             # log(band_j) + x_j - x_s
+        cand = np.empty_like(y)        # row k: the candidates before sample k
+        cand[0] = -np.inf if restart[s] else carry - rdt[s]
+        cand[1:] = y[:-1]
+        np.maximum.accumulate(cand, axis=0, out=cand)
+        decayed = np.exp(cand - xb)
+        carry = np.maximum(y[-1], cand[-1]) - xb[-1]
+        decayed[decayed < BAND_ZERO_NM] = 0.0
+        np.maximum(band[s:e], decayed, out=out[s:e])
+    out[restart] = band[restart]
+    return out
+
+
+def stiction_hold(tau, band, held):
+    """One step of the play (backlash) operator.
+
+    ``held`` is moved just far enough to lie within [tau - band, tau + band]. A resting joint's
+    friction is anywhere inside its band, so every external torque in that interval explains its
+    reading; this keeps the one closest to what the joint felt before (a force does not change
+    while nothing shows it did). A moving joint (band 0) gives tau itself.
+
+    Args:
+        tau: (n,) Nm, tau_ext at this sample.
+        band: (n,) Nm, the (held) stiction band.
+        held: (n,) Nm, the held external torque at the previous sample.
+
+    Returns:
+        (n,) Nm, the held external torque at this sample.
+    """
+    return np.minimum(np.maximum(held, tau - band), tau + band)
+
+
+def stiction_hold_batch(T, band, starts):
+    """``stiction_hold`` over N samples.
+
+    Starts from ``deadzone`` at sample 0 and wherever ``starts`` is True (a reset or a tare: no
+    external torque beyond what the band cannot explain). Each step is a clip
+    x -> min(max(x, lo_k), hi_k); a restart is the constant clip to the dead-zone value. Clips
+    compose into clips (clip_g(clip_f(x)) = clip(x, clip_g(lo_f), clip_g(hi_f))), so the recursion
+    is an associative scan, done here in log2(N) vectorised passes. Only min and max are involved:
+    the numbers are exactly those of the one-sample recursion.
+
+    Args:
+        T: (N, n) Nm, tau_ext.
+        band: (N, n) Nm, the (held) stiction band.
+        starts: (N,) bool, restarts.
+
+    Returns:
+        (N, n) Nm, the held external torque.
+    """
+    T = np.asarray(T, dtype=float)
+    band = np.asarray(band, dtype=float)
+    N = len(T)
+    restart = np.asarray(starts, dtype=bool).copy()
+    restart[0] = True
+    d = deadzone(T, band)
+    lo = np.where(restart[:, None], d, T - band)
+    hi = np.where(restart[:, None], d, T + band)
+    s = 1
+    while s < N:           # map k becomes (map k) o (map k - s): the composition of s more steps
+        a, b = lo[s:], hi[s:]
+        lo[s:], hi[s:] = (np.minimum(np.maximum(lo[:-s], a), b),
+                          np.minimum(np.maximum(hi[:-s], a), b))
+        s *= 2
+    return lo            # every composed map starts with a constant one: lo == hi is the value
+
+
+def deadzone(tau, band):
+    """The part of ``tau`` outside [-band, band].
+
+    That is the external torque that cannot be the unknown friction of a resting joint (the
+    smallest external torque consistent with the stiction band).
+
+    Args:
+        tau: (..., n) Nm.
+        band: (..., n) Nm, half-width of the band.
+
+    Returns:
+        (..., n) Nm.
+    """
+    return np.sign(tau) * np.maximum(np.abs(tau) - band, 0.0)
+
+
+class StictionFriction:
+    """Friction point estimate and the half-width of its uncertainty band.
+
+    Moving (``|qd| >= 2 v_s``): the model's sliding friction (exact sign of the measured
+    velocity), band 0. At rest (``|qd| < v_s``): the centre of the friction bounds (the offset),
+    band = breakaway. In between, a linear blend so that nothing jumps. Works on (n,) or (N, n).
+    ``v_s`` must lie above the velocity noise: a joint measured faster than that is sliding.
+    """
+
+    def __init__(self, friction: FrictionModel, stiction_velocity_rad_s):
+        self.friction = friction
+        self.v_s = float(stiction_velocity_rad_s)
+
+    def __call__(self, qd):
+        """Friction at the measured velocity.
+
+        Args:
+            qd: (n,) or (N, n) rad/s.
+
+        Returns:
+            (point estimate, band half-width), both Nm and shaped like ``qd``.
+        """
+        fr = self.friction
+        qd = np.asarray(qd, dtype=float)
+        tau = fr.sliding_torque(qd)
+        if self.v_s <= 0:
+            return tau, np.zeros_like(tau)
+        w = np.clip(np.abs(qd) / self.v_s - 1.0, 0.0, 1.0)
+        off = fr.offset_nm
+        return off + w * (tau - off), (1.0 - w) * fr.breakaway_nm

@@ -1,0 +1,81 @@
+"""ROS 2 parameters files (``node_name: ros__parameters: {...}`` or ``/**``) read without rclpy,
+so that the CLI and the demo read the same file as the node (e.g. config/wrench_estimator.yaml)."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from robot_id_ros.errors import InputError
+from robot_id_ros.estimate.config import EstimatorConfig
+
+
+class ParamsFileError(InputError):
+    """A parameters file that cannot be read or has no section for the node."""
+
+    kind = 'params_file'
+
+
+def node_parameters(params_file, node_name, example=None) -> dict:
+    """The parameters of one node in a ROS 2 parameters file.
+
+    Args:
+        params_file: path of the YAML file.
+        node_name: the node's name; its section is ``node_name``, ``/node_name`` or ``/**``
+            (the first found), each with a ``ros__parameters`` mapping.
+        example: a file to name in the error message when the section is missing.
+
+    Returns:
+        {parameter name: value} of that section.
+
+    Raises:
+        ParamsFileError: the file cannot be read or parsed, or has no such section.
+    """
+    import yaml
+
+    path = Path(params_file)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ParamsFileError(f'cannot read {node_name} parameters file {path}: {e}') from None
+    if isinstance(doc, dict):
+        for key in (node_name, '/' + node_name, '/**'):
+            section = doc.get(key)
+            if isinstance(section, dict) and isinstance(section.get('ros__parameters'), dict):
+                return section['ros__parameters']
+    hint = f' such as {example}' if example else ''
+    raise ParamsFileError(f'{path} has no "{node_name}: ros__parameters:" (or "/**") section: '
+                          f'give a {node_name} parameters file{hint}', 'no_section')
+
+
+def estimator_settings(params_file, node_name='wrench_estimator') -> dict:
+    """The ``EstimatorConfig`` fields set in a parameters file of the wrench_estimator node.
+
+    E.g. config/wrench_estimator.yaml (the youBot settings): the node, the demo and
+    ``robot-id estimate --params-file`` read the same file. Other node parameters (model_file,
+    payload, QoS, ...) are left out.
+
+    Args:
+        params_file: path of the YAML file.
+        node_name: the node's name in the file.
+
+    Returns:
+        {EstimatorConfig field: value}, validated.
+
+    Raises:
+        InputError: (a ValueError) naming the file and the problem.
+    """
+    section = node_parameters(params_file, node_name, example='config/wrench_estimator.yaml')
+    names = {f.name for f in dataclasses.fields(EstimatorConfig)}
+    out = {k: v for k, v in section.items() if k in names}
+    try:
+        EstimatorConfig(**out).validated()
+    except (TypeError, ValueError) as e:
+        raise InputError(f'{params_file}: {e}', 'params_file') from None
+    return out
+
+
+def youbot_estimator_settings() -> dict:
+    """``estimator_settings`` of the package's config/wrench_estimator.yaml (the youBot's)."""
+    from robot_id_ros.model.robot import package_share_dir
+
+    return estimator_settings(package_share_dir() / 'config' / 'wrench_estimator.yaml')
