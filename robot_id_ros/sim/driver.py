@@ -181,10 +181,12 @@ class SimDriver:
         return True, f'sim/payload: {mass_kg:g} kg at {com_m} (tool frame)'
 
     def clear_wrench(self):
+        """Remove the external wrench. Returns ``(True, text)``."""
         self.arm.clear_wrench()
         return True, 'external wrench cleared'
 
     def clear_payload(self):
+        """Detach the payload. Returns ``(True, text)``."""
         self.arm.detach_payload()
         return True, 'payload detached'
 
