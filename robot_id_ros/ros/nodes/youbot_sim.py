@@ -2,13 +2,13 @@
 robot_id_ros.sim.SimulatedArm).
 
 Like the real driver it publishes joint_states (5 arm joints, then 2 gripper fingers with zero
-effort; effort in Nm, or A with effort_unit: current) and follows JointTrajectory commands on
-command_topic. It is the clock source: /clock is the simulation time, driven by a steady wall timer
-scaled by ``real_time_factor`` (the node never uses sim time itself); joint states, truth topics
-and /clock carry it. Test-only topics and services (``sim/...``, a real driver has none) apply an
-external wrench (frame rules: robot_id_ros.sim.driver.wrench_target) or a payload, and publish the
-ground truth: sim/true_wrench at the tool frame origin in base axes (frame_id = root link),
-sim/true_wrench_tool in tool axes, sim/true_external_joint_torques = J^T F (Nm).
+effort; effort in Nm, or A with effort_unit: current) and follows JointTrajectory commands. It is
+the clock source: /clock, and the stamps of joint states and truth, are the simulation time,
+driven by a steady wall timer scaled by ``real_time_factor`` (the node never uses sim time). The
+test-only ``sim/...`` topics and services (a real driver has none) apply an external wrench (frame
+rules: robot_id_ros.sim.driver.wrench_target) or a payload and publish the ground truth:
+sim/true_wrench at the tool frame origin in base axes (frame_id = root link), sim/true_wrench_tool
+in tool axes, sim/true_external_joint_torques = J^T F (Nm).
 """
 from __future__ import annotations
 
@@ -89,11 +89,8 @@ class YoubotSimNode(Node):
         if problem is not None:
             self._diagnostics('warn', problem, what='input')
 
-    def _stamp(self, t_s):
-        return time_msg(self.driver.realtime.stamp_ns(t_s))
-
     def _publish(self, m):
-        stamp = self._stamp(m.t_s)
+        stamp = time_msg(self.driver.realtime.stamp_ns(m.t_s))
         self.pub_js.publish(joint_state_msg(stamp, *self.driver.joint_state(m)))
         self.published_joint_states += 1
         if self.pub_clock is not None:
@@ -106,8 +103,9 @@ class YoubotSimNode(Node):
                                         effort=m.true_external_torque_nm))
 
     def _diagnostics(self, level, message, values=(), what='simulation'):
-        self.pub_diag.publish(diagnostic_array(self._stamp(self.arm.t), f'{self.get_name()}: '
-                                               f'{what}', 'youbot_sim', level, message, values))
+        stamp = time_msg(self.driver.realtime.stamp_ns(self.arm.t))
+        self.pub_diag.publish(diagnostic_array(stamp, f'{self.get_name()}: {what}', 'youbot_sim',
+                                               level, message, values))
 
     def _publish_diagnostics(self):
         self._diagnostics(*self.driver.status())
