@@ -1,6 +1,8 @@
-"""Test helpers for real-DDS integration tests: an isolated ROS domain per test."""
+"""Test helpers for real-DDS integration tests: an isolated ROS domain per test, and one harness
+that spins nodes from the test thread, calls services and cleans up."""
 import itertools
 import os
+import time
 
 _counter = itertools.count()
 
@@ -21,3 +23,76 @@ def isolated_env(domain_id):
         del env['ROS_LOCALHOST_ONLY']
     env['PYTHONUNBUFFERED'] = '1'
     return env
+
+
+class RosHarness:
+    """Nodes spun from the test thread, with one single-threaded executor per rclpy context.
+
+    ``private_context(domain_id)`` gives a node its own context on the same ROS domain (a second
+    participant, as a separate process would be); ``close()`` destroys the nodes and shuts down the
+    executors and the private contexts.
+    """
+
+    def __init__(self, step_s=0.001):
+        self.step_s = step_s
+        self.executors = {}        # context -> executor
+        self.nodes = []
+        self.contexts = []
+
+    def private_context(self, domain_id):
+        """A new initialised rclpy context on ``domain_id``, shut down by ``close()``."""
+        import rclpy
+        from rclpy.context import Context
+
+        ctx = Context()
+        rclpy.init(context=ctx, domain_id=domain_id)
+        self.contexts.append(ctx)
+        return ctx
+
+    def add(self, node):
+        """Spin ``node`` (on the executor of its context) from now on; returns it."""
+        from rclpy.executors import SingleThreadedExecutor
+
+        ex = self.executors.get(node.context)
+        if ex is None:
+            ex = self.executors[node.context] = SingleThreadedExecutor(context=node.context)
+        ex.add_node(node)
+        self.nodes.append(node)
+        return node
+
+    def spin_once(self, timeout_sec=None):
+        """Let every executor run at most one callback, waiting up to ``timeout_sec`` each."""
+        for ex in self.executors.values():
+            ex.spin_once(timeout_sec=self.step_s if timeout_sec is None else timeout_sec)
+
+    def spin(self, seconds=0.0, until=None, timeout=10.0):
+        """Spin for ``seconds``, or until ``until()`` is true (at most ``timeout`` s).
+
+        Returns:
+            True when ``until`` became true (or none was given), False on the timeout.
+        """
+        end = time.monotonic() + (seconds if until is None else timeout)
+        while time.monotonic() < end:
+            self.spin_once()
+            if until is not None and until():
+                return True
+        return until is None
+
+    def call(self, client, request=None, timeout=10.0):
+        """Call a service and spin until it answers; returns the response (asserts on timeouts)."""
+        assert client.wait_for_service(timeout_sec=timeout), f'no service {client.srv_name}'
+        fut = client.call_async(client.srv_type.Request() if request is None else request)
+        assert self.spin(until=fut.done, timeout=timeout), f'{client.srv_name} did not answer'
+        return fut.result()
+
+    def close(self):
+        import rclpy
+
+        for ex in self.executors.values():
+            ex.shutdown()
+        for node in reversed(self.nodes):
+            node.destroy_node()
+        for ctx in self.contexts:
+            if ctx.ok():
+                rclpy.shutdown(context=ctx)
+        self.executors, self.nodes, self.contexts = {}, [], []

@@ -18,12 +18,20 @@ Conventions the nodes share:
   empty entries, so ``['']`` (and ``[]`` where one gets through) reads as no strings;
 - ``refuse_renamed``: a node refuses to start when it is given a parameter under a former name
   (rclpy would otherwise silently ignore the undeclared name).
+
+One way to declare and read: a node keeps a table ``{name: (default, descriptor)}``, declares it
+with ``declare_table`` (which returns the values) and builds its settings dataclass from those
+values by field name with ``config_from``.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from dataclasses import fields
+
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 
-EFFORT_UNITS = ('torque', 'current')
+from robot_id_ros.errors import InputError, RobotIdError
+from robot_id_ros.sim.config import EFFORT_UNITS
 NO_STRINGS = ['']      # the default of a string-array parameter that may be empty
 
 
@@ -46,16 +54,95 @@ def string_list(value):
     return [str(s) for s in (value or []) if s]
 
 
+def declare_table(node, table) -> dict:
+    """Declare every parameter of ``table`` on ``node`` and read the values back.
+
+    Args:
+        node: the rclpy node.
+        table: ``{name: (default, ParameterDescriptor)}``, in declaration order.
+
+    Returns:
+        ``{name: value}`` for every name of ``table`` (overrides and params files applied).
+    """
+    for name, (default, descriptor) in table.items():
+        node.declare_parameter(name, default, descriptor)
+    return read_table(node, table)
+
+
+def read_table(node, names) -> dict:
+    """The current values of the parameters ``names`` (an iterable of names, or a table).
+
+    Returns:
+        ``{name: value}``.
+    """
+    return {name: node.get_parameter(name).value for name in names}
+
+
+def config_from(cls, values, node_only=(), renamed=None, **given):
+    """A settings dataclass built from parameter values by field name.
+
+    Args:
+        cls: the dataclass (e.g. ``EstimatorConfig``).
+        values: ``{parameter name: value}`` (as ``declare_table`` returns).
+        node_only: parameters the node uses itself (no field of ``cls``).
+        renamed: ``{parameter name: field name}`` where the two names differ.
+        **given: field values that replace the parameter's (a converted value, e.g. 0 -> None).
+
+    Returns:
+        ``cls(**kwargs)``; fields with no parameter keep their defaults.
+
+    Raises:
+        TypeError: a parameter that is neither a field of ``cls`` nor in ``node_only`` (a table and
+            its dataclass that drifted apart: a programming error, not bad input).
+    """
+    renamed = renamed or {}
+    known = {f.name for f in fields(cls)}
+    kwargs = {}
+    for name, value in values.items():
+        if name in node_only:
+            continue
+        field_name = renamed.get(name, name)
+        if field_name not in known:
+            raise TypeError(f'parameter {name} is no field of {cls.__name__} and not node-only')
+        kwargs[field_name] = value
+    kwargs.update(given)
+    return cls(**kwargs)
+
+
+def require(values, name, what):
+    """InputError ``parameter <name> is required (<what>)`` when ``values[name]`` is empty."""
+    if not values[name]:
+        raise InputError(f'parameter {name} is required ({what})', kind='parameter')
+
+
+@contextmanager
+def parameter_check():
+    """Report a ``ValueError`` of a core check of parameter values as ``InputError``.
+
+    Wraps calls that only validate settings (so that ``run_node`` exits 2 with one line): the
+    core's checks that still raise a plain ``ValueError`` become ``InputError(kind='parameter')``;
+    the package's own errors pass unchanged.
+    """
+    try:
+        yield
+    except RobotIdError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc), kind='parameter') from exc
+
+
 def refuse_renamed(node, renamed):
-    """ValueError naming the new name when ``node`` was given a parameter under a former name.
+    """InputError naming the new name when ``node`` was given a parameter under a former name.
 
     ``renamed``: {former name: current name}. Checks the node's parameter overrides (command line
     ``-p``, params files, ``parameter_overrides``), which hold undeclared names too."""
     given = getattr(node, '_parameter_overrides', {}) or {}
     old = sorted(n for n in renamed if n in given)
     if old:
-        raise ValueError('renamed parameter(s): ' + ', '.join(f'{n} is now {renamed[n]}' for n in old))
+        text = ', '.join(f'{n} is now {renamed[n]}' for n in old)
+        raise InputError(f'renamed parameter(s): {text}', kind='renamed_parameter')
 
 
-__all__ = ['EFFORT_UNITS', 'NO_STRINGS', 'desc', 'float_desc', 'int_desc', 'refuse_renamed',
+__all__ = ['EFFORT_UNITS', 'NO_STRINGS', 'config_from', 'declare_table', 'desc', 'float_desc',
+           'int_desc', 'parameter_check', 'read_table', 'refuse_renamed', 'require',
            'string_list']

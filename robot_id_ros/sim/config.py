@@ -18,6 +18,8 @@ YOUBOT_ENCODER_TICKS_PER_MOTOR_REV = 4000
 # the straight-up "candle" pose (youbot_facts.md)
 YOUBOT_CANDLE_RAD = (2.9496, 1.1344, -2.5482, 1.789, 2.9234)
 YOUBOT_GRIPPER_JOINTS = ('gripper_finger_joint_l', 'gripper_finger_joint_r')
+# what a driver's joint_states effort is: joint torque (Nm) or motor current (A)
+EFFORT_UNITS = ('torque', 'current')
 
 
 class SimConfigError(InputError):
@@ -146,5 +148,5 @@ class SimConfig:
         return cls(**d)
 
 
-__all__ = ['SimConfig', 'SimConfigError', 'YOUBOT_CANDLE_RAD', 'YOUBOT_GEAR_RATIOS',
+__all__ = ['EFFORT_UNITS', 'SimConfig', 'SimConfigError', 'YOUBOT_CANDLE_RAD', 'YOUBOT_GEAR_RATIOS',
            'YOUBOT_TORQUE_CONSTANTS_NM_A', 'YOUBOT_GRIPPER_JOINTS']

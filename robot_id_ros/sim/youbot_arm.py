@@ -36,6 +36,7 @@ import pinocchio as pin
 
 from robot_id_ros.model.robot import RobotModel, youbot_model
 from robot_id_ros.sim.config import SimConfig, SimConfigError
+from robot_id_ros.sim import truth_file
 from robot_id_ros.sim.drives import DriveModel
 from robot_id_ros.sim.trajectory import TrajectoryError, TrajectoryPlan, validate_command
 from robot_id_ros.sim.true_parameters import make_true_parameters
@@ -469,57 +470,8 @@ class SimulatedArm:
 
     def true_parameters_dict(self):
         """Everything the simulator uses as truth, for a file (never published on a topic)."""
-        from robot_id_ros.model.regressor import INERTIAL_NAMES
-
-        cfg = self.config
-
-        links_of = self.link_names()
-
-        def links(theta):
-            return {links_of[i]: {k: float(theta[10 * i + j]) for j, k in enumerate(INERTIAL_NAMES)}
-                    for i in range(self.n)}
-
-        fr = {}
-        for j, name in enumerate(self.joint_names):
-            fr[name] = {
-                'coulomb_pos_nm': float(self._fcp[j]), 'coulomb_neg_nm': float(self._fcn[j]),
-                'viscous_nm_s_rad': float(self._fv[j]),
-                'breakaway_pos_nm': float(self.breakaway_pos[j]), 'breakaway_neg_nm': float(self.breakaway_neg[j]),
-                'stribeck_velocity_rad_s': float(self._vs), 'offset_nm': 0.0,
-            }
-        return {
-            'description': 'TRUE parameters of the robot_id_ros youBot simulator (ground truth for tests '
-                           'and the demo). Inertial parameters per link in Pinocchio order about the joint '
-                           'frame origin: m, mx, my, mz, XX, XY, YY, XZ, YZ, ZZ (kg, kg m, kg m^2).',
-            'seed': cfg.seed,
-            'urdf': str(self.nominal.urdf_path),
-            'urdf_sha256': self.nominal.urdf_sha256,
-            'joint_names': list(self.joint_names),
-            'tool_frame': self.model.tool_frame,
-            'gravity_m_s2': [float(g) for g in self.nominal.gravity_m_s2],
-            'inertial_parameter_names': list(INERTIAL_NAMES),
-            'links_true': links(self.true.standard_parameters),
-            'links_urdf': links(self.true.nominal_parameters),
-            'rotor_inertia_kg_m2': {n: float(v) for n, v in zip(self.joint_names, self.true.rotor_inertia_kg_m2)},
-            'friction': fr,
-            'friction_model': 'in motion (direction d = +-1): d*fc_d*(1 + (r - 1)*exp(-(qd/vs)^2)) + fv*qd with '
-                              'r = breakaway/coulomb; at rest any torque inside [-breakaway_neg, breakaway_pos] '
-                              'is held (stiction)',
-            'drive_gains_nm_a': {n: float(v) for n, v in zip(self.joint_names, self.drives.drive_gains_nm_a)},
-            'payload': None if self.payload is None else {
-                'mass_kg': float(self.payload[0]), 'com_tool_m': [float(v) for v in self.payload[1]],
-                'inertia_com_kg_m2': [[float(v) for v in row] for row in self.payload[2]]},
-            'links_true_with_payload': links(self.true_standard_parameters(with_payload=True)),
-            'config': cfg.to_dict(),
-        }
+        return truth_file.true_parameters_dict(self)
 
     def write_true_parameters(self, path):
-        import yaml
-
-        from pathlib import Path
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(p.name + '.tmp')
-        tmp.write_text(yaml.safe_dump(self.true_parameters_dict(), sort_keys=False))
-        tmp.replace(p)
-        return p
+        """Write ``true_parameters_dict()`` as YAML to ``path`` (atomically); returns the path."""
+        return truth_file.write_true_parameters(self, path)

@@ -2,16 +2,12 @@
 
 The node runs on one rclpy context; a feeder node on a second context of the same ROS domain
 publishes JointState generated from known physics (tau_m = g(q) - J^T F) and records the
-node's outputs. Both executors are spun from the test thread.
+node's outputs. Both executors are spun from the test thread (ros_helpers.RosHarness).
 """
-import time
-
 import numpy as np
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
-from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -19,11 +15,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
-import rclpy
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.model_file import ModelFileError, nominal_model
 from robot_id_ros.ros.nodes.wrench_estimator import WrenchEstimatorNode
+from ros_helpers import RosHarness
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 NAMES = [f'arm_joint_{i}' for i in range(1, 6)] + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
@@ -40,38 +36,26 @@ def model_file(tmp_path_factory):
     return path, m
 
 
-class Rig:
+class Rig(RosHarness):
+    """The estimator node on the test's context and a feeder node on a private context of the
+    same domain: it publishes joint states and records the estimator's outputs."""
+
     def __init__(self, ctx, domain, model_file, reliable=False, **params):
-        self.ctx2 = Context()
-        rclpy.init(context=self.ctx2, domain_id=domain)
+        super().__init__(step_s=0.001)
         overrides = [Parameter('model_file', value=str(model_file))] + [Parameter(k, value=v)
                                                                          for k, v in params.items()]
-        self.node = WrenchEstimatorNode(context=ctx, parameter_overrides=overrides)
-        self.ex = SingleThreadedExecutor(context=ctx)
-        self.ex.add_node(self.node)
-        self.feeder = Node('feeder', context=self.ctx2)
-        self.ex2 = SingleThreadedExecutor(context=self.ctx2)
-        self.ex2.add_node(self.feeder)
+        self.node = self.add(WrenchEstimatorNode(context=ctx, parameter_overrides=overrides))
+        self.feeder = f = self.add(Node('feeder', context=self.private_context(domain)))
         qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE if reliable
                          else ReliabilityPolicy.BEST_EFFORT)
-        self.pub = self.feeder.create_publisher(JointState, 'joint_states', qos)
+        self.pub = f.create_publisher(JointState, 'joint_states', qos)
         self.wrench, self.tau, self.contact, self.diag = [], [], [], []
-        f = self.feeder
         f.create_subscription(WrenchStamped, 'wrench_estimator/wrench', self.wrench.append, 1000)
         f.create_subscription(JointState, 'wrench_estimator/external_joint_torques', self.tau.append, 1000)
         f.create_subscription(Bool, 'wrench_estimator/contact', self.contact.append, 1000)
         f.create_subscription(DiagnosticArray, '/diagnostics', self.diag.append, 100)
         self.tare = f.create_client(Trigger, 'wrench_estimator/tare')
         self.reset = f.create_client(Trigger, 'wrench_estimator/reset')
-
-    def spin(self, seconds=0.0, until=None, timeout=10.0):
-        end = time.monotonic() + (seconds if until is None else timeout)
-        while time.monotonic() < end:
-            self.ex.spin_once(timeout_sec=0.001)
-            self.ex2.spin_once(timeout_sec=0.001)
-            if until is not None and until():
-                return True
-        return until is None
 
     def connect(self):
         assert self.spin(until=lambda: self.pub.get_subscription_count() > 0
@@ -87,17 +71,6 @@ class Rig:
         m.velocity = [float(x) for x in qd]
         m.effort = [float(x) for x in effort]
         self.pub.publish(m)
-
-    def call(self, client):
-        assert client.wait_for_service(timeout_sec=5.0)
-        fut = client.call_async(Trigger.Request())
-        assert self.spin(until=fut.done)
-        return fut.result()
-
-    def close(self):
-        self.node.destroy_node()
-        self.feeder.destroy_node()
-        rclpy.shutdown(context=self.ctx2)
 
 
 def stamp_of(msg):
@@ -173,8 +146,8 @@ def test_bad_input_no_output_diagnostics_and_recovery(rclpy_context, ros_domain_
         bad_stamps = {b[0] for b in bad} - {s + 1}
         assert not ({stamp_of(m) for m in rig.wrench[n_before:]} & bad_stamps)
         assert len(rig.wrench) - n_before <= 1            # only the sample with a NaN finger effort
-        assert rig.node.n_rejected == 7
-        kinds = rig.node.rejected_by_kind
+        assert rig.node.monitor.n_rejected == 7
+        kinds = rig.node.monitor.rejected_by_kind
         for k in ('shape', 'nonfinite', 'missing_joint', 'no_effort', 'duplicate_stamp', 'out_of_order'):
             assert kinds.get(k), (k, kinds)
         # diagnostics say what is wrong; the stall shows as stale input
@@ -188,11 +161,11 @@ def test_bad_input_no_output_diagnostics_and_recovery(rclpy_context, ros_domain_
         n_mid = len(rig.wrench)
         s2 = feed(rig, model, s + 10 ** 9, 20, [0, 0, 0])
         assert rig.spin(until=lambda: len(rig.wrench) >= n_mid + 15, timeout=5)
-        assert rig.node.n_resets >= 1
+        assert rig.node.monitor.n_resets >= 1
         # a time jump back (a bag looped) resets instead of producing a spike
         feed(rig, model, T0 * 10 ** 9, 20, [0, 0, 0])
         rig.spin(0.3)
-        assert rig.node.n_resets >= 2
+        assert rig.node.monitor.n_resets >= 2
         f = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z] for m in rig.wrench])
         assert np.abs(f).max() < 1e-3
         assert s2 > 0

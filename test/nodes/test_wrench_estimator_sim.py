@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from geometry_msgs.msg import WrenchStamped
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -35,7 +34,7 @@ from robot_id_ros.io.bags import BagWriter, read_messages
 from robot_id_ros.sim.config import YOUBOT_GRIPPER_JOINTS, SimConfig
 from robot_id_ros.sim.true_model import true_model_of
 from robot_id_ros.sim.youbot_arm import SimulatedArm
-from ros_helpers import isolated_env
+from ros_helpers import RosHarness, isolated_env
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 3
@@ -77,39 +76,18 @@ def stop(proc):
     return proc.stdout.read() if proc.stdout else ''
 
 
-class Probe:
+class Probe(RosHarness):
     """A test node on the test's context: records the estimator's outputs and the sim's truth."""
 
     def __init__(self, ctx):
-        self.node = Node('probe', context=ctx)
-        self.ex = SingleThreadedExecutor(context=ctx)
-        self.ex.add_node(self.node)
+        super().__init__(step_s=0.005)
+        self.node = n = self.add(Node('probe', context=ctx))
         self.wrench, self.tau, self.contact, self.truth = [], [], [], []
-        n = self.node
         n.create_subscription(WrenchStamped, 'wrench_estimator/wrench', self.wrench.append, 1000)
         n.create_subscription(JointState, 'wrench_estimator/external_joint_torques', self.tau.append, 1000)
         n.create_subscription(Bool, 'wrench_estimator/contact', lambda m: self.contact.append(m.data), 1000)
         n.create_subscription(WrenchStamped, 'sim/true_wrench', self.truth.append, 1000)
         self.tare = n.create_client(Trigger, 'wrench_estimator/tare')
-
-    def spin(self, seconds=0.0, until=None, timeout=10.0):
-        end = time.monotonic() + (seconds if until is None else timeout)
-        while time.monotonic() < end:
-            self.ex.spin_once(timeout_sec=0.005)
-            if until is not None and until():
-                return True
-        return until is None
-
-    def call(self, client):
-        assert client.wait_for_service(timeout_sec=10.0)
-        fut = client.call_async(Trigger.Request())
-        assert self.spin(until=fut.done)
-        return fut.result()
-
-    def close(self):
-        self.ex.shutdown()
-        self.node.destroy_node()
-
 
 @pytest.fixture
 def true_model_file(tmp_path):
@@ -237,7 +215,7 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
         for bag_ns, m in messages:
             target = t_start + (bag_ns - first) * 1e-9      # the bag's own rate (200 Hz)
             while time.monotonic() < target:
-                probe.ex.spin_once(timeout_sec=max(0.0, min(0.002, target - time.monotonic())))
+                probe.spin_once(max(0.0, min(0.002, target - time.monotonic())))
             js = JointState()
             js.header.stamp.sec, js.header.stamp.nanosec = int(m.header.stamp.sec), int(m.header.stamp.nanosec)
             js.name = list(m.name)

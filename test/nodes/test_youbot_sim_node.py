@@ -7,13 +7,11 @@ simulator object is never touched while the executor steps it.
 import math
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Inertia, WrenchStamped
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock as ClockMsg
@@ -22,24 +20,23 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from robot_id_ros.ros.nodes.youbot_sim import YoubotSimNode
+from ros_helpers import RosHarness, isolated_env
 
 ARM = [f'arm_joint_{i}' for i in range(1, 6)]
 FINGERS = ['gripper_finger_joint_l', 'gripper_finger_joint_r']
 CANDLE = [2.9496, 1.1344, -2.5482, 1.789, 2.9234]
 
 
-class Bench:
-    """The sim node plus a probe node recording what it publishes."""
+class Bench(RosHarness):
+    """The sim node plus a probe node recording what it publishes (one executor)."""
 
     def __init__(self, ctx, topics=('js', 'diag'), **params):
+        super().__init__(step_s=0.005)
         defaults = {'real_time_factor': 10.0, 'publish_rate_hz': 100.0, 'start_time_sec': 1000.0, 'seed': 4}
         defaults.update(params)
         overrides = [Parameter(k, value=v) for k, v in defaults.items()]
-        self.sim = YoubotSimNode(context=ctx, parameter_overrides=overrides)
-        self.probe = Node('probe', context=ctx)
-        self.ex = SingleThreadedExecutor(context=ctx)
-        self.ex.add_node(self.sim)
-        self.ex.add_node(self.probe)
+        self.sim = self.add(YoubotSimNode(context=ctx, parameter_overrides=overrides))
+        self.probe = self.add(Node('probe', context=ctx))
         self.js, self.clock, self.diag, self.true_tau, self.true_w = [], [], [], [], []
         # subscribe only to what a test reads: an rclpy probe cannot drain every topic at 10x real time
         subs = {'js': (JointState, 'joint_states', self.js), 'clock': (ClockMsg, '/clock', self.clock),
@@ -53,14 +50,6 @@ class Bench:
         self.wrench_pub = self.probe.create_publisher(WrenchStamped, 'sim/wrench', 10)
         self.payload_pub = self.probe.create_publisher(Inertia, 'sim/payload', 10)
 
-    def spin_until(self, cond, timeout_s=10.0):
-        end = time.monotonic() + timeout_s
-        while time.monotonic() < end:
-            self.ex.spin_once(timeout_sec=0.005)
-            if cond():
-                return True
-        return False
-
     def received_sim_time(self, msgs):
         if not msgs:
             return -1.0
@@ -70,24 +59,17 @@ class Bench:
     def spin_sim_seconds(self, seconds, timeout_s=20.0):
         """Spin until joint states (and truth) stamped ``seconds`` after the sim's present arrived."""
         t_end = self.sim.arm.t + seconds
-        assert self.spin_until(lambda: self.received_sim_time(self.js) >= t_end - 1e-6
-                               and (not self.true_tau or self.received_sim_time(self.true_tau) >= t_end - 1e-6),
-                               timeout_s), \
+        assert self.spin(until=lambda: self.received_sim_time(self.js) >= t_end - 1e-6
+                         and (not self.true_tau or self.received_sim_time(self.true_tau) >= t_end - 1e-6),
+                         timeout=timeout_s), \
             'no joint states from the simulation time expected'
 
     def wait_connected(self):
-        assert self.spin_until(lambda: len(self.js) > 5 and self.traj_pub.get_subscription_count() > 0
-                               and self.wrench_pub.get_subscription_count() > 0
-                               and self.payload_pub.get_subscription_count() > 0)
+        assert self.spin(until=lambda: len(self.js) > 5 and self.traj_pub.get_subscription_count() > 0
+                         and self.wrench_pub.get_subscription_count() > 0
+                         and self.payload_pub.get_subscription_count() > 0)
         # discovery is not symmetric: give the node's side a moment to match the probe's publishers
-        end = time.monotonic() + 0.3
-        while time.monotonic() < end:
-            self.ex.spin_once(timeout_sec=0.005)
-
-    def close(self):
-        self.ex.shutdown()
-        self.sim.destroy_node()
-        self.probe.destroy_node()
+        self.spin(0.3)
 
 
 @pytest.fixture
@@ -166,12 +148,12 @@ def test_partial_trajectory_is_followed_and_replaces_the_running_one(bench_facto
     b.wait_connected()
     # a slow trajectory on J2, J3 (20 s), replaced early by one on J3 only
     b.traj_pub.publish(traj(['arm_joint_3', 'arm_joint_2'], [(1.0, [-2.3, 1.2]), (20.0, [-1.5, 2.2])]))
-    assert b.spin_until(lambda: b.sim.accepted_commands == 1, 5.0)
-    t1 = b.sim.last_command_sim_time_s
+    assert b.spin(until=lambda: b.sim.driver.accepted == 1, timeout=5.0)
+    t1 = b.sim.driver.last_command_sim_time_s
     b.spin_sim_seconds(1.5)
     b.traj_pub.publish(traj(['arm_joint_3'], [(1.5, [-2.0])]))
-    assert b.spin_until(lambda: b.sim.accepted_commands == 2, 5.0)
-    t2 = b.sim.last_command_sim_time_s
+    assert b.spin(until=lambda: b.sim.driver.accepted == 2, timeout=5.0)
+    t2 = b.sim.driver.last_command_sim_time_s
     assert t2 - t1 < 15.0, 'the replacement arrived too late to replace anything'
     b.spin_sim_seconds(3.0)
     t = np.array([b.received_sim_time([m]) for m in b.js])
@@ -205,18 +187,18 @@ def test_bad_commands_are_rejected_without_moving(bench_factory):
     for key, msg in bad.items():
         n_diag = len(b.diag)
         b.traj_pub.publish(msg)
-        assert b.spin_until(lambda: any(key in st.message for d in b.diag[n_diag:] for st in d.status), 5.0), key
+        assert b.spin(until=lambda: any(key in st.message for d in b.diag[n_diag:] for st in d.status), timeout=5.0), key
     bad_wrench = WrenchStamped()
     bad_wrench.header.frame_id = 'no_such_frame'
     bad_wrench.wrench.force.z = 5.0
     n_diag = len(b.diag)
     b.wrench_pub.publish(bad_wrench)
-    assert b.spin_until(lambda: any('no_such_frame' in st.message for d in b.diag[n_diag:] for st in d.status), 5.0)
+    assert b.spin(until=lambda: any('no_such_frame' in st.message for d in b.diag[n_diag:] for st in d.status), timeout=5.0)
     pl = Inertia(m=-1.0)
     n_diag = len(b.diag)
     b.payload_pub.publish(pl)
-    assert b.spin_until(lambda: any('payload mass' in st.message for d in b.diag[n_diag:] for st in d.status), 5.0)
-    assert b.sim.rejected_commands == len(bad) and b.sim.accepted_commands == 0
+    assert b.spin(until=lambda: any('payload mass' in st.message for d in b.diag[n_diag:] for st in d.status), timeout=5.0)
+    assert b.sim.driver.rejected == len(bad) and b.sim.driver.accepted == 0
     n = len(b.js)
     b.spin_sim_seconds(0.5)
     assert len(b.js) > n + 40      # still running
@@ -236,7 +218,7 @@ def test_wrench_changes_effort_by_jacobian_transpose(bench_factory):
     w.header.frame_id = 'arm_link_0'
     w.wrench.force.y, w.wrench.force.z = 5.0, 10.0
     b.wrench_pub.publish(w)
-    assert b.spin_until(lambda: np.any(b.sim.arm.tau_ext != 0), 5.0)
+    assert b.spin(until=lambda: np.any(b.sim.arm.tau_ext != 0), timeout=5.0)
     b.spin_sim_seconds(3.0)
     q = np.array(b.js[-1].position[:5])
     J = arm.model.copy().tool_jacobian(q, 'base')
@@ -253,10 +235,7 @@ def test_wrench_changes_effort_by_jacobian_transpose(bench_factory):
     assert np.all(np.abs(change + tau_ext) <= band), (change, -tau_ext, band)
     assert np.all(np.abs(tau_ext[:4]) > band[:4])     # the test is not vacuous on J1..J4
     # clearing the wrench: truth returns to zero
-    cli = b.probe.create_client(Trigger, 'sim/clear_wrench')
-    assert cli.wait_for_service(timeout_sec=5.0)
-    fut = cli.call_async(Trigger.Request())
-    assert b.spin_until(fut.done, 5.0) and fut.result().success
+    assert b.call(b.probe.create_client(Trigger, 'sim/clear_wrench'), timeout=5.0).success
     n = len(b.true_tau)
     b.spin_sim_seconds(0.1)
     assert not np.any(b.true_tau[-1].effort) and len(b.true_tau) > n
@@ -268,17 +247,14 @@ def test_payload_and_true_parameter_file(bench_factory, tmp_path):
     b.wait_connected()
     assert not out.exists()
     cli = b.probe.create_client(Trigger, 'sim/write_true_parameters')
-    assert cli.wait_for_service(timeout_sec=5.0)
-    fut = cli.call_async(Trigger.Request())
-    assert b.spin_until(fut.done, 5.0)
-    assert not fut.result().success and 'true_parameters_file' in fut.result().message
+    res = b.call(cli, timeout=5.0)
+    assert not res.success and 'true_parameters_file' in res.message
     b.sim.set_parameters([Parameter('true_parameters_file', value=str(out))])
     p = Inertia(m=0.4)
     p.com.z = 0.05
     b.payload_pub.publish(p)
-    assert b.spin_until(lambda: b.sim.arm.payload is not None, 5.0)
-    fut = cli.call_async(Trigger.Request())
-    assert b.spin_until(fut.done, 5.0) and fut.result().success
+    assert b.spin(until=lambda: b.sim.arm.payload is not None, timeout=5.0)
+    assert b.call(cli, timeout=5.0).success
     import yaml
     d = yaml.safe_load(out.read_text())
     assert d['seed'] == 4 and d['joint_names'] == ARM
@@ -288,7 +264,6 @@ def test_payload_and_true_parameter_file(bench_factory, tmp_path):
 
 
 def test_subprocess_main_sim_time_follows_clock_and_bad_parameter(rclpy_context, ros_domain_id, tmp_path):
-    from ros_helpers import isolated_env
     env = isolated_env(ros_domain_id)
     bad = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim', '--ros-args',
                           '-p', 'effort_unit:=furlongs'], env=env, capture_output=True, text=True, timeout=60)
@@ -297,25 +272,21 @@ def test_subprocess_main_sim_time_follows_clock_and_bad_parameter(rclpy_context,
                              '-p', 'real_time_factor:=5.0', '-p', 'start_time_sec:=500.0',
                              '-p', 'publish_rate_hz:=100.0'],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    harness = RosHarness(step_s=0.05)
     try:
-        node = Node('follower', context=rclpy_context,
-                    parameter_overrides=[Parameter('use_sim_time', value=True)])
+        node = harness.add(Node('follower', context=rclpy_context,
+                                parameter_overrides=[Parameter('use_sim_time', value=True)]))
         got = []
         node.create_subscription(JointState, 'joint_states', got.append, 50)
-        ex = SingleThreadedExecutor(context=rclpy_context)
-        ex.add_node(node)
-        end = time.monotonic() + 30
-        while time.monotonic() < end and len(got) < 100:
-            ex.spin_once(timeout_sec=0.05)
+        harness.spin(until=lambda: len(got) >= 100, timeout=30)
         assert len(got) >= 100, 'no joint_states from the subprocess node'
         st = got[-1].header.stamp
         t_msg = st.sec + 1e-9 * st.nanosec
         t_node = node.get_clock().now().nanoseconds * 1e-9
         assert 500.0 < t_msg < 600.0
         assert abs(t_node - t_msg) < 0.5      # the follower's clock is the simulation's
-        ex.shutdown()
-        node.destroy_node()
     finally:
+        harness.close()
         proc.terminate()
         try:
             proc.wait(timeout=10)

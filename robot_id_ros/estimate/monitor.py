@@ -1,0 +1,216 @@
+"""What the wrench estimator node reports about its input (ROS-free): counts of received, used,
+rejected and dropped samples, observer resets, processing time and latency, stale input, and the
+diagnostics status made from them (a level word, a message and key/values); the node's payload
+parameters and its start-up summary.
+
+Times: ``clock()`` is a monotonic wall clock in seconds; stamps are integer nanoseconds.
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+
+import numpy as np
+
+from robot_id_ros.errors import InputError
+from robot_id_ros.estimate import CONTACT_STATE_NAMES
+
+DROP_FACTOR = 1.5          # a gap over this many nominal periods counts as dropped samples
+NOMINAL_PERIOD_GAIN = 0.02  # how fast the nominal sample period follows the observed one
+PROBLEM_HOLD = (2.0, 1.0)  # a bad sample shows for 2 * stale_timeout_s + 1 s in diagnostics
+TIMING_WINDOW = 5000       # processing time and latency samples kept between two reports
+
+
+class WarningThrottle:
+    """One warning per problem kind per period (``logger`` has a ``warning(text)`` method)."""
+
+    def __init__(self, logger, period_s=5.0, clock=time.monotonic):
+        self.logger, self.period_s, self.clock, self.last = logger, period_s, clock, {}
+
+    def warn(self, kind, text):
+        """Log ``text`` unless a warning of ``kind`` was logged less than ``period_s`` ago."""
+        now = self.clock()
+        if now - self.last.get(kind, -1e9) >= self.period_s:
+            self.last[kind] = now
+            self.logger.warning(text)
+
+
+class InputMonitor:
+    """Counters and windows of the estimator node's input, and its diagnostics status.
+
+    Args:
+        stale_timeout_s: no sample for this long [s, wall time]: the input is stale.
+        warn: ``warn(kind, text)``, called for an observer reset and for stale input.
+        clock: monotonic wall clock [s].
+    """
+
+    def __init__(self, stale_timeout_s, warn, clock=time.monotonic):
+        self.stale_timeout_s = float(stale_timeout_s)
+        self.warn, self.clock = warn, clock
+        self.n_in = self.n_out = self.n_rejected = self.n_dropped = self.n_resets = 0
+        self.rejected_by_kind = {}
+        self.last_problem = ''
+        self.last_problem_t = -1e9
+        self.last_rx = None                    # wall time of the last sample
+        self.last_good_stamp = None            # ns
+        self.nominal_dt_ns = None
+        self.proc_ms = deque(maxlen=TIMING_WINDOW)
+        self.age_ms = deque(maxlen=TIMING_WINDOW)
+        self.stale_reported = False
+        self.last = None                       # the last EstimatorResult
+        self.window_start = self.clock()
+        self.window_in = 0
+
+    def received(self) -> float:
+        """A sample arrived (used or not); returns the processing start (``time.perf_counter``)."""
+        t0 = time.perf_counter()
+        self.n_in += 1
+        self.window_in += 1
+        self.last_rx = self.clock()
+        self.stale_reported = False
+        return t0
+
+    def rejected(self, kind, text):
+        """A sample could not be used: ``kind`` is the error's kind, ``text`` its message."""
+        self.n_rejected += 1
+        self.rejected_by_kind[kind] = self.rejected_by_kind.get(kind, 0) + 1
+        self.last_problem = f'{kind}: {text}'
+        self.last_problem_t = self.clock()
+        self.warn(kind, f'joint_states sample not used ({kind}): {text}')
+
+    def used(self, stamp_ns, result):
+        """A sample stamped ``stamp_ns`` gave ``result``: count resets and dropped samples."""
+        if result.reset_reason:
+            self.n_resets += 1
+            self.nominal_dt_ns = None
+            self.warn('reset', f'observer reset: {result.reset_reason}')
+        elif self.last_good_stamp is not None:
+            dt = stamp_ns - self.last_good_stamp
+            if self.nominal_dt_ns is None:
+                self.nominal_dt_ns = dt
+            elif dt > DROP_FACTOR * self.nominal_dt_ns:
+                self.n_dropped += int(round(dt / self.nominal_dt_ns)) - 1
+            else:
+                self.nominal_dt_ns += NOMINAL_PERIOD_GAIN * (dt - self.nominal_dt_ns)
+        self.last_good_stamp = stamp_ns
+        self.last = result
+        self.n_out += 1
+
+    def published(self, t0, stamp_ns, now_ns):
+        """The outputs of a sample are out: ``t0`` is what ``received`` returned, ``stamp_ns`` the
+        sample's stamp and ``now_ns`` the node's clock now (the latency is their difference)."""
+        self.proc_ms.append((time.perf_counter() - t0) * 1e3)
+        self.age_ms.append((now_ns - stamp_ns) * 1e-6)
+
+    def observer_reset(self):
+        """The observer was reset by request: the next sample starts a new stamp sequence."""
+        self.last_good_stamp = None
+
+    def status(self, est):
+        """The diagnostics status now; starts a new rate and timing window.
+
+        Args:
+            est: the ``WrenchEstimator`` (its method, frame, mapping and tare bias are reported).
+
+        Returns:
+            ``(level, message, values)``: level ``'ok'`` or ``'warn'``, a one-line message and a
+            list of ``(key, value)`` pairs.
+        """
+        now = self.clock()
+        stale = self.last_rx is None or now - self.last_rx > self.stale_timeout_s
+        if stale and self.last_rx is not None and not self.stale_reported:
+            self.stale_reported = True
+            self.warn('stale', f'no joint_states for {now - self.last_rx:.2f} s (stale input)')
+        rate = self.window_in / max(now - self.window_start, 1e-9)
+        self.window_start, self.window_in = now, 0
+        problems = self._problems(now, stale)
+        values = [('input_rate_hz', f'{rate:.1f}'), ('samples_in', self.n_in),
+                  ('samples_out', self.n_out), ('dropped_samples', self.n_dropped),
+                  ('rejected_samples', self.n_rejected),
+                  ('rejected_by_kind', ', '.join(f'{k}={v}' for k, v
+                                                 in sorted(self.rejected_by_kind.items()))),
+                  ('last_problem', self.last_problem), ('stale_input', stale),
+                  ('resets', self.n_resets), ('method', est.config.method),
+                  ('frame_id', est.frame_id), ('wrench_mode', est.mapper.mapping.label)]
+        values += self._timing_values() + self._result_values(est)
+        return ('warn' if problems else 'ok'), ('; '.join(problems) if problems else 'ok'), values
+
+    def _problems(self, now, stale):
+        problems = []
+        if self.last_rx is None:
+            problems.append('no joint_states received yet')
+        elif stale:
+            problems.append(f'stale input: no joint_states for {now - self.last_rx:.2f} s')
+        if now - self.last_problem_t < PROBLEM_HOLD[0] * self.stale_timeout_s + PROBLEM_HOLD[1]:
+            problems.append(f'bad input: {self.last_problem}')
+        if self.last is not None and self.last.damped:
+            problems.append(f'near a singularity: sigma_min {self.last.sigma_min:.4f} (damped)')
+        return problems
+
+    def _timing_values(self):
+        if not self.proc_ms:
+            return []
+        pm, am = np.array(self.proc_ms), np.array(self.age_ms)
+        self.proc_ms.clear()
+        self.age_ms.clear()
+        return [('processing_ms_p50', f'{np.percentile(pm, 50):.3f}'),
+                ('processing_ms_p99', f'{np.percentile(pm, 99):.3f}'),
+                ('latency_ms_p50', f'{np.percentile(am, 50):.3f}'),
+                ('latency_ms_p99', f'{np.percentile(am, 99):.3f}')]
+
+    def _result_values(self, est):
+        last = self.last
+        if last is None:
+            return []
+        sd = wrench_std(last)
+        return [('sigma_min', f'{last.sigma_min:.5f}'), ('damped', last.damped),
+                ('contact_state', CONTACT_STATE_NAMES[last.contact_state]),
+                ('contact_score', f'{last.contact_score:.3f}'),
+                ('wrench_std', ' '.join(f'{x:.3f}' for x in sd)),
+                ('wrench_covariance',
+                 ' '.join(f'{x:.4g}' for x in last.wrench_covariance.ravel())),
+                ('tare_bias_nm', ' '.join(f'{x:+.3f}' for x in est.bias))]
+
+
+def wrench_std(result) -> np.ndarray:
+    """1-sigma of each wrench component of an estimator result (the covariance diagonal)."""
+    return np.sqrt(np.maximum(np.diag(result.wrench_covariance), 0.0))
+
+
+def apply_payload(est, model, mass_kg, com_m):
+    """Set the estimator's payload from the node's payload parameters.
+
+    Args:
+        est: the ``WrenchEstimator``.
+        model: its ``IdentifiedModel`` (whose payload ``mass_kg = -1`` selects).
+        mass_kg: payload mass [kg]; 0 = no payload, -1 = the model file's (when it has none, the
+            estimator keeps its current payload).
+        com_m: payload centre of mass [m], 3 values in the tool frame.
+
+    Raises:
+        InputError: ``com_m`` is not 3 finite values.
+    """
+    mass, com = float(mass_kg), [float(c) for c in com_m]
+    if len(com) != 3 or not all(math.isfinite(c) for c in com):
+        raise InputError(f'payload_com_m needs 3 finite values (m, tool frame), got {com}',
+                         kind='parameter')
+    if mass < 0:
+        if model.payload is not None:
+            est.set_payload(model.payload.mass_kg, model.payload.com_m)
+    else:
+        est.set_payload(mass if mass > 0 else None, com)
+
+
+def startup_summary(model_file, model, est) -> str:
+    """One line on what the estimator runs: model, joints, method, mapping, stiction, contact."""
+    robot, cfg = model.robot, est.config
+    return (f'model {model_file} ({robot.robot_name}: {", ".join(model.joint_names)}; tool '
+            f'{robot.tool_frame}); {cfg.method}, wrench {est.mapper.mapping.label} in '
+            f'{est.frame_id}; stiction {cfg.stiction_mode} below '
+            f'{cfg.stiction_velocity_rad_s:g} rad/s, band weighting '
+            f'{"on" if cfg.band_weighting else "off"}; {cfg.contact_test} contact test at '
+            f'{cfg.contact_threshold_sigma:g} std, thresholds from {est.threshold_source}')
+
+
+__all__ = ['InputMonitor', 'WarningThrottle', 'apply_payload', 'startup_summary', 'wrench_std']

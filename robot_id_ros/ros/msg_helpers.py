@@ -1,0 +1,61 @@
+"""Message helpers the nodes need beside robot_id_ros.ros.conversions: joint states out,
+trajectory points in (times in seconds, arrays in the order the message gives), Trigger
+services."""
+from __future__ import annotations
+
+from sensor_msgs.msg import JointState
+
+
+def duration_s(duration) -> float:
+    """A ``builtin_interfaces/Duration`` as seconds (``sec + 1e-9 * nanosec``)."""
+    return duration.sec + 1e-9 * duration.nanosec
+
+
+def joint_state_msg(stamp, names, position=None, velocity=None, effort=None) -> JointState:
+    """A ``JointState`` with the given stamp (a Time message) and joint names.
+
+    Args:
+        stamp: ``builtin_interfaces/Time`` of the sample.
+        names: joint names, in the order of the arrays.
+        position: positions [rad] (a list or an array), or None to leave the field empty.
+        velocity: velocities [rad/s], or None.
+        effort: efforts [Nm, or A for a current], or None.
+
+    Returns:
+        The message.
+    """
+    msg = JointState()
+    msg.header.stamp = stamp
+    msg.name = list(names)
+    for field, values in (('position', position), ('velocity', velocity), ('effort', effort)):
+        if values is not None:
+            setattr(msg, field, values.tolist() if hasattr(values, 'tolist') else list(values))
+    return msg
+
+
+def trajectory_points(msg) -> list:
+    """The points of a ``JointTrajectory`` as ``(time_from_start_s, positions, velocities,
+    accelerations)`` tuples (lists; velocities and accelerations may be empty)."""
+    return [(duration_s(p.time_from_start), list(p.positions), list(p.velocities),
+             list(p.accelerations)) for p in msg.points]
+
+
+def trigger_handler(action, on_success=None):
+    """A ``std_srvs/Trigger`` service callback.
+
+    Args:
+        action: called for each request; returns ``(success, message)`` for the response.
+        on_success: called with the message after a successful action (e.g. a logger's info).
+
+    Returns:
+        The callback for ``Node.create_service``.
+    """
+    def handle(request, response):
+        response.success, response.message = action()
+        if response.success and on_success is not None:
+            on_success(response.message)
+        return response
+    return handle
+
+
+__all__ = ['duration_s', 'joint_state_msg', 'trajectory_points', 'trigger_handler']

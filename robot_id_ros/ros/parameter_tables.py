@@ -1,0 +1,212 @@
+"""The parameter tables of the wrench_estimator, youbot_sim and identification nodes.
+
+Each table is ``{name: (default, descriptor)}`` in declaration order (``ros.params.declare_table``
+declares it); the descriptions carry the units, ``read_only`` marks what is fixed at start.
+The NODE_ONLY sets name the parameters the node uses itself; the others map by name onto the
+fields of the node's settings dataclass (``ros.params.config_from``).
+"""
+from __future__ import annotations
+
+from robot_id_ros.estimate import EstimatorConfig
+from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, int_desc
+from robot_id_ros.sim.config import SimConfig
+
+DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+
+
+def wrench_estimator_parameters() -> dict:
+    """The wrench_estimator table; every parameter is read-only except the payload ones."""
+    d = EstimatorConfig()
+    return {
+        'model_file': ('', desc('model file from robot-id identify (required)', True)),
+        'urdf_path': ('', desc("the robot's URDF: refuse a model made for another URDF "
+                               "('' = no check)", True)),
+        'joint_names': (list(NO_STRINGS), desc(
+            "the robot's joints, base to tip: refuse a model made for another joint set "
+            "([''] = no check)", True)),
+        'method': (d.method, desc("'momentum' (generalized momentum observer) or 'direct' "
+                                  '(residual with a causal filtered differentiator)', True)),
+        'frame': (d.frame, desc("express the wrench in 'base' (URDF root) or 'tool' axes", True)),
+        'wrench_mode': (d.wrench_mode, desc(
+            "'auto' (full wrench for >= 6 joints, force at the tool point for fewer), 'force', "
+            "'full' or 'torque'", True)),
+        'observer_gain_hz': (d.observer_gain_hz, float_desc(
+            'momentum observer bandwidth, Hz', 0.1, 500.0, True)),
+        'direct_filter_hz': (d.direct_filter_hz, float_desc(
+            'direct method differentiator bandwidth, Hz', 0.1, 500.0, True)),
+        'stiction_velocity_rad_s': (d.stiction_velocity_rad_s, float_desc(
+            'below this |velocity| (rad/s) friction is unknown within its bounds',
+            0.0, 1.0, True)),
+        'sigma_guard': (d.sigma_guard, float_desc(
+            'smallest singular value of the mapped J^T (m for force) below which damping starts',
+            1e-6, 10.0, True)),
+        'damping': (d.damping, float_desc(
+            'damping of the least squares at a singularity', 0.0, 10.0, True)),
+        'band_weighting': (d.band_weighting, desc(
+            'weight each joint in the wrench least squares by 1 / (residual variance + stiction '
+            'band^2 / 3): joints inside their stiction band (friction unknown) count little',
+            True)),
+        'stiction_mode': (d.stiction_mode, desc(
+            'what a resting joint (friction unknown within its stiction band) gives the wrench: '
+            "'none' its external torque as is; 'deadzone' only the part outside the band; 'hold' "
+            'the external torque it had when it stopped, moved only as far as the band requires. '
+            "With 'deadzone' or 'hold', ~/tare removes only the part of a resting joint's "
+            'residual that static friction cannot explain', True)),
+        'contact_test': (d.contact_test, desc(
+            "'combined': one statistic over all joints, sqrt(sum tau_ext^2 / (residual std^2 + "
+            'stiction band^2)) (joints outside their stiction band carry the detection while '
+            "others pass through it); 'joint': |tau_ext| - stiction band on any one joint",
+            True)),
+        'contact_threshold_sigma': (d.contact_threshold_sigma, float_desc(
+            'contact when the contact test statistic exceeds this many identification residual '
+            'std', 0.5, 1000.0, True)),
+        'collision_threshold_sigma': (d.collision_threshold_sigma, float_desc(
+            'collision threshold, same unit (>= contact threshold)', 0.5, 1000.0, True)),
+        'contact_release_ratio': (d.contact_release_ratio, float_desc(
+            'hysteresis: a state is left below this fraction of its threshold', 0.01, 0.99, True)),
+        'payload_mass_kg': (-1.0, float_desc(
+            "payload mass, kg; -1 = the model file's payload (changeable at run time)",
+            -1.0, 100.0)),
+        'payload_com_m': ([0.0, 0.0, 0.0], desc(
+            'payload centre of mass in the tool frame, m (x, y, z; changeable at run time)')),
+        'effort_unit': ('torque', desc("joint_states effort: 'torque' (Nm) or 'current' (A, times "
+                                       'the drive gains)', True)),
+        'drive_gains_nm_per_a': ([0.0], desc(
+            "drive gains per joint, Nm/A, for effort_unit current; [0.0] = the model file's",
+            True)),
+        'stale_timeout_s': (0.5, float_desc(
+            'no joint state for this long (wall time): input reported stale', 0.001, 60.0, True)),
+        'time_jump_s': (d.time_jump_s, float_desc(
+            'a stamp this far behind the last: reset (bag looped), s', 0.001, 3600.0, True)),
+        'max_gap_s': (d.max_gap_s, float_desc(
+            'a gap longer than this between samples resets the observer, s', 0.001, 3600.0,
+            True)),
+        'diagnostics_period_s': (1.0, float_desc(
+            'period of /diagnostics (wall time), s', 0.05, 60.0, True)),
+        'qos_depth': (100, desc('joint_states subscription queue depth', True)),
+    }
+
+
+WRENCH_ESTIMATOR_NODE_ONLY = frozenset({
+    'model_file', 'urdf_path', 'joint_names', 'payload_mass_kg', 'payload_com_m', 'effort_unit',
+    'drive_gains_nm_per_a', 'stale_timeout_s', 'diagnostics_period_s', 'qos_depth'})
+
+
+def youbot_sim_parameters() -> dict:
+    """The youbot_sim table; the read-only parameters shape the simulated robot."""
+    d = SimConfig()
+    return {
+        'seed': (d.seed, int_desc(
+            'seed of the true parameter perturbation and of the sensor noise', 0, 2 ** 31 - 1,
+            True)),
+        'physics_rate_hz': (d.physics_rate_hz, float_desc(
+            'physics integration rate (semi-implicit Euler), Hz', 200.0, 20000.0, True)),
+        'publish_rate_hz': (50.0, float_desc(
+            'joint_states publishing rate in simulation time, Hz (the real driver: 50)',
+            1.0, 1000.0)),
+        'real_time_factor': (1.0, float_desc(
+            'simulation seconds per wall second (10: ten times faster than real time)',
+            0.01, 100.0)),
+        'effort_unit': ('torque', desc("joint_states effort: 'torque' (Nm, = current*Kt*N like "
+                                       "the driver) or 'current' (motor current, A)")),
+        'current_noise_a': (d.current_noise_a, float_desc(
+            'white noise on the motor current, standard deviation in A', 0.0, 1.0)),
+        'command_topic': (DEFAULT_COMMAND_TOPIC, desc(
+            'topic of trajectory_msgs/JointTrajectory commands', True)),
+        'joint_states_topic': ('joint_states', desc('topic of the published joint states', True)),
+        'publish_clock': (True, desc('publish /clock (the simulation time)', True)),
+        'publish_ground_truth': (True, desc(
+            'publish the test-only ground truth sim/true_wrench, sim/true_wrench_tool and '
+            'sim/true_external_joint_torques with every joint state', True)),
+        'start_time_sec': (-1.0, float_desc(
+            'simulation time at start, s since the epoch; -1: the wall time at start',
+            -1.0, 4.0e9, True)),
+        'initial_positions': (list(d.initial_positions_rad), desc(
+            'arm joint positions at start (rad, J1..J5); default the candle pose', True)),
+        'wrench_frame': ('', desc(
+            "frame whose origin sim/wrench acts at when its frame_id is the base, 'base' or "
+            "'tool'; '' = the tool frame", True)),
+        'true_parameters_file': ('', desc(
+            'YAML file for the TRUE parameters, written at start when set and on '
+            "sim/write_true_parameters; '' = never written")),
+        'quantize': (d.quantize, desc(
+            'quantise like the drives: encoder ticks, integer rpm, integer mA', True)),
+        'coulomb_nm': (list(d.coulomb_nm), desc(
+            'true Coulomb friction in motion per joint, Nm', True)),
+        'coulomb_asymmetry_bound': (d.coulomb_asymmetry_bound, float_desc(
+            'max |fc+ - fc-| / fc of the true Coulomb friction (drawn per seed)', 0.0, 1.0, True)),
+        'viscous_nm_s_rad': (list(d.viscous_nm_s_rad), desc(
+            'true viscous friction per joint, Nm s/rad', True)),
+        'breakaway_ratio': (d.breakaway_ratio, float_desc(
+            'stiction breakaway torque / Coulomb friction', 1.0, 10.0, True)),
+        'stribeck_velocity_rad_s': (d.stribeck_velocity_rad_s, float_desc(
+            'Stribeck velocity: friction decays from breakaway to Coulomb over this speed',
+            1e-4, 10.0, True)),
+        'rotor_inertia_motor_kg_m2': (d.rotor_inertia_motor_kg_m2, float_desc(
+            'motor rotor inertia J_m (reflected as J_m N^2), kg m^2', 0.0, 1e-3, True)),
+        'mass_rel_bound': (d.mass_rel_bound, float_desc(
+            'true link masses = URDF * U[1-b, 1+b]', 0.0, 0.9, True)),
+        'com_abs_bound_m': (d.com_abs_bound_m, float_desc(
+            'true centres of mass = URDF + U[-b, b] per coordinate, m', 0.0, 0.1, True)),
+        'inertia_rel_bound': (d.inertia_rel_bound, float_desc(
+            'true principal second moments = URDF * U[1-b, 1+b]', 0.0, 0.9, True)),
+    }
+
+
+YOUBOT_SIM_NODE_ONLY = frozenset({
+    'publish_rate_hz', 'real_time_factor', 'effort_unit', 'command_topic', 'joint_states_topic',
+    'publish_clock', 'publish_ground_truth', 'start_time_sec', 'wrench_frame',
+    'true_parameters_file'})
+YOUBOT_SIM_FIELD_NAMES = {'initial_positions': 'initial_positions_rad'}
+YOUBOT_SIM_DRIVER_SETTINGS = ('effort_unit', 'wrench_frame', 'true_parameters_file',
+                              'publish_rate_hz', 'real_time_factor', 'start_time_sec')
+
+# Every identification parameter is read at each ~/identify call (none is fixed at start, so none
+# is read-only): change them with ros2 param set between calls.
+IDENTIFICATION_PARAMETERS = {
+    'urdf_path': ('', desc("the robot's URDF; '' = the bundled youBot arm")),
+    'joint_names': (list(NO_STRINGS), desc(
+        "actuated joints, base to tip; [''] = the youBot arm joints (bundled URDF) or every 1-DoF "
+        'joint of urdf_path')),
+    'tool_frame': ('', desc("tool frame; '' = the youBot tool point (bundled URDF) or the last "
+                            'frame')),
+    'data_bags': (list(NO_STRINGS), desc("excitation trajectory bags; [''] = none")),
+    'static_bags': (list(NO_STRINGS), desc("static pose bags; [''] = none")),
+    'sweep_bags': (list(NO_STRINGS), desc("friction sweep bags; [''] = none")),
+    'recordings_dir': ('', desc('when the bag lists are empty: take the latest bag of each kind '
+                                '(by its sidecar) here')),
+    'output_model': ('identified_model.yaml', desc('model file to write')),
+    'report_dir': ('', desc("folder for report.md and plots; '' = no report")),
+    'topic': ('/joint_states', desc('JointState topic in the bags')),
+    'effort_unit': ('torque', desc("effort in the bags: 'torque' (Nm) or 'current' (motor "
+                                   'current, A; needs drive_gains_nm_per_a)')),
+    'drive_gains_nm_per_a': ([0.0], desc('drive gains per joint, Nm/A, for effort_unit current; '
+                                         '[0.0] = none given')),
+    'weighting': ('wls', desc("'wls' (weighted by the per-joint noise variance) or 'ols'")),
+    'physical_consistency': (False, desc('constrain the inertias to be physically valid (LMI)')),
+    'prior_weight': (0.0, float_desc(
+        'damped least squares toward the URDF values, relative to a unit regressor column '
+        '(dimensionless; 0 = none)', 0.0, 1.0e6)),
+    'rotor_inertia': (False, desc('identify reflected rotor inertia per joint')),
+    'coulomb_asymmetric': (False, desc('direction-dependent Coulomb friction')),
+    'offset': (True, desc('a constant torque offset per joint')),
+    'stribeck_column': (False, desc(
+        'a Stribeck term per joint in the trajectory fit (velocity from the sweeps, else chosen '
+        'by the fit)')),
+    'derivative_method': ('auto', desc(
+        "positions to velocities/accelerations: 'auto' (periodic when periodic), 'periodic', "
+        "'savgol', 'spline' or 'central'")),
+    'cutoff_hz': (0.0, float_desc(
+        'position band limit for the derivatives, Hz; 0 = from the spectrum (periodic) or 10 Hz',
+        0.0, 1000.0)),
+    'sidecar_window': (False, desc("fit only inside the sidecars' excitation periods")),
+    'min_velocity_rad_s': (0.0, float_desc(
+        "leave a joint's samples out of the trajectory fit where its |velocity| is below this, "
+        'rad/s (stick-slip regime); 0 = keep all', 0.0, 10.0)),
+}
+IDENTIFICATION_NODE_ONLY = frozenset({
+    'urdf_path', 'joint_names', 'tool_frame', 'data_bags', 'static_bags', 'sweep_bags',
+    'recordings_dir', 'output_model', 'report_dir', 'topic'})
+IDENTIFICATION_FORMER_NAMES = {'urdf': 'urdf_path', 'joints': 'joint_names',
+                               'drive_gains': 'drive_gains_nm_per_a'}
+WRENCH_ESTIMATOR_FORMER_NAMES = {'urdf_file': 'urdf_path'}

@@ -1,0 +1,102 @@
+"""Running the simulated arm against a wall clock (ROS-free).
+
+``RealTimeClock`` ties simulation time to a steady wall clock scaled by the real-time factor
+(simulation seconds per wall second) and hands out evenly spaced publish instants in simulation
+time; a change of either rate, or a stall, re-anchors it (the simulation never races to catch
+up). Stamps are integer nanoseconds: ``start_ns`` plus the simulation time.
+"""
+from __future__ import annotations
+
+import time
+
+CATCH_UP_BUDGET_S = 0.05    # wall time one run() may spend before returning (stay responsive)
+MAX_LAG_S = 1.0             # behind by more than max(this, 2 publish periods) x factor: re-anchor
+TIMER_PERIOD_BOUNDS_S = (0.001, 0.02)
+
+
+class RealTimeClock:
+    """Simulation time paced by a wall clock.
+
+    Args:
+        arm: the ``SimulatedArm`` (its ``t`` [s] is the simulation time).
+        publish_period_s: time between published samples, in simulation time [s].
+        real_time_factor: simulation seconds per wall second.
+        start_time_s: stamp of simulation time 0 [s since the epoch]; < 0: the wall time now.
+        clock: monotonic wall clock [s].
+    """
+
+    def __init__(self, arm, publish_period_s, real_time_factor, start_time_s=-1.0,
+                 clock=time.monotonic):
+        self.arm, self.clock = arm, clock
+        self.publish_period_s = float(publish_period_s)
+        self.real_time_factor = float(real_time_factor)
+        start = float(start_time_s)
+        self.start_ns = int(time.time() * 1e9) if start < 0 else int(round(start * 1e9))
+        self.anchor()
+        self._rate_wall, self._rate_sim = clock(), arm.t
+        self.achieved_factor = float('nan')
+
+    def anchor(self):
+        """Tie simulation time to wall time from now on (after a rate change or a stall)."""
+        self._wall0 = self.clock()
+        self._sim0 = self.arm.t
+        self._pub_t0 = self.arm.t
+        self._pub_k = 1
+
+    def set_rates(self, publish_period_s=None, real_time_factor=None):
+        """Change the publish period [s] and/or the real-time factor, then re-anchor."""
+        if publish_period_s is not None:
+            self.publish_period_s = float(publish_period_s)
+        if real_time_factor is not None:
+            self.real_time_factor = float(real_time_factor)
+        self.anchor()
+
+    @property
+    def timer_period_s(self) -> float:
+        """How often (wall time [s]) to call ``run``: a publish period in wall time, bounded."""
+        lo, hi = TIMER_PERIOD_BOUNDS_S
+        return min(max(self.publish_period_s / self.real_time_factor, lo), hi)
+
+    def run(self, publish):
+        """Advance the arm to each publish instant that is due and call ``publish(measurement)``.
+
+        Returns:
+            None, or a problem text when the simulation fell behind the requested factor (it
+            was then re-anchored: the backlog is dropped).
+        """
+        arm, period = self.arm, self.publish_period_s
+        wall = self.clock()
+        target = self._sim0 + (wall - self._wall0) * self.real_time_factor
+        deadline = wall + CATCH_UP_BUDGET_S
+        while True:
+            t_pub = self._pub_t0 + self._pub_k * period
+            if t_pub > target + 1e-12:
+                break
+            arm.advance_to(t_pub)
+            publish(arm.measure())
+            self._pub_k += 1
+            if self.clock() > deadline:
+                break
+        lag = target - arm.t
+        if lag > max(MAX_LAG_S, 2 * period) * self.real_time_factor:
+            self.anchor()
+            return (f'simulation fell {lag:.2f} s behind the requested real-time factor '
+                    f'{self.real_time_factor:g}; re-anchored')
+        return None
+
+    def stamp_ns(self, t_s) -> int:
+        """The stamp [ns] of simulation time ``t_s`` [s]."""
+        return self.start_ns + int(round(t_s * 1e9))
+
+    def measure_factor(self) -> float:
+        """The real-time factor achieved since the previous call (NaN before a wall tick)."""
+        wall = self.clock()
+        if wall > self._rate_wall:
+            self.achieved_factor = (self.arm.t - self._rate_sim) / (wall - self._rate_wall)
+        self._rate_wall, self._rate_sim = wall, self.arm.t
+        return self.achieved_factor
+
+    @property
+    def slow(self) -> bool:
+        """The achieved factor is below 90 % of the requested one (False before it is known)."""
+        return self.achieved_factor < 0.9 * self.real_time_factor
