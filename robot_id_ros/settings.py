@@ -45,6 +45,8 @@ class Setting:
         flag: the ``robot-id`` flag ('--name-with-dashes' by default; '' for no flag).
         aliases: former flag names still accepted.
         node: whether nodes declare it as a parameter.
+        unset: for a setting whose default is None: the value that stands for None where None
+            cannot be written (a node parameter, a parameters file), e.g. ``(0.0,)``.
     """
 
     doc: str
@@ -56,6 +58,7 @@ class Setting:
     flag: str | None = None
     aliases: tuple = ()
     node: bool = True
+    unset: Any = None
 
     def description(self) -> str:
         """The doc with its unit and choices, as node descriptors, flags and YAML show it."""
@@ -98,6 +101,8 @@ def check_value(name: str, spec: Setting, value: Any) -> None:
                            + ', '.join(repr(c) for c in spec.choices))
     if spec.lo is None and spec.hi is None:
         return
+    if value is None and spec.unset is not None:
+        return
     values = value if isinstance(value, (list, tuple)) else [value]
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -128,6 +133,32 @@ def replace_settings(obj, values: dict):
     return check(dataclasses.replace(obj, **values))
 
 
+def from_plain(cls, values: dict, base=None):
+    """A settings dataclass from plain values (node parameters, a parameters file, flags).
+
+    Values equal to a setting's ``unset`` become None, lists become tuples where the field's
+    default is None or a tuple; names that are not settings raise SettingError; the result is
+    checked. ``base``: the instance whose other fields are kept (default: ``cls()``).
+    """
+    known = settings_of(cls)
+    plain = {}
+    for name, value in values.items():
+        if name in known:
+            spec = known[name][1]
+            if spec.unset is not None and _same(value, spec.unset):
+                value = None
+            elif isinstance(value, list) and isinstance(spec.unset, tuple):
+                value = tuple(value)
+        plain[name] = value
+    return replace_settings(base if base is not None else cls(), plain)
+
+
+def _same(value, unset):
+    if isinstance(unset, tuple):
+        return isinstance(value, (list, tuple)) and tuple(value) == unset
+    return value == unset
+
+
 def flag_of(name: str, spec: Setting) -> str:
     """The ``robot-id`` flag of a setting ('' when it has none)."""
     if spec.flag is not None:
@@ -144,4 +175,5 @@ def yaml_comment(spec: Setting, width: int = 99, indent: int = 4) -> list:
 
 
 __all__ = ['META_KEY', 'Setting', 'SettingError', 'check', 'check_value', 'default_of', 'flag_of',
+           'from_plain',
            'replace_settings', 'setting', 'settings_of', 'yaml_comment']

@@ -1,4 +1,5 @@
-"""Regenerate docs/nodes.md from the nodes' own declarations (robot_id_ros.ros.docs).
+"""Regenerate docs/nodes.md from the nodes' own declarations (robot_id_ros.ros.docs), and the
+comments of the settings in config/*.yaml from their declarations (robot_id_ros.settings).
 
     python tools/update_docs.py        (or: make docs)
 
@@ -14,6 +15,25 @@ ROOT = Path(__file__).resolve().parents[1]
 NODES_MD = ROOT / 'docs' / 'nodes.md'
 
 
+def settings_files():
+    """(parameters file, settings dataclass) pairs whose comments are generated."""
+    from robot_id_ros.estimate import EstimatorConfig
+    return [(ROOT / 'config' / 'wrench_estimator.yaml', EstimatorConfig)]
+
+
+def update_settings_comments():
+    """Rewrite the generated comments of each settings file; returns the files changed."""
+    from robot_id_ros.ros.params_file import annotate_params_file
+    changed = []
+    for path, cls in settings_files():
+        text = path.read_text()
+        new = annotate_params_file(text, cls)
+        if new != text:
+            path.write_text(new)
+            changed.append(path)
+    return changed
+
+
 def main():
     """Writes docs/nodes.md; the nodes are instantiated on a private ROS domain of this machine."""
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
@@ -22,6 +42,8 @@ def main():
                           capture_output=True, text=True, env=env).stdout
     NODES_MD.write_text(text)
     print(f'updated {NODES_MD.relative_to(ROOT)}')
+    for path in update_settings_comments():
+        print(f'updated {path.relative_to(ROOT)}')
 
 
 if __name__ == '__main__':

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from robot_id_ros.errors import InputError
+from robot_id_ros.settings import check, setting
 
 Method = Literal['momentum', 'direct']
 Frame = Literal['base', 'tool']
@@ -52,39 +53,76 @@ def check_choice(name: str, value, choices: tuple, kind: str = 'config') -> str:
 
 @dataclass
 class EstimatorConfig:
-    """Settings of ``WrenchEstimator`` (the node's parameters and the command's flags map here)."""
+    """Settings of ``WrenchEstimator``: each field declares its doc, unit and range once
+    (``robot_id_ros.settings``); the node's parameters, the ``robot-id estimate`` flags and the
+    comments of config/wrench_estimator.yaml are generated from them."""
 
-    method: Method = 'momentum'           # 'momentum' | 'direct'
-    frame: Frame = 'base'                 # wrench expressed in 'base' (URDF root) or 'tool' frame
-    wrench_mode: WrenchMode = 'auto'      # 'auto' | 'force' | 'full' | 'torque'
-    observer_gain_hz: float = 10.0        # momentum observer bandwidth K / (2 pi)
-    direct_filter_hz: float = 10.0        # direct method: differentiator / torque filter bandwidth
-    stiction_velocity_rad_s: float = 0.02  # |qd| below: friction unknown within its bounds
-    sigma_guard: float = 0.02             # smallest singular value of J^T below which damping
-    #                                       starts
-    damping: float = 0.02                 # damping at zero singular value (same unit as sigma)
-    contact_test: ContactTest = 'combined'  # 'combined': one statistic over all joints, each
-    #   weighted by 1 / (residual variance + band^2); 'joint': |tau_ext| - band per joint (see
-    #   ContactDetector)
-    contact_threshold_sigma: float = 5.0  # contact when the test statistic exceeds k residual std
-    collision_threshold_sigma: float = 12.0
-    contact_release_ratio: float = 0.5    # hysteresis: leave a state below this fraction of its
-    #                                       threshold
-    contact_threshold_nm: tuple | None = None    # per-joint override of the contact threshold
-    collision_threshold_nm: tuple | None = None  # per-joint override of the collision threshold
-    default_residual_std_nm: float = 0.1  # used when the model file has no residual statistics
-    time_jump_s: float = 0.2              # a stamp this far behind the last: reset (bag looped)
-    max_gap_s: float = 0.5                # a gap longer than this between samples: reset
-    covariance_period_s: float = 0.05     # how often the wrench covariance is recomputed
-    tare_window_s: float = 0.1            # tare averages tau_ext over this much recent data
-    band_weighting: bool = False          # weight each joint in the wrench least squares by
-    #   1 / (residual variance + band^2 / 3): a joint in its stiction band counts little
-    stiction_mode: StictionMode = 'none'  # what a resting joint (friction unknown within its band)
-    #   gives the wrench: 'none' its tau_ext as is; 'deadzone' only the part outside the band (the
-    #   smallest consistent external torque); 'hold' the external torque it had when it stopped,
-    #   moved only as far as the band requires (see stiction_hold). With 'deadzone' or 'hold' a
-    #   tare removes only the part of a resting joint's residual its static friction cannot
-    #   explain.
+    method: Method = setting(
+        'momentum', "'momentum' (generalized momentum observer) or 'direct' (residual with a "
+        'causal filtered differentiator)', choices=METHODS)
+    frame: Frame = setting(
+        'base', "express the wrench in 'base' (URDF root) or 'tool' axes; either way it acts at "
+        "the tool frame's origin", choices=FRAMES)
+    wrench_mode: WrenchMode = setting(
+        'auto', "'auto': full wrench for >= 6 joints, force at the tool point for fewer; 'force', "
+        "'full' or 'torque'", choices=WRENCH_MODES, flag='--wrench-mode', aliases=('--wrench',))
+    observer_gain_hz: float = setting(
+        10.0, 'momentum observer bandwidth K / (2 pi): higher reacts faster, passes more noise',
+        unit='Hz', lo=0.1, hi=500.0)
+    direct_filter_hz: float = setting(
+        10.0, 'direct method: bandwidth of the causal differentiator and of the torque filter',
+        unit='Hz', lo=0.1, hi=500.0, aliases=('--filter-hz',))
+    stiction_velocity_rad_s: float = setting(
+        0.02, 'below this |joint velocity| the friction torque is unknown within its bounds',
+        unit='rad/s', lo=0.0, hi=1.0, aliases=('--stiction-velocity',))
+    sigma_guard: float = setting(
+        0.02, 'smallest singular value of the mapped J^T below which damping starts',
+        unit='m for a force', lo=1e-6, hi=10.0)
+    damping: float = setting(
+        0.02, 'damping of the least squares at a singularity (same unit as sigma_guard)',
+        lo=0.0, hi=10.0)
+    contact_test: ContactTest = setting(
+        'combined', "'combined': one statistic over all joints, sqrt(sum tau_ext^2 / (residual "
+        'std^2 + stiction band^2)) (joints outside their stiction band carry the detection while '
+        "others pass through it); 'joint': |tau_ext| - stiction band on any one joint",
+        choices=CONTACT_TESTS)
+    contact_threshold_sigma: float = setting(
+        5.0, 'contact when the contact test statistic exceeds this many identification residual '
+        'std', lo=0.5, hi=1000.0)
+    collision_threshold_sigma: float = setting(
+        12.0, 'collision threshold, same unit (>= contact threshold)', lo=0.5, hi=1000.0)
+    contact_release_ratio: float = setting(
+        0.5, 'hysteresis: a state is left below this fraction of its threshold', lo=0.01,
+        hi=0.99)
+    contact_threshold_nm: tuple | None = setting(
+        None, 'per-joint contact threshold replacing contact_threshold_sigma (none: [0.0])',
+        unit='Nm', lo=0.0, unset=(0.0,))
+    collision_threshold_nm: tuple | None = setting(
+        None, 'per-joint collision threshold replacing collision_threshold_sigma (none: [0.0])',
+        unit='Nm', lo=0.0, unset=(0.0,))
+    default_residual_std_nm: float = setting(
+        0.1, 'residual std used when the model file has no residual statistics', unit='Nm',
+        lo=1e-9, hi=1e3)
+    time_jump_s: float = setting(
+        0.2, 'a stamp this far behind the last one resets the observer (a looped bag)', unit='s',
+        lo=0.001, hi=3600.0)
+    max_gap_s: float = setting(
+        0.5, 'a gap longer than this between samples resets the observer', unit='s', lo=0.001,
+        hi=3600.0)
+    covariance_period_s: float = setting(
+        0.05, 'how often the wrench covariance is recomputed', unit='s', lo=1e-4, hi=60.0)
+    tare_window_s: float = setting(
+        0.1, 'a tare averages the external torque over this much recent data', unit='s', lo=0.0,
+        hi=60.0)
+    band_weighting: bool = setting(
+        False, 'weight each joint in the wrench least squares by 1 / (residual variance + '
+        'stiction band^2 / 3): joints inside their stiction band (friction unknown) count little')
+    stiction_mode: StictionMode = setting(
+        'none', 'what a resting joint (friction unknown within its stiction band) gives the '
+        "wrench: 'none' its external torque as is; 'deadzone' only the part outside the band; "
+        "'hold' the external torque it had when it stopped, moved only as far as the band "
+        "requires. With 'deadzone' or 'hold', a tare removes only the part of a resting joint's "
+        'residual that static friction cannot explain', choices=STICTION_MODES)
 
     def validated(self) -> EstimatorConfig:
         """Check every field.
@@ -100,12 +138,8 @@ class EstimatorConfig:
         for name in _POSITIVE:
             if not getattr(self, name) > 0:
                 raise InputError(f'{name} must be > 0, got {getattr(self, name)!r}', 'config')
-        if not 0 < self.contact_release_ratio < 1:
-            raise InputError('contact_release_ratio must be in (0, 1)', 'config')
+        check(self)
         if self.collision_threshold_sigma < self.contact_threshold_sigma:
             raise InputError('collision_threshold_sigma must be >= contact_threshold_sigma',
-                             'config')
-        if self.damping < 0 or self.stiction_velocity_rad_s < 0 or self.tare_window_s < 0:
-            raise InputError('damping, stiction_velocity_rad_s and tare_window_s must be >= 0',
                              'config')
         return self

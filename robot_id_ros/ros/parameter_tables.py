@@ -8,7 +8,7 @@ fields of the node's settings dataclass (``ros.params.config_from``).
 from __future__ import annotations
 
 from robot_id_ros.estimate import EstimatorConfig
-from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, int_desc
+from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, int_desc, settings_table
 from robot_id_ros.sim.config import SimConfig
 
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
@@ -16,7 +16,6 @@ DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 
 def wrench_estimator_parameters() -> dict:
     """The wrench_estimator table; every parameter is read-only except the payload ones."""
-    d = EstimatorConfig()
     return {
         'model_file': ('', desc('model file from robot-id identify (required)', True)),
         'urdf_path': ('', desc("the robot's URDF: refuse a model made for another URDF "
@@ -24,46 +23,7 @@ def wrench_estimator_parameters() -> dict:
         'joint_names': (list(NO_STRINGS), desc(
             "the robot's joints, base to tip: refuse a model made for another joint set "
             "([''] = no check)", True)),
-        'method': (d.method, desc("'momentum' (generalized momentum observer) or 'direct' "
-                                  '(residual with a causal filtered differentiator)', True)),
-        'frame': (d.frame, desc("express the wrench in 'base' (URDF root) or 'tool' axes", True)),
-        'wrench_mode': (d.wrench_mode, desc(
-            "'auto' (full wrench for >= 6 joints, force at the tool point for fewer), 'force', "
-            "'full' or 'torque'", True)),
-        'observer_gain_hz': (d.observer_gain_hz, float_desc(
-            'momentum observer bandwidth, Hz', 0.1, 500.0, True)),
-        'direct_filter_hz': (d.direct_filter_hz, float_desc(
-            'direct method differentiator bandwidth, Hz', 0.1, 500.0, True)),
-        'stiction_velocity_rad_s': (d.stiction_velocity_rad_s, float_desc(
-            'below this |velocity| (rad/s) friction is unknown within its bounds',
-            0.0, 1.0, True)),
-        'sigma_guard': (d.sigma_guard, float_desc(
-            'smallest singular value of the mapped J^T (m for force) below which damping starts',
-            1e-6, 10.0, True)),
-        'damping': (d.damping, float_desc(
-            'damping of the least squares at a singularity', 0.0, 10.0, True)),
-        'band_weighting': (d.band_weighting, desc(
-            'weight each joint in the wrench least squares by 1 / (residual variance + stiction '
-            'band^2 / 3): joints inside their stiction band (friction unknown) count little',
-            True)),
-        'stiction_mode': (d.stiction_mode, desc(
-            'what a resting joint (friction unknown within its stiction band) gives the wrench: '
-            "'none' its external torque as is; 'deadzone' only the part outside the band; 'hold' "
-            'the external torque it had when it stopped, moved only as far as the band requires. '
-            "With 'deadzone' or 'hold', ~/tare removes only the part of a resting joint's "
-            'residual that static friction cannot explain', True)),
-        'contact_test': (d.contact_test, desc(
-            "'combined': one statistic over all joints, sqrt(sum tau_ext^2 / (residual std^2 + "
-            'stiction band^2)) (joints outside their stiction band carry the detection while '
-            "others pass through it); 'joint': |tau_ext| - stiction band on any one joint",
-            True)),
-        'contact_threshold_sigma': (d.contact_threshold_sigma, float_desc(
-            'contact when the contact test statistic exceeds this many identification residual '
-            'std', 0.5, 1000.0, True)),
-        'collision_threshold_sigma': (d.collision_threshold_sigma, float_desc(
-            'collision threshold, same unit (>= contact threshold)', 0.5, 1000.0, True)),
-        'contact_release_ratio': (d.contact_release_ratio, float_desc(
-            'hysteresis: a state is left below this fraction of its threshold', 0.01, 0.99, True)),
+        **settings_table(EstimatorConfig),
         'payload_mass_kg': (-1.0, float_desc(
             "payload mass, kg; -1 = the model file's payload (changeable at run time)",
             -1.0, 100.0)),
@@ -76,11 +36,6 @@ def wrench_estimator_parameters() -> dict:
             True)),
         'stale_timeout_s': (0.5, float_desc(
             'no joint state for this long (wall time): input reported stale', 0.001, 60.0, True)),
-        'time_jump_s': (d.time_jump_s, float_desc(
-            'a stamp this far behind the last: reset (bag looped), s', 0.001, 3600.0, True)),
-        'max_gap_s': (d.max_gap_s, float_desc(
-            'a gap longer than this between samples resets the observer, s', 0.001, 3600.0,
-            True)),
         'diagnostics_period_s': (1.0, float_desc(
             'period of /diagnostics (wall time), s', 0.05, 60.0, True)),
         'qos_depth': (100, desc('joint_states subscription queue depth', True)),

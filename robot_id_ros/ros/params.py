@@ -25,12 +25,15 @@ values by field name with ``config_from``.
 """
 from __future__ import annotations
 
+import sys
+
 from contextlib import contextmanager
 from dataclasses import fields
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 
 from robot_id_ros.errors import InputError, RobotIdError
+from robot_id_ros.settings import Setting, settings_of
 from robot_id_ros.sim.config import EFFORT_UNITS
 NO_STRINGS = ['']      # the default of a string-array parameter that may be empty
 
@@ -52,6 +55,38 @@ def int_desc(text, lo, hi, read_only=False):
 def string_list(value):
     """The non-empty strings of a string-array parameter value (``['']`` -> ``[]``)."""
     return [str(s) for s in (value or []) if s]
+
+
+def setting_descriptor(spec: Setting, value) -> ParameterDescriptor:
+    """The parameter descriptor of a declared setting (``robot_id_ros.settings``): its
+    description, range (numbers) and read_only."""
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if numeric and (spec.lo is not None or spec.hi is not None):
+        lo = -sys.float_info.max if spec.lo is None else spec.lo
+        hi = sys.float_info.max if spec.hi is None else spec.hi
+        if isinstance(value, int):
+            return int_desc(spec.description(), int(max(lo, -2**62)), int(min(hi, 2**62)),
+                            spec.read_only)
+        return float_desc(spec.description(), lo, hi, spec.read_only)
+    return desc(spec.description(), spec.read_only)
+
+
+def settings_table(cls, base=None) -> dict:
+    """The parameter table ``{name: (default, descriptor)}`` of a settings dataclass's node
+    settings, from their declarations; defaults from ``base`` (default ``cls()``); a None default
+    is declared as the setting's ``unset`` value."""
+    base = base if base is not None else cls()
+    table = {}
+    for name, (_, spec) in settings_of(cls).items():
+        if not spec.node:
+            continue
+        value = getattr(base, name)
+        if value is None:
+            value = spec.unset
+        if isinstance(value, tuple):
+            value = list(value)
+        table[name] = (value, setting_descriptor(spec, value))
+    return table
 
 
 def declare_table(node, table) -> dict:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate.config import EstimatorConfig
+from robot_id_ros.settings import from_plain, settings_of, yaml_comment
 
 
 class ParamsFileError(InputError):
@@ -68,10 +69,10 @@ def estimator_settings(params_file, node_name='wrench_estimator') -> dict:
     names = {f.name for f in dataclasses.fields(EstimatorConfig)}
     out = {k: v for k, v in section.items() if k in names}
     try:
-        EstimatorConfig(**out).validated()
+        config = from_plain(EstimatorConfig, out).validated()
     except (TypeError, ValueError) as e:
         raise InputError(f'{params_file}: {e}', 'params_file') from None
-    return out
+    return {k: getattr(config, k) for k in out}
 
 
 def youbot_estimator_settings() -> dict:
@@ -79,3 +80,36 @@ def youbot_estimator_settings() -> dict:
     from robot_id_ros.model.robot import package_share_dir
 
     return estimator_settings(package_share_dir() / 'config' / 'wrench_estimator.yaml')
+
+
+# a hand-written note under a setting's generated comment starts with this (e.g. the youBot's
+# measured reason for its value); its continuation lines are indented comment lines
+NOTE_PREFIX = '# youBot'
+
+
+def annotate_params_file(text: str, cls) -> str:
+    """A parameters file's text with the comment above each setting of ``cls`` regenerated from
+    its declaration (``robot_id_ros.settings.yaml_comment``).
+
+    The comment block above a ``name: value`` line is replaced by the generated lines, followed
+    by the block's hand-written note, if any (the lines from the first starting with
+    ``NOTE_PREFIX``). Other lines are kept as they are. Running it twice changes nothing.
+    """
+    specs = settings_of(cls)
+    lines = text.split('\n')
+    out = []
+    for line in lines:
+        stripped = line.strip()
+        key = stripped.split(':', 1)[0] if ':' in stripped and not stripped.startswith('#') else ''
+        if key in specs:
+            indent = len(line) - len(line.lstrip())
+            block = []
+            while out and out[-1].strip().startswith('#') and \
+                    len(out[-1]) - len(out[-1].lstrip()) == indent:
+                block.insert(0, out.pop())
+            note = next((i for i, b in enumerate(block) if b.strip().startswith(NOTE_PREFIX)),
+                        len(block))
+            out.extend(yaml_comment(specs[key][1], indent=indent))
+            out.extend(block[note:])
+        out.append(line)
+    return '\n'.join(out)

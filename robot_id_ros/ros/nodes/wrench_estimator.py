@@ -41,8 +41,9 @@ from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_msg, trigger_handler
 from robot_id_ros.ros import parameter_tables as tables
-from robot_id_ros.ros.params import (config_from, declare_table, parameter_check, refuse_renamed,
-                                     require, string_list)
+from robot_id_ros.ros.params import (declare_table, parameter_check, refuse_renamed, require,
+                                     string_list)
+from robot_id_ros.settings import from_plain
 
 
 class WrenchEstimatorNode(Node):
@@ -55,9 +56,10 @@ class WrenchEstimatorNode(Node):
         require(p, 'model_file', 'a model file from robot-id identify')
         self.model = load_model(p['model_file'], urdf_path=p['urdf_path'] or None,
                                 joint_names=string_list(p['joint_names']) or None)
-        cfg = config_from(EstimatorConfig, p, node_only=tables.WRENCH_ESTIMATOR_NODE_ONLY)
         gains = [float(g) for g in p['drive_gains_nm_per_a']]
         with parameter_check():       # the settings are checked as the estimator is built
+            cfg = from_plain(EstimatorConfig, {k: v for k, v in p.items()
+                                               if k not in tables.WRENCH_ESTIMATOR_NODE_ONLY})
             self.est = WrenchEstimator(self.model, cfg)
             self.scale = effort_scale(self.model, p['effort_unit'], gains if any(gains) else None)
         apply_payload(self.est, self.model, p['payload_mass_kg'], p['payload_com_m'])

@@ -1,0 +1,60 @@
+"""One declaration per setting: the node parameters, the robot-id flags and the parameters files
+agree with the settings dataclasses' declarations (robot_id_ros.settings)."""
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from robot_id_ros.estimate import EstimatorConfig
+from robot_id_ros.settings import default_of, settings_of
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'tools'))
+import update_docs  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+# (settings dataclass, executable of the node that declares them)
+NODE_SETTINGS = [(EstimatorConfig, 'wrench_estimator')]
+
+
+@pytest.mark.parametrize('cls, executable', NODE_SETTINGS)
+def test_node_parameters_are_the_declared_settings(cls, executable, node_infos):
+    info = next(d for d in node_infos if d.executable == executable)
+    declared = {p.name: p for p in info.parameters}
+    for name, (field, spec) in settings_of(cls).items():
+        if not spec.node:
+            continue
+        assert name in declared, f'{executable} does not declare setting {name}'
+        p = declared[name]
+        assert p.description == spec.description(), name
+        assert p.read_only == spec.read_only, name
+        default = default_of(field)
+        want = list(spec.unset) if default is None else default
+        assert p.default == (list(want) if isinstance(want, tuple) else want), name
+        if spec.lo is not None and not isinstance(p.default, list):  # ranges of scalars
+            assert f'{spec.lo:g}'.rstrip('.') in p.constraints or str(float(spec.lo)) in \
+                p.constraints, (name, p.constraints)
+
+
+@pytest.mark.parametrize('path, cls', update_docs.settings_files())
+def test_parameters_file_comments_are_generated_from_the_declarations(path, cls):
+    from robot_id_ros.ros.params_file import annotate_params_file
+    text = path.read_text()
+    assert annotate_params_file(text, cls) == text, (
+        f'{path.name}: comments differ from the declarations; run python tools/update_docs.py')
+    section = next(iter(yaml.safe_load(text).values()))['ros__parameters']
+    known = settings_of(cls)
+    for name in section:
+        if name in known:
+            assert known[name][1].node, name
+
+
+def test_the_generator_rewrites_a_stale_comment_and_keeps_the_youbot_note():
+    from robot_id_ros.ros.params_file import annotate_params_file
+    text = ('n:\n  ros__parameters:\n    # an old description\n    # youBot: 12 because\n'
+            '    #   measured\n    observer_gain_hz: 12.0\n')
+    new = annotate_params_file(text, EstimatorConfig)
+    assert 'an old description' not in new
+    assert '    # momentum observer bandwidth' in new
+    assert '# youBot: 12 because\n    #   measured\n    observer_gain_hz: 12.0' in new
+    assert annotate_params_file(new, EstimatorConfig) == new
