@@ -101,11 +101,12 @@ class RecordingSession:
                 resumable recording of this kind and joints, or an unwritable folder.
         """
         if not self.output_path:
-            raise rec.RecordingError('parameter output_path is empty: give the bag folder to write')
+            raise rec.RecordingError('parameter output_path is empty: give the bag folder to '
+                                     'write')
         path = Path(self.output_path).expanduser().absolute()
         if path.suffix in SINGLE_FILE_SUFFIXES:
-            raise rec.RecordingError(f'output_path {path} names a single-file bag; recorders write '
-                                     'a bag folder (drop the suffix)')
+            raise rec.RecordingError(f'output_path {path} names a single-file bag; recorders '
+                                     'write a bag folder (drop the suffix)')
         sc_path = sidecar_path(path)
         old = self._resumable(path, sc_path) if path.exists() else None
         self._writer = rec.PartedBagWriter(path, resume=old is not None)

@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from rclpy.clock import JumpThreshold
+from rclpy.duration import Duration
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -128,6 +130,10 @@ class ArmCommander:
         self.publisher = node.create_publisher(
             JointTrajectory, command_topic, COMMAND_QUEUE_DEPTH,
             event_callbacks=PublisherEventCallbacks(matched=self._on_matched))
+        # every step of the ROS clock (a /clock message with use_sim_time) wakes the waiters too
+        self._clock_jumps = node.get_clock().create_jump_callback(
+            JumpThreshold(min_forward=Duration(nanoseconds=1), min_backward=None,
+                          on_clock_change=True), post_callback=self._on_matched)
 
     # ------------------------------------------------------------------ callbacks
     def _on_joint_state(self, msg: JointState) -> None:
@@ -156,6 +162,7 @@ class ArmCommander:
         return StampedSample(stamp, s.q, s.qd, s.effort)
 
     def _on_matched(self, _info) -> None:
+        """A subscriber matched the command topic, or the clock moved: wake the waiters."""
         self._notify()
 
     def _notify(self) -> None:
@@ -224,8 +231,8 @@ class ArmCommander:
         if last is not None and self.driver_timeout_s is not None:
             silent_s = time.monotonic() - last
             if silent_s > self.driver_timeout_s:
-                raise DriverError(f'the driver stopped publishing on {self.joint_states_topic}: no '
-                                  f'joint state for {silent_s:.1f} s (driver_timeout_s = '
+                raise DriverError(f'the driver stopped publishing on {self.joint_states_topic}: '
+                                  f'no joint state for {silent_s:.1f} s (driver_timeout_s = '
                                   f'{self.driver_timeout_s})', 'driver_silent')
 
     # ------------------------------------------------------------------ waiting
@@ -291,9 +298,9 @@ class ArmCommander:
         """
         if self.wait_for(lambda: self.publisher.get_subscription_count() or None,
                          timeout_s) is None:
-            raise DriverError(f'nothing subscribes to the command topic {self.publisher.topic_name}'
-                              f' after {timeout_s:g} s: is the driver\'s trajectory controller '
-                              f'running?{hint}', 'no_subscriber')
+            raise DriverError(f'nothing subscribes to the command topic '
+                              f'{self.publisher.topic_name} after {timeout_s:g} s: is the '
+                              f"driver's trajectory controller running?{hint}", 'no_subscriber')
 
     def wait_until_stamp(self, t_ns: int, idle=None) -> StampedSample:
         """Block until a joint state stamped at or after ``t_ns`` (ns, driver time) arrived;
@@ -303,10 +310,12 @@ class ArmCommander:
             return last if last is not None and last.stamp_ns >= t_ns else None
         return self.wait_for(ready, idle=idle)
 
-    def wait_until_time(self, t_ns: int, idle=None) -> None:
-        """Block until ``time_ref_ns()`` reaches ``t_ns`` (ns, ROS time)."""
-        self.wait_for(lambda: True if self.time_ref_ns() >= t_ns else None,
-                      max_wait_s=lambda: (t_ns - self.time_ref_ns()) * 1e-9, idle=idle)
+    def wait_until_time(self, t_ns: int, idle=None, clock_only: bool = False) -> None:
+        """Block until ``time_ref_ns()`` reaches ``t_ns`` (ns, ROS time); with ``clock_only``,
+        until the node clock (``now_ns()``) does. ``idle``: see ``wait_for``."""
+        now = self.now_ns if clock_only else self.time_ref_ns
+        self.wait_for(lambda: True if now() >= t_ns else None,
+                      max_wait_s=lambda: (t_ns - now()) * 1e-9, idle=idle)
 
     def sleep(self, seconds: float, idle=None) -> StampedSample:
         """Wait ``seconds`` of driver time from the newest joint state; return the state then."""
@@ -359,8 +368,8 @@ class ArmCommander:
             now = self.time_ref_ns()
             # points relative to now (receipt): they cover [t0, t0 + chunk + lead] of the motion
             t_first = max(0.0, (now - start_ns) * 1e-9)
-            self._publish_points(motion, t_first, min(motion.duration_s, t0 + s.chunk_s + s.lead_s),
-                                 0, now)
+            t_last = min(motion.duration_s, t0 + s.chunk_s + s.lead_s)
+            self._publish_points(motion, t_first, t_last, 0, now)
             k += 1
 
     def _stream_reporting(self, motion, start_ns: int) -> None:

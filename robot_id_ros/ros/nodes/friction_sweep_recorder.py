@@ -7,8 +7,8 @@ fit the limits with margin) about the angle c where the joint's gravity torque i
 (``sweep_center``: extreme, zero or auto), so pairing a forward with a backward pass at the same
 positions cancels gravity: half their torque difference is the friction at that speed.
 
-One ``constant_velocity`` sidecar segment per completed pass (its constant-velocity part, trimmed by
-``cruise_trim_s`` at the start), written after the bag part holding it is on disk; a restarted
+One ``constant_velocity`` sidecar segment per completed pass (its constant-velocity part, trimmed
+by ``cruise_trim_s`` at the start), written after the bag part holding it is on disk; a restarted
 recorder continues after the last completed pass. At the end the pairing is done on the recorded
 data and the Coulomb + viscous estimate per joint goes into the sidecar info and the log.
 
