@@ -18,6 +18,7 @@ Also here: ``SampleBuffer`` (the joint states of the last seconds, for averaging
 from __future__ import annotations
 
 import collections
+import importlib
 import math
 import threading
 import time
@@ -27,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from robot_id_ros import record as rec
-from robot_id_ros.io.bags import sidecar_path
+from robot_id_ros.io.bags import sidecar_path, typestore
 from robot_id_ros.io.files import to_plain
 from robot_id_ros.io.sidecar import SidecarError, read_sidecar, write_sidecar
 
@@ -109,6 +110,9 @@ class RecordingSession:
                                      'write a bag folder (drop the suffix)')
         sc_path = sidecar_path(path)
         old = self._resumable(path, sc_path) if path.exists() else None
+        # load the bag library and message types here, not in the first write (a callback)
+        importlib.import_module('rosbags.rosbag2')
+        typestore()
         self._writer = rec.PartedBagWriter(path, resume=old is not None)
         self.bag_path, self.sidecar_file = path, sc_path
         self.resumed = old is not None

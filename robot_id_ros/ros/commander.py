@@ -137,13 +137,12 @@ class ArmCommander:
 
     # ------------------------------------------------------------------ callbacks
     def _on_joint_state(self, msg: JointState) -> None:
-        wall = time.monotonic()
+        self._last_wall = time.monotonic()     # the driver is alive, however long we take here
         stamp = stamp_ns(msg.header.stamp) or self.now_ns()
         sample = self._convert(msg, stamp)
         for listener in tuple(self._listeners):
             listener(stamp, msg, sample)
         with self._cond:
-            self._last_wall = wall
             if sample is not None:
                 self._latest = sample
             self._seq += 1
