@@ -3,47 +3,67 @@ scripted sequence of known forces, tares the estimator at each rest pose and rec
 back (the estimator's wrench and contact flag, the simulator's true wrench), all in sim time.
 
 The script is planned ROS-free (``ForceScript``): rest poses with forces that the drives can hold,
-then the held-out excitation trajectory with a contact-free stretch followed by force steps.
+then the held-out excitation trajectory with a contact-free stretch followed by force steps. The
+``Director`` plays it with an ``ArmCommander`` (motions as ``QuinticMove`` and the excitation as
+a Motion; waits on simulated time, driven by the joint states).
 """
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from robot_id_ros.record import FourierTrajectory
-from robot_id_ros.model.robot import RobotModel
+from robot_id_ros import record as rec
 from robot_id_ros.demo.results import Phase
+from robot_id_ros.errors import OperationError
+from robot_id_ros.model.robot import RobotModel
 
-REST_FORCES_N = [(5, 0, 0), (0, 0, -15), (0, 5, 0), (0, 0, 15), (-15, 0, 0), (0, -5, 0), (15, 0, 0), (0, 15, 0)]
-MOTION_FORCES_N = [(5, 0, 0), (0, 0, -5), (0, 5, 0), (0, 0, 15), (-5, 0, 0), (0, -15, 0), (15, 0, 0)]
+REST_FORCES_N = [(5, 0, 0), (0, 0, -15), (0, 5, 0), (0, 0, 15), (-15, 0, 0), (0, -5, 0),
+                 (15, 0, 0), (0, 15, 0)]
+MOTION_FORCES_N = [(5, 0, 0), (0, 0, -5), (0, 5, 0), (0, 0, 15), (-5, 0, 0), (0, -15, 0),
+                   (15, 0, 0)]
+DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+DIRECTOR_QUEUE_DEPTH = 200     # queued messages per subscription
+MOVE_LEAD_S = 0.2              # a move starts this long (sim time) after it is sent
+TRAJECTORY_LEAD_S = 0.3        # the excitation starts this long after it is sent
+POINT_PERIOD_S = 0.05          # time between the points of a sent trajectory, s
+SERVICE_TIMEOUT_S = 10.0       # wall seconds for a service to appear and to answer
+STARTUP_TIMEOUT_S = 30.0       # wall seconds for joint states, true wrench and clock
+FINAL_WAIT_S = 0.5             # sim seconds recorded after the script
 
 
 @dataclass
 class Action:
-    kind: str          # 'move', 'trajectory', 'wait', 'tare', 'force', 'clear', 'phase_start', 'phase_end'
+    """One step of a ForceScript."""
+
+    # 'move', 'trajectory', 'wait', 'tare', 'clear_tare', 'force', 'clear', 'phase_start',
+    # 'phase_end'
+    kind: str
     duration_s: float = 0.0
     value: object = None
 
 
 @dataclass
 class ForceScript:
+    """The director's actions, in order."""
+
     actions: list = field(default_factory=list)
 
     @classmethod
-    def default(cls, robot: RobotModel, trajectory: FourierTrajectory, quick=False, hold_s=2.0, gap_s=1.0,
-                seed=0):
-        """Two rest poses where the arm is far from singular (the force is observable) with forces that
-        keep every joint within 80 % of its torque limit; then the trajectory: one contact-free period,
-        then force steps placed where the drives can carry them along the path."""
+    def default(cls, robot: RobotModel, trajectory: rec.FourierTrajectory, quick=False,
+                hold_s=2.0, gap_s=1.0, seed=0):
+        """Two rest poses where the arm is far from singular (the force is observable) with
+        forces that keep every joint within 80 % of its torque limit; then the trajectory: one
+        contact-free period, then force steps placed where the drives can carry them along the
+        path."""
         acts = []
         n_rest = 3 if quick else 4
         poses = rest_poses(robot, 2, np.random.default_rng(seed))
         for i, q in enumerate(poses):
             forces = feasible_forces(robot, [q], REST_FORCES_N, 0.8)[:n_rest]
-            acts += [Action('move', 4.0, q), Action('wait', 2.0), Action('tare'), Action('wait', 0.5),
+            acts += [Action('move', 4.0, q), Action('wait', 2.0), Action('tare'),
+                     Action('wait', 0.5),
                      Action('phase_start', value=('rest', f'rest pose {i + 1}'))]
             for f in forces:
                 acts += [Action('force', hold_s, np.array(f, float)), Action('clear', gap_s)]
@@ -52,19 +72,24 @@ class ForceScript:
         periods = 2 if quick else 3
         q_start = trajectory.evaluate(np.array([0.0]))[0][0]
         # no tare before motion: a bias taken at rest holds stiction friction that motion removes
-        acts += [Action('move', 4.0, q_start), Action('wait', 1.5), Action('clear_tare'), Action('wait', 0.3),
-                 Action('trajectory', 0.0, (trajectory, periods * T)),
-                 Action('phase_start', value=('motion_free', 'contact-free motion')), Action('wait', T - 0.3),
-                 Action('phase_end'), Action('phase_start', value=('motion', 'motion with forces'))]
+        acts += [Action('move', 4.0, q_start), Action('wait', 1.5), Action('clear_tare'),
+                 Action('wait', 0.3), Action('trajectory', 0.0, (trajectory, periods * T)),
+                 Action('phase_start', value=('motion_free', 'contact-free motion')),
+                 Action('wait', T - 0.3), Action('phase_end'),
+                 Action('phase_start', value=('motion', 'motion with forces'))]
         t = T   # trajectory time now
-        plan = motion_force_plan(robot, trajectory, T, periods * T - 0.5, MOTION_FORCES_N, hold_s, gap_s)
+        plan = motion_force_plan(robot, trajectory, T, periods * T - 0.5, MOTION_FORCES_N, hold_s,
+                                 gap_s)
         for t_on, f in plan[:(4 if quick else 8)]:
-            acts += [Action('wait', t_on - t), Action('force', hold_s, np.array(f, float)), Action('clear', gap_s)]
+            acts += [Action('wait', t_on - t), Action('force', hold_s, np.array(f, float)),
+                     Action('clear', gap_s)]
             t = t_on + hold_s + gap_s
-        acts += [Action('wait', max(periods * T - t, 0.0)), Action('phase_end'), Action('wait', 0.5)]
+        acts += [Action('wait', max(periods * T - t, 0.0)), Action('phase_end'),
+                 Action('wait', 0.5)]
         return cls(acts)
 
     def duration_s(self):
+        """Sim seconds the script takes (the sum of its actions' durations)."""
         return sum(a.duration_s for a in self.actions)
 
 
@@ -95,16 +120,17 @@ def feasible_forces(robot: RobotModel, Q, candidates, fraction):
     lim = fraction * robot.limits.effort_nm
     for f in candidates:
         f = np.array(f, float)
-        if all(np.all(np.abs(robot.gravity_torque(q) - robot.tool_jacobian(q, 'base')[:3].T @ f) <= lim)
-               for q in Q):
+        if all(np.all(np.abs(robot.gravity_torque(q) - robot.tool_jacobian(q, 'base')[:3].T @ f)
+                      <= lim) for q in Q):
             out.append(tuple(f))
     return out
 
 
-def motion_force_plan(robot: RobotModel, trajectory: FourierTrajectory, t_from, t_to, candidates, hold_s, gap_s,
-                      fraction=0.9, dt=0.05):
-    """(onset time, force) steps along the trajectory, each held ``hold_s`` where the drives can carry
-    it: |ID(q, qd, qdd) - J^T F| within ``fraction`` of the torque limits over the whole hold."""
+def motion_force_plan(robot: RobotModel, trajectory: rec.FourierTrajectory, t_from, t_to,
+                      candidates, hold_s, gap_s, fraction=0.9, dt=0.05):
+    """(onset time, force) steps along the trajectory, each held ``hold_s`` where the drives can
+    carry it: |ID(q, qd, qdd) - J^T F| within ``fraction`` of the torque limits over the whole
+    hold."""
     t = np.arange(t_from, t_to, dt)
     Q, QD, QDD = trajectory.evaluate(t)
     lim = fraction * robot.limits.effort_nm
@@ -129,6 +155,8 @@ def motion_force_plan(robot: RobotModel, trajectory: FourierTrajectory, t_from, 
 
 @dataclass
 class DirectorLog:
+    """What the director saw, times in sim seconds."""
+
     true_t_s: list = field(default_factory=list)
     true_force_n: list = field(default_factory=list)
     est_t_s: list = field(default_factory=list)
@@ -139,167 +167,215 @@ class DirectorLog:
     phases: list = field(default_factory=list)
 
 
-def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor, robot: RobotModel,
-                 estimator_name='wrench_estimator', command_topic='joint_trajectory_controller/joint_trajectory',
+def _t_s(stamp):
+    """A Time message as float seconds (sim time)."""
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+class Director:
+    """Plays a ForceScript over DDS on a private rclpy context (see the module doc).
+
+    Use as a context manager (or call ``close()``): it spins its node in a thread.
+    """
+
+    def __init__(self, domain_id, robot: RobotModel, sim_node_name,
+                 estimator_name='wrench_estimator', command_topic=DEFAULT_COMMAND_TOPIC,
                  progress=print):
-    """Run the script over DDS on ``domain_id``; return a DirectorLog (times in sim seconds)."""
-    import rclpy
-    from geometry_msgs.msg import WrenchStamped
-    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
-    from rcl_interfaces.srv import SetParameters
-    from rclpy.context import Context
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.node import Node
-    from rclpy.parameter import Parameter as RclParameter
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from sensor_msgs.msg import JointState
-    from std_msgs.msg import Bool
-    from std_srvs.srv import Trigger
-    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+        """Args:
+            domain_id: ROS domain of the simulator and the estimator.
+            robot: the arm's model (joint names).
+            sim_node_name: the simulator node (its ``real_time_factor`` is set).
+            estimator_name: the wrench estimator node (its wrench, contact and tare services).
+            command_topic: the simulator's JointTrajectory topic.
+            progress: callable taking one progress line, or None.
+        """
+        import rclpy
+        from geometry_msgs.msg import WrenchStamped
+        from rcl_interfaces.srv import SetParameters
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.node import Node
+        from rclpy.parameter import Parameter
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import Bool
+        from std_srvs.srv import Trigger
 
-    ctx = Context()
-    rclpy.init(context=ctx, domain_id=domain_id)
-    node = Node('demo_director', context=ctx,
-                parameter_overrides=[RclParameter('use_sim_time', RclParameter.Type.BOOL, True)])
-    log = DirectorLog()
-    latest = {'q': None}
-    names = list(robot.joint_names)
-    qos = QoSProfile(depth=200, reliability=ReliabilityPolicy.BEST_EFFORT)
+        from robot_id_ros.ros.commander import ArmCommander, CommandSettings
 
-    def on_js(msg):
-        try:
-            idx = [msg.name.index(n) for n in names]
-        except ValueError:
-            return
-        latest['q'] = np.array([msg.position[i] for i in idx])
+        self.log = DirectorLog()
+        self.progress = progress
+        self._phase_open = None
+        self._ctx = Context()
+        rclpy.init(context=self._ctx, domain_id=domain_id)
+        self.node = Node('demo_director', context=self._ctx, parameter_overrides=[
+            Parameter('use_sim_time', Parameter.Type.BOOL, True)])
+        self.commander = ArmCommander(
+            self.node, robot.joint_names, command_topic=command_topic,
+            settings=CommandSettings(point_period_s=POINT_PERIOD_S, send_start_point=True),
+            queue_depth=DIRECTOR_QUEUE_DEPTH)
+        qos = QoSProfile(depth=DIRECTOR_QUEUE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
+        sub = self.node.create_subscription
+        sub(WrenchStamped, 'sim/true_wrench', self._on_true, qos)
+        sub(WrenchStamped, f'{estimator_name}/wrench', self._on_estimate, qos)
+        sub(Bool, f'{estimator_name}/contact', self._on_contact, qos)
+        self._wrench_msg = WrenchStamped
+        self._trigger = Trigger
+        self.pub_wrench = self.node.create_publisher(WrenchStamped, 'sim/wrench', 10)
+        self.clients = {
+            'tare': self.node.create_client(Trigger, f'{estimator_name}/tare'),
+            'clear_tare': self.node.create_client(Trigger, f'{estimator_name}/clear_tare'),
+            'clear': self.node.create_client(Trigger, 'sim/clear_wrench'),
+            'set_parameters': self.node.create_client(SetParameters,
+                                                      f'{sim_node_name}/set_parameters')}
+        self._executor = SingleThreadedExecutor(context=self._ctx)
+        self._executor.add_node(self.node)
+        self._spin = threading.Thread(target=self._executor.spin, daemon=True)
+        self._spin.start()
 
-    def t_of(stamp):
-        return stamp.sec + stamp.nanosec * 1e-9
-
-    def on_true(msg):
+    # ------------------------------------------------------------------ callbacks
+    def _on_true(self, msg):
         f = msg.wrench.force
-        log.true_t_s.append(t_of(msg.header.stamp))
-        log.true_force_n.append((f.x, f.y, f.z))
+        self.log.true_t_s.append(_t_s(msg.header.stamp))
+        self.log.true_force_n.append((f.x, f.y, f.z))
 
-    def on_est(msg):
+    def _on_estimate(self, msg):
         f = msg.wrench.force
-        log.est_t_s.append(t_of(msg.header.stamp))
-        log.est_force_n.append((f.x, f.y, f.z))
+        self.log.est_t_s.append(_t_s(msg.header.stamp))
+        self.log.est_force_n.append((f.x, f.y, f.z))
 
-    def on_contact(msg):
-        log.contact_t_s.append(now())
-        log.contact.append(bool(msg.data))
+    def _on_contact(self, msg):
+        self.log.contact_t_s.append(self.now_s())
+        self.log.contact.append(bool(msg.data))
 
-    node.create_subscription(JointState, 'joint_states', on_js, qos)
-    node.create_subscription(WrenchStamped, 'sim/true_wrench', on_true, qos)
-    node.create_subscription(WrenchStamped, f'{estimator_name}/wrench', on_est, qos)
-    node.create_subscription(Bool, f'{estimator_name}/contact', on_contact, qos)
-    pub_cmd = node.create_publisher(JointTrajectory, command_topic, 10)
-    pub_wrench = node.create_publisher(WrenchStamped, 'sim/wrench', 10)
-    tare = node.create_client(Trigger, f'{estimator_name}/tare')
-    untare = node.create_client(Trigger, f'{estimator_name}/clear_tare')
-    clear = node.create_client(Trigger, 'sim/clear_wrench')
-    setp = node.create_client(SetParameters, f'{sim_node_name}/set_parameters')
-    ex = SingleThreadedExecutor(context=ctx)
-    ex.add_node(node)
-    spin = threading.Thread(target=ex.spin, daemon=True)
-    spin.start()
+    # ------------------------------------------------------------------ helpers
+    def now_s(self):
+        """The node's clock (sim time), s."""
+        return self.commander.now_ns() * 1e-9
 
-    def now():
-        return node.get_clock().now().nanoseconds * 1e-9
+    def wait_s(self, dt_s):
+        """Wait until the node clock is ``dt_s`` seconds of sim time past now."""
+        self.commander.wait_until_time(self.commander.now_ns() + int(dt_s * 1e9),
+                                       clock_only=True)
 
-    def call(client, req, what, timeout_s=10.0):
+    def call(self, name, request, what, timeout_s=SERVICE_TIMEOUT_S):
+        """Call the service client ``name`` and wait (wall time) for its answer.
+
+        Raises:
+            OperationError: the service is not there, or does not answer in time.
+        """
+        client = self.clients[name]
         if not client.wait_for_service(timeout_sec=timeout_s):
-            raise RuntimeError(f'demo director: service {client.srv_name} not available ({what})')
-        fut = client.call_async(req)
-        t0 = time.monotonic()
-        while not fut.done():
-            if time.monotonic() - t0 > timeout_s:
-                raise RuntimeError(f'demo director: {what} timed out')
-            time.sleep(0.005)
+            raise OperationError(f'demo director: service {client.srv_name} not available '
+                                 f'({what})', 'director')
+        answered = threading.Event()
+        fut = client.call_async(request)
+        fut.add_done_callback(lambda _f: answered.set())
+        if not answered.wait(timeout_s):
+            raise OperationError(f'demo director: {what} timed out', 'director')
         return fut.result()
 
-    def wait_sim(dt):
-        t_end = now() + dt
-        while now() < t_end:
-            time.sleep(0.002)
+    def set_real_time_factor(self, factor):
+        """Set the simulator's ``real_time_factor`` parameter."""
+        from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+        from rcl_interfaces.srv import SetParameters
 
-    def send(points, t0_sim):
-        msg = JointTrajectory()
-        sec = int(t0_sim)
-        msg.header.stamp.sec, msg.header.stamp.nanosec = sec, int((t0_sim - sec) * 1e9)
-        msg.joint_names = names
-        for t, q, qd in points:
-            p = JointTrajectoryPoint()
-            p.positions = [float(x) for x in q]
-            p.velocities = [float(x) for x in qd]
-            p.time_from_start.sec = int(t)
-            p.time_from_start.nanosec = int((t - int(t)) * 1e9)
-            msg.points.append(p)
-        pub_cmd.publish(msg)
-
-    def wrench_msg(f):
-        m = WrenchStamped()
-        m.header.frame_id = 'base'
-        m.header.stamp = node.get_clock().now().to_msg()
-        m.wrench.force.x, m.wrench.force.y, m.wrench.force.z = (float(x) for x in f)
-        return m
-
-    try:
-        t_wait = time.monotonic()
-        while latest['q'] is None or now() == 0.0 or not log.true_t_s:
-            if time.monotonic() - t_wait > 30:
-                raise RuntimeError('demo director: no joint_states / true wrench / clock from the simulator')
-            time.sleep(0.05)
         req = SetParameters.Request()
         req.parameters = [Parameter(name='real_time_factor', value=ParameterValue(
-            type=ParameterType.PARAMETER_DOUBLE, double_value=float(real_time_factor)))]
-        call(setp, req, 'set the simulator real-time factor')
-        phase_open = None
+            type=ParameterType.PARAMETER_DOUBLE, double_value=float(factor)))]
+        self.call('set_parameters', req, 'set the simulator real-time factor')
+
+    def wait_for_simulator(self, timeout_s=STARTUP_TIMEOUT_S):
+        """Wait for joint states, the true wrench and the sim clock."""
+        def ready():
+            ok = self.commander.latest() is not None and self.commander.now_ns() != 0
+            return True if ok and self.log.true_t_s else None
+        if self.commander.wait_for(ready, timeout_s) is None:
+            raise OperationError('demo director: no joint_states / true wrench / clock from the '
+                                 'simulator', 'director')
+
+    # ------------------------------------------------------------------ actions
+    def _move(self, a):
+        move = rec.QuinticMove(self.commander.latest().q, a.value, a.duration_s)
+        self.commander.send_motion(move, self.commander.now_ns() + int(MOVE_LEAD_S * 1e9))
+        self.wait_s(a.duration_s + MOVE_LEAD_S)
+
+    def _trajectory(self, a):
+        from robot_id_ros.ros.recorders.excitation import ExcitationMotion
+
+        traj, length_s = a.value
+        motion = ExcitationMotion(traj, length_s / traj.period_s)
+        self.commander.send_motion(motion, self.commander.now_ns() + int(TRAJECTORY_LEAD_S * 1e9))
+        self.wait_s(TRAJECTORY_LEAD_S)
+
+    def _tare(self, a):
+        self.call(a.kind, self._trigger.Request(), f'{a.kind} the estimator')
+        self.log.tare_events.append((self.now_s(), a.kind.replace('clear_tare', 'clear')))
+
+    def _force(self, a):
+        m = self._wrench_msg()
+        m.header.frame_id = 'base'
+        m.header.stamp = self.node.get_clock().now().to_msg()
+        m.wrench.force.x, m.wrench.force.y, m.wrench.force.z = (float(x) for x in a.value)
+        self.pub_wrench.publish(m)
+        self.wait_s(a.duration_s)
+
+    def _clear(self, a):
+        self.call('clear', self._trigger.Request(), 'clear the wrench')
+        self.wait_s(a.duration_s)
+
+    def _phase_start(self, a):
+        self._phase_open = (a.value, self.now_s())
+
+    def _phase_end(self, _a):
+        (kind, label), t0 = self._phase_open
+        self.log.phases.append(Phase(kind, t0, self.now_s(), label))
+        self._phase_open = None
+
+    def play(self, script: ForceScript, real_time_factor):
+        """Play ``script`` with the simulator at ``real_time_factor``; return the DirectorLog."""
+        self.wait_for_simulator()
+        self.set_real_time_factor(real_time_factor)
+        handlers = {'move': self._move, 'trajectory': self._trajectory,
+                    'wait': lambda a: self.wait_s(a.duration_s), 'tare': self._tare,
+                    'clear_tare': self._tare, 'force': self._force, 'clear': self._clear,
+                    'phase_start': self._phase_start, 'phase_end': self._phase_end}
         total = script.duration_s()
         done_s = 0.0
         for a in script.actions:
-            if a.kind == 'move':
-                q0 = latest['q']
-                T = a.duration_s
-                ts = np.linspace(0, T, int(T / 0.05) + 1)
-                s = 10 * (ts / T) ** 3 - 15 * (ts / T) ** 4 + 6 * (ts / T) ** 5
-                sd = (30 * (ts / T) ** 2 - 60 * (ts / T) ** 3 + 30 * (ts / T) ** 4) / T
-                t0 = now() + 0.2
-                send([(t, q0 + si * (a.value - q0), sdi * (a.value - q0)) for t, si, sdi in zip(ts, s, sd)], t0)
-                wait_sim(T + 0.2)
-            elif a.kind == 'trajectory':
-                traj, length_s = a.value
-                ts = np.arange(0.0, length_s + 1e-9, 0.05)
-                Q, QD, _ = traj.evaluate(ts)
-                t0 = now() + 0.3
-                send(list(zip(ts, Q, QD)), t0)
-                wait_sim(0.3)
-            elif a.kind == 'wait':
-                wait_sim(a.duration_s)
-            elif a.kind in ('tare', 'clear_tare'):
-                call(tare if a.kind == 'tare' else untare, Trigger.Request(), f'{a.kind} the estimator')
-                log.tare_events.append((now(), a.kind.replace('clear_tare', 'clear')))
-            elif a.kind == 'force':
-                pub_wrench.publish(wrench_msg(a.value))
-                wait_sim(a.duration_s)
-            elif a.kind == 'clear':
-                call(clear, Trigger.Request(), 'clear the wrench')
-                wait_sim(a.duration_s)
-            elif a.kind == 'phase_start':
-                phase_open = (a.value, now())
-            elif a.kind == 'phase_end':
-                (kind, label), t0 = phase_open
-                log.phases.append(Phase(kind, t0, now(), label))
-                phase_open = None
+            handlers[a.kind](a)
             done_s += a.duration_s
-            if progress is not None and a.kind in ('force', 'move', 'trajectory'):
-                progress(f'        force script: {done_s:.0f}/{total:.0f} s sim time'
-                         + (f', force {np.round(a.value, 1).tolist()} N' if a.kind == 'force' else ''))
-        wait_sim(0.5)
-    finally:
-        ex.shutdown()
-        node.destroy_node()
-        rclpy.shutdown(context=ctx)
-        spin.join(timeout=5)
-    return log
+            if self.progress is not None and a.kind in ('force', 'move', 'trajectory'):
+                force = (f', force {np.round(a.value, 1).tolist()} N' if a.kind == 'force'
+                         else '')
+                self.progress(f'        force script: {done_s:.0f}/{total:.0f} s sim time{force}')
+        self.wait_s(FINAL_WAIT_S)
+        return self.log
+
+    def close(self):
+        """Stop spinning and shut the private context down."""
+        import rclpy
+
+        self.commander.cancel()
+        self._executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self._ctx)
+        self._spin.join(timeout=5)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor,
+                 robot: RobotModel, estimator_name='wrench_estimator',
+                 command_topic=DEFAULT_COMMAND_TOPIC, progress=print):
+    """Run the script over DDS on ``domain_id``; return a DirectorLog (times in sim seconds)."""
+    with Director(domain_id, robot, sim_node_name, estimator_name, command_topic,
+                  progress) as director:
+        return director.play(script, real_time_factor)
+
+
+__all__ = ['Action', 'Director', 'DirectorLog', 'ForceScript', 'feasible_forces',
+           'motion_force_plan', 'rest_poses', 'run_director']

@@ -39,7 +39,8 @@ def fill_wrench(wrench, values) -> None:
 
 
 def wrench_msg(values, frame_id: str, stamp) -> WrenchStamped:
-    """A ``WrenchStamped`` from six numbers (force [N], torque [Nm]), a frame and a Time message."""
+    """A ``WrenchStamped`` from six numbers (force [N], torque [Nm]), a frame and a Time
+    message."""
     msg = WrenchStamped()
     msg.header.stamp = stamp
     msg.header.frame_id = frame_id
@@ -53,7 +54,8 @@ def wrench_values(wrench) -> list:
     return [f.x, f.y, f.z, t.x, t.y, t.z]
 
 
-def trajectory_msg(joint_names, times_s, positions, velocities=None, start_ns: int = 0) -> JointTrajectory:
+def trajectory_msg(joint_names, times_s, positions, velocities=None,
+                   start_ns: int = 0) -> JointTrajectory:
     """A ``JointTrajectory``: points at ``times_s`` (seconds from the start, > 0) with positions
     [rad] and optional velocities [rad/s]; ``start_ns`` > 0 stamps the header (the start time), 0
     leaves it zero (start on receipt)."""

@@ -34,7 +34,8 @@ def run_node(factory, name: str, args=None, executor=None) -> int:
             executor.add_node(node)
             executor.spin()
     except (RobotIdError, ParameterException, OSError) as exc:
-        print(f'{name}: cannot start: {" ".join(one_line(exc).split())}', file=sys.stderr, flush=True)
+        print(f'{name}: cannot start: {" ".join(one_line(exc).split())}', file=sys.stderr,
+              flush=True)
         code = EXIT_BAD_INPUT
     except (KeyboardInterrupt, ExternalShutdownException):
         pass

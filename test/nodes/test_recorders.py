@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from ros_helpers import isolated_env, unique_domain_id
-from robot_id_ros.record import recording as R
+from robot_id_ros import record as R
 from robot_id_ros.io.bags import read_joint_states, sidecar_path
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.sidecar import read_sidecar

@@ -1,0 +1,405 @@
+"""ArmCommander: drive an arm through its joint trajectory controller and wait on its joint states.
+
+In the manner of a navigation "simple commander": a plain object on a node the caller spins, with
+blocking calls meant for a worker thread (``send_motion``, ``move_to``, ``hold_position``,
+``wait_until_stamp``, ``wait_until_time``, ``sleep``) and the newest joint state (``latest``).
+
+- It subscribes to the driver's ``sensor_msgs/JointState`` (best effort, so it matches reliable
+  and best-effort publishers) and publishes ``trajectory_msgs/JointTrajectory`` commands.
+- Waits are event-driven: every joint state (and a subscriber matching the command topic)
+  notifies a ``threading.Condition``; a waiting thread wakes on it, never on a sleep loop. Times
+  are ROS time (``use_sim_time`` honoured), so a simulation faster than real time is followed.
+- Every wait raises ``Cancelled`` after ``cancel()``, the error given to ``fail()`` (from any
+  thread: a callback that found a problem), or ``DriverError`` when the driver has been silent
+  for ``driver_timeout_s`` (wall clock).
+- ``add_listener(fn)`` has ``fn(stamp_ns, msg, sample)`` called for every joint state, in the
+  subscription's callback and before the waiters wake (a recorder writes its bag there).
+
+Commands: ``'trajectory'`` sends a motion as one message whose ``header.stamp`` is its start
+time; ``'trajectory_stream'`` sends it in chunks of ``chunk_s``, each ``lead_s`` before it begins
+and stamped 0 (start on receipt), for controllers that take no future start times.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from rclpy.clock import JumpThreshold
+from rclpy.duration import Duration
+from rclpy.event_handler import PublisherEventCallbacks
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectory
+
+from robot_id_ros import record as rec
+from robot_id_ros.errors import OperationError
+from robot_id_ros.io.joint_state import JointIndexer, JointStateError
+from robot_id_ros.record.session import StampedSample
+from robot_id_ros.ros.conversions import stamp_ns, trajectory_msg
+
+INTERFACES = ('trajectory', 'trajectory_stream')
+DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+# joint states queued by the subscription: 20 s of a 50 Hz driver, so a busy executor loses none
+JOINT_STATE_QUEUE_DEPTH = 1000
+COMMAND_QUEUE_DEPTH = 10
+HOLD_TIME_S = 0.2            # hold_position reaches the measured pose this long after receipt
+MOVE_MIN_DURATION_S = 0.2    # shortest point-to-point move of move_to
+
+
+class Cancelled(Exception):
+    """The commander was cancelled (``cancel()``: a cancel request or a shutdown)."""
+
+
+class DriverError(rec.RecordingError):
+    """The driver does not publish, stopped publishing, or does not take commands. ``kind``:
+    'no_driver', 'driver_silent' or 'no_subscriber'."""
+
+    kind = 'driver'
+
+
+@dataclass(frozen=True)
+class CommandSettings:
+    """How motions are sent.
+
+    Attributes:
+        interface: 'trajectory' (one stamped message) or 'trajectory_stream' (chunks).
+        lead_s: a motion sent without a start time starts this long after now (ROS time), s.
+        point_period_s: time between the points of a sent trajectory, s.
+        chunk_s: length of one chunk of 'trajectory_stream', s.
+        send_start_point: also send the point at time 0 (the controller then starts from it
+            instead of from its current set point).
+    """
+
+    interface: str = 'trajectory'
+    lead_s: float = 0.3
+    point_period_s: float = 0.05
+    chunk_s: float = 1.0
+    send_start_point: bool = False
+
+
+class ArmCommander:
+    """Commands and event-driven waits for one arm (see the module doc)."""
+
+    def __init__(self, node, joint_names, *, joint_states_topic='joint_states',
+                 command_topic=DEFAULT_COMMAND_TOPIC, settings: CommandSettings | None = None,
+                 limits=None, position_limits=None, passive=False, driver_timeout_s=None,
+                 queue_depth=JOINT_STATE_QUEUE_DEPTH):
+        """Args:
+            node: the rclpy node to create the subscription and publisher on (spun elsewhere).
+            joint_names: commanded joints, base to tip (the order of every array here).
+            joint_states_topic: the driver's JointState topic.
+            command_topic: the JointTrajectory topic the driver follows.
+            settings: ``CommandSettings`` (default: one stamped message, 0.3 s lead).
+            limits: ``SafetyLimits`` of ``move_to`` (velocity, acceleration), or None.
+            position_limits: (lower, upper) joint positions (rad) ``hold_position`` clips to.
+            passive: never command (``send_motion`` raises, ``hold_position`` does nothing).
+            driver_timeout_s: wall seconds without a joint state after which waits raise
+                ``DriverError``; None: no check.
+            queue_depth: joint states the subscription queues.
+        """
+        if settings is None:
+            settings = CommandSettings()
+        if settings.interface not in INTERFACES:
+            raise OperationError(f'unknown command interface {settings.interface!r}')
+        self.node = node
+        self.joint_names = tuple(joint_names)
+        self.settings = settings
+        self.limits = limits
+        self.position_limits = position_limits
+        self.passive = bool(passive)
+        self.driver_timeout_s = driver_timeout_s
+        self.joint_states_topic = joint_states_topic
+        self.indexer = JointIndexer(self.joint_names)
+        self.bad_messages = 0
+        self.last_bad: str | None = None
+        self._log = node.get_logger()
+        self._cond = threading.Condition()
+        self._seq = 0                      # bumped on every event a waiter may wait for
+        self._latest: StampedSample | None = None
+        self._last_wall: float | None = None   # time.monotonic() of the last joint state
+        self._cancel = threading.Event()
+        self._error: BaseException | None = None
+        self._listeners: list = []
+        self._stream_thread: threading.Thread | None = None
+        qos = QoSProfile(depth=queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT,
+                         durability=DurabilityPolicy.VOLATILE)
+        self.subscription = node.create_subscription(JointState, joint_states_topic,
+                                                     self._on_joint_state, qos)
+        self.publisher = node.create_publisher(
+            JointTrajectory, command_topic, COMMAND_QUEUE_DEPTH,
+            event_callbacks=PublisherEventCallbacks(matched=self._on_matched))
+        # every step of the ROS clock (a /clock message with use_sim_time) wakes the waiters too
+        self._clock_jumps = node.get_clock().create_jump_callback(
+            JumpThreshold(min_forward=Duration(nanoseconds=1), min_backward=None,
+                          on_clock_change=True), post_callback=self._on_matched)
+
+    # ------------------------------------------------------------------ callbacks
+    def _on_joint_state(self, msg: JointState) -> None:
+        self._last_wall = time.monotonic()     # the driver is alive, however long we take here
+        stamp = stamp_ns(msg.header.stamp) or self.now_ns()
+        sample = self._convert(msg, stamp)
+        for listener in tuple(self._listeners):
+            listener(stamp, msg, sample)
+        with self._cond:
+            if sample is not None:
+                self._latest = sample
+            self._seq += 1
+            self._cond.notify_all()
+
+    def _convert(self, msg: JointState, stamp: int) -> StampedSample | None:
+        try:
+            s = self.indexer.convert(msg.name, msg.position, msg.velocity, msg.effort,
+                                     require_velocity=False, require_effort=False)
+        except JointStateError as exc:
+            self.bad_messages += 1
+            if self.last_bad != str(exc):
+                self.last_bad = str(exc)
+                self._log.error(f'unusable joint state on {self.joint_states_topic}: {exc}')
+            return None
+        return StampedSample(stamp, s.q, s.qd, s.effort)
+
+    def _on_matched(self, _info) -> None:
+        """A subscriber matched the command topic, or the clock moved: wake the waiters."""
+        self._notify()
+
+    def _notify(self) -> None:
+        with self._cond:
+            self._seq += 1
+            self._cond.notify_all()
+
+    def add_listener(self, fn) -> None:
+        """Call ``fn(stamp_ns, msg, sample)`` for every joint state (``sample``: a
+        ``StampedSample``, or None when the message is unusable)."""
+        self._listeners.append(fn)
+
+    def remove_listener(self, fn) -> None:
+        """Stop calling ``fn``."""
+        self._listeners.remove(fn)
+
+    # ------------------------------------------------------------------ state and control
+    def latest(self) -> StampedSample | None:
+        """The newest usable joint state, or None before the first."""
+        return self._latest
+
+    def now_ns(self) -> int:
+        """The node's clock (ROS time), ns."""
+        return self.node.get_clock().now().nanoseconds
+
+    def time_ref_ns(self) -> int:
+        """The present in ROS time (ns): the node clock, never behind the newest joint state
+        stamp (the clock may lag, or be zero before the first /clock message with sim time)."""
+        last = self._latest
+        return max(self.now_ns(), last.stamp_ns if last is not None else 0)
+
+    @property
+    def error(self) -> BaseException | None:
+        """The error given to ``fail()``, or None."""
+        return self._error
+
+    @property
+    def cancelled(self) -> bool:
+        """True after ``cancel()`` (until ``reset()``)."""
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        """Make every wait (now and later) raise ``Cancelled``; thread-safe."""
+        self._cancel.set()
+        self._notify()
+
+    def fail(self, exc: BaseException) -> None:
+        """Make every wait raise ``exc`` (the first error given wins); thread-safe."""
+        if self._error is None:
+            self._error = exc
+        self._notify()
+
+    def reset(self) -> None:
+        """Forget a cancel and an error (before a new run)."""
+        self._cancel.clear()
+        self._error = None
+
+    def check(self) -> None:
+        """Raise the error given to ``fail()``, ``Cancelled``, or ``DriverError`` when the driver
+        has been silent longer than ``driver_timeout_s``."""
+        if self._error is not None:
+            raise self._error
+        if self._cancel.is_set():
+            raise Cancelled()
+        last = self._last_wall
+        if last is not None and self.driver_timeout_s is not None:
+            silent_s = time.monotonic() - last
+            if silent_s > self.driver_timeout_s:
+                raise DriverError(f'the driver stopped publishing on {self.joint_states_topic}: '
+                                  f'no joint state for {silent_s:.1f} s (driver_timeout_s = '
+                                  f'{self.driver_timeout_s})', 'driver_silent')
+
+    # ------------------------------------------------------------------ waiting
+    def wait_for(self, ready, timeout_s=None, max_wait_s=None, idle=None):
+        """Block until ``ready()`` returns something other than None, and return that.
+
+        ``ready`` is tried again on every joint state and event; ``check()`` runs before each try.
+
+        Args:
+            ready: callable without arguments.
+            timeout_s: give up after this many wall seconds (return None); None: never.
+            max_wait_s: callable giving the longest wall wait (s) before trying again without
+                an event (a deadline on a clock that runs without joint states), or None.
+            idle: callable run between tries (outside the lock), or None.
+
+        Returns:
+            The first non-None value of ``ready()``, or None on timeout.
+        """
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            seq = self._seq
+            self.check()
+            result = ready()
+            if result is not None:
+                return result
+            if idle is not None:
+                idle()
+            waits = [] if max_wait_s is None else [max(0.0, max_wait_s())]
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                waits.append(left)
+            if self._last_wall is not None and self.driver_timeout_s is not None:
+                waits.append(max(0.0, self._last_wall + self.driver_timeout_s
+                                 - time.monotonic()) + 1e-3)
+            with self._cond:
+                if self._seq == seq:
+                    self._cond.wait(min(waits) if waits else None)
+
+    def wait_for_state(self, timeout_s: float) -> StampedSample:
+        """The first usable joint state, waiting up to ``timeout_s`` wall seconds for it.
+
+        Raises:
+            DriverError: none came (the message names the topic and any unusable messages).
+        """
+        got = self.wait_for(self.latest, timeout_s)
+        if got is None:
+            bad = (f'; {self.bad_messages} message(s) arrived but were unusable: {self.last_bad}'
+                   if self.bad_messages else '')
+            raise DriverError(
+                f'no joint state from the driver on {self.subscription.topic_name} within '
+                f'{timeout_s:g} s (is the driver running, on this ROS domain, with these joint '
+                f'names: {", ".join(self.joint_names)}?){bad}', 'no_driver')
+        return got
+
+    def wait_for_subscriber(self, timeout_s: float, hint: str = '') -> None:
+        """Wait until the driver subscribes to the command topic (commands published before
+        are lost). ``hint`` ends the error message.
+
+        Raises:
+            DriverError: nothing subscribed within ``timeout_s`` wall seconds.
+        """
+        if self.wait_for(lambda: self.publisher.get_subscription_count() or None,
+                         timeout_s) is None:
+            raise DriverError(f'nothing subscribes to the command topic '
+                              f'{self.publisher.topic_name} after {timeout_s:g} s: is the '
+                              f"driver's trajectory controller running?{hint}", 'no_subscriber')
+
+    def wait_until_stamp(self, t_ns: int, idle=None) -> StampedSample:
+        """Block until a joint state stamped at or after ``t_ns`` (ns, driver time) arrived;
+        return it. ``idle``: see ``wait_for``."""
+        def ready():
+            last = self._latest
+            return last if last is not None and last.stamp_ns >= t_ns else None
+        return self.wait_for(ready, idle=idle)
+
+    def wait_until_time(self, t_ns: int, idle=None, clock_only: bool = False) -> None:
+        """Block until ``time_ref_ns()`` reaches ``t_ns`` (ns, ROS time); with ``clock_only``,
+        until the node clock (``now_ns()``) does. ``idle``: see ``wait_for``."""
+        now = self.now_ns if clock_only else self.time_ref_ns
+        self.wait_for(lambda: True if now() >= t_ns else None,
+                      max_wait_s=lambda: (t_ns - now()) * 1e-9, idle=idle)
+
+    def sleep(self, seconds: float, idle=None) -> StampedSample:
+        """Wait ``seconds`` of driver time from the newest joint state; return the state then."""
+        return self.wait_until_stamp(self._latest.stamp_ns + int(seconds * 1e9), idle=idle)
+
+    # ------------------------------------------------------------------ commanding
+    def send_motion(self, motion, start_ns: int | None = None, background: bool = False) -> int:
+        """Command ``motion`` (a ``record.Motion``) to start at ``start_ns``.
+
+        Args:
+            motion: the planned motion (positions rad, velocities rad/s).
+            start_ns: start time (ROS time, ns); default ``time_ref_ns()`` + ``lead_s``.
+            background: with 'trajectory_stream', stream from a thread and return at once
+                (a streaming failure then reaches the waits through ``fail()``).
+
+        Returns:
+            The start time, ns.
+        """
+        if self.passive:
+            raise OperationError('a passive commander never commands the arm')
+        if start_ns is None:
+            start_ns = self.time_ref_ns() + int(self.settings.lead_s * 1e9)
+        if self.settings.interface == 'trajectory':
+            self._publish_points(motion, 0.0, motion.duration_s, start_ns, start_ns)
+        elif background:
+            self._stream_thread = threading.Thread(target=self._stream_reporting,
+                                                   args=(motion, start_ns), daemon=True)
+            self._stream_thread.start()
+        else:
+            self._stream(motion, start_ns)
+        return start_ns
+
+    def _publish_points(self, motion, t0_s, t1_s, stamp: int, origin_ns: int) -> None:
+        """Send ``motion`` on [t0_s, t1_s] as one message stamped ``stamp`` (0: on receipt),
+        point times counted from ``origin_ns``."""
+        rel, q, qd = rec.sample_for_command(motion, t0_s, t1_s, self.settings.point_period_s)
+        t = rel + (t0_s + (origin_ns - stamp) * 1e-9)
+        keep = t >= 0 if self.settings.send_start_point else t > 0
+        if np.any(keep):
+            self.publisher.publish(trajectory_msg(self.joint_names, t[keep], q[keep], qd[keep],
+                                                  start_ns=stamp))
+
+    def _stream(self, motion, start_ns: int) -> None:
+        """Chunks of ``chunk_s``, each sent ``lead_s`` before it begins, relative to receipt."""
+        s = self.settings
+        k = 0
+        while k * s.chunk_s < motion.duration_s:
+            t0 = k * s.chunk_s
+            self.wait_until_time(start_ns + int((t0 - s.lead_s) * 1e9))
+            now = self.time_ref_ns()
+            # points relative to now (receipt): they cover [t0, t0 + chunk + lead] of the motion
+            t_first = max(0.0, (now - start_ns) * 1e-9)
+            t_last = min(motion.duration_s, t0 + s.chunk_s + s.lead_s)
+            self._publish_points(motion, t_first, t_last, 0, now)
+            k += 1
+
+    def _stream_reporting(self, motion, start_ns: int) -> None:
+        try:
+            self._stream(motion, start_ns)
+        except Exception as exc:  # noqa: BLE001 - reported to the waiting thread
+            if self._error is None and not self._cancel.is_set():
+                self.fail(rec.RecordingError(f'streaming the trajectory failed: {exc}'))
+
+    def hold_position(self) -> None:
+        """Stop the arm where it is: a one-point trajectory to the measured position (clipped to
+        ``position_limits``), reached ``HOLD_TIME_S`` after receipt."""
+        last = self._latest
+        if self.passive or last is None:
+            return
+        q = last.q if self.position_limits is None else np.clip(last.q, *self.position_limits)
+        self.publisher.publish(trajectory_msg(self.joint_names, [HOLD_TIME_S], [q],
+                                              [np.zeros(len(q))]))
+
+    def move_to(self, q_target, min_duration_s: float = MOVE_MIN_DURATION_S, idle=None):
+        """Point-to-point quintic from the measured pose to ``q_target`` (rad) within ``limits``;
+        returns the motion once its time has passed (driver time)."""
+        if self.limits is None:
+            raise OperationError('move_to needs the commander to have SafetyLimits')
+        m = rec.plan_point_to_point(self._latest.q, q_target, self.limits,
+                                    min_duration_s=min_duration_s)
+        start = self.send_motion(m)
+        self.wait_until_stamp(start + int(m.duration_s * 1e9), idle=idle)
+        return m
+
+
+__all__ = ['COMMAND_QUEUE_DEPTH', 'DEFAULT_COMMAND_TOPIC', 'HOLD_TIME_S', 'INTERFACES',
+           'JOINT_STATE_QUEUE_DEPTH', 'MOVE_MIN_DURATION_S', 'ArmCommander', 'Cancelled',
+           'CommandSettings', 'DriverError']

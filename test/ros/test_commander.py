@@ -1,0 +1,248 @@
+"""ArmCommander against an in-process fake driver (DDS on a private domain, no subprocess): event
+driven waits, cancel and errors, the commands it sends; and the demo's Director against the
+simulated youBot (integration)."""
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from robot_id_ros import record as rec
+from robot_id_ros.ros.commander import (HOLD_TIME_S, ArmCommander, Cancelled, CommandSettings,
+                                        DriverError)
+from robot_id_ros.ros.conversions import stamp_ns
+
+JOINTS = ('j1', 'j2')
+RATE_S = 0.01
+
+
+class Rig:
+    """A fake driver node (joint states every RATE_S, commands recorded) and a commander node,
+    spun by one executor in a thread."""
+
+    def __init__(self, ctx, settings=None, **kw):
+        from rclpy.executors import MultiThreadedExecutor
+        from rclpy.node import Node
+        from sensor_msgs.msg import JointState
+        from trajectory_msgs.msg import JointTrajectory
+
+        self.driver = Node('fake_driver', context=ctx)
+        self.commands = []
+        self.publishing = True
+        self.q = np.array([0.1, -0.2])
+        self.pub = self.driver.create_publisher(JointState, 'joint_states', 10)
+        self.driver.create_subscription(JointTrajectory, 'cmd', self.commands.append, 10)
+        self.driver.create_timer(RATE_S, self._publish)
+        self._js = JointState
+        self.node = Node('commander', context=ctx)
+        self.commander = ArmCommander(self.node, JOINTS, command_topic='cmd',
+                                      settings=settings, **kw)
+        self.executor = MultiThreadedExecutor(context=ctx)
+        self.executor.add_node(self.driver)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def _publish(self):
+        if self.publishing:
+            msg = self._js(name=list(JOINTS), position=self.q.tolist(), velocity=[0.0, 0.0],
+                           effort=[1.0, 2.0])
+            msg.header.stamp = self.driver.get_clock().now().to_msg()
+            self.pub.publish(msg)
+
+    def close(self):
+        self.commander.cancel()
+        self.executor.shutdown()
+        self.driver.destroy_node()
+        self.node.destroy_node()
+
+
+@pytest.fixture
+def rig_factory(rclpy_context):
+    rigs = []
+
+    def make(**kw):
+        rigs.append(Rig(rclpy_context, **kw))
+        return rigs[-1]
+    yield make
+    for r in rigs:
+        r.close()
+
+
+def test_waits_follow_the_joint_states(rig_factory):
+    rig = rig_factory()
+    c = rig.commander
+    first = c.wait_for_state(10.0)
+    assert np.allclose(first.q, [0.1, -0.2]) and np.allclose(first.effort, [1.0, 2.0])
+    t = first.stamp_ns + 50_000_000
+    got = c.wait_until_stamp(t)
+    assert got.stamp_ns >= t and c.latest().stamp_ns >= t
+    c.wait_for_subscriber(10.0)
+    before = c.latest().stamp_ns
+    c.sleep(0.05)
+    assert c.latest().stamp_ns >= before + 50_000_000
+    t_end = c.time_ref_ns() + 30_000_000
+    c.wait_until_time(t_end)
+    assert c.time_ref_ns() >= t_end
+
+
+def test_cancel_and_fail_wake_a_waiter_at_once(rig_factory):
+    rig = rig_factory(driver_timeout_s=None)
+    c = rig.commander
+    c.wait_for_state(10.0)
+    for trigger, expected in ((c.cancel, Cancelled), (lambda: c.fail(KeyError('x')), KeyError)):
+        c.reset()
+        threading.Timer(0.2, trigger).start()
+        t0 = time.monotonic()
+        with pytest.raises(expected):
+            c.wait_for(lambda: None)           # never ready, no timeout: only the event ends it
+        assert time.monotonic() - t0 < 2.0
+    c.reset()
+    assert c.wait_for(lambda: None, timeout_s=0.1) is None
+
+
+def test_silent_and_missing_driver_are_clear_errors(rig_factory):
+    rig = rig_factory(driver_timeout_s=0.3)
+    c = rig.commander
+    c.wait_for_state(10.0)
+    rig.publishing = False
+    t0 = time.monotonic()
+    with pytest.raises(DriverError, match='the driver stopped publishing on joint_states') as e:
+        c.wait_for(lambda: None)
+    assert e.value.kind == 'driver_silent' and time.monotonic() - t0 < 3.0
+
+
+def test_no_driver(rclpy_context):
+    from rclpy.node import Node
+
+    node = Node('lonely', context=rclpy_context)
+    c = ArmCommander(node, JOINTS, joint_states_topic='nobody_publishes')
+    with pytest.raises(DriverError, match='no joint state from the driver on /nobody_publishes '
+                                          'within 0.3 s') as e:
+        c.wait_for_state(0.3)
+    assert e.value.kind == 'no_driver'
+    with pytest.raises(DriverError, match='nothing subscribes to the command topic'):
+        c.wait_for_subscriber(0.2, ' (hint)')
+    node.destroy_node()
+
+
+def _wait_commands(rig, n, timeout_s=10.0):
+    t_end = time.monotonic() + timeout_s
+    while len(rig.commands) < n and time.monotonic() < t_end:
+        time.sleep(0.01)
+    assert len(rig.commands) >= n
+
+
+def test_sent_trajectory_is_the_sampled_motion(rig_factory):
+    rig = rig_factory(settings=CommandSettings(lead_s=0.5, point_period_s=0.1))
+    c = rig.commander
+    c.wait_for_state(10.0)
+    c.wait_for_subscriber(10.0)
+    move = rec.QuinticMove([0.1, -0.2], [0.5, 0.3], 1.0)
+    start = c.send_motion(move)
+    assert start >= c.latest().stamp_ns + 400_000_000
+    _wait_commands(rig, 1)
+    msg = rig.commands[0]
+    assert stamp_ns(msg.header.stamp) == start and msg.joint_names == list(JOINTS)
+    times = [stamp_ns(p.time_from_start) * 1e-9 for p in msg.points]
+    assert times == pytest.approx(np.arange(1, 11) * 0.1)        # no point at t = 0
+    for t, p in zip(times, msg.points):
+        q, qd, _ = move.evaluate(t)
+        assert np.allclose(p.positions, q) and np.allclose(p.velocities, qd)
+    # the director sends the start point too
+    rig.commander.settings = CommandSettings(point_period_s=0.1, send_start_point=True)
+    c.send_motion(move, start)
+    _wait_commands(rig, 2)
+    assert stamp_ns(rig.commands[1].points[0].time_from_start) == 0
+    # hold: one point at the measured position, clipped to the limits
+    c.position_limits = (np.array([0.2, -1.0]), np.array([1.0, 1.0]))
+    c.hold_position()
+    _wait_commands(rig, 3)
+    hold = rig.commands[2]
+    assert len(hold.points) == 1 and stamp_ns(hold.header.stamp) == 0
+    assert stamp_ns(hold.points[0].time_from_start) == int(HOLD_TIME_S * 1e9)
+    assert np.allclose(hold.points[0].positions, [0.2, -0.2])
+
+
+def test_streamed_motion_is_sent_in_chunks_on_receipt(rig_factory):
+    rig = rig_factory(settings=CommandSettings(interface='trajectory_stream', lead_s=0.1,
+                                               point_period_s=0.05, chunk_s=0.2))
+    c = rig.commander
+    c.wait_for_state(10.0)
+    c.wait_for_subscriber(10.0)
+    move = rec.QuinticMove([0.1, -0.2], [0.2, -0.1], 0.6)
+    start = c.send_motion(move)                  # blocks until the last chunk is sent
+    assert c.time_ref_ns() >= start + 300_000_000
+    _wait_commands(rig, 3)
+    assert len(rig.commands) == 3
+    assert all(stamp_ns(m.header.stamp) == 0 for m in rig.commands)
+
+
+def test_passive_commander_never_commands(rig_factory):
+    rig = rig_factory(passive=True)
+    c = rig.commander
+    c.wait_for_state(10.0)
+    c.hold_position()
+    with pytest.raises(Exception, match='passive'):
+        c.send_motion(rec.QuinticMove([0, 0], [0, 0], 1.0))
+    time.sleep(0.2)
+    assert rig.commands == []
+
+
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.integration
+def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, tmp_path):
+    """A short ForceScript against youbot_sim: the arm reaches the move target, the excitation
+    is played, the force is applied and the phases, tares and true wrench are logged."""
+    from rclpy.node import Node
+    from std_srvs.srv import Trigger
+
+    from robot_id_ros.demo.director import Action, Director, ForceScript
+    from robot_id_ros.model.robot import youbot_model
+    from ros_helpers import isolated_env
+
+    robot = youbot_model()
+    sim = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim',
+                            '--ros-args', '-p', 'real_time_factor:=1.0',
+                            '-p', 'start_time_sec:=1000.0'],
+                           env=isolated_env(ros_domain_id), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.STDOUT)
+    estimator = Node('wrench_estimator', context=rclpy_context)   # tare services only
+    tares = []
+    for name in ('tare', 'clear_tare'):
+        estimator.create_service(Trigger, f'~/{name}',
+                                 lambda req, resp, n=name: tares.append(n) or resp)
+    from rclpy.executors import SingleThreadedExecutor
+    ex = SingleThreadedExecutor(context=rclpy_context)
+    ex.add_node(estimator)
+    threading.Thread(target=ex.spin, daemon=True).start()
+    q_target = np.array([2.9, 1.0, -2.4, 1.7, 2.9])
+    traj = rec.FourierTrajectory(tuple(robot.joint_names), 2.0, np.zeros((5, 1)),
+                                 np.zeros((5, 1)), q_target)
+    script = ForceScript([Action('move', 1.0, q_target), Action('wait', 0.3), Action('tare'),
+                          Action('phase_start', value=('rest', 'rest')),
+                          Action('force', 0.5, np.array([0.0, 0.0, 5.0])),
+                          Action('clear', 0.3), Action('phase_end'),
+                          Action('trajectory', 0.0, (traj, 1.0)), Action('wait', 1.0),
+                          Action('clear_tare')])
+    try:
+        with Director(ros_domain_id, robot, 'youbot_sim', progress=None) as director:
+            log = director.play(script, 4.0)
+            q = director.commander.latest().q
+    finally:
+        sim.send_signal(signal.SIGINT)
+        sim.wait(timeout=10)
+        ex.shutdown()
+        estimator.destroy_node()
+    assert np.max(np.abs(q - q_target)) < 0.05
+    assert tares == ['tare', 'clear_tare'] and [e[1] for e in log.tare_events] == ['tare', 'clear']
+    (phase,) = log.phases
+    # force 0.5 s + clear 0.3 s of sim time, and the service calls' wall time at 4x real time
+    assert phase.kind == 'rest' and 0.8 <= phase.t1_s - phase.t0_s < 1.6
+    forces = np.array(log.true_force_n)
+    t = np.array(log.true_t_s)
+    applied = np.all(np.abs(forces - [0.0, 0.0, 5.0]) < 1e-6, axis=1)
+    assert applied.any() and np.all((t[applied] >= phase.t0_s) & (t[applied] <= phase.t1_s))
