@@ -17,20 +17,22 @@ from robot_id_ros.errors import RobotIdError, one_line
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_CANCELLED = 0, 1, 2, 3
 
 
-def run_node(factory, name: str, args=None, executor=None) -> int:
+def run_node(factory, name: str, args=None, executor_factory=None) -> int:
     """Run the node ``factory()`` until shutdown and return the exit code (see the module doc).
 
-    ``executor``: an executor instance to spin with (default: rclpy's single-threaded one). A
+    ``executor_factory``: makes the executor to spin with, called after ``rclpy.init`` (e.g.
+    ``lambda: MultiThreadedExecutor(num_threads=2)``; default: rclpy's single-threaded one). A
     node may define ``stop()``, called before ``destroy_node`` to end its own threads.
     """
     rclpy.init(args=args)
-    node = None
+    node = executor = None
     code = EXIT_OK
     try:
         node = factory()
-        if executor is None:
+        if executor_factory is None:
             rclpy.spin(node)
         else:
+            executor = executor_factory()
             executor.add_node(node)
             executor.spin()
     except (RobotIdError, ParameterException, OSError) as exc:

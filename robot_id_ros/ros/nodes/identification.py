@@ -55,26 +55,6 @@ def latest_recordings(folder):
     return {k: [v[1]] for k, v in best.items()}
 
 
-class _Executor:
-    """``run_node`` takes an executor instance, but rclpy builds one only after ``rclpy.init``
-    (which ``run_node`` calls): this stand-in builds the MultiThreadedExecutor when the node is
-    added."""
-
-    def __init__(self, num_threads):
-        self.num_threads, self.executor = num_threads, None
-
-    def add_node(self, node):
-        self.executor = MultiThreadedExecutor(num_threads=self.num_threads)
-        self.executor.add_node(node)
-
-    def spin(self):
-        self.executor.spin()
-
-    def shutdown(self):
-        if self.executor is not None:
-            self.executor.shutdown()
-
-
 class IdentificationNode(Node):
     """Identification on request: ``~/identify`` fits the bags and writes the model file."""
 
@@ -140,7 +120,8 @@ class IdentificationNode(Node):
 
 
 def main(args=None):
-    return run_node(IdentificationNode, 'identification', args, executor=_Executor(2))
+    return run_node(IdentificationNode, 'identification', args,
+                    executor_factory=lambda: MultiThreadedExecutor(num_threads=2))
 
 
 if __name__ == '__main__':
