@@ -2,7 +2,9 @@
 
 A recording is a bag directory (``metadata.yaml`` + storage files), or a single ``.mcap`` or
 ``.db3`` file, holding ``sensor_msgs/msg/JointState``. Times: ``stamp_ns`` is each message's
-``header.stamp`` (the bag receive time where the stamp is zero).
+``header.stamp`` (the bag receive time where the stamp is zero). A recorder's bag folder lists
+either its committed parts (an interrupted recording) or the one file they were merged into
+(``robot_id_ros.io.parted_bag``); the readers here read both alike.
 """
 from __future__ import annotations
 
@@ -327,3 +329,25 @@ def read_messages(path, topic):
                 for c, t, raw in reader.messages(connections=conns)]
     finally:
         reader.close()
+
+
+def count_messages(path):
+    """Messages per topic of a bag, counted by reading every message (not from its metadata).
+
+    Args:
+        path: a bag directory, or a single ``.mcap`` / ``.db3`` file.
+
+    Returns:
+        dict: topic -> number of messages (topics without a message included, with 0).
+
+    Raises:
+        BagError: no such bag, or a bag that cannot be opened.
+    """
+    reader = _open_reader(path)
+    try:
+        counts = {c.topic: 0 for c in reader.connections}
+        for c, _t, _raw in reader.messages():
+            counts[c.topic] += 1
+    finally:
+        reader.close()
+    return counts

@@ -3,25 +3,58 @@
 Each ``commit()`` closes the current MCAP part and atomically rewrites ``metadata.yaml`` to list
 every completed part, so a recorder killed with SIGKILL leaves a bag that
 ``robot_id_ros.io.bags.read_joint_states`` reads (holding every committed part), and
-``resume=True`` continues it.
+``resume=True`` continues it. ``finalize()`` (or ``finalize_bag(path)`` after a crash) merges the
+parts of a finished recording into one MCAP file ``<name>/<name>.mcap``, crash-safely.
 """
 from __future__ import annotations
 
+import heapq
 import os
 import shutil
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 import yaml
 
 from robot_id_ros.errors import OperationError
-from robot_id_ros.io.bags import BAG_FORMAT_VERSION, typestore
-from robot_id_ros.io.files import atomic_write_text
+from robot_id_ros.io.bags import BAG_FORMAT_VERSION, count_messages, typestore
+from robot_id_ros.io.files import atomic_write_text, fsync_dir
 
 PART_DIR_PREFIX = '.part_'        # hidden folder of the part in progress (readers never see it)
+MERGE_DIR = '.merge'              # hidden folder of a merge in progress (readers never see it)
 
 
 class RecordingError(OperationError):
     """A recording that cannot go on; the message says what happened and where the data is."""
+
+
+@dataclass
+class MergeResult:
+    """What ``PartedBagWriter.finalize`` did.
+
+    Attributes:
+        path: the bag's one storage file ``<bag>/<name>.mcap`` (None: the bag holds no message).
+        message_count: messages in the bag.
+        topic_counts: topic -> messages, counted by reading the merged file back.
+        parts_merged: parts merged by this call (0: the bag was one file already).
+    """
+
+    path: Path | None
+    message_count: int = 0
+    topic_counts: dict = field(default_factory=dict)
+    parts_merged: int = 0
+
+
+def _part_number(file_name, bag_name):
+    """The part number k of a part file ``<bag_name>_<k>.mcap``; None for another file (the merged
+    ``<bag_name>.mcap``)."""
+    head, tail = f'{bag_name}_', '.mcap'
+    if not (file_name.startswith(head) and file_name.endswith(tail)):
+        return None
+    k = file_name[len(head):-len(tail)]
+    return int(k) if k.isdigit() else None
 
 
 class PartedBagWriter:
@@ -34,7 +67,8 @@ class PartedBagWriter:
     the part in progress lives in a hidden ``.part_<k>`` folder that readers never see.
 
     resume=True continues an existing bag (new parts after the committed ones; leftovers of an
-    interrupted part are deleted). Errors (unwritable folder, full disk) raise ``RecordingError``
+    interrupted part or merge are deleted). ``finalize()`` ends a recording: the parts become one
+    file ``<name>.mcap`` that Foxglove or PlotJuggler open in one go. Errors (unwritable folder, full disk) raise ``RecordingError``
     naming the path and what is already safe.
 
     Args:
@@ -83,11 +117,15 @@ class PartedBagWriter:
         meta = self.path / 'metadata.yaml'
         if meta.is_file():
             self._load(meta)
-        for leftover in self.path.glob(f'{PART_DIR_PREFIX}*'):
+        for leftover in [*self.path.glob(f'{PART_DIR_PREFIX}*'), self.path / MERGE_DIR]:
             shutil.rmtree(leftover, ignore_errors=True)
         listed = {p['path'] for p in self.parts}
-        for f in self.path.glob(f'{self.name}_*.mcap'):
-            if f.name not in listed:  # moved in but not yet listed when the recorder died
+        merged = self.path / self.merged_name
+        for f in [*self.path.glob(f'{self.name}_*.mcap'), merged]:
+            # a part moved in but not yet listed when the recorder died; a merged file (or the
+            # part-named link to one) whose listing a crash during finalize() prevented: the
+            # listed files hold all of their messages
+            if f.name not in listed and f.is_file():
                 f.unlink()
 
     def _load(self, meta):
@@ -101,13 +139,19 @@ class PartedBagWriter:
             self.topics[t['topic_metadata']['name']] = t
         self.messages_written = int(info.get('message_count', 0))
         # next part numbers continue after the highest committed one
-        nums = [int(p['path'].rsplit('_', 1)[1].split('.')[0]) for p in self.parts]
+        nums = [_part_number(p['path'], self.name) for p in self.parts]
+        nums = [k for k in nums if k is not None]
         self._next_index = max(nums) + 1 if nums else 0
 
     @property
     def committed_parts(self):
         """Number of parts the bag lists (readable whatever happens next)."""
         return len(self.parts)
+
+    @property
+    def merged_name(self):
+        """File name of the bag once ``finalize`` merged it: ``<name>.mcap``."""
+        return f'{self.name}.mcap'
 
     def _open_part(self):
         from rosbags.rosbag2 import StoragePlugin, Writer
@@ -202,8 +246,7 @@ class PartedBagWriter:
         info = yaml.safe_load((self._part_dir / 'metadata.yaml').read_text())
         info = info['rosbag2_bagfile_information']
         src = self._part_dir / f'{self._part_dir.name}.mcap'
-        with open(src, 'rb+') as f:
-            os.fsync(f.fileno())
+        _fsync_file(src)
         os.replace(src, final)
         entry = dict(info['files'][0])
         entry['path'] = final.name
@@ -247,3 +290,206 @@ class PartedBagWriter:
             The number of messages committed.
         """
         return self.commit()
+
+    # merging a finished recording into one file --------------------------------------------
+    def finalize(self):
+        """Commit the part in progress and merge every part into one MCAP file.
+
+        The bag becomes ``<path>/<name>.mcap`` + ``metadata.yaml`` (rosbag2 version
+        ``BAG_FORMAT_VERSION``), every message in bag-time order (see ``merge_mcap_files``).
+        Crash safe: the merged file is written in a hidden ``.merge`` folder, read back and its
+        message count per topic checked against the listed parts, moved in, then listed in
+        ``metadata.yaml`` (the atomic switch); only then are the parts deleted. A crash at any
+        point leaves a readable bag (the parts, or the merged file); ``finalize_bag(path)`` or a
+        resume then finish the merge. Calling it again on a merged bag does nothing; writing after
+        it starts new parts that the next ``finalize`` merges with the merged file.
+
+        Returns:
+            MergeResult: the merged file and its message counts.
+
+        Raises:
+            RecordingError: the part in progress cannot be committed, or the merge fails (full
+                disk, unreadable part, count mismatch); the parts are then intact and readable.
+        """
+        self.commit()
+        merged = self.path / self.merged_name
+        listed = [p['path'] for p in self.parts]
+        counts = {t: int(v['message_count']) for t, v in self.topics.items()}
+        if not listed:
+            return MergeResult(None)
+        if listed == [merged.name]:
+            return MergeResult(merged, self.messages_written, counts, 0)
+        if merged.name in listed:        # resumed after an earlier finalize
+            self._relabel_merged()
+        tmp_root = self.path / MERGE_DIR
+        try:
+            info, read_back = self._write_merged(tmp_root, counts)
+            src = tmp_root / self.name / merged.name
+            _fsync_file(src)
+            os.replace(src, merged)
+            fsync_dir(self.path)
+        except Exception as exc:  # noqa: BLE001 - OSError, rosbags errors, count mismatch
+            shutil.rmtree(tmp_root, ignore_errors=True)
+            raise self._merge_error(exc) from exc
+        entry = dict(info['files'][0], path=merged.name)
+        topics = {t['topic_metadata']['name']: t for t in info['topics_with_message_count']}
+        try:
+            self._write_metadata([entry], topics, info)   # the switch to the merged file
+        except Exception as exc:  # noqa: BLE001
+            merged.unlink(missing_ok=True)
+            shutil.rmtree(tmp_root, ignore_errors=True)
+            raise self._merge_error(exc) from exc
+        old, self.parts, self.topics = self.parts, [entry], topics
+        for p in old:
+            (self.path / p['path']).unlink(missing_ok=True)
+        shutil.rmtree(tmp_root, ignore_errors=True)
+        return MergeResult(merged, self.messages_written, read_back, len(old))
+
+    def _write_merged(self, tmp_root, expected):
+        """Merge the listed parts into ``tmp_root/<name>/<name>.mcap`` and check it.
+
+        Args:
+            tmp_root: the hidden merge folder (replaced).
+            expected: topic -> message count the bag's metadata lists.
+
+        Returns:
+            (the merged bag's metadata 'rosbag2_bagfile_information', topic -> messages read
+            back from the merged file).
+        """
+        shutil.rmtree(tmp_root, ignore_errors=True)
+        tmp_root.mkdir()
+        out = tmp_root / self.name
+        written = merge_mcap_files([self.path / p['path'] for p in self.parts], out)
+        read_back = count_messages(out / self.merged_name)
+        for what, counts in (('written', written), ('read back', read_back)):
+            if counts != expected:
+                raise RecordingError(f'merged file {what} holds {counts} messages per topic, the '
+                                     f'parts list {expected}')
+        info = yaml.safe_load((out / 'metadata.yaml').read_text())
+        return info['rosbag2_bagfile_information'], read_back
+
+    def _relabel_merged(self):
+        """Give the merged file of an earlier ``finalize`` a part name, so that the next merge can
+        write ``<name>.mcap`` again. Every step leaves a readable bag: a hard link (a copy where
+        links are not supported) under the part name, the listing switched to it, the old name
+        removed (a crash leaves an unlisted name, which a resume deletes)."""
+        old = self.path / self.merged_name
+        new = self.path / f'{self.name}_{self._next_index:05d}.mcap'
+        self._next_index += 1
+        try:
+            new.unlink(missing_ok=True)
+            try:
+                os.link(old, new)
+            except OSError:
+                shutil.copyfile(old, new)
+                _fsync_file(new)
+            parts = [dict(p, path=new.name) if p['path'] == old.name else p for p in self.parts]
+            self._write_metadata(parts, self.topics, {})
+            self.parts = parts
+            old.unlink()
+        except Exception as exc:  # noqa: BLE001
+            raise self._merge_error(exc) from exc
+
+    def _merge_error(self, exc):
+        detail = getattr(exc, 'strerror', None) or str(exc)
+        return RecordingError(f'cannot merge the parts of {self.path}: {detail}; its '
+                              f'{len(self.parts)} part(s) ({self.messages_written} messages) are '
+                              'intact and readable; run finalize_bag on it again to merge them')
+
+
+def _fsync_file(path):
+    """Flush a file's data to disk (before it is renamed into a bag)."""
+    with open(path, 'rb+') as f:
+        os.fsync(f.fileno())
+
+
+def merge_mcap_files(files, out):
+    """Write the messages of rosbag2 MCAP storage files into a new bag, in bag-time order.
+
+    Streams with bounded memory: files whose time spans do not overlap (the parts of a recording)
+    are copied one after the other; only files that overlap in time are open together, merged
+    with a heap (ties: the earlier-starting file first, then the order of ``files``). Topics keep
+    the type, message definition, type hash, serialization format and QoS of the first file that
+    has them.
+
+    Args:
+        files: the ``.mcap`` files.
+        out: the new bag folder (must not exist); it gets ``<out name>.mcap`` + metadata.yaml.
+
+    Returns:
+        dict: topic -> messages written.
+    """
+    from rosbags.rosbag2 import Reader, StoragePlugin, Writer
+
+    writer = Writer(out, version=BAG_FORMAT_VERSION, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    targets, counts = {}, {}
+    try:
+        for group in _overlapping_groups(files):
+            with ExitStack() as stack:
+                readers = [stack.enter_context(Reader(f)) for f in group]
+                for c in (c for r in readers for c in r.connections):
+                    if (c.topic, c.msgtype) not in targets:
+                        targets[(c.topic, c.msgtype)] = _copy_connection(writer, c)
+                        counts.setdefault(c.topic, 0)
+                streams = [((t, targets[(c.topic, c.msgtype)], raw) for c, t, raw in r.messages())
+                           for r in readers]
+                for t, conn, raw in heapq.merge(*streams, key=itemgetter(0)):
+                    writer.write(conn, t, raw)
+                    counts[conn.topic] += 1
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    return counts
+
+
+def _overlapping_groups(files):
+    """``files`` in order of their first message, in groups that overlap in time (a file joins
+    the group when it starts before every message of the group has passed)."""
+    from rosbags.rosbag2 import Reader
+
+    spans = []
+    for k, f in enumerate(files):
+        with Reader(f) as r:
+            spans.append((r.start_time, k, r.end_time, f))  # end_time: after the last message
+    groups, group_end = [], None
+    for start, _k, end, f in sorted(spans, key=itemgetter(0, 1)):
+        if group_end is None or start >= group_end:
+            groups.append([])
+            group_end = end
+        groups[-1].append(f)
+        group_end = max(group_end, end)
+    return groups
+
+
+def _copy_connection(writer, c):
+    """A connection of ``writer`` like the read connection ``c`` (same definition and QoS)."""
+    ext = c.ext
+    kw = {'serialization_format': getattr(ext, 'serialization_format', 'cdr'),
+          'offered_qos_profiles': getattr(ext, 'offered_qos_profiles', ())}
+    if c.digest and c.msgdef.data:
+        return writer.add_connection(c.topic, c.msgtype, msgdef=c.msgdef.data, rihs01=c.digest,
+                                     **kw)
+    return writer.add_connection(c.topic, c.msgtype, typestore=typestore(), **kw)
+
+
+def finalize_bag(path):
+    """Merge the parts of a recording into one file, after a crash or when nothing else will.
+
+    Deletes the leftovers of an interrupted part or merge (as ``resume=True`` does) and runs
+    ``PartedBagWriter.finalize``. A bag that is one file already is left as it is.
+
+    Args:
+        path: the bag folder a ``PartedBagWriter`` wrote.
+
+    Returns:
+        MergeResult: the merged file and its message counts.
+
+    Raises:
+        RecordingError: ``path`` is not a bag folder, or the merge fails (the parts stay intact).
+    """
+    path = Path(path)
+    if not (path / 'metadata.yaml').is_file():
+        raise RecordingError(f'{path} is not a bag folder with metadata.yaml; nothing to merge')
+    return PartedBagWriter(path, resume=True).finalize()
