@@ -30,6 +30,7 @@ import numpy as np
 from robot_id_ros import record as rec
 from robot_id_ros.io.bags import sidecar_path, typestore
 from robot_id_ros.io.files import to_plain
+from robot_id_ros.io.parted_bag import finalize_bag
 from robot_id_ros.io.sidecar import SidecarError, read_sidecar, write_sidecar
 
 RUNNING, FINISHED, CANCELLED, FAILED = 'running', 'finished', 'cancelled', 'failed'
@@ -153,6 +154,7 @@ class RecordingSession:
             raise rec.RecordingError(f'cannot resume {path}: it is a {old.get("kind")!r} '
                                      f'recording, this is {self.kind!r}; choose a new output_path')
         if old.get('complete'):
+            finalize_bag(path)  # finish a merge a crash interrupted (nothing when it is one file)
             raise rec.RecordingError(f'{path} is a complete recording already; choose a new '
                                      'output_path')
         if list(old.get('joint_names') or []) != self.joint_names:
@@ -249,6 +251,21 @@ class RecordingSession:
         self.save()
 
     # ------------------------------------------------------------------ the end
+    def _merge_parts(self, writer) -> None:
+        """Merge a finished recording's parts into one bag (crash safe, see
+        ``PartedBagWriter.finalize``); a merge that fails leaves the parts, which stay a valid bag,
+        and is noted in the sidecar's ``info.merge_error``, not as a failed recording."""
+        try:
+            result = writer.finalize()
+        except rec.RecordingError as exc:
+            self.info['merge_error'] = str(exc)
+            if self.log is not None:
+                self.log(f'the parts were not merged into one bag (they stay readable): {exc}')
+            return
+        self.info.pop('merge_error', None)
+        if result.path is not None:       # None: nothing was recorded
+            self.info['bag_file'] = Path(result.path).name
+
     def finish(self, status: str, error: BaseException | None = None, add_info=None):
         """Commit what is left, close the bag and write the final status into the sidecar.
 
@@ -270,7 +287,9 @@ class RecordingSession:
                     msg = msg or str(exc)
                     status = FAILED
                 with self._lock:
-                    self._writer = None
+                    writer, self._writer = self._writer, None
+                if status == FINISHED:
+                    self._merge_parts(writer)
             if self.sidecar is not None:
                 info = self.info
                 info['status'] = status

@@ -195,3 +195,29 @@ def test_progress_lines():
     p.report(force=True)
     assert len(lines) == 2 and lines[1].startswith('pose 3 of 4 (2 of 4 done), elapsed 0 s')
     assert eta_text(10.0, 2, 3) == '15 s' and eta_text(10.0, 0, 3) == 'unknown'
+
+
+def test_a_finished_recording_is_one_bag_file_and_a_cancelled_one_stays_parted(tmp_path):
+    ts = typestore()
+    s = _session(tmp_path / 'run')
+    s.open()
+    for chunk in (range(0, 10), range(10, 20), range(20, 30)):
+        _write(s, ts, chunk)
+        s.commit()
+    _write(s, ts, range(30, 35))           # an uncommitted tail
+    assert len(list((tmp_path / 'run').glob('*.mcap'))) >= 3
+    assert s.finish(FINISHED) == (FINISHED, '')
+    files = sorted(p.name for p in (tmp_path / 'run').glob('*.mcap'))
+    assert files == ['run.mcap']
+    assert len(read_joint_states(tmp_path / 'run', JOINTS)) == 35
+    info = read_sidecar(sidecar_path(tmp_path / 'run'))['info']
+    assert info['bag_file'] == 'run.mcap' and 'merge_error' not in info
+
+    c = _session(tmp_path / 'cancelled')
+    c.open()
+    _write(c, ts, range(10))
+    c.commit()
+    _write(c, ts, range(10, 20))
+    c.commit()
+    assert c.finish(CANCELLED)[0] == CANCELLED
+    assert len(list((tmp_path / 'cancelled').glob('*.mcap'))) == 2   # resumable as it is
