@@ -35,7 +35,7 @@ setup(
             'ros-std-srvs', 'ros-trajectory-msgs', 'ros-diagnostic-msgs', 'ros-rosgraph-msgs',
             'pin', 'cvxpy',
         ],
-        'test': ['pytest', 'example-robot-data', 'colcon-common-extensions'],
+        'test': ['pytest', 'example-robot-data', 'colcon-common-extensions', 'flake8', 'pydocstyle'],
     },
     zip_safe=True,
     maintainer='robot_id_ros maintainers',

@@ -59,6 +59,7 @@ _SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'core/test_real_data.py')
 def pytest_configure(config):
     config.addinivalue_line('markers', 'integration: starts ROS nodes over real DDS or builds the package')
     config.addinivalue_line('markers', 'slow: takes minutes (the demo, benchmarks, real-data fits)')
+    config.addinivalue_line('markers', 'lint: flake8, pep257, copyright and xml checks')
 
 
 def pytest_collection_modifyitems(config, items):
