@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """ament_python package robot_id_ros: colcon build in a ROS 2 workspace, or pip install standalone."""
 from glob import glob
 
@@ -31,16 +33,26 @@ setup(
     extras_require={
         # no ROS installation at all: ROS 2 client library and messages from PyPI wheels
         'standalone': [
-            'ros-rclpy[fastrtps]', 'ros-sensor-msgs', 'ros-geometry-msgs', 'ros-std-msgs',
-            'ros-std-srvs', 'ros-trajectory-msgs', 'ros-diagnostic-msgs', 'ros-rosgraph-msgs',
-            'pin', 'cvxpy',
+            'ros-rclpy[fastrtps]',
+            'ros-sensor-msgs',
+            'ros-geometry-msgs',
+            'ros-std-msgs',
+            'ros-std-srvs',
+            'ros-trajectory-msgs',
+            'ros-diagnostic-msgs',
+            'ros-rosgraph-msgs',
+            'pin',
+            'cvxpy',
         ],
-        'test': ['pytest', 'example-robot-data', 'colcon-common-extensions', 'flake8', 'pydocstyle'],
+        'test': [
+            'pytest', 'example-robot-data', 'colcon-common-extensions', 'flake8', 'pydocstyle'
+        ],
     },
     zip_safe=True,
     maintainer='robot_id_ros maintainers',
     maintainer_email='maintainers@robot-id-ros.invalid',
-    description='Sensorless force estimation for robot arms by dynamic identification (KUKA youBot and any URDF arm).',
+    description=
+    'Sensorless force estimation for robot arms by dynamic identification (KUKA youBot and any URDF arm).',
     license='Apache-2.0',
     tests_require=['pytest'],
     entry_points={'console_scripts': [f'{name} = {target}' for name, target in NODES.items()]},

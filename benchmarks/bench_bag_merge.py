@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Time and peak memory of merging a parted recording into one bag (PartedBagWriter.finalize).
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_bag_merge.py [--seconds 60] [--rate 1000]

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Cost of the estimation core per sample, as a ratio to Pinocchio's RNEA + frame Jacobian.
 
 Same machine, same run, same samples (youBot, 200 Hz excitation-like motion with a known force):
@@ -42,7 +44,8 @@ BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 
 def data(model, n, rate=200.0):
     t = np.arange(n) / rate
-    amp, w = np.array([0.25, 0.2, 0.2, 0.2, 0.3]), 2 * np.pi * np.array([0.3, 0.4, 0.5, 0.35, 0.45])
+    amp, w = np.array([0.25, 0.2, 0.2, 0.2,
+                       0.3]), 2 * np.pi * np.array([0.3, 0.4, 0.5, 0.35, 0.45])
     Q = BENT + amp * np.sin(w * t[:, None])
     QD = amp * w * np.cos(w * t[:, None])
     QDD = -amp * w ** 2 * np.sin(w * t[:, None])
@@ -63,11 +66,13 @@ def best_of(fn, repeats=3):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--samples', type=int, default=20000)
     ap.add_argument('--method', default='momentum', choices=('momentum', 'direct'))
     a = ap.parse_args()
-    fr = FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2, 0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
+    fr = FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2,
+                                       0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
                        viscous_nm_s_rad=[0.5, 0.4, 0.3, 0.1, 0.05], offset_nm=0.0)
     model = nominal_model(youbot_model(), fr)
     model.residual_std_nm = np.full(5, 0.05)
@@ -103,7 +108,10 @@ def main():
 
     t_ref = best_of(reference, 5) / n
     t_floor = best_of(floor, 5) / n
-    t_upd = {name: best_of(functools.partial(per_sample, cfg), 2) / n for name, cfg in configs.items()}
+    t_upd = {
+        name: best_of(functools.partial(per_sample, cfg), 2) / n
+        for name, cfg in configs.items()
+    }
     t_bat = {name: best_of(functools.partial(batch, cfg), 7) / n for name, cfg in configs.items()}
     # offline end to end through the command
     from robot_id_ros.cli import estimate
@@ -117,8 +125,12 @@ def main():
                 bw.write('/joint_states', S[k], bw.joint_state(S[k], names, Q[k], QD[k], E[k]))
         p = _ap.ArgumentParser()
         estimate.add_parser(p.add_subparsers())
-        args = p.parse_args(['estimate', '--model', str(tmp / 'model.yaml'), '--data', str(tmp / 'in.mcap'),
-                             '--out', str(tmp / 'out'), '--method', a.method])
+        args = p.parse_args([
+            'estimate', '--model',
+            str(tmp / 'model.yaml'), '--data',
+            str(tmp / 'in.mcap'), '--out',
+            str(tmp / 'out'), '--method', a.method
+        ])
         import contextlib
         import io
         buf = io.StringIO()
@@ -127,18 +139,22 @@ def main():
             rc = estimate.run(args)
         t_off = time.perf_counter() - t0
         assert rc == 0, buf.getvalue()
-    print(f'youBot, {n} samples, method {a.method}, numpy {np.__version__}, pinocchio {pin.__version__}')
+    print(
+        f'youBot, {n} samples, method {a.method}, numpy {np.__version__}, pinocchio {pin.__version__}'
+    )
     print(f'reference  RNEA + frame Jacobian   {t_ref * 1e6:8.2f} us/sample')
-    print(f'floor      Python per-sample floor {t_floor * 1e6:8.2f} us/sample   ratio {t_floor / t_ref:6.1f}x   '
-          '(update\'s Pinocchio calls alone)')
+    print(
+        f'floor      Python per-sample floor {t_floor * 1e6:8.2f} us/sample   ratio {t_floor / t_ref:6.1f}x   '
+        '(update\'s Pinocchio calls alone)')
     for name in configs:
         print(f'update     {name:8s} (node path)   {t_upd[name] * 1e6:8.2f} us/sample   ratio '
               f'{t_upd[name] / t_ref:6.1f}x')
     for name in configs:
         print(f'process    {name:8s} (batch)       {t_bat[name] * 1e6:8.2f} us/sample   ratio '
               f'{t_bat[name] / t_ref:6.1f}x   {1 / t_bat[name]:,.0f} samples/s')
-    print(f'offline    default, robot-id estimate, read+estimate+write bag: {n / t_off:,.0f} samples/s '
-          f'({t_off:.2f} s)')
+    print(
+        f'offline    default, robot-id estimate, read+estimate+write bag: {n / t_off:,.0f} samples/s '
+        f'({t_off:.2f} s)')
     print('  ' + buf.getvalue().strip().splitlines()[-1] if buf.getvalue().strip() else '')
     print('reproduce: .venv/bin/python benchmarks/bench_estimator_cost.py '
           f'--samples {n} --method {a.method}')

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Latency of the wrench_estimator node fed at 1 kHz over loopback DDS by a separate process.
 
 The node runs in a subprocess (python -m robot_id_ros.ros.nodes.wrench_estimator); this process
@@ -38,13 +40,17 @@ BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seconds', type=float, default=60.0)
     ap.add_argument('--rate', type=float, default=1000.0)
-    ap.add_argument('--youbot-settings', action='store_true',
-                    help="the estimator settings of config/wrench_estimator.yaml (the demo's), not the core defaults")
+    ap.add_argument(
+        '--youbot-settings', action='store_true', help=
+        "the estimator settings of config/wrench_estimator.yaml (the demo's), not the core defaults"
+    )
     a = ap.parse_args()
-    fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5, viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
+    fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5,
+                       viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
     model = nominal_model(youbot_model(), fr)
     model.residual_std_nm = np.full(5, 0.05)
     settings = []
@@ -54,14 +60,16 @@ def main():
     env = isolated_env(domain)
     tmp = Path(tempfile.mkdtemp())
     model.save(tmp / 'model.yaml')
-    node = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args',
-                             *settings, '-p', f'model_file:={tmp / "model.yaml"}', '-p', 'qos_depth:=1000'],
-                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    node = subprocess.Popen([
+        sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args', *settings,
+        '-p', f'model_file:={tmp / "model.yaml"}', '-p', 'qos_depth:=1000'
+    ], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     os.environ['ROS_DOMAIN_ID'] = str(domain)
     rclpy.init(domain_id=domain)
     feeder = rclpy.create_node('latency_feeder')
-    pub = feeder.create_publisher(JointState, 'joint_states', QoSProfile(depth=1000,
-                                                                         reliability=ReliabilityPolicy.BEST_EFFORT))
+    pub = feeder.create_publisher(
+        JointState, 'joint_states',
+        QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT))
     lat, got = [], set()
 
     def on_wrench(msg):
@@ -77,7 +85,8 @@ def main():
     spin = threading.Thread(target=ex.spin, daemon=True)
     spin.start()
     t_end = time.monotonic() + 30
-    while pub.get_subscription_count() == 0 or feeder.count_publishers('wrench_estimator/wrench') == 0:
+    while pub.get_subscription_count() == 0 or feeder.count_publishers(
+            'wrench_estimator/wrench') == 0:
         if time.monotonic() > t_end or node.poll() is not None:
             print('node did not come up:', node.stdout.read() if node.poll() is not None else '')
             return 1
@@ -117,15 +126,20 @@ def main():
         node.kill()
     L = np.array(lat) * 1e-6
     dropped = len(set(sent) - got)
-    print(f'estimator settings: {"config/wrench_estimator.yaml (youBot)" if a.youbot_settings else "core defaults"}')
-    print(f'wrench_estimator fed at {a.rate:.0f} Hz for {a.seconds:.0f} s ({len(sent)} samples, achieved '
-          f'{len(sent) / elapsed:.0f} Hz) over loopback DDS from a separate process')
+    print(
+        f'estimator settings: {"config/wrench_estimator.yaml (youBot)" if a.youbot_settings else "core defaults"}'
+    )
+    print(
+        f'wrench_estimator fed at {a.rate:.0f} Hz for {a.seconds:.0f} s ({len(sent)} samples, achieved '
+        f'{len(sent) / elapsed:.0f} Hz) over loopback DDS from a separate process')
     if len(L):
-        print(f'input-to-output latency: p50 {np.percentile(L, 50):.3f} ms, p99 {np.percentile(L, 99):.3f} ms, '
-              f'max {L.max():.3f} ms')
+        print(
+            f'input-to-output latency: p50 {np.percentile(L, 50):.3f} ms, p99 {np.percentile(L, 99):.3f} ms, '
+            f'max {L.max():.3f} ms')
     print(f'outputs received {len(got)}, dropped samples {dropped}')
-    print(f'reproduce: .venv/bin/python benchmarks/bench_estimator_latency.py --seconds {a.seconds:g} '
-          f'--rate {a.rate:g}' + (' --youbot-settings' if a.youbot_settings else ''))
+    print(
+        f'reproduce: .venv/bin/python benchmarks/bench_estimator_latency.py --seconds {a.seconds:g} '
+        f'--rate {a.rate:g}' + (' --youbot-settings' if a.youbot_settings else ''))
     return 0
 
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark: optimised excitation vs random trajectories of the same bandwidth and limits.
 
 For each arm (the youBot and the UR5 from example-robot-data): design an excitation (T = 10 s,
@@ -51,16 +53,18 @@ def bench(name, robot, floor, args):
         assert prob.report(x)['ok']
         conds.append(prob.measures(x)[0])
     med = float(np.median(conds))
-    lines.append(f'{name:8s} n={robot.n} base={res.n_base:3d}  optimised cond {res.cond:9.4g}  '
-                 f'random median {med:9.4g} (min {min(conds):.4g}, {len(conds)} trajectories)  '
-                 f'ratio {res.cond / med:.3f}  optimisation {res.time_s:.1f} s ({res.iterations} iterations)  '
-                 f'limits used: pos {res.constraints["position_ratio"]:.2f} vel {res.constraints["velocity_ratio"]:.2f} '
-                 f'acc {res.constraints["acceleration_ratio"]:.2f}')
+    lines.append(
+        f'{name:8s} n={robot.n} base={res.n_base:3d}  optimised cond {res.cond:9.4g}  '
+        f'random median {med:9.4g} (min {min(conds):.4g}, {len(conds)} trajectories)  '
+        f'ratio {res.cond / med:.3f}  optimisation {res.time_s:.1f} s ({res.iterations} iterations)  '
+        f'limits used: pos {res.constraints["position_ratio"]:.2f} vel {res.constraints["velocity_ratio"]:.2f} '
+        f'acc {res.constraints["acceleration_ratio"]:.2f}')
     return lines
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--random', type=int, default=20, help='random trajectories per arm (>= 20)')
     p.add_argument('--iterations', type=int, default=100)
     p.add_argument('--period', type=float, default=10.0)
@@ -70,15 +74,16 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.random < 20:
         p.error('--random must be at least 20')
-    print(f'excitation benchmark: T = {args.period:g} s, N = {args.harmonics}, friction {args.friction}, '
-          f'{args.iterations} iterations, seed {args.seed}')
+    print(
+        f'excitation benchmark: T = {args.period:g} s, N = {args.harmonics}, friction {args.friction}, '
+        f'{args.iterations} iterations, seed {args.seed}')
     t0 = time.monotonic()
     for name, robot, floor in (('youBot', youbot_model(), 0.0), ('UR5', ur5_model(), None)):
         for line in bench(name, robot, floor, args):
             print(line, flush=True)
     print(f'total {time.monotonic() - t0:.1f} s')
-    print('reproduce: .venv/bin/python benchmarks/bench_excitation.py ' + ' '.join(sys.argv[1:] if argv is None
-                                                                                    else argv))
+    print('reproduce: .venv/bin/python benchmarks/bench_excitation.py ' +
+          ' '.join(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == '__main__':

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The whole pipeline on the simulated youBot (the demo in its full configuration): identification
 quality against the sensing noise floor and force-estimation accuracy against the true-parameter
 floor and seed 000's gravity-only baseline, with the wall time of every stage.
@@ -29,9 +31,11 @@ def main():
     wall = time.monotonic() - t0
     print('\n==== bench_pipeline_youbot ====')
     print(results_table(res))
-    print(f'\nwall time {wall:.0f} s (seed {a.seed}{", quick" if a.quick else ""}); report in {out / "run"}')
-    print('reproduce: .venv/bin/python benchmarks/bench_pipeline_youbot.py' + (' --quick' if a.quick else '')
-          + f' --seed {a.seed}')
+    print(
+        f'\nwall time {wall:.0f} s (seed {a.seed}{", quick" if a.quick else ""}); report in {out / "run"}'
+    )
+    print('reproduce: .venv/bin/python benchmarks/bench_pipeline_youbot.py' +
+          (' --quick' if a.quick else '') + f' --seed {a.seed}')
     return 0
 
 

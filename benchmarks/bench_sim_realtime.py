@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Real-time factor of the simulated youBot: 60 s of robot time, 1 kHz physics, 200 Hz joint states.
 
     .venv/bin/python benchmarks/bench_sim_realtime.py            # core loop and node
@@ -29,7 +31,8 @@ def bench_core():
     amp = np.array([0.6, 0.4, 0.5, 0.6, 0.8])
     t = np.arange(0.05, ROBOT_S + 1e-9, 0.05)
     w = 2 * np.pi / 10.0
-    arm.set_trajectory(arm.joint_names, [(ti, q0 + amp * np.sin(w * ti), amp * w * np.cos(w * ti), []) for ti in t])
+    arm.set_trajectory(arm.joint_names,
+                       [(ti, q0 + amp * np.sin(w * ti), amp * w * np.cos(w * ti), []) for ti in t])
     steps_per_pub = 5
     n_pub = int(ROBOT_S * 200)
     t0 = time.perf_counter()
@@ -38,8 +41,10 @@ def bench_core():
             arm.step()
         arm.measure()
     wall = time.perf_counter() - t0
-    print(f'core: {ROBOT_S:.0f} s robot time ({n_pub * steps_per_pub} steps at 1 kHz, {n_pub} measurements) '
-          f'in {wall:.2f} s wall: real-time factor {ROBOT_S / wall:.1f}, {wall / (n_pub * steps_per_pub) * 1e6:.1f} us/step')
+    print(
+        f'core: {ROBOT_S:.0f} s robot time ({n_pub * steps_per_pub} steps at 1 kHz, {n_pub} measurements) '
+        f'in {wall:.2f} s wall: real-time factor {ROBOT_S / wall:.1f}, {wall / (n_pub * steps_per_pub) * 1e6:.1f} us/step'
+    )
     return wall
 
 
@@ -52,7 +57,8 @@ def bench_node():
     from robot_id_ros.ros.nodes.youbot_sim import YoubotSimNode
 
     ctx = Context()
-    rclpy.init(context=ctx, domain_id=int(os.environ.get('ROS_DOMAIN_ID', 0)) or (os.getpid() % 100 + 101))
+    rclpy.init(context=ctx, domain_id=int(os.environ.get('ROS_DOMAIN_ID', 0)) or
+               (os.getpid() % 100 + 101))
     try:
         sim = YoubotSimNode(context=ctx, parameter_overrides=[
             Parameter('real_time_factor', value=10.0), Parameter('publish_rate_hz', value=200.0),
@@ -65,7 +71,8 @@ def bench_node():
         ts = np.arange(0.05, ROBOT_S + 5 + 1e-9, 0.05)
         w = 2 * np.pi / 10.0
         sim.arm.set_trajectory(sim.arm.joint_names,
-                               [(ti, q0 + amp * np.sin(w * ti), amp * w * np.cos(w * ti), []) for ti in ts])
+                               [(ti, q0 + amp * np.sin(w * ti), amp * w * np.cos(w * ti), [])
+                                for ti in ts])
         sim._anchor()
         t_start_sim = sim.arm.t
         n0 = sim.published_joint_states
@@ -74,9 +81,10 @@ def bench_node():
             ex.spin_once(timeout_sec=0.01)
         wall = time.perf_counter() - t0
         robot = sim.arm.t - t_start_sim
-        print(f'node: {robot:.1f} s robot time at requested real-time factor 10, 1 kHz physics, 200 Hz '
-              f'joint_states + /clock + ground truth: {wall:.2f} s wall, achieved real-time factor {robot / wall:.2f}; '
-              f'{sim.published_joint_states - n0} joint_states published')
+        print(
+            f'node: {robot:.1f} s robot time at requested real-time factor 10, 1 kHz physics, 200 Hz '
+            f'joint_states + /clock + ground truth: {wall:.2f} s wall, achieved real-time factor {robot / wall:.2f}; '
+            f'{sim.published_joint_states - n0} joint_states published')
         ex.shutdown()
         sim.destroy_node()
         return wall

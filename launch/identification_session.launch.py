@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """One stage of an identification session on the arm: a recorder, or the identification node.
 
     ros2 launch robot_id_ros identification_session.launch.py stage:=static        # -> static_bag
@@ -72,7 +74,9 @@ def _stage(context):
 
     stage = arg('stage').strip()
     if stage not in STAGES:
-        raise RuntimeError(f"identification_session.launch.py: stage:={stage!r} is not one of {', '.join(STAGES)}")
+        raise RuntimeError(
+            f"identification_session.launch.py: stage:={stage!r} is not one of {', '.join(STAGES)}"
+        )
     namespace = arg('namespace')
     common = {'use_sim_time': flag('use_sim_time')}
     extra = [arg('params_file')] if arg('params_file') else []
@@ -80,31 +84,39 @@ def _stage(context):
                   ('joint_trajectory_controller/joint_trajectory', arg('command_topic'))]
     actions = []
     if flag('sim'):
-        actions.append(Node(
-            package='robot_id_ros', executable='youbot_sim', name='youbot_sim', namespace=namespace,
-            parameters=[_config('youbot_sim'), {'use_sim_time': False}],
-            remappings=remappings, output='screen', emulate_tty=True))
+        actions.append(
+            Node(package='robot_id_ros', executable='youbot_sim', name='youbot_sim',
+                 namespace=namespace, parameters=[_config('youbot_sim'), {
+                     'use_sim_time': False
+                 }], remappings=remappings, output='screen', emulate_tty=True))
 
     if stage == 'identification':
         ident = dict(common, recordings_dir=_path(arg('recordings_dir')))
         if arg('model'):
             ident['output_model'] = _path(arg('model'))
-        node = Node(
-            package='robot_id_ros', executable='identification', name='identification', namespace=namespace,
-            parameters=[_config('identification')] + extra + [ident],
-            output='screen', emulate_tty=True)
+        node = Node(package='robot_id_ros', executable='identification', name='identification',
+                    namespace=namespace, parameters=[_config('identification')] + extra + [ident],
+                    output='screen', emulate_tty=True)
         actions.append(node)
         if not flag('autostart'):
             return actions        # call its ~/identify service yourself
         # run the fit once the node answers, end the session when the call returns
         service = '/'.join(p for p in (namespace.strip('/'), 'identification', 'identify') if p)
-        call = ExecuteProcess(cmd=['ros2', 'service', 'call', '/' + service, 'std_srvs/srv/Trigger'],
-                              output='screen')
+        call = ExecuteProcess(
+            cmd=['ros2', 'service', 'call', '/' + service, 'std_srvs/srv/Trigger'],
+            output='screen')
         actions.append(call)
-        actions.append(RegisterEventHandler(OnProcessExit(
-            target_action=call, on_exit=[EmitEvent(event=Shutdown(reason='identification_session: identified'))])))
-        actions.append(RegisterEventHandler(OnProcessExit(
-            target_action=node, on_exit=[EmitEvent(event=Shutdown(reason='identification node exited'))])))
+        actions.append(
+            RegisterEventHandler(
+                OnProcessExit(
+                    target_action=call, on_exit=[
+                        EmitEvent(event=Shutdown(reason='identification_session: identified'))
+                    ])))
+        actions.append(
+            RegisterEventHandler(
+                OnProcessExit(
+                    target_action=node,
+                    on_exit=[EmitEvent(event=Shutdown(reason='identification node exited'))])))
         return actions
     else:
         recorder = {'static': 'static_pose_recorder', 'sweeps': 'friction_sweep_recorder',
@@ -113,56 +125,70 @@ def _stage(context):
         recorder_overrides = dict(common, output_path=_path(output), autostart=flag('autostart'),
                                   shutdown_when_done=True)
         if recorder == 'static_pose_recorder':
-            node = Node(package='robot_id_ros', executable='static_pose_recorder', name='static_pose_recorder',
-                        namespace=namespace, parameters=[_config(recorder)] + extra + [recorder_overrides],
+            node = Node(package='robot_id_ros', executable='static_pose_recorder',
+                        name='static_pose_recorder', namespace=namespace,
+                        parameters=[_config(recorder)] + extra + [recorder_overrides],
                         remappings=remappings, output='screen', emulate_tty=True)
         elif recorder == 'friction_sweep_recorder':
-            node = Node(package='robot_id_ros', executable='friction_sweep_recorder', name='friction_sweep_recorder',
-                        namespace=namespace, parameters=[_config(recorder)] + extra + [recorder_overrides],
+            node = Node(package='robot_id_ros', executable='friction_sweep_recorder',
+                        name='friction_sweep_recorder', namespace=namespace,
+                        parameters=[_config(recorder)] + extra + [recorder_overrides],
                         remappings=remappings, output='screen', emulate_tty=True)
         else:
             trajectory = {'trajectory_file': _path(arg('trajectory'))} if arg('trajectory') else {}
-            node = Node(package='robot_id_ros', executable='trajectory_recorder', name='trajectory_recorder',
-                        namespace=namespace,
-                        parameters=[_config(recorder)] + extra + [dict(recorder_overrides, **trajectory)],
-                        remappings=remappings, output='screen', emulate_tty=True)
+            node = Node(
+                package='robot_id_ros', executable='trajectory_recorder',
+                name='trajectory_recorder', namespace=namespace,
+                parameters=[_config(recorder)] + extra + [dict(recorder_overrides, **trajectory)],
+                remappings=remappings, output='screen', emulate_tty=True)
     actions.append(node)
     # the session stage ends when its node does (the simulator, if any, goes with it)
-    actions.append(RegisterEventHandler(OnProcessExit(
-        target_action=node,
-        on_exit=[EmitEvent(event=Shutdown(reason=f'identification_session: stage {stage} done'))])))
+    actions.append(
+        RegisterEventHandler(
+            OnProcessExit(
+                target_action=node, on_exit=[
+                    EmitEvent(event=Shutdown(reason=f'identification_session: stage {stage} done'))
+                ])))
     return actions
 
 
 def generate_launch_description():
     return LaunchDescription([
-        DeclareLaunchArgument('stage', choices=list(STAGES),
-                              description='static (static poses), sweeps (friction sweeps), excitation (excitation '
-                                          'trajectory) or identification'),
-        DeclareLaunchArgument('params_file', default_value='',
-                              description="extra ROS 2 params file over the stage node's package config "
-                                          '(config/<executable>.yaml); empty: the package config only'),
-        DeclareLaunchArgument('model', default_value='',
-                              description='stage identification: the model file to write (sets output_model; '
-                                          "empty: the params file's, identified_model.yaml)"),
-        DeclareLaunchArgument('recordings_dir', default_value='.',
-                              description='stage identification: folder with the recorder stages\' bags; the '
-                                          'newest of each kind (by its sidecar) is used unless params_file lists '
-                                          'bags (data_bags, static_bags, sweep_bags)'),
+        DeclareLaunchArgument(
+            'stage', choices=list(STAGES),
+            description='static (static poses), sweeps (friction sweeps), excitation (excitation '
+            'trajectory) or identification'),
+        DeclareLaunchArgument(
+            'params_file', default_value='',
+            description="extra ROS 2 params file over the stage node's package config "
+            '(config/<executable>.yaml); empty: the package config only'),
+        DeclareLaunchArgument(
+            'model', default_value='',
+            description='stage identification: the model file to write (sets output_model; '
+            "empty: the params file's, identified_model.yaml)"),
+        DeclareLaunchArgument(
+            'recordings_dir', default_value='.',
+            description='stage identification: folder with the recorder stages\' bags; the '
+            'newest of each kind (by its sidecar) is used unless params_file lists '
+            'bags (data_bags, static_bags, sweep_bags)'),
         DeclareLaunchArgument('output_path', default_value='',
                               description='recorder stages: the bag to write; empty: <stage>_bag'),
-        DeclareLaunchArgument('trajectory', default_value='',
-                              description='stage excitation: trajectory file from robot-id design-excitation'),
-        DeclareLaunchArgument('autostart', default_value='true',
-                              description='recorders start when the driver publishes, identification calls its '
-                                          '~/identify service (false: call ~/start or ~/identify yourself)'),
-        DeclareLaunchArgument('sim', default_value='false',
-                              description='also start the simulated youBot (youbot_sim) instead of using the arm'),
+        DeclareLaunchArgument(
+            'trajectory', default_value='',
+            description='stage excitation: trajectory file from robot-id design-excitation'),
+        DeclareLaunchArgument(
+            'autostart', default_value='true',
+            description='recorders start when the driver publishes, identification calls its '
+            '~/identify service (false: call ~/start or ~/identify yourself)'),
+        DeclareLaunchArgument(
+            'sim', default_value='false',
+            description='also start the simulated youBot (youbot_sim) instead of using the arm'),
         DeclareLaunchArgument('namespace', default_value='', description='namespace of the nodes'),
         DeclareLaunchArgument('use_sim_time', default_value='false', description='use /clock'),
         DeclareLaunchArgument('joint_states_topic', default_value='/joint_states',
                               description='sensor_msgs/JointState topic of the driver'),
-        DeclareLaunchArgument('command_topic', default_value='joint_trajectory_controller/joint_trajectory',
-                              description='trajectory_msgs/JointTrajectory topic the driver follows'),
+        DeclareLaunchArgument(
+            'command_topic', default_value='joint_trajectory_controller/joint_trajectory',
+            description='trajectory_msgs/JointTrajectory topic the driver follows'),
         OpaqueFunction(function=_stage),
     ])

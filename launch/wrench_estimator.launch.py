@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The real-time wrench estimator on a robot (or on a bag replayed with ``--clock``).
 
     ros2 launch robot_id_ros wrench_estimator.launch.py model:=youbot_model.yaml
@@ -50,18 +52,24 @@ def _estimator(context):
 
 
 def generate_launch_description():
-    config = os.path.join(get_package_share_directory('robot_id_ros'), 'config', 'wrench_estimator.yaml')
+    config = os.path.join(get_package_share_directory('robot_id_ros'), 'config',
+                          'wrench_estimator.yaml')
     return LaunchDescription([
-        DeclareLaunchArgument('params_file', default_value=config,
-                              description='ROS 2 params file of the estimator (section wrench_estimator: or /**:)'),
-        DeclareLaunchArgument('model', default_value='',
-                              description='model file from robot-id identify (sets model_file; required unless '
-                                          'params_file sets it)'),
-        DeclareLaunchArgument('namespace', default_value='', description='namespace of the estimator node'),
-        DeclareLaunchArgument('use_sim_time', default_value='false',
-                              description='use /clock (true when replaying a bag with ros2 bag play --clock)'),
-        DeclareLaunchArgument('joint_states_topic', default_value='/joint_states',
-                              description='sensor_msgs/JointState topic of the driver (youBot wrapper unremapped: '
-                                          '/arm_1/joint_states)'),
+        DeclareLaunchArgument(
+            'params_file', default_value=config,
+            description='ROS 2 params file of the estimator (section wrench_estimator: or /**:)'),
+        DeclareLaunchArgument(
+            'model', default_value='',
+            description='model file from robot-id identify (sets model_file; required unless '
+            'params_file sets it)'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of the estimator node'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false',
+            description='use /clock (true when replaying a bag with ros2 bag play --clock)'),
+        DeclareLaunchArgument(
+            'joint_states_topic', default_value='/joint_states',
+            description='sensor_msgs/JointState topic of the driver (youBot wrapper unremapped: '
+            '/arm_1/joint_states)'),
         OpaqueFunction(function=_estimator),
     ])

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The simulated youBot arm driver, with the wrench estimator on its joint states.
 
     ros2 launch robot_id_ros youbot_sim.launch.py model:=youbot_model.yaml
@@ -47,36 +49,45 @@ def _nodes(context):
     if arg('estimator').strip().lower() not in TRUE:
         return actions
     if not model:
-        return actions + [LogInfo(msg='youbot_sim.launch.py: no model:=MODEL.yaml given, so the wrench estimator '
-                                      'is not started (robot-id demo or robot-id identify make one)')]
+        return actions + [
+            LogInfo(
+                msg='youbot_sim.launch.py: no model:=MODEL.yaml given, so the wrench estimator '
+                'is not started (robot-id demo or robot-id identify make one)')
+        ]
     estimator_overrides = {'use_sim_time': arg('use_sim_time').strip().lower() in TRUE,
                            'model_file': os.path.abspath(os.path.expanduser(model))}
-    actions.append(Node(
-        package='robot_id_ros', executable='wrench_estimator', name='wrench_estimator', namespace=namespace,
-        parameters=[arg('estimator_params_file'), estimator_overrides],
-        remappings=[('joint_states', joint_states)],
-        output='screen', emulate_tty=True))
+    actions.append(
+        Node(package='robot_id_ros', executable='wrench_estimator', name='wrench_estimator',
+             namespace=namespace, parameters=[arg('estimator_params_file'), estimator_overrides],
+             remappings=[('joint_states', joint_states)], output='screen', emulate_tty=True))
     return actions
 
 
 def generate_launch_description():
     share = get_package_share_directory('robot_id_ros')
     return LaunchDescription([
-        DeclareLaunchArgument('params_file', default_value=os.path.join(share, 'config', 'youbot_sim.yaml'),
-                              description='ROS 2 params file of the simulator (section youbot_sim: or /**:)'),
-        DeclareLaunchArgument('estimator_params_file',
-                              default_value=os.path.join(share, 'config', 'wrench_estimator.yaml'),
-                              description='ROS 2 params file of the estimator (section wrench_estimator: or /**:)'),
-        DeclareLaunchArgument('model', default_value='',
-                              description='model file for the estimator; empty: the simulator runs alone'),
+        DeclareLaunchArgument(
+            'params_file', default_value=os.path.join(share, 'config', 'youbot_sim.yaml'),
+            description='ROS 2 params file of the simulator (section youbot_sim: or /**:)'),
+        DeclareLaunchArgument(
+            'estimator_params_file', default_value=os.path.join(share, 'config',
+                                                                'wrench_estimator.yaml'),
+            description='ROS 2 params file of the estimator (section wrench_estimator: or /**:)'),
+        DeclareLaunchArgument(
+            'model', default_value='',
+            description='model file for the estimator; empty: the simulator runs alone'),
         DeclareLaunchArgument('estimator', default_value='true',
                               description='start the wrench estimator (when a model is given)'),
-        DeclareLaunchArgument('namespace', default_value='', description='namespace of both nodes'),
-        DeclareLaunchArgument('use_sim_time', default_value='true',
-                              description='the estimator follows the simulation clock (/clock from youbot_sim)'),
-        DeclareLaunchArgument('joint_states_topic', default_value='/joint_states',
-                              description='sensor_msgs/JointState topic (simulator out, estimator in)'),
-        DeclareLaunchArgument('command_topic', default_value='joint_trajectory_controller/joint_trajectory',
-                              description='trajectory_msgs/JointTrajectory topic the simulator follows'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of both nodes'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='true',
+            description='the estimator follows the simulation clock (/clock from youbot_sim)'),
+        DeclareLaunchArgument(
+            'joint_states_topic', default_value='/joint_states',
+            description='sensor_msgs/JointState topic (simulator out, estimator in)'),
+        DeclareLaunchArgument(
+            'command_topic', default_value='joint_trajectory_controller/joint_trajectory',
+            description='trajectory_msgs/JointTrajectory topic the simulator follows'),
         OpaqueFunction(function=_nodes),
     ])

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot_id_ros: force sensing without a force/torque sensor, by dynamic identification.
 
 The sub-packages follow the pipeline. ROS-free: ``model`` (the robot, regressors, friction),

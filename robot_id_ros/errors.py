@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The package's errors: one base, ``RobotIdError``, so that callers (the CLI, the nodes) catch
 what this package raises on purpose and let real bugs surface as tracebacks.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """One declaration per setting: a dataclass field carries its documentation, unit, range, choices
 and whether it may change at run time, and everything else is generated from it - the node
 parameter descriptors (``robot_id_ros.ros.params.declare_settings``), the ``robot-id`` flags
@@ -124,7 +126,8 @@ def check(obj):
 def replace_settings(obj, values: dict):
     """A copy of ``obj`` with ``values`` (setting name -> value) applied and checked.
 
-    Unknown names raise SettingError listing the known ones."""
+    Unknown names raise SettingError listing the known ones.
+    """
     known = settings_of(obj)
     unknown = sorted(set(values) - set(known))
     if unknown:

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 import os
 import sys
 from pathlib import Path
@@ -35,7 +37,8 @@ def rclpy_context(ros_domain_id):
 @pytest.fixture(scope='session')
 def node_infos():
     """Every node's own declarations (robot_id_ros.ros.docs.collect), read once per test session
-    on a private ROS domain."""
+    on a private ROS domain.
+    """
     import rclpy
     from rclpy.context import Context
 
@@ -57,8 +60,10 @@ _SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'core/test_real_data.py')
 
 
 def pytest_configure(config):
-    config.addinivalue_line('markers', 'integration: starts ROS nodes over real DDS or builds the package')
-    config.addinivalue_line('markers', 'slow: takes minutes (the demo, benchmarks, real-data fits)')
+    config.addinivalue_line('markers',
+                            'integration: starts ROS nodes over real DDS or builds the package')
+    config.addinivalue_line('markers',
+                            'slow: takes minutes (the demo, benchmarks, real-data fits)')
     config.addinivalue_line('markers', 'lint: flake8, pep257, copyright and xml checks')
 
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """URDFs used by the tests: the bundled youBot and arms from the example-robot-data wheel."""
 import sys
 from pathlib import Path
@@ -19,9 +21,10 @@ def panda():
 
 
 def ur5():
-    return (example_robot_data_dir() / 'ur_description' / 'urdf' / 'ur5_robot.urdf',
-            ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
-             'wrist_3_joint'])
+    return (example_robot_data_dir() / 'ur_description' / 'urdf' / 'ur5_robot.urdf', [
+        'shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint',
+        'wrist_2_joint', 'wrist_3_joint'
+    ])
 
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / 'shared' / 'data'

@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Test helpers for real-DDS integration tests: an isolated ROS domain per test, and one harness
-that spins nodes from the test thread, calls services and cleans up."""
+that spins nodes from the test thread, calls services and cleans up.
+"""
 import itertools
 import os
 import time
@@ -9,7 +12,8 @@ _counter = itertools.count()
 
 def unique_domain_id():
     """A ROS domain id (1..200) distinct for every call within a test session, spread by pid so
-    two pytest processes on one machine rarely collide."""
+    two pytest processes on one machine rarely collide.
+    """
     return 1 + (os.getpid() * 7 + next(_counter)) % 200
 
 
@@ -18,7 +22,8 @@ def isolated_env(domain_id):
     env = dict(os.environ)
     env['ROS_DOMAIN_ID'] = str(domain_id)
     env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    env['ROS_LOCALHOST_ONLY'] = '1' if 'ROS_LOCALHOST_ONLY' in os.environ else env.get('ROS_LOCALHOST_ONLY', '')
+    env['ROS_LOCALHOST_ONLY'] = '1' if 'ROS_LOCALHOST_ONLY' in os.environ else env.get(
+        'ROS_LOCALHOST_ONLY', '')
     if not env['ROS_LOCALHOST_ONLY']:
         del env['ROS_LOCALHOST_ONLY']
     env['PYTHONUNBUFFERED'] = '1'

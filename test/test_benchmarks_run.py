@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The estimator benchmarks run to the end on a tiny input (their figures are not asserted: speed is
 shown by the full runs quoted in the README, not by timed tests). A benchmark that no longer runs
 (e.g. after a change to the settings it combines) fails here instead of at the next README update."""
@@ -9,20 +11,24 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(args, timeout_s):
-    r = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout_s)
+    r = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                       timeout=timeout_s)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     return r.stdout
 
 
 def test_cost_benchmark_runs():
     out = _run(['benchmarks/bench_estimator_cost.py', '--samples', '300'], 120)
-    for label in ('reference', 'floor', 'update     default', 'update     demo', 'process    default',
-                  'process    demo', 'offline', 'reproduce:'):
+    for label in ('reference', 'floor', 'update     default', 'update     demo',
+                  'process    default', 'process    demo', 'offline', 'reproduce:'):
         assert label in out, out
 
 
 def test_latency_benchmark_runs_with_the_youbot_settings():
     # the benchmark picks its own isolated ROS domain
-    out = _run(['benchmarks/bench_estimator_latency.py', '--seconds', '1', '--rate', '200', '--youbot-settings'], 120)
+    out = _run([
+        'benchmarks/bench_estimator_latency.py', '--seconds', '1', '--rate', '200',
+        '--youbot-settings'
+    ], 120)
     assert 'estimator settings: config/wrench_estimator.yaml (youBot)' in out, out
     assert 'input-to-output latency: p50' in out and 'outputs received' in out, out

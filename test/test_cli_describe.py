@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 import json
 import subprocess
 import sys
@@ -8,8 +10,8 @@ from robots import panda, ur5
 
 
 def robot_id(*args):
-    return subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', *args], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', *args], capture_output=True,
+                          text=True, timeout=120)
 
 
 def test_describe_youbot_json():

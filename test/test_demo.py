@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The README's main command, `robot-id demo --quick`, end to end over real DDS (about 2-3 minutes).
 
 It starts the simulated youBot and the package's real nodes as separate processes, so this also
@@ -17,8 +19,9 @@ from robot_id_ros.io.sidecar import find_sidecar
 @pytest.fixture(scope='module')
 def demo_out(tmp_path_factory):
     out = tmp_path_factory.mktemp('demo') / 'out'
-    r = subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', 'demo', '--quick', '--out', str(out)],
-                       capture_output=True, text=True, timeout=900)
+    r = subprocess.run(
+        [sys.executable, '-m', 'robot_id_ros.cli', 'demo', '--quick', '--out',
+         str(out)], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return out, r.stdout
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """No import cycles inside robot_id_ros: the module graph (every import, also those inside
 functions) read from the source with ast must be a DAG."""
 import ast

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The launch files, checked without ROS 2 launch installed (static analysis with ast).
 
 - every launch/*.launch.py parses; the three the README names exist;
@@ -22,9 +24,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = 'robot_id_ros'
 LAUNCH_FILES = sorted((ROOT / 'launch').glob('*.launch.py'))
-REQUIRED_FILES = ('wrench_estimator.launch.py', 'identification_session.launch.py', 'youbot_sim.launch.py')
+REQUIRED_FILES = ('wrench_estimator.launch.py', 'identification_session.launch.py',
+                  'youbot_sim.launch.py')
 REQUIRED_ARGUMENTS = {'params_file', 'namespace', 'use_sim_time', 'model', 'joint_states_topic'}
-COMMANDING = {'youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder'}
+COMMANDING = {
+    'youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder'
+}
 FILE_CONSTANT = re.compile(r'[\w./-]+\.(yaml|yml|urdf|xacro|xml|rviz|launch\.py|json|csv)')
 IDS = [p.name for p in LAUNCH_FILES]
 
@@ -36,7 +41,8 @@ def _setup_tree():
 
 def console_scripts():
     for node in ast.walk(_setup_tree()):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == 'NODES' for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == 'NODES' for t in node.targets):
             return set(ast.literal_eval(node.value))
     raise AssertionError('setup.py has no NODES dict')
 
@@ -116,7 +122,8 @@ def _assignments(scope, name):
             for tgt in node.targets:
                 if isinstance(tgt, ast.Name) and tgt.id == name:
                     yield 'value', node.value
-                elif isinstance(tgt, ast.Subscript) and isinstance(tgt.value, ast.Name) and tgt.value.id == name:
+                elif isinstance(tgt, ast.Subscript) and isinstance(
+                        tgt.value, ast.Name) and tgt.value.id == name:
                     key = tgt.slice
                     if isinstance(key, ast.Constant) and isinstance(key.value, str):
                         yield 'key', key.value
@@ -124,8 +131,10 @@ def _assignments(scope, name):
 
 def _is_share_call(node, t, scope, seen=()):
     """get_package_share_directory('robot_id_ros'), directly or through a variable."""
-    if isinstance(node, ast.Call) and _callee(node) in ('get_package_share_directory', 'FindPackageShare'):
-        return bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value == PACKAGE
+    if isinstance(node, ast.Call) and _callee(node) in ('get_package_share_directory',
+                                                        'FindPackageShare'):
+        return bool(node.args) and isinstance(node.args[0],
+                                              ast.Constant) and node.args[0].value == PACKAGE
     if isinstance(node, ast.Name) and node.id not in seen:
         vals = [v for kind, v in _assignments(scope, node.id) if kind == 'value'] or \
                [v for kind, v in _assignments(t, node.id) if kind == 'value']
@@ -143,7 +152,8 @@ def share_references(t):
         name = _callee(call)
         if name == 'join' and call.args:
             parts = call.args
-        elif name == 'PathJoinSubstitution' and call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
+        elif name == 'PathJoinSubstitution' and call.args and isinstance(
+                call.args[0], (ast.List, ast.Tuple)):
             parts = call.args[0].elts
         else:
             continue
@@ -159,7 +169,10 @@ def share_references(t):
 
 
 def node_calls(t):
-    return [c for c in ast.walk(t) if isinstance(c, ast.Call) and _callee(c) in ('Node', 'LifecycleNode')]
+    return [
+        c for c in ast.walk(t)
+        if isinstance(c, ast.Call) and _callee(c) in ('Node', 'LifecycleNode')
+    ]
 
 
 def declared_arguments(t):
@@ -167,7 +180,8 @@ def declared_arguments(t):
     for c in ast.walk(t):
         if isinstance(c, ast.Call) and _callee(c) == 'DeclareLaunchArgument':
             first = c.args[0] if c.args else _kw(c, 'name')
-            assert isinstance(first, ast.Constant), f'line {c.lineno}: argument name must be a string constant'
+            assert isinstance(
+                first, ast.Constant), f'line {c.lineno}: argument name must be a string constant'
             out[first.value] = c
     return out
 
@@ -185,8 +199,10 @@ def used_configurations(t):
             if f.name in helpers:
                 continue
             first = f.args.args[0].arg
-            if any(isinstance(c, ast.Call) and _callee(c) in helpers and c.args and isinstance(c.args[0], ast.Name)
-                   and c.args[0].id == first for c in ast.walk(f)):
+            if any(
+                    isinstance(c, ast.Call) and _callee(c) in helpers and c.args and
+                    isinstance(c.args[0], ast.Name) and c.args[0].id == first
+                    for c in ast.walk(f)):
                 helpers.add(f.name)
                 changed = True
     for c in ast.walk(t):
@@ -245,14 +261,17 @@ def remap_sources(t, call):
     r = _kw(call, 'remappings')
     if isinstance(r, ast.Name):
         vals = [v for kind, v in _assignments(scope, r.id) if kind == 'value']
-        assert len(vals) == 1, f'line {call.lineno}: remappings variable {r.id} assigned {len(vals)} times'
+        assert len(
+            vals
+        ) == 1, f'line {call.lineno}: remappings variable {r.id} assigned {len(vals)} times'
         r = vals[0]
     if r is None:
         return []
     out = []
     for e in r.elts:
         src = e.elts[0]
-        assert isinstance(src, ast.Constant), f'line {call.lineno}: remapping source must be a string constant'
+        assert isinstance(
+            src, ast.Constant), f'line {call.lineno}: remapping source must be a string constant'
         out.append(src.value)
     return out
 
@@ -266,7 +285,8 @@ def test_the_readme_launch_files_exist():
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
 def test_parses_and_defines_generate_launch_description(path):
     t = tree(path)
-    assert any(isinstance(n, ast.FunctionDef) and n.name == 'generate_launch_description' for n in t.body)
+    assert any(
+        isinstance(n, ast.FunctionDef) and n.name == 'generate_launch_description' for n in t.body)
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
@@ -277,9 +297,11 @@ def test_executables_are_console_scripts(path):
     assert calls, f'{path.name} starts no Node'
     for c in calls:
         exe, pkg = _kw(c, 'executable'), _kw(c, 'package')
-        assert isinstance(exe, ast.Constant), f'{path.name}:{c.lineno}: executable must be a string constant'
+        assert isinstance(
+            exe, ast.Constant), f'{path.name}:{c.lineno}: executable must be a string constant'
         assert exe.value in scripts, f'{path.name}:{c.lineno}: {exe.value!r} is not a console script of setup.py'
-        assert isinstance(pkg, ast.Constant) and pkg.value == PACKAGE, f'{path.name}:{c.lineno}: package'
+        assert isinstance(
+            pkg, ast.Constant) and pkg.value == PACKAGE, f'{path.name}:{c.lineno}: package'
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
@@ -288,8 +310,9 @@ def test_referenced_files_exist_and_are_installed(path):
     installed = installed_share_files()
     refs, used = share_references(t)
     docstrings = _docstring_nodes(t)
-    stray = [(n.value, n.lineno) for n in ast.walk(t) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-             and FILE_CONSTANT.fullmatch(n.value) and id(n) not in used and id(n) not in docstrings]
+    stray = [(n.value, n.lineno) for n in ast.walk(t)
+             if isinstance(n, ast.Constant) and isinstance(n.value, str) and
+             FILE_CONSTANT.fullmatch(n.value) and id(n) not in used and id(n) not in docstrings]
     assert not stray, f'{path.name}: file names not resolved in the package share: {stray}'
     pending = []
     scripts = console_scripts()
@@ -297,13 +320,16 @@ def test_referenced_files_exist_and_are_installed(path):
         exe = re.fullmatch(r'config/([\w-]+)\.yaml', rel)
         if exe and exe.group(1) in scripts and not (ROOT / 'robot_id_ros' / 'ros' / 'nodes' / f'{exe.group(1)}.py').is_file() \
                 and not (ROOT / rel).is_file():
-            pending.append(f'{rel} (module robot_id_ros.ros.nodes.{exe.group(1)} does not exist yet)')
+            pending.append(
+                f'{rel} (module robot_id_ros.ros.nodes.{exe.group(1)} does not exist yet)')
             continue
-        assert (ROOT / rel).is_file(), f'{path.name}:{line}: {rel} does not exist in the repository'
+        assert (ROOT /
+                rel).is_file(), f'{path.name}:{line}: {rel} does not exist in the repository'
         assert rel in installed, f'{path.name}:{line}: {rel} is not installed by setup.py data_files'
         assert installed[rel] == ROOT / rel
     if pending:
-        pytest.skip(f'{path.name}: checked all other references; not yet written: {", ".join(pending)}')
+        pytest.skip(
+            f'{path.name}: checked all other references; not yet written: {", ".join(pending)}')
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
@@ -316,12 +342,16 @@ def test_declares_the_common_arguments(path):
     assert want <= set(declared), f'{path.name} lacks arguments {sorted(want - set(declared))}'
     assert _kw(declared['joint_states_topic'], 'default_value').value == '/joint_states'
     if 'command_topic' in want:
-        assert _kw(declared['command_topic'], 'default_value').value == 'joint_trajectory_controller/joint_trajectory'
+        assert _kw(declared['command_topic'],
+                   'default_value').value == 'joint_trajectory_controller/joint_trajectory'
     for name, c in declared.items():
-        assert _kw(c, 'description') is not None, f'{path.name}: argument {name} has no description'
+        assert _kw(c,
+                   'description') is not None, f'{path.name}: argument {name} has no description'
     used = used_configurations(t)
-    assert used - set(declared) == set(), f'{path.name} reads undeclared arguments {sorted(used - set(declared))}'
-    assert set(declared) - used == set(), f'{path.name} declares unused arguments {sorted(set(declared) - used)}'
+    assert used - set(declared) == set(
+    ), f'{path.name} reads undeclared arguments {sorted(used - set(declared))}'
+    assert set(declared) - used == set(
+    ), f'{path.name} declares unused arguments {sorted(set(declared) - used)}'
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
@@ -333,12 +363,14 @@ def test_params_file_defaults_to_the_package_config(path):
         if not name.endswith('params_file'):
             continue
         d = _kw(c, 'default_value')
-        if isinstance(d, ast.Constant) and d.value == '' and path.name == 'identification_session.launch.py':
+        if isinstance(d, ast.Constant
+                      ) and d.value == '' and path.name == 'identification_session.launch.py':
             continue
         scope = _enclosing_function(t, c)
         if isinstance(d, ast.Name):
             vals = [v for kind, v in _assignments(scope, d.id) if kind == 'value']
-            assert len(vals) == 1, f'{path.name}: {name} default {d.id} is assigned {len(vals)} times'
+            assert len(
+                vals) == 1, f'{path.name}: {name} default {d.id} is assigned {len(vals)} times'
             d = vals[0]
         assert isinstance(d, ast.Call) and _callee(d) in ('join', 'PathJoinSubstitution') and \
             _is_share_call(d.args[0] if _callee(d) == 'join' else d.args[0].elts[0], t, scope), (
@@ -354,13 +386,15 @@ def test_node_names_match_their_config_sections(path):
     for c in node_calls(t):
         exe = _kw(c, 'executable').value
         name = _kw(c, 'name')
-        assert isinstance(name, ast.Constant), f'{path.name}:{c.lineno}: give {exe} a constant name='
+        assert isinstance(name,
+                          ast.Constant), f'{path.name}:{c.lineno}: give {exe} a constant name='
         cfg = ROOT / 'config' / f'{exe}.yaml'
         if not cfg.is_file():
             continue          # test_node_parameters reports a node without its config
         keys = set(yaml.safe_load(cfg.read_text()))
         assert keys & {'/**', name.value, f'/{name.value}', f'/**/{name.value}'}, (
-            f'{path.name}: node {exe} is named {name.value!r}, config/{exe}.yaml has sections {sorted(keys)}')
+            f'{path.name}: node {exe} is named {name.value!r}, config/{exe}.yaml has sections {sorted(keys)}'
+        )
 
 
 @pytest.fixture(scope='module')
@@ -382,10 +416,14 @@ def test_launch_parameters_and_remappings_match_the_nodes(path, node_docs):
         declared = {p.name for p in d.parameters} | BUILTIN_PARAMETERS
         keys = parameter_keys(t, c)
         assert keys <= declared, f'{path.name}:{c.lineno}: {exe} does not declare {sorted(keys - declared)}'
-        names = {e.name for e in d.endpoints if e.kind in ('publishes', 'subscribes', 'service', 'client')}
+        names = {
+            e.name
+            for e in d.endpoints if e.kind in ('publishes', 'subscribes', 'service', 'client')
+        }
         for src in remap_sources(t, c):
-            assert src in names, (f'{path.name}:{c.lineno}: remapping {src!r} renames nothing: {exe} uses '
-                                  f'{sorted(names)}')
+            assert src in names, (
+                f'{path.name}:{c.lineno}: remapping {src!r} renames nothing: {exe} uses '
+                f'{sorted(names)}')
     if missing_modules:
         pytest.skip(f'{path.name}: nodes checked except {", ".join(sorted(set(missing_modules)))} '
                     '(module does not exist yet)')
@@ -393,15 +431,19 @@ def test_launch_parameters_and_remappings_match_the_nodes(path, node_docs):
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
 def test_generate_launch_description_on_a_ros2_machine(path):
-    if importlib.util.find_spec('launch_ros') is None or importlib.util.find_spec('launch') is None:
-        pytest.skip('launch / launch_ros are not importable here (no PyPI wheels); this runs on a ROS 2 machine')
+    if importlib.util.find_spec('launch_ros') is None or importlib.util.find_spec(
+            'launch') is None:
+        pytest.skip(
+            'launch / launch_ros are not importable here (no PyPI wheels); this runs on a ROS 2 machine'
+        )
     if importlib.util.find_spec('ament_index_python') is None:
         pytest.skip('ament_index_python is not importable')
     from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
     try:
         get_package_share_directory(PACKAGE)
     except PackageNotFoundError:
-        pytest.skip(f'{PACKAGE} is not in the ament index (colcon build and source install/setup.bash)')
+        pytest.skip(
+            f'{PACKAGE} is not in the ament index (colcon build and source install/setup.bash)')
     from launch import LaunchDescription
     spec = importlib.util.spec_from_file_location(path.stem.replace('.', '_'), path)
     module = importlib.util.module_from_spec(spec)

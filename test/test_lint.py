@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Lint, as ament's linters check a ROS 2 Python package: flake8 (99 columns, setup.cfg),
 pep257 docstrings (pydocstyle, setup.cfg), a copyright and licence header on every Python file,
 and well-formed package.xml and launch files."""

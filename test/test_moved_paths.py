@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The old import paths of the flat layout keep working for one release, with a warning."""
 import subprocess
 import sys

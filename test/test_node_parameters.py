@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Every config/<executable>.yaml agrees with its node's OWN parameter declarations.
 
 For each node executable of setup.py the node class (the one rclpy Node subclass its module
@@ -24,7 +26,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILTIN_PARAMETERS = {'use_sim_time', 'start_type_description_service'}   # declared by rclpy itself
+BUILTIN_PARAMETERS = {'use_sim_time', 'start_type_description_service'}  # declared by rclpy itself
 
 
 def _node_executables():
@@ -37,10 +39,12 @@ NODE_EXECUTABLES = _node_executables()
 
 
 def test_setup_py_lists_the_contract_nodes():
-    assert sorted(e for e, _ in NODE_EXECUTABLES) == sorted(
-        ['youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder', 'identification',
-         'wrench_estimator'])
-    assert all(exe == mod for exe, mod in NODE_EXECUTABLES), 'module name differs from executable name'
+    assert sorted(e for e, _ in NODE_EXECUTABLES) == sorted([
+        'youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder',
+        'identification', 'wrench_estimator'
+    ])
+    assert all(exe == mod
+               for exe, mod in NODE_EXECUTABLES), 'module name differs from executable name'
 
 
 def node_module(module_name):
@@ -55,8 +59,9 @@ def node_class(module):
     from rclpy.node import Node
     classes = [c for _, c in inspect.getmembers(module, inspect.isclass)
                if issubclass(c, Node) and c is not Node and c.__module__ == module.__name__]
-    assert len(classes) == 1, (f'{module.__name__} must define exactly one rclpy Node subclass, defines '
-                               f'{[c.__name__ for c in classes]}')
+    assert len(classes) == 1, (
+        f'{module.__name__} must define exactly one rclpy Node subclass, defines '
+        f'{[c.__name__ for c in classes]}')
     return classes[0]
 
 
@@ -76,9 +81,11 @@ def read_config(exe):
     """(section keys, {parameter: value}) of config/<exe>.yaml; asserts the params-file layout."""
     path = ROOT / 'config' / f'{exe}.yaml'
     if not path.is_file():
-        pytest.skip(f'config/{exe}.yaml does not exist (test_every_node_has_its_config fails for it)')
+        pytest.skip(
+            f'config/{exe}.yaml does not exist (test_every_node_has_its_config fails for it)')
     doc = yaml.safe_load(path.read_text())
-    assert isinstance(doc, dict) and doc, f'{path.name}: not a mapping of node name -> ros__parameters'
+    assert isinstance(doc,
+                      dict) and doc, f'{path.name}: not a mapping of node name -> ros__parameters'
     values = {}
     for key, section in doc.items():
         assert isinstance(section, dict) and list(section) == ['ros__parameters'], (
@@ -94,13 +101,15 @@ def read_config(exe):
 def ros_parameter(name, value):
     from rclpy.parameter import Parameter
     if isinstance(value, list) and not value:
-        pytest.fail(f'{name}: an empty list in a ROS 2 params file leaves the parameter unset (rcl reads [] as '
-                    'no value); give a non-empty list or drop the parameter')
+        pytest.fail(
+            f'{name}: an empty list in a ROS 2 params file leaves the parameter unset (rcl reads [] as '
+            'no value); give a non-empty list or drop the parameter')
     try:
         return Parameter(name, value=value)
     except TypeError as exc:
-        pytest.fail(f'{name}: value {value!r} is not a ROS 2 parameter value ({exc}); a list must not mix '
-                    'int and float')
+        pytest.fail(
+            f'{name}: value {value!r} is not a ROS 2 parameter value ({exc}); a list must not mix '
+            'int and float')
 
 
 def construction_overrides(exe, tmp_path, declared_in_yaml):
@@ -117,7 +126,8 @@ def construction_overrides(exe, tmp_path, declared_in_yaml):
         base = name.rsplit('.', 1)[-1]
         if base in FILE_FIXTURES and isinstance(value, str) and not Path(value).is_file():
             out[name] = str(FILE_FIXTURES[base](tmp_path))
-        elif isinstance(value, str) and re.fullmatch(r'(output|out)(_dir|_directory|_folder|_path)?', base):
+        elif isinstance(value, str) and re.fullmatch(
+                r'(output|out)(_dir|_directory|_folder|_path)?', base):
             out[name] = str(tmp_path / 'out' / base)
     return out
 
@@ -127,16 +137,19 @@ def construct(cls, exe, **kwargs):
     try:
         return cls(**kwargs)
     except InvalidParameterTypeException as exc:
-        pytest.fail(f'config/{exe}.yaml gives a value of the wrong type (a double needs a decimal point: 50.0, '
-                    f'not 50): {exc}')
+        pytest.fail(
+            f'config/{exe}.yaml gives a value of the wrong type (a double needs a decimal point: 50.0, '
+            f'not 50): {exc}')
     except ParameterUninitializedException as exc:
-        pytest.fail(f'{exe}: construction reads a parameter declared without a default that config/{exe}.yaml '
-                    f'does not set: {exc}')
+        pytest.fail(
+            f'{exe}: construction reads a parameter declared without a default that config/{exe}.yaml '
+            f'does not set: {exc}')
 
 
 def same_value(a, b):
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
-        return a is not None and b is not None and len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+        return a is not None and b is not None and len(a) == len(b) and all(
+            same_value(x, y) for x, y in zip(a, b))
     if isinstance(a, float) or isinstance(b, float):
         return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=0.0)
     return a == b
@@ -155,7 +168,8 @@ def test_node_module_follows_the_convention(exe, module_name):
 def test_every_node_has_its_config(exe, module_name):
     node_module(module_name)
     assert (ROOT / 'config' / f'{exe}.yaml').is_file(), (
-        f'node robot_id_ros.ros.nodes.{module_name} exists but config/{exe}.yaml does not (launch files load it)')
+        f'node robot_id_ros.ros.nodes.{module_name} exists but config/{exe}.yaml does not (launch files load it)'
+    )
 
 
 @pytest.mark.parametrize('exe,module_name', NODE_EXECUTABLES, ids=[e for e, _ in NODE_EXECUTABLES])
@@ -172,18 +186,22 @@ def test_config_matches_the_node_declarations(exe, module_name, rclpy_context, t
         listed = set(node.list_parameters([], 0).names)
         assert listed == set(declared)
         undeclared = sorted(set(values) - set(declared))
-        assert not undeclared, (f'config/{exe}.yaml sets parameters node {node.get_name()} does not declare: '
-                                f'{undeclared}')
-        unset = sorted(n for n, p in declared.items() if p.value is None and n not in BUILTIN_PARAMETERS)
-        assert not unset, (f'node {node.get_name()} declares parameters without a default that config/{exe}.yaml '
-                           f'does not set: {unset}')
+        assert not undeclared, (
+            f'config/{exe}.yaml sets parameters node {node.get_name()} does not declare: '
+            f'{undeclared}')
+        unset = sorted(n for n, p in declared.items()
+                       if p.value is None and n not in BUILTIN_PARAMETERS)
+        assert not unset, (
+            f'node {node.get_name()} declares parameters without a default that config/{exe}.yaml '
+            f'does not set: {unset}')
         wrong = {n: (declared[n].value, v) for n, v in values.items()
                  if n not in substituted and not same_value(declared[n].value, v)}
         assert not wrong, f'{exe}: parameter values differ from the config (node, config): {wrong}'
         name = node.get_name()
         for key in sections:
             assert key in ('/**', name, f'/{name}', f'/**/{name}'), (
-                f'config/{exe}.yaml section {key!r} does not apply to node {name!r} (use {name!r} or /**)')
+                f'config/{exe}.yaml section {key!r} does not apply to node {name!r} (use {name!r} or /**)'
+            )
     finally:
         node.destroy_node()
 
@@ -213,7 +231,10 @@ def test_config_loads_as_a_params_file(exe, module_name, ros_domain_id, tmp_path
             got = {n: node.get_parameter(n).value for n in values if node.has_parameter(n)}
             missing = sorted(set(values) - set(got))
             assert not missing, f'{exe}: not declared (or the section key does not match the node): {missing}'
-            wrong = {n: (got[n], v) for n, v in values.items() if n not in substituted and not same_value(got[n], v)}
+            wrong = {
+                n: (got[n], v)
+                for n, v in values.items() if n not in substituted and not same_value(got[n], v)
+            }
             assert not wrong, f'{exe}: values that did not arrive through the params file (node, config): {wrong}'
         finally:
             node.destroy_node()

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The documentation: docs/nodes.md is exactly what the nodes declare (robot_id_ros.ros.docs), and
 README.md stays a short entry page whose links and tables match the package.
 

@@ -1,11 +1,13 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot_id_ros.settings: one declaration per setting."""
 from dataclasses import dataclass
 
 import pytest
 
 from robot_id_ros.errors import InputError
-from robot_id_ros.settings import (Setting, SettingError, check, flag_of, replace_settings, setting,
-                                   settings_of, yaml_comment)
+from robot_id_ros.settings import (Setting, SettingError, check, flag_of, replace_settings,
+                                   setting, settings_of, yaml_comment)
 
 
 @dataclass

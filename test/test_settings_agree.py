@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """One declaration per setting: the node parameters, the robot-id flags and the parameters files
 agree with the settings dataclasses' declarations (robot_id_ros.settings)."""
 import sys

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Regenerate docs/nodes.md from the nodes' own declarations (robot_id_ros.ros.docs), and the
 comments of the settings in config/*.yaml from their declarations (robot_id_ros.settings).
 
@@ -35,7 +37,7 @@ def update_settings_comments():
 
 
 def main():
-    """Writes docs/nodes.md; the nodes are instantiated on a private ROS domain of this machine."""
+    """Write docs/nodes.md; the nodes are instantiated on a private ROS domain of this machine."""
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
                ROS_DOMAIN_ID=str(200 + os.getpid() % 30))
     text = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.docs'], check=True,

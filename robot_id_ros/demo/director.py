@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The demo's director: a small rclpy node that moves the simulated arm, has the simulator apply a
 scripted sequence of known forces, tares the estimator at each rest pose and records what comes
 back (the estimator's wrench and contact flag, the simulator's true wrench), all in sim time.
@@ -56,7 +58,8 @@ class ForceScript:
         """Two rest poses where the arm is far from singular (the force is observable) with
         forces that keep every joint within 80 % of its torque limit; then the trajectory: one
         contact-free period, then force steps placed where the drives can carry them along the
-        path."""
+        path.
+        """
         acts = []
         n_rest = 3 if quick else 4
         poses = rest_poses(robot, 2, np.random.default_rng(seed))
@@ -95,7 +98,8 @@ class ForceScript:
 
 def rest_poses(robot: RobotModel, count, rng, candidates=400, floor_z_m=0.1):
     """``count`` rest poses well inside the limits, tool above the floor, chosen for the largest
-    smallest singular value of the force Jacobian (forces best observable), spread apart."""
+    smallest singular value of the force Jacobian (forces best observable), spread apart.
+    """
     Q = robot.random_configurations(candidates, rng, 0.3)
     scored = []
     for q in Q:
@@ -115,7 +119,8 @@ def rest_poses(robot: RobotModel, count, rng, candidates=400, floor_z_m=0.1):
 
 def feasible_forces(robot: RobotModel, Q, candidates, fraction):
     """The candidate forces (base axes, at the tool point) whose static joint torques
-    g(q) - J^T F stay within ``fraction`` of the torque limits at every configuration in Q."""
+    g(q) - J^T F stay within ``fraction`` of the torque limits at every configuration in Q.
+    """
     out = []
     lim = fraction * robot.limits.effort_nm
     for f in candidates:
@@ -130,7 +135,8 @@ def motion_force_plan(robot: RobotModel, trajectory: rec.FourierTrajectory, t_fr
                       candidates, hold_s, gap_s, fraction=0.9, dt=0.05):
     """(onset time, force) steps along the trajectory, each held ``hold_s`` where the drives can
     carry it: |ID(q, qd, qdd) - J^T F| within ``fraction`` of the torque limits over the whole
-    hold."""
+    hold.
+    """
     t = np.arange(t_from, t_to, dt)
     Q, QD, QDD = trajectory.evaluate(t)
     lim = fraction * robot.limits.effort_nm

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """``robot-id demo``: the whole pipeline on the simulated youBot, over real DDS.
 
 Processes (each the package's real node, started as its own Python process on a private ROS
@@ -70,7 +72,8 @@ def _youbot_estimator_settings():
 def demo_estimator_settings() -> dict:
     """The estimator settings of the package's config/wrench_estimator.yaml (the youBot's), as
     ``EstimatorConfig`` fields: the node on a robot, the demo's node and its replays use the same.
-    The file is read on the first call."""
+    The file is read on the first call.
+    """
     return dict(_youbot_estimator_settings())
 
 
@@ -122,7 +125,8 @@ def demo_identification_options() -> IdentificationOptions:
     """The youBot identification recipe of the package's config/identification.yaml (read on the
     first call): rotor inertia, direction-dependent Coulomb friction and a Stribeck column, no
     offset, Savitzky-Golay derivatives at 25 Hz inside the excitation periods, joints slower than
-    0.05 rad/s left out of the fit."""
+    0.05 rad/s left out of the fit.
+    """
     return dataclasses.replace(_youbot_identification_options())
 
 
@@ -222,7 +226,7 @@ class Demo:
         return p
 
     def run_recorder(self, module, name, bag, timeout_s, **params):
-        """Runs a recorder to its end; returns its sidecar. Raises DemoError unless it finished."""
+        """Run a recorder to its end; returns its sidecar. Raises DemoError unless it finished."""
         proc = self.nodes.start(module, name, self.recorder_params(bag, **params))
         rc = proc.wait(timeout_s)
         sc = find_sidecar(bag)
@@ -235,7 +239,7 @@ class Demo:
 
     # --- stages -----------------------------------------------------------------------------
     def run(self):
-        """Runs every stage; the node processes are stopped however it ends."""
+        """Run every stage; the node processes are stopped however it ends."""
         try:
             self._run()
         finally:
@@ -303,7 +307,8 @@ class Demo:
         """Two trajectories (identification, validation). The design constrains positions,
         velocities and accelerations; torque is checked with the URDF model plus youBot-sized
         friction: a trajectory needing more than EXCITATION_TORQUE_FRACTION of a drive's limit is
-        redesigned with the next seed."""
+        redesigned with the next seed.
+        """
         cfg = self.cfg
         self.traj_files = []
         friction = FrictionModel(**DESIGN_FRICTION)
@@ -335,8 +340,9 @@ class Demo:
 
     # --- identification ---------------------------------------------------------------------
     def _identify(self):
-        """Identifies with config/identification.yaml's youBot recipe, validates on the held-out
-        run and saves the model file."""
+        """Identify with config/identification.yaml's youBot recipe, validates on the held-out
+        run and saves the model file.
+        """
         j = self.robot.joint_names
         static = read_joint_states(self.static_bag, j)
         sweeps = read_joint_states(self.sweep_bag, j)
@@ -413,7 +419,7 @@ def identification_results(res, metrics) -> dict:
 
 
 def run_demo(cfg: DemoConfig):
-    """Runs the demo; returns its results (what results.json holds).
+    """Run the demo; returns its results (what results.json holds).
 
     Raises:
         DemoError: a stage failed (the message names it and its log).

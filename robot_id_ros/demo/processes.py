@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The demo's node processes: each of the package's nodes in its own Python process, on a private
 ROS domain with discovery limited to this machine, its output in a log file.
 """
@@ -27,13 +29,14 @@ class DemoError(OperationError):
 
 
 def log(msg):
-    """Prints one line of the demo's progress at once (the demo runs for minutes)."""
+    """Print one line of the demo's progress at once (the demo runs for minutes)."""
     print(msg, flush=True)
 
 
 def demo_environment(domain_id):
     """The environment of the demo's processes: ROS domain ``domain_id``, discovery on this machine
-    only, unbuffered output (so the logs show progress as it happens)."""
+    only, unbuffered output (so the logs show progress as it happens).
+    """
     env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
                PYTHONUNBUFFERED='1')
     env.pop('ROS_LOCALHOST_ONLY', None)
@@ -79,7 +82,7 @@ class NodeProcess:
         return ''
 
     def wait(self, timeout_s, progress_every_s=PROGRESS_PERIOD_S):
-        """Waits for the process to end, showing its last INFO line every ``progress_every_s``.
+        """Wait for the process to end, showing its last INFO line every ``progress_every_s``.
 
         Args:
             timeout_s: wall-clock seconds after which the process is stopped.
@@ -136,12 +139,12 @@ class NodeGroup:
         self.procs = []
 
     def start(self, module, node_name, params) -> NodeProcess:
-        """Starts node ``module`` as ``node_name`` with ``params`` (see ``NodeProcess``)."""
+        """Start node ``module`` as ``node_name`` with ``params`` (see ``NodeProcess``)."""
         p = NodeProcess(module, node_name, params, self.env, self.log_dir)
         self.procs.append(p)
         return p
 
     def stop_all(self):
-        """Stops every process still running, in reverse start order."""
+        """Stop every process still running, in reverse start order."""
         for p in reversed(self.procs):
             p.stop()

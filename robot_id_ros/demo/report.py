@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The demo's comparison and report: the recorded force phase replayed through the estimator core
 with the identified model, the simulator's true parameters (the floor) and a gravity-only
 point-mass baseline, beside what the live node published; then results.json, results.md and the
@@ -167,7 +169,7 @@ def compare_estimators(robot, log, force_bag, model_path, truth_file, point_mass
 
 
 def plot_force(t, F, timeline, phases, path):
-    """Applied against estimated force per axis over the force phase, written to ``path`` (PNG).
+    """Apply against estimated force per axis over the force phase, written to ``path`` (PNG).
 
     Args:
         t: sim times, s.
@@ -197,7 +199,7 @@ def plot_force(t, F, timeline, phases, path):
 
 
 def write_report(out_dir, results):
-    """Writes ``results.json`` and ``results.md`` into ``out_dir`` and prints the tables."""
+    """Write ``results.json`` and ``results.md`` into ``out_dir`` and prints the tables."""
     out_dir = Path(out_dir)
     (out_dir / 'results.json').write_text(json.dumps(results, indent=2, default=float))
     text = results_table(results)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """ROS-free figures of the demo and the accuracy benchmark: force errors, contact delays, baselines.
 
 Inputs are plain arrays: the estimator's wrench over time, the applied (true) wrench over time and
@@ -71,7 +73,8 @@ class ForceErrors:
     per_phase: list = field(default_factory=list)
 
 
-def force_errors(t_s, est_force_n, timeline: ForceTimeline, phases, transient_s=TRANSIENT_S) -> ForceErrors:
+def force_errors(t_s, est_force_n, timeline: ForceTimeline, phases,
+                 transient_s=TRANSIENT_S) -> ForceErrors:
     """RMS of |estimated - applied| force over the rest and motion phases."""
     t_s = np.asarray(t_s, float)
     err = np.linalg.norm(np.asarray(est_force_n)[:, :3] - timeline.at(t_s), axis=1)
@@ -90,10 +93,11 @@ def force_errors(t_s, est_force_n, timeline: ForceTimeline, phases, transient_s=
                                 'rms_n': float(np.sqrt(np.mean(err[sel] ** 2))),
                                 'max_n': float(err[sel].max()), 'samples': int(sel.sum())})
         sel = m & settled
-        out[kind] = (float(np.sqrt(np.mean(err[sel] ** 2))) if sel.any() else float('nan'),
-                     float(np.sqrt(np.mean(err[m] ** 2))) if m.any() else float('nan'), int(sel.sum()))
-    return ForceErrors(out['rest'][0], out['motion'][0], out['rest'][1], out['motion'][1], out['rest'][2],
-                       out['motion'][2], per)
+        out[kind] = (float(np.sqrt(np.mean(err[sel]**2))) if sel.any() else float('nan'),
+                     float(np.sqrt(np.mean(err[m]**2))) if m.any() else float('nan'),
+                     int(sel.sum()))
+    return ForceErrors(out['rest'][0], out['motion'][0], out['rest'][1], out['motion'][1],
+                       out['rest'][2], out['motion'][2], per)
 
 
 def in_windows(t_s, windows):
@@ -105,12 +109,14 @@ def in_windows(t_s, windows):
     return m
 
 
-def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_force_dir, transient_s=TRANSIENT_S):
+def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_force_dir,
+                     transient_s=TRANSIENT_S):
     """At-rest force error split along n, the unit force direction that loads joint 1 (the normal of
     the arm's plane for a youBot-like arm: joints 2-5 feel nothing along it), and the rest: (RMS of the
     in-plane error, RMS of the error along n), N. ``joint1_force_dir`` (N, 3): joint 1's column of
     the tool's linear Jacobian per sample (any length). While joint 1 is held by stiction the
-    component along n reaches no joint state at all."""
+    component along n reaches no joint state at all.
+    """
     t_s = np.asarray(t_s, float)
     err = np.asarray(est_force_n, float)[:, :3] - timeline.at(t_s)
     n = np.asarray(joint1_force_dir, float)
@@ -138,7 +144,8 @@ def contact_signal(t_s, true_tau_nm, detector, onsets_s, window_s=0.05):
     """For each contact onset, the largest score the contact test gives the TRUE external joint torque
     (``true_tau_nm`` (N, n): J^T F_applied) within ``window_s`` after it, with no noise, no stiction
     band and no observer lag: below 1 the contact is not detectable within that window at the
-    detector's threshold by any estimator (its joint torques are too small there)."""
+    detector's threshold by any estimator (its joint torques are too small there).
+    """
     t_s = np.asarray(t_s, float)
     tau = np.asarray(true_tau_nm, float)
     s_contact, _ = detector.scores(tau, np.zeros_like(tau))
@@ -151,7 +158,8 @@ def contact_signal(t_s, true_tau_nm, detector, onsets_s, window_s=0.05):
 
 def detection_delays(t_s, contact, onsets_s, window_s=1.0):
     """Delay from each contact onset to the first contact flag after it (nan: not detected
-    within ``window_s``)."""
+    within ``window_s``).
+    """
     t_s = np.asarray(t_s, float)
     contact = np.asarray(contact, bool)
     out = []
@@ -169,7 +177,8 @@ def false_contacts(t_s, contact, windows):
 
 def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConfig | None = None):
     """The core estimator over recorded samples, tared (or tare cleared) at the given stamps as the
-    node was: ``tare_events`` is a list of (stamp_ns, 'tare' | 'clear')."""
+    node was: ``tare_events`` is a list of (stamp_ns, 'tare' | 'clear').
+    """
     est = WrenchEstimator(model, config or EstimatorConfig())
     forces, contact, stamps = [], [], []
     events = sorted((int(s), kind) for s, kind in tare_events)
@@ -188,9 +197,11 @@ def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConf
     return np.array(stamps, dtype=np.int64), np.array(forces), np.array(contact, bool)
 
 
-def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_events, tare_window_s=0.1):
+def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_events,
+                       tare_window_s=0.1):
     """The gravity-only baseline: tau_ext = g(q) - tau (no friction, no inertia), mapped to a force at the
-    tool point by the same least squares as the estimator, tared like it."""
+    tool point by the same least squares as the estimator, tared like it.
+    """
     mapper = WrenchMapper(robot.n, 'force')
     events = sorted((int(s), kind) for s, kind in tare_events)
     bias = np.zeros(robot.n)

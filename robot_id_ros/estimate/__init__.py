@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Stage 3, using the model online (ROS-free): residual observers, stiction handling, the wrench
 mapping, contact detection and uncertainty, chained by ``WrenchEstimator``.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Settings of the wrench estimator (``EstimatorConfig``) and their validation.
 
 The node's parameters, the ``robot-id estimate`` flags and a wrench_estimator parameters file
@@ -55,7 +57,8 @@ def check_choice(name: str, value, choices: tuple, kind: str = 'config') -> str:
 class EstimatorConfig:
     """Settings of ``WrenchEstimator``: each field declares its doc, unit and range once
     (``robot_id_ros.settings``); the node's parameters, the ``robot-id estimate`` flags and the
-    comments of config/wrench_estimator.yaml are generated from them."""
+    comments of config/wrench_estimator.yaml are generated from them.
+    """
 
     method: Method = setting(
         'momentum', "'momentum' (generalized momentum observer) or 'direct' (residual with a "

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Contact detection from the external joint torque, with hysteresis (``ContactDetector``)."""
 from __future__ import annotations
 

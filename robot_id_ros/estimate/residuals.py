@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Residuals: two estimates of the external joint torque tau_ext from the joint states.
 
 The arm obeys ``M(q) qdd + C(q, qd) qd + g(q) + f(qd) = tau_m + tau_ext``; both residuals take
@@ -128,7 +130,7 @@ def momentum_observer_batch(K, dt, M, QD, U, r0=None):
 
 
 class CausalDifferentiator:
-    """Critically damped second-order state-variable filter: per channel
+    """Critically damped second-order state-variable filter: per channel.
 
         x1' = x2,   x2' = w^2 (u - x1) - 2 w x2,
 
@@ -203,7 +205,8 @@ class DirectResidual:
 
     def batch(self, dt, M, QD, U):
         """The residual over one segment from a reset state, sample by sample (``step``); leaves
-        the residual reset. Arguments and result as ``MomentumObserver.batch``."""
+        the residual reset. Arguments and result as ``MomentumObserver.batch``.
+        """
         self.reset()
         R = np.empty_like(U)
         for k in range(len(U)):

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Friction near zero velocity: the stiction band and what a resting joint gives the wrench.
 
 Within the stiction band (``|qd| < stiction_velocity``) the friction torque is taken at the centre

@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Uncertainty of the estimate: the covariance of the model torque (``TorqueUncertainty``) and
-how often the wrench covariance is recomputed (``CovarianceSchedule``)."""
+how often the wrench covariance is recomputed (``CovarianceSchedule``).
+"""
 from __future__ import annotations
 
 import math

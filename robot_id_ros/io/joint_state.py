@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """JointState <-> arrays, by joint name. Shared by the nodes, the bag reader and the CLI.
 
 Joints are matched by name: any order, extra joints (the youBot's gripper fingers) ignored. A
@@ -14,7 +16,8 @@ from robot_id_ros.errors import InputError
 
 class JointStateError(InputError):
     """A joint state that cannot be used; the message says what is wrong. ``kind``: 'duplicate_joint',
-    'missing_joint', 'no_position', 'no_velocity', 'no_effort', 'shape' or 'nonfinite'."""
+    'missing_joint', 'no_position', 'no_velocity', 'no_effort', 'shape' or 'nonfinite'.
+    """
 
     kind = 'joint_state'
 
@@ -42,7 +45,8 @@ class JointIndexer:
             pos = {n: i for i, n in enumerate(names)}
             if len(pos) != len(names):
                 dup = sorted({n for n in names if names.count(n) > 1})
-                raise JointStateError(f'joint state names a joint twice: {", ".join(dup)}', 'duplicate_joint')
+                raise JointStateError(f'joint state names a joint twice: {", ".join(dup)}',
+                                      'duplicate_joint')
             missing = [n for n in self.joint_names if n not in pos]
             if missing:
                 raise JointStateError(f'joint state has no joint(s) {", ".join(missing)} '
@@ -51,27 +55,32 @@ class JointIndexer:
             self._last_names = names
         return self._index
 
-    def convert(self, names, position, velocity, effort, require_velocity=True, require_effort=True) -> JointSample:
+    def convert(self, names, position, velocity, effort, require_velocity=True,
+                require_effort=True) -> JointSample:
         idx = self.index(names)
         n_msg = len(names)
         out = []
-        for field, arr, required in (('position', position, True), ('velocity', velocity, require_velocity),
-                                     ('effort', effort, require_effort)):
+        for field, arr, required in (('position', position, True),
+                                     ('velocity', velocity, require_velocity), ('effort', effort,
+                                                                                require_effort)):
             arr = np.asarray(arr if arr is not None else (), dtype=float)
             if arr.size == 0:
                 if required:
-                    raise JointStateError(f'joint state has no {field} (the driver must publish {field}'
-                                          + (' ; older youBot drivers publish no effort: update the driver'
-                                             if field == 'effort' else '') + ')', f'no_{field}')
+                    raise JointStateError(
+                        f'joint state has no {field} (the driver must publish {field}' +
+                        (' ; older youBot drivers publish no effort: update the driver'
+                         if field == 'effort' else '') + ')', f'no_{field}')
                 out.append(None)
                 continue
             if arr.shape != (n_msg,):
-                raise JointStateError(f'joint state {field} has {arr.size} values for {n_msg} names', 'shape')
+                raise JointStateError(
+                    f'joint state {field} has {arr.size} values for {n_msg} names', 'shape')
             vals = arr[idx]
             bad = ~np.isfinite(vals)
             if bad.any():
                 which = ', '.join(self.joint_names[i] for i in np.flatnonzero(bad))
-                raise JointStateError(f'joint state {field} is NaN or inf for {which}', 'nonfinite')
+                raise JointStateError(f'joint state {field} is NaN or inf for {which}',
+                                      'nonfinite')
             out.append(vals)
         return JointSample(*out)
 

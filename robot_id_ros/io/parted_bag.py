@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """A crash-safe rosbag2 bag: written in parts, each ``commit()`` makes the part readable.
 
 Each ``commit()`` closes the current MCAP part and atomically rewrites ``metadata.yaml`` to list
@@ -49,7 +51,8 @@ class MergeResult:
 
 def _part_number(file_name, bag_name):
     """The part number k of a part file ``<bag_name>_<k>.mcap``; None for another file (the merged
-    ``<bag_name>.mcap``)."""
+    ``<bag_name>.mcap``).
+    """
     head, tail = f'{bag_name}_', '.mcap'
     if not (file_name.startswith(head) and file_name.endswith(tail)):
         return None
@@ -372,7 +375,8 @@ class PartedBagWriter:
         """Give the merged file of an earlier ``finalize`` a part name, so that the next merge can
         write ``<name>.mcap`` again. Every step leaves a readable bag: a hard link (a copy where
         links are not supported) under the part name, the listing switched to it, the old name
-        removed (a crash leaves an unlisted name, which a resume deletes)."""
+        removed (a crash leaves an unlisted name, which a resume deletes).
+        """
         old = self.path / self.merged_name
         new = self.path / f'{self.name}_{self._next_index:05d}.mcap'
         self._next_index += 1
@@ -446,7 +450,8 @@ def merge_mcap_files(files, out):
 
 def _overlapping_groups(files):
     """``files`` in order of their first message, in groups that overlap in time (a file joins
-    the group when it starts before every message of the group has passed)."""
+    the group when it starts before every message of the group has passed).
+    """
     from rosbags.rosbag2 import Reader
 
     spans = []

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The segment sidecar a recorder writes beside its bag (``<bag>.segments.yaml``).
 
 Schema (version 1)::

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Which joints and which tool frame make "the arm" of a URDF when the user names none.
 
 Default joints: the actuated joints on the chain from the URDF root to the tool frame. Default tool
@@ -57,7 +59,8 @@ def _chain_to(model, joint_id, actuated):
 
 def _longest_chain(model, one_dof, actuated):  # noqa: C901 - one walk, commented
     """Walk down from the root along the tallest branch of actuated joints; stop at a gripper
-    (several 1-DoF leaf joints on one body). Returns (joint ids, notes)."""
+    (several 1-DoF leaf joints on one body). Returns (joint ids, notes).
+    """
     children = {j: [] for j in [0, *one_dof]}
     for j in sorted(one_dof):
         children[_parent_actuated(model, j, one_dof)].append(j)
@@ -118,9 +121,13 @@ def _parent_frame(frame):
 
 def _deepest_fixed_frame(model, joint_id):
     """The tool frame of a chain's last joint: a body frame on its body named like a tool (tcp,
-    tool, end effector), else the one at the end of the fixed links hanging from it."""
-    named = [f.name for f in model.frames if f.parentJoint == joint_id and f.type == pin.FrameType.BODY
-             and any(w in f.name.lower() for w in TOOL_WORDS)]
+    tool, end effector), else the one at the end of the fixed links hanging from it.
+    """
+    named = [
+        f.name for f in model.frames
+        if f.parentJoint == joint_id and f.type == pin.FrameType.BODY and any(w in f.name.lower()
+                                                                              for w in TOOL_WORDS)
+    ]
     if named:
         return named[-1]
     best, best_depth = None, -1
@@ -166,6 +173,7 @@ def select_chain(model, urdf_text: str, tool_frame: str | None = None) -> ChainS
     left = sorted(set(one_dof) - set(chain))
     note = ''
     if left:
-        note = (f'using joints {", ".join(names[i] for i in chain)} (tool frame {tool}); left out: '
-                + ', '.join(names[i] for i in left) + (' (' + '; '.join(notes) + ')' if notes else ''))
+        note = (
+            f'using joints {", ".join(names[i] for i in chain)} (tool frame {tool}); left out: ' +
+            ', '.join(names[i] for i in left) + (' (' + '; '.join(notes) + ')' if notes else ''))
     return ChainSelection(tuple(names[i] for i in chain), tool or '', note)

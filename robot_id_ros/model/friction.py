@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Joint friction: the model the identification fits and the estimator subtracts.
 
 Per joint j, in motion:
@@ -45,9 +47,11 @@ class FrictionModel:
         for name in ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm'):
             setattr(self, name, _vec(getattr(self, name), n, name))
         self.stribeck_nm = _vec(self.stribeck_nm, n, 'stribeck_nm', 0.0)
-        self.stribeck_velocity_rad_s = _vec(self.stribeck_velocity_rad_s, n, 'stribeck_velocity_rad_s', 0.1)
+        self.stribeck_velocity_rad_s = _vec(self.stribeck_velocity_rad_s, n,
+                                            'stribeck_velocity_rad_s', 0.1)
         if self.breakaway_nm is None:
-            self.breakaway_nm = np.maximum(self.coulomb_pos_nm, self.coulomb_neg_nm) + self.stribeck_nm
+            self.breakaway_nm = np.maximum(self.coulomb_pos_nm,
+                                           self.coulomb_neg_nm) + self.stribeck_nm
         self.breakaway_nm = _vec(self.breakaway_nm, n, 'breakaway_nm')
         if not self.sign_velocity_rad_s > 0:
             raise ValueError('sign_velocity_rad_s must be > 0')
@@ -58,18 +62,21 @@ class FrictionModel:
 
     @classmethod
     def zeros(cls, n):
-        return cls(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n))  # separate arrays: no aliasing
+        return cls(np.zeros(n), np.zeros(n), np.zeros(n),
+                   np.zeros(n))  # separate arrays: no aliasing
 
     def torque(self, qd):
         """Friction torque (Nm) at joint velocities ``qd`` (shape (n,) or (N, n)), with the smooth
-        sign (the identification's regressor)."""
+        sign (the identification's regressor).
+        """
         qd = np.asarray(qd, dtype=float)
         return self._torque(qd, smooth_sign(qd, self.sign_velocity_rad_s))
 
     def sliding_torque(self, qd):
         """Friction torque (Nm) of joints known to slide in the direction of ``qd``: the exact sign,
         so a joint creeping at a small but measured velocity gets its full Coulomb (+ Stribeck)
-        friction, as the physical law has it; zero velocity gives the offset. (n,) or (N, n)."""
+        friction, as the physical law has it; zero velocity gives the offset. (n,) or (N, n).
+        """
         qd = np.asarray(qd, dtype=float)
         return self._torque(qd, np.sign(qd))
 
@@ -112,7 +119,9 @@ class FrictionModel:
         cols = {k: np.array([float(joints[n][k]) for n in joint_names])
                 for k in ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm',
                           'stribeck_nm', 'stribeck_velocity_rad_s', 'breakaway_nm')}
-        return cls(sign_velocity_rad_s=float(d.get('sign_velocity_rad_s', SIGN_VELOCITY_RAD_S_DEFAULT)), **cols)
+        return cls(
+            sign_velocity_rad_s=float(d.get('sign_velocity_rad_s', SIGN_VELOCITY_RAD_S_DEFAULT)),
+            **cols)
 
 
 def _vec(v, n, name, default=None):

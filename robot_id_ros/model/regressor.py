@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The identification regressor: joint torque linear in the dynamic parameters.
 
     tau = Y(q, qd, qdd) theta
@@ -25,7 +27,8 @@ from robot_id_ros.model.friction import SIGN_VELOCITY_RAD_S_DEFAULT, smooth_sign
 from robot_id_ros.model.robot import RobotModel
 
 INERTIAL_NAMES = ('m', 'mx', 'my', 'mz', 'XX', 'XY', 'YY', 'XZ', 'YZ', 'ZZ')
-INERTIAL_UNITS = ('kg', 'kg m', 'kg m', 'kg m', 'kg m^2', 'kg m^2', 'kg m^2', 'kg m^2', 'kg m^2', 'kg m^2')
+INERTIAL_UNITS = ('kg', 'kg m', 'kg m', 'kg m', 'kg m^2', 'kg m^2', 'kg m^2', 'kg m^2', 'kg m^2',
+                  'kg m^2')
 # Khalil's order (XX XY XZ YY YZ ZZ MX MY MZ M), used to pick which parameters are regrouped:
 # later parameters in this order are expressed through earlier ones, as in the seed papers.
 GROUPING_ORDER = (4, 5, 7, 6, 8, 9, 1, 2, 3, 0)
@@ -64,7 +67,15 @@ class RegressorOptions:
         return kinds
 
 
-_JOINT_UNITS = {'Ia': 'kg m^2', 'fv': 'Nm s/rad', 'fc': 'Nm', 'fcp': 'Nm', 'fcn': 'Nm', 'fs': 'Nm', 'fo': 'Nm'}
+_JOINT_UNITS = {
+    'Ia': 'kg m^2',
+    'fv': 'Nm s/rad',
+    'fc': 'Nm',
+    'fcp': 'Nm',
+    'fcn': 'Nm',
+    'fs': 'Nm',
+    'fo': 'Nm'
+}
 
 
 class Regressor:
@@ -136,11 +147,14 @@ class Regressor:
         Q, QD, QDD = (np.asarray(a, dtype=float) for a in (Q, QD, QDD))
         N, n = Q.shape
         if n != self.n or QD.shape != Q.shape or QDD.shape != Q.shape:
-            raise ValueError(f'expected (N, {self.n}) arrays of equal shape, got {Q.shape}, {QD.shape}, {QDD.shape}')
+            raise ValueError(
+                f'expected (N, {self.n}) arrays of equal shape, got {Q.shape}, {QD.shape}, {QDD.shape}'
+            )
         W = np.zeros((N, n, self.p))
         model, data, q_pin = self.robot.model, self.robot.data, self.robot.q_pin
         for k in range(N):
-            W[k, :, :self.n_inertial] = pin.computeJointTorqueRegressor(model, data, q_pin(Q[k]), QD[k], QDD[k])
+            W[k, :, :self.n_inertial] = pin.computeJointTorqueRegressor(
+                model, data, q_pin(Q[k]), QD[k], QDD[k])
         nk = len(self.joint_kinds)
         if nk:
             jc = self._joint_columns(QD, QDD)  # (N, n, nk)
@@ -156,7 +170,7 @@ class Regressor:
         return W
 
     def static_columns(self):
-        """Indices of the columns a static regressor can excite: m, mx, my, mz of each link (+ offsets)."""
+        """Indicate of the columns a static regressor can excite: m, mx, my, mz of each link (+ offsets)."""
         cols = [10 * i + k for i in range(self.n) for k in range(4)]
         if 'fo' in self.joint_kinds:
             nk = len(self.joint_kinds)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Robot model: a serial chain of actuated joints taken from any URDF, built on Pinocchio.
 
 The model keeps only the selected (actuated) joints; every other joint of the URDF (gripper
@@ -87,7 +89,8 @@ class RobotModel:
                  gravity_m_s2=GRAVITY_DEFAULT_M_S2):
         urdf_path = Path(urdf_path)
         if not urdf_path.is_file():
-            raise ModelError(f'URDF not found: {urdf_path} (give the path of an existing .urdf file)')
+            raise ModelError(
+                f'URDF not found: {urdf_path} (give the path of an existing .urdf file)')
         try:
             text = urdf_path.read_text()
         except (OSError, UnicodeDecodeError) as exc:
@@ -121,21 +124,24 @@ class RobotModel:
             raise ModelError(f'joint selection names a joint twice: {joint_names}')
         for n in joint_names:
             if full.joints[full.getJointId(n)].nv != 1:
-                raise ModelError(f'joint {n} is not a 1-DoF joint (revolute, continuous or prismatic)')
+                raise ModelError(
+                    f'joint {n} is not a 1-DoF joint (revolute, continuous or prismatic)')
         ids = [full.getJointId(n) for n in joint_names]
         # serial check: every selected joint is an ancestor of the next one, in order
         for a, b in zip(ids[:-1], ids[1:]):
             if a not in _ancestors(full, b):
-                raise ModelError(f'joint selection is not a serial chain in order: {full.names[a]} is not '
-                                 f'an ancestor of {full.names[b]} (list the joints from base to tip)')
+                raise ModelError(
+                    f'joint selection is not a serial chain in order: {full.names[a]} is not '
+                    f'an ancestor of {full.names[b]} (list the joints from base to tip)')
         locked = [full.getJointId(n) for n in all_names if n not in joint_names]
         q_ref = pin.neutral(full)
         try:
             self.model = pin.buildReducedModel(full, locked, q_ref) if locked else full
         except ValueError as exc:  # pinocchio cannot lock a joint named like a link
-            raise ModelError(f'URDF {urdf_path.name}: Pinocchio cannot lock the joints left out of the '
-                             f'selection ({exc}); give --joints with every joint of the arm, or rename '
-                             'the joint that shares its name with a link') from exc
+            raise ModelError(
+                f'URDF {urdf_path.name}: Pinocchio cannot lock the joints left out of the '
+                f'selection ({exc}); give --joints with every joint of the arm, or rename '
+                'the joint that shares its name with a link') from exc
         self.model.gravity.linear = np.asarray(gravity_m_s2, dtype=float)
         self.gravity_m_s2 = np.asarray(gravity_m_s2, dtype=float)
         self.data = self.model.createData()
@@ -152,7 +158,8 @@ class RobotModel:
             tool_frame = self.model.frames[len(self.model.frames) - 1].name
         if not self.model.existFrame(tool_frame):
             names = sorted({f.name for f in self.model.frames})
-            raise ModelError(f'URDF {urdf_path.name} has no frame {tool_frame!r}; frames: {", ".join(names)}')
+            raise ModelError(
+                f'URDF {urdf_path.name} has no frame {tool_frame!r}; frames: {", ".join(names)}')
         self.tool_frame = tool_frame
         self.tool_frame_id = frame_id(self.model, tool_frame)
         tool_parent = self.model.frames[self.tool_frame_id].parentJoint
@@ -172,7 +179,8 @@ class RobotModel:
                                   np.array(self.model.effortLimit))
         # the link (body) each selected joint moves: its first body frame
         self.link_names = tuple(
-            next(f.name for f in self.model.frames if f.type == pin.FrameType.BODY and f.parentJoint == i)
+            next(f.name for f in self.model.frames
+                 if f.type == pin.FrameType.BODY and f.parentJoint == i)
             for i in range(1, self.model.njoints))
 
     # --- configuration helpers -------------------------------------------------------------
@@ -189,7 +197,8 @@ class RobotModel:
     # --- dynamics -------------------------------------------------------------------------
     def inverse_dynamics(self, q, qd, qdd):
         """Rigid-body joint torque (Nm) by RNEA: M(q) qdd + C(q, qd) qd + g(q)."""
-        return pin.rnea(self.model, self.data, self.q_pin(q), np.asarray(qd, float), np.asarray(qdd, float)).copy()
+        return pin.rnea(self.model, self.data, self.q_pin(q), np.asarray(qd, float),
+                        np.asarray(qdd, float)).copy()
 
     def gravity_torque(self, q):
         """g(q) in Nm."""
@@ -202,11 +211,13 @@ class RobotModel:
 
     def coriolis_matrix(self, q, qd):
         """C(q, qd) with Mdot - 2C skew-symmetric (Pinocchio's)."""
-        return pin.computeCoriolisMatrix(self.model, self.data, self.q_pin(q), np.asarray(qd, float)).copy()
+        return pin.computeCoriolisMatrix(self.model, self.data, self.q_pin(q),
+                                         np.asarray(qd, float)).copy()
 
     def forward_dynamics(self, q, qd, tau):
-        """qdd from tau by ABA."""
-        return pin.aba(self.model, self.data, self.q_pin(q), np.asarray(qd, float), np.asarray(tau, float)).copy()
+        """Qdd from tau by ABA."""
+        return pin.aba(self.model, self.data, self.q_pin(q), np.asarray(qd, float),
+                       np.asarray(tau, float)).copy()
 
     def tool_placement(self, q) -> pin.SE3:
         pin.framesForwardKinematics(self.model, self.data, self.q_pin(q))
@@ -219,7 +230,8 @@ class RobotModel:
         frame='tool': both in the tool frame (LOCAL).
         """
         ref = {'base': pin.LOCAL_WORLD_ALIGNED, 'tool': pin.LOCAL}[frame]
-        return pin.computeFrameJacobian(self.model, self.data, self.q_pin(q), self.tool_frame_id, ref).copy()
+        return pin.computeFrameJacobian(self.model, self.data, self.q_pin(q), self.tool_frame_id,
+                                        ref).copy()
 
     # --- parameters -----------------------------------------------------------------------
     def standard_parameters(self):
@@ -237,7 +249,8 @@ class RobotModel:
         if theta.shape != (10 * self.n,):
             raise ModelError(f'expected {10 * self.n} standard parameters, got {theta.shape}')
         for i in range(self.n):
-            self.model.inertias[i + 1] = pin.Inertia.FromDynamicParameters(theta[10 * i:10 * i + 10])
+            self.model.inertias[i + 1] = pin.Inertia.FromDynamicParameters(theta[10 * i:10 * i +
+                                                                                 10])
 
     def set_rotor_inertia(self, armature_kg_m2):
         """Reflected rotor inertia per joint (kg m^2), added to the diagonal of M(q)."""
@@ -257,8 +270,10 @@ class RobotModel:
         return [self.joint_names[i] for i in np.flatnonzero(bad)]
 
     def random_configurations(self, count, rng, margin_rad=0.0):
-        lo = np.where(np.isfinite(self.limits.lower_rad), self.limits.lower_rad + margin_rad, -np.pi)
-        hi = np.where(np.isfinite(self.limits.upper_rad), self.limits.upper_rad - margin_rad, np.pi)
+        lo = np.where(np.isfinite(self.limits.lower_rad), self.limits.lower_rad + margin_rad,
+                      -np.pi)
+        hi = np.where(np.isfinite(self.limits.upper_rad), self.limits.upper_rad - margin_rad,
+                      np.pi)
         return lo + (hi - lo) * rng.random((count, self.n))
 
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Checks of a URDF's numbers before Pinocchio reads it.
 
 urdfdom (inside Pinocchio) reports a malformed number on its console and goes on with a zero, so a

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Stage 1, planning experiments (ROS-free): safety limits, static poses, point-to-point motions,
 settling and averaging, friction sweeps, recording monitors and excitation trajectories.
 

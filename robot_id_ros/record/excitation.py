@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Excitation trajectories for dynamic identification: finite Fourier series, optimised.
 
 Trajectory (Swevers et al., "Optimal robot excitation and identification", IEEE Trans.
@@ -157,7 +159,8 @@ class _Search:
 
     def repair(self, x_good, x_bad, steps=REPAIR_BISECTIONS):
         """Largest step from the feasible x_good towards x_bad that is feasible on the dense
-        grid (bisection)."""
+        grid (bisection).
+        """
         lo, hi = 0.0, 1.0
         for _ in range(steps):
             mid = 0.5 * (lo + hi)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Bounds an excitation trajectory must respect, and their check on a dense grid."""
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ class ExcitationLimits:
     """Bounds a trajectory must respect (already multiplied by the fractions).
 
     q_lower/q_upper: rad (+-inf for unlimited joints); qd_max: rad/s; qdd_max: rad/s^2;
-    floor_z_m: lowest tool-frame height in the root frame (None: no floor)."""
+    floor_z_m: lowest tool-frame height in the root frame (None: no floor).
+    """
 
     q_lower: np.ndarray
     q_upper: np.ndarray
@@ -91,7 +94,8 @@ class ExcitationLimits:
 
 def per_joint(v, n, what):
     """``v`` as n per-joint values (one value is repeated); ExcitationError naming ``what``
-    when it has neither 1 nor n values."""
+    when it has neither 1 nor n values.
+    """
     a = np.asarray(v, dtype=float).reshape(-1)
     if a.size == 1:
         a = np.full(n, a.item())
@@ -101,7 +105,7 @@ def per_joint(v, n, what):
 
 
 def tool_heights(robot: RobotModel, Q):
-    """z (root frame, m) of the tool frame origin at each row of Q (rad)."""
+    """Z (root frame, m) of the tool frame origin at each row of Q (rad)."""
     import pinocchio as pin
 
     z = np.empty(len(Q))

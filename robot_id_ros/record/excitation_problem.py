@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The excitation design problem: parametrisation at rest at q_start, criterion, constraints."""
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ FLOOR_SCALE_TRIES = 60            # at most this many times
 
 def default_observation_samples(harmonics, n_base, n):
     """Observation samples per period ``design_excitation`` uses by default:
-    max(8 N, 3 n_base / n, 40)."""
+    max(8 N, 3 n_base / n, 40).
+    """
     return max(OBSERVATION_SAMPLES_PER_HARMONIC * harmonics,
                int(np.ceil(OBSERVATION_SAMPLES_PER_BASE_PARAMETER_JOINT * n_base / n)),
                MIN_OBSERVATION_SAMPLES)
@@ -127,7 +130,8 @@ class ExcitationProblem:
     # --- parametrisation ----------------------------------------------------------------
     def _bases(self, t):
         """(Bq, Bqd, Bqdd), each (len(t), 2(N-1)): per-joint maps from [a_1..a_{N-1},
-        b_1..b_{N-1}]."""
+        b_1..b_{N-1}].
+        """
         N, w = self.N, self.w
         l = np.arange(1, N + 1)  # noqa: E741 - the harmonic index of the formula
         ph = np.outer(t, w * l)
@@ -177,7 +181,7 @@ class ExcitationProblem:
         return float(s[0] / s[-1]), float(2 * np.sum(np.log(s)))
 
     def objective(self, x):
-        """log cond, or -logdet / n_base, of x (minimised)."""
+        """Log cond, or -logdet / n_base, of x (minimised)."""
         cond, logdet = self.measures(x)
         if self.criterion == 'cond':
             return np.log(cond) if np.isfinite(cond) else FAILED_OBJECTIVE
@@ -186,7 +190,8 @@ class ExcitationProblem:
     # --- constraints (>= 0 when satisfied), with exact Jacobians ------------------------
     def linear_constraints(self, margin):
         """(A, c) with A x + c >= 0 for the position, velocity and acceleration limits on the
-        constraint grid, each tightened by the fraction ``margin``."""
+        constraint grid, each tightened by the fraction ``margin``.
+        """
         lim = self.limits
         Bq, Bqd, Bqdd = self.Bcon
         n, k = self.n, self.nx_joint
@@ -215,7 +220,7 @@ class ExcitationProblem:
         return tool_heights(self.robot, Q) - self.limits.floor_z_m - margin_m
 
     def floor_jacobian(self, x):
-        """d floor_clearance / dx, (constraint samples, nx)."""
+        """D floor_clearance / dx, (constraint samples, nx)."""
         import pinocchio as pin
 
         robot = self.robot
@@ -237,7 +242,8 @@ class ExcitationProblem:
     # --- feasibility by scaling about q_start --------------------------------------------
     def max_feasible_scale(self, x, samples=None):
         """Largest s <= ~ the linear-limit bound such that s x satisfies every limit on the
-        dense grid (0 when none does)."""
+        dense grid (0 when none does).
+        """
         if samples is None:
             samples = DENSE_SAMPLES_PER_HARMONIC * self.N + 1
         t = np.linspace(0.0, self.period_s, int(samples), endpoint=False)

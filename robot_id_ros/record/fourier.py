@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The finite Fourier series trajectory (eq. 30 of Swevers et al. 1997) and its YAML file."""
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Driver statistics while recording: ``timing_stats`` (rate, jitter, gaps) and
-``TrackingMonitor`` (position tracking error with a trip limit)."""
+``TrackingMonitor`` (position tracking error with a trip limit).
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -71,6 +74,6 @@ class TrackingMonitor:
         return np.sqrt(self.sum_sq / max(self.count, 1))
 
     def report(self):
-        """dict with samples, rms_rad, max_rad, limit_rad."""
+        """Dict with samples, rms_rad, max_rad, limit_rad."""
         return {'samples': self.count, 'rms_rad': self.rms.tolist(),
                 'max_rad': self.max_abs.tolist(), 'limit_rad': self.limit}

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Static poses: limit and floor checks, well-conditioned pose sets, short travel, pose files.
 
 * ``check_poses``: limits with margin, floor plane.
@@ -29,7 +31,8 @@ class PoseError(InputError):
 
 def floor_check_frames(robot: RobotModel, first_joint=2):
     """Frame ids whose origins must stay above the floor: every body from joint ``first_joint``
-    (0-based) outward, plus the tool frame."""
+    (0-based) outward, plus the tool frame.
+    """
     import pinocchio as pin
 
     ids = []
@@ -94,8 +97,9 @@ def check_poses(robot: RobotModel, poses, margin_rad, floor_z_m=None, floor_clea
 
 
 def gravity_free_joints(robot: RobotModel, rng=None, tol=1e-9):
-    """Indices of joints whose angle never changes any gravity torque (e.g. a first joint with a
-    vertical axis): static poses need not vary them."""
+    """Indicate of joints whose angle never changes any gravity torque (e.g. a first joint with a
+    vertical axis): static poses need not vary them.
+    """
     rng = np.random.default_rng(0) if rng is None else rng
     Q = robot.random_configurations(GRAVITY_PROBE_CONFIGURATIONS, rng)
     free = []
@@ -224,8 +228,9 @@ def _candidate_poses(robot, rng, lo, hi, hold, candidates, count, floor_z_m, flo
 
 
 def _greedy_d_optimal(blocks, count):
-    """Indices of ``count`` blocks (C, n, nb) picked one by one, each maximising log det of the
-    information matrix so far (with a small ridge so the first picks are defined)."""
+    """Indicate of ``count`` blocks (C, n, nb) picked one by one, each maximising log det of the
+    information matrix so far (with a small ridge so the first picks are defined).
+    """
     nb = blocks.shape[2]
     chosen = []
     info = D_OPTIMAL_RIDGE * np.eye(nb)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The former ``recording`` module, split into ``safety``, ``poses``, ``motions``, ``settle``,
 ``sweeps``, ``monitors`` (this package) and ``robot_id_ros.io.parted_bag``.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Safety limits of every commanded motion: joint-limit margin, maximum velocity, acceleration."""
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ YOUBOT_SAFE_ACCELERATION_RAD_S2 = 1.0
 
 class SafetyLimitsError(InputError):
     """Safety limits that cannot be used (a limit <= 0 or not finite, a negative margin, a
-    per-joint list of the wrong length); the message names the value."""
+    per-joint list of the wrong length); the message names the value.
+    """
 
     kind = 'safety_limits'
 

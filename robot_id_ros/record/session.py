@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """One recorder run's output, ROS-free: a crash-safe bag, its segment sidecar and the run status.
 
 A ``RecordingSession`` owns the parted bag writer (``PartedBagWriter``) and the sidecar
@@ -41,7 +43,8 @@ class StampedSample(NamedTuple):
     """One joint state in the recorder's joint order.
 
     Attributes: stamp_ns (header stamp, ns), q (rad), qd (rad/s or None), effort (Nm or A, in the
-    driver's effort_unit, or None)."""
+    driver's effort_unit, or None).
+    """
 
     stamp_ns: int
     q: np.ndarray
@@ -51,7 +54,8 @@ class StampedSample(NamedTuple):
 
 def error_text(exc: BaseException | None) -> str:
     """How a run's error reads in the log and the sidecar: a ``RecordingError`` by its message,
-    anything else prefixed with its type name ('' for no error)."""
+    anything else prefixed with its type name ('' for no error).
+    """
     if exc is None:
         return ''
     if isinstance(exc, rec.RecordingError):
@@ -245,7 +249,8 @@ class RecordingSession:
 
     def add_segment(self, segment: dict, now_ns: int | None = None) -> None:
         """Commit the bag (the segment's data is then on disk), then add ``segment`` to the
-        sidecar. ``now_ns``: the present (ROS time, ns), see ``commit``."""
+        sidecar. ``now_ns``: the present (ROS time, ns), see ``commit``.
+        """
         self.commit(now_ns)
         self.segments.append(to_plain(segment))
         self.save()
@@ -254,7 +259,8 @@ class RecordingSession:
     def _merge_parts(self, writer) -> None:
         """Merge a finished recording's parts into one bag (crash safe, see
         ``PartedBagWriter.finalize``); a merge that fails leaves the parts, which stay a valid bag,
-        and is noted in the sidecar's ``info.merge_error``, not as a failed recording."""
+        and is noted in the sidecar's ``info.merge_error``, not as a failed recording.
+        """
         try:
             result = writer.finalize()
         except rec.RecordingError as exc:
@@ -309,7 +315,8 @@ class RecordingSession:
 
 class SampleBuffer:
     """The joint states of the last ``horizon_s`` seconds (stamp time), in arrival order;
-    thread-safe (one thread appends, others read)."""
+    thread-safe (one thread appends, others read).
+    """
 
     def __init__(self, horizon_s: float):
         """Args: horizon_s: samples older than the newest minus this (s) are dropped."""

@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Holding still: ``SettleDetector`` (velocity below a threshold for a dwell time, with a timeout)
-and ``average_window`` (zero-phase low-pass then average; mean, standard deviation, count)."""
+and ``average_window`` (zero-phase low-pass then average; mean, standard deviation, count).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass

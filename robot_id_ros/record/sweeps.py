@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Friction sweeps: constant-velocity passes of one joint and their forward/backward pairing.
 
 * ``plan_friction_sweep``: constant-velocity passes of one joint, symmetric about the angle where

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """ArmCommander: drive an arm through its joint trajectory controller and wait on its joint states.
 
 In the manner of a navigation "simple commander": a plain object on a node the caller spins, with
@@ -54,7 +56,8 @@ class Cancelled(Exception):
 
 class DriverError(rec.RecordingError):
     """The driver does not publish, stopped publishing, or does not take commands. ``kind``:
-    'no_driver', 'driver_silent' or 'no_subscriber'."""
+    'no_driver', 'driver_silent' or 'no_subscriber'.
+    """
 
     kind = 'driver'
 
@@ -171,7 +174,8 @@ class ArmCommander:
 
     def add_listener(self, fn) -> None:
         """Call ``fn(stamp_ns, msg, sample)`` for every joint state (``sample``: a
-        ``StampedSample``, or None when the message is unusable)."""
+        ``StampedSample``, or None when the message is unusable).
+        """
         self._listeners.append(fn)
 
     def remove_listener(self, fn) -> None:
@@ -189,7 +193,8 @@ class ArmCommander:
 
     def time_ref_ns(self) -> int:
         """The present in ROS time (ns): the node clock, never behind the newest joint state
-        stamp (the clock may lag, or be zero before the first /clock message with sim time)."""
+        stamp (the clock may lag, or be zero before the first /clock message with sim time).
+        """
         last = self._latest
         return max(self.now_ns(), last.stamp_ns if last is not None else 0)
 
@@ -221,7 +226,8 @@ class ArmCommander:
 
     def check(self) -> None:
         """Raise the error given to ``fail()``, ``Cancelled``, or ``DriverError`` when the driver
-        has been silent longer than ``driver_timeout_s``."""
+        has been silent longer than ``driver_timeout_s``.
+        """
         if self._error is not None:
             raise self._error
         if self._cancel.is_set():
@@ -303,7 +309,8 @@ class ArmCommander:
 
     def wait_until_stamp(self, t_ns: int, idle=None) -> StampedSample:
         """Block until a joint state stamped at or after ``t_ns`` (ns, driver time) arrived;
-        return it. ``idle``: see ``wait_for``."""
+        return it. ``idle``: see ``wait_for``.
+        """
         def ready():
             last = self._latest
             return last if last is not None and last.stamp_ns >= t_ns else None
@@ -311,7 +318,8 @@ class ArmCommander:
 
     def wait_until_time(self, t_ns: int, idle=None, clock_only: bool = False) -> None:
         """Block until ``time_ref_ns()`` reaches ``t_ns`` (ns, ROS time); with ``clock_only``,
-        until the node clock (``now_ns()``) does. ``idle``: see ``wait_for``."""
+        until the node clock (``now_ns()``) does. ``idle``: see ``wait_for``.
+        """
         now = self.now_ns if clock_only else self.time_ref_ns
         self.wait_for(lambda: True if now() >= t_ns else None,
                       max_wait_s=lambda: (t_ns - now()) * 1e-9, idle=idle)
@@ -349,7 +357,8 @@ class ArmCommander:
 
     def _publish_points(self, motion, t0_s, t1_s, stamp: int, origin_ns: int) -> None:
         """Send ``motion`` on [t0_s, t1_s] as one message stamped ``stamp`` (0: on receipt),
-        point times counted from ``origin_ns``."""
+        point times counted from ``origin_ns``.
+        """
         rel, q, qd = rec.sample_for_command(motion, t0_s, t1_s, self.settings.point_period_s)
         t = rel + (t0_s + (origin_ns - stamp) * 1e-9)
         keep = t >= 0 if self.settings.send_start_point else t > 0
@@ -380,7 +389,8 @@ class ArmCommander:
 
     def hold_position(self) -> None:
         """Stop the arm where it is: a one-point trajectory to the measured position (clipped to
-        ``position_limits``), reached ``HOLD_TIME_S`` after receipt."""
+        ``position_limits``), reached ``HOLD_TIME_S`` after receipt.
+        """
         last = self._latest
         if self.passive or last is None:
             return
@@ -390,7 +400,8 @@ class ArmCommander:
 
     def move_to(self, q_target, min_duration_s: float = MOVE_MIN_DURATION_S, idle=None):
         """Point-to-point quintic from the measured pose to ``q_target`` (rad) within ``limits``;
-        returns the motion once its time has passed (driver time)."""
+        returns the motion once its time has passed (driver time).
+        """
         if self.limits is None:
             raise OperationError('move_to needs the commander to have SafetyLimits')
         m = rec.plan_point_to_point(self._latest.q, q_target, self.limits,

@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Message <-> number conversions used by every node: one place for stamps, durations, wrenches
-and trajectories (times in integer nanoseconds, arrays in the model's joint order)."""
+and trajectories (times in integer nanoseconds, arrays in the model's joint order).
+"""
 from __future__ import annotations
 
 from builtin_interfaces.msg import Duration as DurationMsg
@@ -40,7 +43,8 @@ def fill_wrench(wrench, values) -> None:
 
 def wrench_msg(values, frame_id: str, stamp) -> WrenchStamped:
     """A ``WrenchStamped`` from six numbers (force [N], torque [Nm]), a frame and a Time
-    message."""
+    message.
+    """
     msg = WrenchStamped()
     msg.header.stamp = stamp
     msg.header.frame_id = frame_id
@@ -58,7 +62,8 @@ def trajectory_msg(joint_names, times_s, positions, velocities=None,
                    start_ns: int = 0) -> JointTrajectory:
     """A ``JointTrajectory``: points at ``times_s`` (seconds from the start, > 0) with positions
     [rad] and optional velocities [rad/s]; ``start_ns`` > 0 stamps the header (the start time), 0
-    leaves it zero (start on receipt)."""
+    leaves it zero (start on receipt).
+    """
     msg = JointTrajectory()
     if start_ns:
         msg.header.stamp = time_msg(start_ns)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """``/diagnostics`` messages from a ROS-free status: a level word, a message and key/values."""
 from __future__ import annotations
 

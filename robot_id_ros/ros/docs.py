@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The README's node tables, generated from the nodes' own declarations.
 
 Each node class (the one rclpy Node subclass of its module, see ``robot_id_ros.ros.nodes``) is
@@ -27,18 +29,30 @@ from pathlib import Path
 from robot_id_ros.errors import OperationError
 
 # the contract's node executables (shared/interfaces.md), in README order; module = executable
-EXECUTABLES = ('youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder',
-               'identification', 'wrench_estimator')
+EXECUTABLES = ('youbot_sim', 'static_pose_recorder', 'trajectory_recorder',
+               'friction_sweep_recorder', 'identification', 'wrench_estimator')
 
 BUILTIN_PARAMETERS = frozenset({'use_sim_time', 'start_type_description_service'})
-BUILTIN_SERVICES = frozenset({'describe_parameters', 'get_parameters', 'get_parameter_types', 'list_parameters',
-                              'set_parameters', 'set_parameters_atomically', 'get_type_description',
-                              'get_logger_levels', 'set_logger_levels'})
+BUILTIN_SERVICES = frozenset({
+    'describe_parameters', 'get_parameters', 'get_parameter_types', 'list_parameters',
+    'set_parameters', 'set_parameters_atomically', 'get_type_description', 'get_logger_levels',
+    'set_logger_levels'
+})
 BUILTIN_TOPICS = frozenset({'/parameter_events', '/rosout'})
 _PROBE_NS = '/docs_probe_ns'     # relative names resolve under it; absolute names do not
 
-_TYPE_NAMES = {0: '(unset)', 1: 'bool', 2: 'int', 3: 'double', 4: 'string', 5: 'byte[]', 6: 'bool[]', 7: 'int[]',
-               8: 'double[]', 9: 'string[]'}
+_TYPE_NAMES = {
+    0: '(unset)',
+    1: 'bool',
+    2: 'int',
+    3: 'double',
+    4: 'string',
+    5: 'byte[]',
+    6: 'bool[]',
+    7: 'int[]',
+    8: 'double[]',
+    9: 'string[]'
+}
 
 
 class ConventionError(OperationError):
@@ -57,7 +71,7 @@ class ParameterDoc:
 
 @dataclass
 class EndpointDoc:
-    kind: str                  # publishes | subscribes | service | client | action server | action client
+    kind: str  # publishes | subscribes | service | client | action server | action client
     name: str
     type: str
 
@@ -80,8 +94,9 @@ def node_class(module):
     classes = [c for _, c in inspect.getmembers(module, inspect.isclass)
                if issubclass(c, Node) and c is not Node and c.__module__ == module.__name__]
     if len(classes) != 1:
-        raise ConventionError(f'{module.__name__} must define exactly one rclpy Node subclass, defines '
-                              f'{[c.__name__ for c in classes]}')
+        raise ConventionError(
+            f'{module.__name__} must define exactly one rclpy Node subclass, defines '
+            f'{[c.__name__ for c in classes]}')
     return classes[0]
 
 
@@ -107,9 +122,11 @@ def _relative_name(resolved, node_name):
 def _constraints(desc):
     out = []
     for r in desc.floating_point_range:
-        out.append(f'range [{_fmt(r.from_value)}, {_fmt(r.to_value)}]' + (f' step {_fmt(r.step)}' if r.step else ''))
+        out.append(f'range [{_fmt(r.from_value)}, {_fmt(r.to_value)}]' +
+                   (f' step {_fmt(r.step)}' if r.step else ''))
     for r in desc.integer_range:
-        out.append(f'range [{r.from_value}, {r.to_value}]' + (f' step {r.step}' if r.step > 1 else ''))
+        out.append(f'range [{r.from_value}, {r.to_value}]' +
+                   (f' step {r.step}' if r.step > 1 else ''))
     if desc.additional_constraints:
         out.append(desc.additional_constraints)
     return '; '.join(out)
@@ -118,7 +135,8 @@ def _constraints(desc):
 def _portable(value):
     """Machine-specific absolute paths (this checkout, the install prefix) made portable."""
     if isinstance(value, str):
-        for root, label in ((str(Path(__file__).resolve().parents[2]), '<package>'), (sys.prefix, '<prefix>')):
+        for root, label in ((str(Path(__file__).resolve().parents[2]), '<package>'), (sys.prefix,
+                                                                                      '<prefix>')):
             if root and root != '/' and value.startswith(root + os.sep):
                 return label + value[len(root):]
     if isinstance(value, list):
@@ -186,7 +204,8 @@ def instantiate(cls, context, namespace=None, overrides=None, declared=None):
 
     _Recording.__name__, _Recording.__qualname__ = cls.__name__, cls.__qualname__
     try:
-        node = _Recording(context=context, namespace=namespace, parameter_overrides=list(overrides or []))
+        node = _Recording(context=context, namespace=namespace,
+                          parameter_overrides=list(overrides or []))
     except BaseException:
         for n in made:
             try:
@@ -200,7 +219,8 @@ def instantiate(cls, context, namespace=None, overrides=None, declared=None):
 def _construct(cls, context, namespace, workdir):
     """Construct with the node's own defaults; a node that refuses to start without an input file
     (a parameter of FILE_FIXTURES, empty by default) gets a real one through that parameter, and
-    the tables still show the declared default."""
+    the tables still show the declared default.
+    """
     from rclpy.parameter import Parameter
 
     declared = {}
@@ -231,23 +251,29 @@ def inspect_node(executable, context, workdir, namespace=_PROBE_NS) -> NodeDoc:
         names = [n for n in node._parameters if n not in BUILTIN_PARAMETERS]
         for n, desc in zip(names, node.describe_parameters(names)):
             value = declared.get(n, node._parameters[n].value)
-            doc.parameters.append(ParameterDoc(n, _TYPE_NAMES.get(desc.type, str(desc.type)), _portable(value),
-                                               bool(desc.read_only), ' '.join(desc.description.split()),
-                                               _constraints(desc)))
+            doc.parameters.append(
+                ParameterDoc(n, _TYPE_NAMES.get(desc.type, str(desc.type)), _portable(value),
+                             bool(desc.read_only), ' '.join(desc.description.split()),
+                             _constraints(desc)))
         eps = []
         for p in node.publishers:
             if p.topic_name not in BUILTIN_TOPICS:
-                eps.append(EndpointDoc('publishes', _relative_name(p.topic_name, name), _type_name(p.msg_type)))
+                eps.append(
+                    EndpointDoc('publishes', _relative_name(p.topic_name, name),
+                                _type_name(p.msg_type)))
         for s in node.subscriptions:
             if s.topic_name not in BUILTIN_TOPICS:
-                eps.append(EndpointDoc('subscribes', _relative_name(s.topic_name, name), _type_name(s.msg_type)))
+                eps.append(
+                    EndpointDoc('subscribes', _relative_name(s.topic_name, name),
+                                _type_name(s.msg_type)))
         for kind, items in (('service', node.services), ('client', node.clients)):
             for s in items:
                 resolved = node.resolve_service_name(s.srv_name)
                 short = resolved.rsplit('/', 1)[-1]
                 if kind == 'service' and short in BUILTIN_SERVICES and resolved == f'{namespace}/{name}/{short}':
                     continue
-                eps.append(EndpointDoc(kind, _relative_name(resolved, name), _type_name(s.srv_type)))
+                eps.append(
+                    EndpointDoc(kind, _relative_name(resolved, name), _type_name(s.srv_type)))
         for w in node.waitables:
             action_type = getattr(w, '_action_type', None)
             action_name = getattr(w, '_action_name', None)
@@ -276,7 +302,7 @@ def collect(executables=EXECUTABLES, context=None, domain_id=None):
     try:
         with tempfile.TemporaryDirectory(prefix='robot_id_ros_docs_') as tmp:
             cwd = os.getcwd()
-            os.chdir(tmp)           # a node that writes a file on start writes it here, not in the checkout
+            os.chdir(tmp)  # a node that writes a file on start writes it here, not in the checkout
             try:
                 return [inspect_node(e, context, tmp) for e in executables]
             finally:
@@ -305,7 +331,8 @@ def _cell(text):
 
 def _prose(text):
     """Plain text in a table cell: no emphasis (current*Kt*N), strike-through (~/a ... ~/b) or
-    HTML tags (<output_path>) made by accident."""
+    HTML tags (<output_path>) made by accident.
+    """
     parts = re.split(r'(``.+?``|`[^`]+`)', ' '.join(str(text).split()))
     for i in range(0, len(parts), 2):          # outside code spans only
         for ch in '\\*~|':
@@ -323,30 +350,38 @@ def _code(text):
 
 def render_markdown(docs) -> str:
     """The markdown between README.md's ``<!-- nodes:begin -->`` and ``<!-- nodes:end -->``."""
-    lines = ['<!-- generated by `python -m robot_id_ros.ros.docs` from the nodes\' own declarations; '
-             'do not edit by hand -->', '',
-             'Every node also has `use_sim_time` (ROS 2 standard). Names without a leading `/` are '
-             'relative to the node\'s namespace (remappable); `~/` names are under the node\'s name. '
-             'Read-only parameters are fixed at start; the others can be changed with `ros2 param set`.', '']
+    lines = [
+        '<!-- generated by `python -m robot_id_ros.ros.docs` from the nodes\' own declarations; '
+        'do not edit by hand -->', '',
+        'Every node also has `use_sim_time` (ROS 2 standard). Names without a leading `/` are '
+        'relative to the node\'s namespace (remappable); `~/` names are under the node\'s name. '
+        'Read-only parameters are fixed at start; the others can be changed with `ros2 param set`.',
+        ''
+    ]
     for d in docs:
         lines.append(f'### `{d.executable}`')
         lines.append('')
         if d.missing:
             lines += [f'Not documented: {d.missing}.', '']
             continue
-        lines.append(f'Node `{d.node_name}` (class `{d.class_name}` in `{d.module}`). {_prose(d.summary)}'.rstrip())
+        lines.append(
+            f'Node `{d.node_name}` (class `{d.class_name}` in `{d.module}`). {_prose(d.summary)}'.
+            rstrip())
         lines.append('')
         if d.endpoints:
             lines += ['| interface | name | type |', '|---|---|---|']
             lines += [f'| {e.kind} | {_code(e.name)} | `{e.type}` |' for e in d.endpoints]
             lines.append('')
         if d.parameters:
-            lines += ['| parameter | type | default | read-only | description |', '|---|---|---|---|---|']
+            lines += [
+                '| parameter | type | default | read-only | description |', '|---|---|---|---|---|'
+            ]
             for p in d.parameters:
                 default = '(required)' if p.default is None else _code(_fmt(p.default))
                 text = p.description + (f' ({p.constraints})' if p.constraints else '')
-                lines.append(f'| `{p.name}` | {p.type} | {_cell(default)} | {"yes" if p.read_only else "no"} | '
-                             f'{_prose(text)} |')
+                lines.append(
+                    f'| `{p.name}` | {p.type} | {_cell(default)} | {"yes" if p.read_only else "no"} | '
+                    f'{_prose(text)} |')
             lines.append('')
     while lines and lines[-1] == '':
         lines.pop()
@@ -359,7 +394,8 @@ def generate(context=None, domain_id=None) -> str:
 
 def main(argv=None):
     import argparse
-    ap = argparse.ArgumentParser(prog='python -m robot_id_ros.ros.docs', description=__doc__.split('\n\n')[0])
+    ap = argparse.ArgumentParser(prog='python -m robot_id_ros.ros.docs',
+                                 description=__doc__.split('\n\n')[0])
     ap.add_argument('--domain-id', type=int, default=None,
                     help='ROS domain for the short-lived nodes (default: ROS_DOMAIN_ID or 0)')
     a = ap.parse_args(argv)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """One ``main`` for every node: init, construct, spin, shut down, with one set of exit codes.
 
 Exit codes: 0 a clean stop (Ctrl-C, SIGTERM, ``ros2 lifecycle``/launch shutdown, or the node's

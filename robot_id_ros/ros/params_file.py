@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """ROS 2 parameters files (``node_name: ros__parameters: {...}`` or ``/**``) read without rclpy,
-so that the CLI and the demo read the same file as the node (e.g. config/wrench_estimator.yaml)."""
+so that the CLI and the demo read the same file as the node (e.g. config/wrench_estimator.yaml).
+"""
 from __future__ import annotations
 
 import dataclasses

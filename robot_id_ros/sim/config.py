@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Configuration of the simulated youBot arm: one dataclass with the project's youBot defaults.
 
 Every number here is either a youBot fact (shared/youbot_facts.md: gear ratios, torque constants,
@@ -78,7 +80,8 @@ class SimConfig:
     def per_joint(self, name, n=5):
         a = np.asarray(getattr(self, name), dtype=float)
         if a.shape != (n,):
-            raise SimConfigError(f'SimConfig.{name} must have {n} values (one per joint), got {a.tolist()}')
+            raise SimConfigError(
+                f'SimConfig.{name} must have {n} values (one per joint), got {a.tolist()}')
         return a
 
     def validate(self, n=5):
@@ -121,7 +124,8 @@ class SimConfig:
                 raise SimConfigError(f'SimConfig.{name} = {v} is outside [{lo}, {hi}]')
             setattr(self, name, v)
         if int(self.encoder_ticks_per_motor_rev) < 0:
-            raise SimConfigError('SimConfig.encoder_ticks_per_motor_rev must be >= 0 (0: no quantisation)')
+            raise SimConfigError(
+                'SimConfig.encoder_ticks_per_motor_rev must be >= 0 (0: no quantisation)')
         self.seed = int(self.seed)
         if self.seed < 0:
             raise SimConfigError(f'SimConfig.seed must be >= 0, got {self.seed}')
@@ -148,5 +152,7 @@ class SimConfig:
         return cls(**d)
 
 
-__all__ = ['EFFORT_UNITS', 'SimConfig', 'SimConfigError', 'YOUBOT_CANDLE_RAD', 'YOUBOT_GEAR_RATIOS',
-           'YOUBOT_TORQUE_CONSTANTS_NM_A', 'YOUBOT_GRIPPER_JOINTS']
+__all__ = [
+    'EFFORT_UNITS', 'SimConfig', 'SimConfigError', 'YOUBOT_CANDLE_RAD', 'YOUBOT_GEAR_RATIOS',
+    'YOUBOT_TORQUE_CONSTANTS_NM_A', 'YOUBOT_GRIPPER_JOINTS'
+]

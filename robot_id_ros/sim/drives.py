@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """What the youBot drives measure: motor current, encoder ticks and integer motor rpm.
 
 The youBot driver reports (youbot_facts.md):
@@ -24,7 +26,8 @@ class DriveModel:
         self.drive_gains_nm_a = self.gear_ratios * self.torque_constants_nm_a
         self.quantize = bool(quantize)
         ticks = int(encoder_ticks_per_motor_rev)
-        self.position_resolution_rad = (2 * np.pi / (ticks * self.gear_ratios)) if ticks > 0 else None
+        self.position_resolution_rad = (2 * np.pi /
+                                        (ticks * self.gear_ratios)) if ticks > 0 else None
         self.velocity_resolution_rad_s = 2 * np.pi / (60.0 * self.gear_ratios)  # 1 motor rpm
         self.current_resolution_a = float(current_resolution_a)
         self.current_noise_a = float(current_noise_a)

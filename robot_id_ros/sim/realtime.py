@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Running the simulated arm against a wall clock (ROS-free).
 
 ``RealTimeClock`` ties simulation time to a steady wall clock scaled by the real-time factor

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Joint trajectories for the simulated drives: validation of commands and set-point interpolation.
 
 A command is what a ``trajectory_msgs/msg/JointTrajectory`` carries: joint names (any subset of
@@ -67,9 +69,11 @@ def validate_command(joint_names, points, model_joint_names, lower_rad, upper_ra
         if len(p) != m:
             raise TrajectoryError(f'point {k}: {len(p)} positions for {m} joint names')
         if len(v) not in (0, m):
-            raise TrajectoryError(f'point {k}: {len(v)} velocities for {m} joint names (give none or {m})')
+            raise TrajectoryError(
+                f'point {k}: {len(v)} velocities for {m} joint names (give none or {m})')
         if len(a) not in (0, m):
-            raise TrajectoryError(f'point {k}: {len(a)} accelerations for {m} joint names (give none or {m})')
+            raise TrajectoryError(
+                f'point {k}: {len(a)} accelerations for {m} joint names (give none or {m})')
         if any_vel and len(v) == 0:
             raise TrajectoryError(f'point {k} has no velocities while other points have them '
                                   '(give velocities on every point or on none)')
@@ -79,26 +83,30 @@ def validate_command(joint_names, points, model_joint_names, lower_rad, upper_ra
         for label, arr in (('position', p), ('velocity', v), ('acceleration', a)):
             bad = np.flatnonzero(~np.isfinite(arr))
             if bad.size:
-                raise TrajectoryError(f'point {k}: {label} of {names[bad[0]]} is {arr[bad[0]]} (not finite)')
+                raise TrajectoryError(
+                    f'point {k}: {label} of {names[bad[0]]} is {arr[bad[0]]} (not finite)')
         if k == 0 and t < 0:
             raise TrajectoryError(f'point 0: time_from_start {t:.6g} s is negative')
         if k > 0 and not t > times[-1]:
-            raise TrajectoryError(f'point {k}: time_from_start {t:.6g} s is not after point {k - 1} '
-                                  f'({times[-1]:.6g} s); times must increase strictly')
+            raise TrajectoryError(
+                f'point {k}: time_from_start {t:.6g} s is not after point {k - 1} '
+                f'({times[-1]:.6g} s); times must increase strictly')
         lo = np.asarray(lower_rad)[idx] - limit_tolerance_rad
         hi = np.asarray(upper_rad)[idx] + limit_tolerance_rad
         out = np.flatnonzero((p < lo) | (p > hi))
         if out.size:
             j = out[0]
-            raise TrajectoryError(f'point {k}: {names[j]} position {p[j]:.6g} rad is outside its limits '
-                                  f'[{lo[j] + limit_tolerance_rad:.6g}, {hi[j] - limit_tolerance_rad:.6g}] rad')
+            raise TrajectoryError(
+                f'point {k}: {names[j]} position {p[j]:.6g} rad is outside its limits '
+                f'[{lo[j] + limit_tolerance_rad:.6g}, {hi[j] - limit_tolerance_rad:.6g}] rad')
         if velocity_limit_rad_s is not None and v.size:
             vl = np.asarray(velocity_limit_rad_s)[idx]
             over = np.flatnonzero(np.abs(v) > vl * (1 + 1e-9))
             if over.size:
                 j = over[0]
-                raise TrajectoryError(f'point {k}: {names[j]} velocity {v[j]:.6g} rad/s exceeds its limit '
-                                      f'{vl[j]:.6g} rad/s')
+                raise TrajectoryError(
+                    f'point {k}: {names[j]} velocity {v[j]:.6g} rad/s exceeds its limit '
+                    f'{vl[j]:.6g} rad/s')
         times.append(t)
         pos.append(p)
         vel.append(v)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The simulator's ground truth as an ``IdentifiedModel``: the estimator's floor in the benchmarks.
 
 Built from the file ``youbot_sim`` writes when asked (``true_parameters_file`` /
@@ -26,7 +28,8 @@ TRUE_OPTIONS = RegressorOptions(rotor_inertia=True)
 def true_model_from_dict(d, with_payload=False) -> IdentifiedModel:
     """IdentifiedModel of the simulator's true parameters (dict as in the true-parameters file)."""
     joints = list(d['joint_names'])
-    robot = RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS, d.get('tool_frame', YOUBOT_TOOL_FRAME))
+    robot = RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS,
+                       d.get('tool_frame', YOUBOT_TOOL_FRAME))
     reg = Regressor(robot, TRUE_OPTIONS)
     links = d['links_true']
     missing = [n for n in robot.link_names if n not in links]
@@ -51,12 +54,15 @@ def true_model_from_dict(d, with_payload=False) -> IdentifiedModel:
     gains = d.get('drive_gains_nm_a')
     payload = None
     if with_payload and d.get('payload'):
-        payload = Payload(float(d['payload']['mass_kg']), np.asarray(d['payload']['com_tool_m'], float))
-    return IdentifiedModel(robot, TRUE_OPTIONS, theta, friction,
-                           drive_gains_nm_per_a=None if gains is None else np.array([gains[j] for j in joints]),
-                           payload=payload,
-                           identification={'method': 'simulator ground truth (not identified)',
-                                           'seed': d.get('seed')})
+        payload = Payload(float(d['payload']['mass_kg']),
+                          np.asarray(d['payload']['com_tool_m'], float))
+    return IdentifiedModel(
+        robot, TRUE_OPTIONS, theta, friction,
+        drive_gains_nm_per_a=None if gains is None else np.array([gains[j] for j in joints]),
+        payload=payload, identification={
+            'method': 'simulator ground truth (not identified)',
+            'seed': d.get('seed')
+        })
 
 
 def load_true_model(path, with_payload=False) -> IdentifiedModel:

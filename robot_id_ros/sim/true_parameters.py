@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The simulator's TRUE parameters: the URDF's inertial set perturbed within stated bounds.
 
 Deterministic per seed.  For every link (uniform draws, bounds from ``SimConfig``):
@@ -27,7 +29,7 @@ from robot_id_ros.sim.config import SimConfig
 
 @dataclass
 class TrueParameters:
-    standard_parameters: np.ndarray   # 10 n, Pinocchio order per link (core.regressor.INERTIAL_NAMES)
+    standard_parameters: np.ndarray  # 10 n, Pinocchio order per link (core.regressor.INERTIAL_NAMES)
     nominal_parameters: np.ndarray    # the URDF's, same layout
     rotor_inertia_kg_m2: np.ndarray   # (n,) at the joint, J_m N^2
     friction: FrictionModel

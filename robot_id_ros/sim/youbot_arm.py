@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The simulated youBot arm (ROS-free): true dynamics, friction with stiction, drives, end stops.
 
 Physics
@@ -94,11 +96,12 @@ class SimulatedArm:
         self.lower = np.array(lim.lower_rad, dtype=float)
         self.upper = np.array(lim.upper_rad, dtype=float)
         self.velocity_limit = np.array(lim.velocity_rad_s, dtype=float)
-        self.torque_limit = (np.asarray(cfg.torque_limit_nm, dtype=float) if cfg.torque_limit_nm is not None
-                             else np.array(lim.effort_nm, dtype=float))
+        self.torque_limit = (np.asarray(cfg.torque_limit_nm, dtype=float) if cfg.torque_limit_nm
+                             is not None else np.array(lim.effort_nm, dtype=float))
         if not np.all(self.torque_limit > 0):
-            raise SimConfigError(f'drive torque limits must be > 0, got {self.torque_limit.tolist()} '
-                                 '(set SimConfig.torque_limit_nm when the URDF has no effort limits)')
+            raise SimConfigError(
+                f'drive torque limits must be > 0, got {self.torque_limit.tolist()} '
+                '(set SimConfig.torque_limit_nm when the URDF has no effort limits)')
         self.dt = cfg.dt
         self.kp = np.asarray(cfg.kp_nm_rad)
         self.kd = np.asarray(cfg.kd_nm_s_rad)
@@ -111,8 +114,9 @@ class SimulatedArm:
         self._vs = cfg.stribeck_velocity_rad_s
         self.breakaway_pos = self._ratio * self._fcp
         self.breakaway_neg = self._ratio * self._fcn
-        self.drives = DriveModel(cfg.gear_ratios, cfg.torque_constants_nm_a, cfg.encoder_ticks_per_motor_rev,
-                                 cfg.current_resolution_a, cfg.current_noise_a, cfg.quantize,
+        self.drives = DriveModel(cfg.gear_ratios, cfg.torque_constants_nm_a,
+                                 cfg.encoder_ticks_per_motor_rev, cfg.current_resolution_a,
+                                 cfg.current_noise_a, cfg.quantize,
                                  rng=np.random.default_rng([cfg.seed, 0x4015e]))
         self._pos_res = self.drives.position_resolution_rad if cfg.quantize else None
         self._vel_res = self.drives.velocity_resolution_rad_s if cfg.quantize else None
@@ -188,7 +192,8 @@ class SimulatedArm:
         if not duration_s > 0:
             raise TrajectoryError(f'duration must be > 0 s, got {duration_s}')
         q = np.asarray(q, dtype=float)
-        return self.set_trajectory(self.joint_names, [(float(duration_s), q, np.zeros(self.n), [])])
+        return self.set_trajectory(self.joint_names,
+                                   [(float(duration_s), q, np.zeros(self.n), [])])
 
     def cancel_trajectory(self):
         """Hold the current set point."""
@@ -235,7 +240,8 @@ class SimulatedArm:
         if not self._wrench_active:
             self.tau_ext = np.zeros(self.n)
             return
-        J = pin.computeFrameJacobian(self._pm, self._pd, self.q, self._wrench_frame_id, self._wrench_ref)
+        J = pin.computeFrameJacobian(self._pm, self._pd, self.q, self._wrench_frame_id,
+                                     self._wrench_ref)
         self.tau_ext = J.T @ self._wrench
 
     def true_wrench(self):
@@ -257,15 +263,18 @@ class SimulatedArm:
     def attach_payload(self, mass_kg, com_tool_m=(0.0, 0.0, 0.0), inertia_com_kg_m2=None):
         """Attach a rigid payload to the tool: mass, COM in the tool frame, rotational inertia about
         its COM in tool axes (3x3 or the 6 values ixx ixy iyy ixz iyz izz; default a point mass).
-        Replaces any payload already attached; ``mass_kg = 0`` detaches."""
+        Replaces any payload already attached; ``mass_kg = 0`` detaches.
+        """
         m = float(mass_kg)
         if not np.isfinite(m) or m < 0:
             raise SimInputError(f'payload mass must be finite and >= 0 kg, got {mass_kg}')
         if m > 5.0:
-            raise SimInputError(f'payload mass {m} kg is beyond what the youBot simulation accepts (5 kg)')
+            raise SimInputError(
+                f'payload mass {m} kg is beyond what the youBot simulation accepts (5 kg)')
         c = np.asarray(com_tool_m, dtype=float)
         if c.shape != (3,) or not np.all(np.isfinite(c)):
-            raise SimInputError(f'payload COM must be 3 finite values (m, tool frame), got {np.ravel(c).tolist()}')
+            raise SimInputError(
+                f'payload COM must be 3 finite values (m, tool frame), got {np.ravel(c).tolist()}')
         if np.linalg.norm(c) > 1.0:
             raise SimInputError(f'payload COM {c.tolist()} is more than 1 m from the tool frame')
         if inertia_com_kg_m2 is None:
@@ -276,11 +285,13 @@ class SimulatedArm:
                 xx, xy, yy, xz, yz, zz = Ic
                 Ic = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
             if Ic.shape != (3, 3) or not np.all(np.isfinite(Ic)) or not np.allclose(Ic, Ic.T):
-                raise SimInputError('payload inertia must be a finite symmetric 3x3 matrix or 6 values')
+                raise SimInputError(
+                    'payload inertia must be a finite symmetric 3x3 matrix or 6 values')
             w = np.linalg.eigvalsh(Ic)
             if w.min() < -1e-12 or (w.sum() - 2 * w.max()) < -1e-9:
-                raise SimInputError(f'payload inertia is not physical (principal moments {w.tolist()} '
-                                    'must be >= 0 and satisfy the triangle inequality)')
+                raise SimInputError(
+                    f'payload inertia is not physical (principal moments {w.tolist()} '
+                    'must be >= 0 and satisfy the triangle inequality)')
         if m == 0.0:
             self.detach_payload()
             return
@@ -296,7 +307,8 @@ class SimulatedArm:
     def true_standard_parameters(self, with_payload=True):
         """The true 10 n inertial parameters (Pinocchio order per link), payload included or not."""
         if with_payload:
-            return np.concatenate([self._pm.inertias[i].toDynamicParameters() for i in range(1, self.n + 1)])
+            return np.concatenate(
+                [self._pm.inertias[i].toDynamicParameters() for i in range(1, self.n + 1)])
         return self.true.standard_parameters.copy()
 
     # --- physics -------------------------------------------------------------------------------
@@ -304,7 +316,8 @@ class SimulatedArm:
         """Friction torque of the slipping joints ``mask`` (velocities qd, directions d, full length)."""
         qd, d = qd[mask], d[mask]
         fc = np.where(d > 0, self._fcp[mask], self._fcn[mask])
-        return d * fc * (1.0 + (self._ratio - 1.0) * np.exp(-(qd / self._vs) ** 2)) + self._fv[mask] * qd
+        return d * fc * (1.0 +
+                         (self._ratio - 1.0) * np.exp(-(qd / self._vs)**2)) + self._fv[mask] * qd
 
     def step(self):
         """Advance one physics step of ``dt``."""

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 import numpy as np
 import pytest
 
@@ -25,10 +27,12 @@ def test_candle_pose_is_vertical_line_through_joint2_axis():
     import pinocchio as pin
     r = youbot_model()
     pin.framesForwardKinematics(r.model, r.data, CANDLE)
-    xs = [r.data.oMi[j].translation[:2] for j in range(2, 6)] + [r.data.oMf[r.tool_frame_id].translation[:2]]
+    xs = [r.data.oMi[j].translation[:2]
+          for j in range(2, 6)] + [r.data.oMf[r.tool_frame_id].translation[:2]]
     for xy in xs:
         assert abs(xy[0] - 0.057) < 0.004 and abs(xy[1]) < 0.004
-    z = [r.data.oMi[j].translation[2] for j in range(2, 6)] + [r.data.oMf[r.tool_frame_id].translation[2]]
+    z = [r.data.oMi[j].translation[2]
+         for j in range(2, 6)] + [r.data.oMf[r.tool_frame_id].translation[2]]
     assert np.all(np.diff(z) > 0.05)  # stacked upwards
     for j in range(2, 5):  # joint axes 2..4 horizontal (y of the joint frame)
         assert abs(r.data.oMi[j].rotation[2, 1]) < 1e-6
@@ -75,7 +79,8 @@ def test_jacobian_frames():
     (dict(joint_names=['arm_joint_3', 'arm_joint_2']), 'not a serial chain'),
     (dict(joint_names=['arm_joint_1', 'arm_joint_1']), 'twice'),
     (dict(tool_frame='no_frame'), "no frame 'no_frame'"),
-    (dict(joint_names=['arm_joint_1', 'arm_joint_2', 'arm_joint_3'], tool_frame='arm_link_1'), 'not on the last'),
+    (dict(joint_names=['arm_joint_1', 'arm_joint_2', 'arm_joint_3'],
+          tool_frame='arm_link_1'), 'not on the last'),
 ])
 def test_bad_model_input_names_the_problem(kwargs, match):
     args = dict(urdf_path=default_urdf_path(), joint_names=[f'arm_joint_{i}' for i in range(1, 6)],

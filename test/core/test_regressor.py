@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 import numpy as np
 import pytest
 
@@ -23,20 +25,27 @@ def test_regressor_times_parameters_equals_rnea(index):
     rng = np.random.default_rng(index)
     for _ in range(20):
         q, qd, qdd = rng.normal(size=(3, robot.n))
-        np.testing.assert_allclose(reg.compute(q, qd, qdd) @ theta, robot.inverse_dynamics(q, qd, qdd),
-                                   atol=1e-9 * (1 + np.abs(robot.inverse_dynamics(q, qd, qdd)).max()))
+        np.testing.assert_allclose(
+            reg.compute(q, qd, qdd) @ theta, robot.inverse_dynamics(q, qd, qdd),
+            atol=1e-9 * (1 + np.abs(robot.inverse_dynamics(q, qd, qdd)).max()))
 
 
 def test_friction_and_rotor_columns_match_friction_model():
     robot = youbot_model()
-    opts = RegressorOptions(friction=True, coulomb_asymmetric=True, offset=True, rotor_inertia=True)
+    opts = RegressorOptions(friction=True, coulomb_asymmetric=True, offset=True,
+                            rotor_inertia=True)
     reg = Regressor(robot, opts)
-    fr = FrictionModel([0.8, 0.6, 0.5, 0.2, 0.15], [0.7, 0.55, 0.45, 0.22, 0.13], [1.0, 0.8, 0.6, 0.1, 0.1],
-                       [0.01, -0.02, 0.0, 0.03, 0.0])
+    fr = FrictionModel([0.8, 0.6, 0.5, 0.2, 0.15], [0.7, 0.55, 0.45, 0.22, 0.13],
+                       [1.0, 0.8, 0.6, 0.1, 0.1], [0.01, -0.02, 0.0, 0.03, 0.0])
     Ia = np.array([0.05, 0.05, 0.02, 0.01, 0.01])
     theta = reg.reference_parameters()
-    per_joint = {'Ia': Ia, 'fv': fr.viscous_nm_s_rad, 'fcp': fr.coulomb_pos_nm, 'fcn': fr.coulomb_neg_nm,
-                 'fo': fr.offset_nm}
+    per_joint = {
+        'Ia': Ia,
+        'fv': fr.viscous_nm_s_rad,
+        'fcp': fr.coulomb_pos_nm,
+        'fcn': fr.coulomb_neg_nm,
+        'fo': fr.offset_nm
+    }
     for j in range(5):
         for k, kind in enumerate(reg.joint_kinds):
             theta[reg.n_inertial + j * len(reg.joint_kinds) + k] = per_joint[kind][j]
@@ -58,7 +67,8 @@ def test_stack_is_sample_major_and_static_is_gravity():
     W = reg.static(Q)
     theta = reg.reference_parameters()
     for k in range(4):
-        np.testing.assert_allclose(W[5 * k:5 * k + 5] @ theta, robot.gravity_torque(Q[k]), atol=1e-10)
+        np.testing.assert_allclose(W[5 * k:5 * k + 5] @ theta, robot.gravity_torque(Q[k]),
+                                   atol=1e-10)
     nz = np.flatnonzero(np.abs(W).sum(axis=0) > 0)
     assert set(nz) <= set(reg.static_columns())
 
@@ -68,7 +78,8 @@ def test_base_parameter_counts_match_literature(arm, n_inertial, n_friction):
     urdf, joints = arm()
     robot = RobotModel(urdf, joints)
     assert compute_base_parameters(Regressor(robot)).n_base == n_inertial
-    assert compute_base_parameters(Regressor(robot, RegressorOptions(friction=True))).n_base == n_friction
+    assert compute_base_parameters(Regressor(robot,
+                                             RegressorOptions(friction=True))).n_base == n_friction
 
 
 def test_youbot_base_parameters():
@@ -80,10 +91,11 @@ def test_youbot_base_parameters():
     # joints 2..4 are parallel and horizontal, joint 1 vertical: gravity sees only the first
     # moments perpendicular to the axes (x, z of links 2..4) and x, y of link 5
     assert static.n_base == 8
-    assert sorted(n.rstrip('R') for n in static.names) == sorted(['mx2', 'mz2', 'mx3', 'mz3', 'mx4', 'mz4',
-                                                                   'mx5', 'my5'])
+    assert sorted(n.rstrip('R') for n in static.names) == sorted(
+        ['mx2', 'mz2', 'mx3', 'mz3', 'mx4', 'mz4', 'mx5', 'my5'])
     # link 1 rotates about the vertical: only its ZZ matters
-    assert {'XX1', 'XY1', 'XZ1', 'YY1', 'YZ1', 'mx1', 'my1', 'mz1', 'm1'} <= set(base.unidentifiable())
+    assert {'XX1', 'XY1', 'XZ1', 'YY1', 'YZ1', 'mx1', 'my1', 'mz1',
+            'm1'} <= set(base.unidentifiable())
     exprs = base.expressions()
     assert len(exprs) == 29 and exprs[0].startswith('ZZ1')
     # the mass of links 3..5 is seen by joint 2 through the 0.155 m link length
@@ -96,7 +108,8 @@ def test_base_regressor_reproduces_torques(index):
     reg = Regressor(robot, RegressorOptions(friction=True))
     base = compute_base_parameters(reg)
     rng = np.random.default_rng(11)
-    theta = reg.reference_parameters() + rng.normal(0, 0.01, reg.p)  # any parameters, not only the URDF's
+    theta = reg.reference_parameters() + rng.normal(0, 0.01,
+                                                    reg.p)  # any parameters, not only the URDF's
     Q, QD, QDD = rng.normal(size=(3, 30, robot.n))
     W = reg.stack(Q, QD, QDD)
     np.testing.assert_allclose(base.base_regressor(W) @ base.to_base(theta), W @ theta, atol=1e-9)

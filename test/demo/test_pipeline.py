@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The demo's configuration (robot_id_ros.demo.pipeline): one source for each recipe, read
 lazily."""
 import subprocess

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The demo's figures (robot_id_ros.demo.results) on constructed data with known answers."""
 import numpy as np
 
@@ -6,7 +8,8 @@ from robot_id_ros.demo import results as R
 
 def _timeline():
     # 0-1 s: no force; 1-3 s: (0, 5, 0) N; 3-4 s: none
-    return R.ForceTimeline(np.array([0.0, 1.0, 3.0]), np.array([[0, 0, 0], [0, 5.0, 0], [0, 0, 0]]))
+    return R.ForceTimeline(np.array([0.0, 1.0, 3.0]), np.array([[0, 0, 0], [0, 5.0, 0], [0, 0,
+                                                                                         0]]))
 
 
 def test_force_errors_leave_out_the_transient_and_split_rest_and_motion():
@@ -57,7 +60,8 @@ def test_contact_signal_is_the_noise_free_score_of_the_true_torque():
     t = np.arange(0, 1, 0.005)
     tau = np.zeros((len(t), 2))
     tau[t >= 0.5, 0] = 0.3                       # 0.3 Nm on joint 1 from 0.5 s on
-    det = ContactDetector([0.1, 0.1], [0.5, 0.5], test='combined', contact_sigma=5.0, collision_sigma=25.0)
+    det = ContactDetector([0.1, 0.1], [0.5, 0.5], test='combined', contact_sigma=5.0,
+                          collision_sigma=25.0)
     ratio = R.contact_signal(t, tau, det, [0.5, 0.2])
     assert abs(ratio[0] - 3.0) < 1e-9             # 0.3 Nm against a 0.1 Nm threshold
     assert ratio[1] == 0.0                        # nothing in the 50 ms after 0.2 s

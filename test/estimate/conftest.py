@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures of the estimation tests."""
 import pytest
 from estimate_cases import youbot_friction

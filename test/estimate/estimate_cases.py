@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Shared cases of the estimation tests: the youBot with a known friction model, poses, motions and
 measured torques generated with the model.
 

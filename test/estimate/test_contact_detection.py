@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Contact detection: the combined (all-joint) test against the per-joint test.
 
 Measured torques are generated with the model (tau_m = ID + friction - tau_ext) so that the only
@@ -21,7 +23,8 @@ STD = 0.05          # residual std per joint (Nm)
 
 @pytest.fixture(scope='module')
 def youbot():
-    fr = FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2, 0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
+    fr = FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2,
+                                       0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
                        viscous_nm_s_rad=[0.5, 0.4, 0.3, 0.1, 0.05], offset_nm=0.0,
                        breakaway_nm=[0.8, 0.8, 0.6, 0.3, 0.15])
     model = nominal_model(youbot_model(), fr)
@@ -66,7 +69,7 @@ def test_step_on_moving_joints_flagged_while_another_joint_sits_in_its_band(youb
     t, E, res = run(youbot, Q, QD, QDD, tau, noise_nm=0.01, seed=1, contact_threshold_sigma=4.5)
     assert not res.contact_state[:k0].any()
     first = int(np.argmax(res.contact_state > 0))
-    assert k0 <= first <= k0 + 7, (first - k0) / RATE                 # 25 ms (+ noise): within 35 ms
+    assert k0 <= first <= k0 + 7, (first - k0) / RATE  # 25 ms (+ noise): within 35 ms
     assert res.contact_state[first:].all() and res.contact_state.max() == CONTACT
     _, _, joint = run(youbot, Q, QD, QDD, tau, noise_nm=0.01, seed=1, contact_threshold_sigma=4.5,
                       contact_test='joint')
@@ -85,7 +88,7 @@ def test_breakaway_transient_at_the_band_edge_is_not_a_contact(youbot):
     QD = np.vstack([np.zeros((n_rest, 5)), a * w * np.sin(w * tm[:, None])])
     QDD = np.vstack([np.zeros((n_rest, 5)), a * w ** 2 * np.cos(w * tm[:, None])])
     tau = np.zeros_like(Q)
-    tau[:n_rest] = [0.0, -0.78, 0.58, 0.0, 0.0]       # stuck friction, inside +-breakaway (0.8, 0.6)
+    tau[:n_rest] = [0.0, -0.78, 0.58, 0.0, 0.0]  # stuck friction, inside +-breakaway (0.8, 0.6)
     for test in ('combined', 'joint'):
         _, _, res = run(youbot, Q, QD, QDD, tau, contact_threshold_sigma=4.5, contact_test=test)
         assert not res.contact_state.any(), test
@@ -102,7 +105,8 @@ def test_noise_only_false_alarm_rate_is_the_chi_square_tail():
     band[: N // 2, 2] = 0.6                              # half the samples: joint 3 in its band
     tau = rng.normal(size=(N, n)) * np.sqrt(sigma ** 2 + band ** 2)
     for k in (3.0, 4.5):
-        det = ContactDetector(k * sigma, 3 * k * sigma, test='combined', contact_sigma=k, collision_sigma=3 * k)
+        det = ContactDetector(k * sigma, 3 * k * sigma, test='combined', contact_sigma=k,
+                              collision_sigma=3 * k)
         s_c, _ = det.scores(tau, band)
         p = chi2.sf(k * k, n)
         rate = np.mean(s_c >= 1.0)
@@ -120,25 +124,31 @@ def test_noise_only_residual_in_motion_raises_no_contact(youbot):
     Q = BENT + amp * np.sin(w * t[:, None])
     QD = amp * w * np.cos(w * t[:, None])
     QDD = -amp * w ** 2 * np.sin(w * t[:, None])
-    _, _, res = run(youbot, Q, QD, QDD, np.zeros_like(Q), noise_nm=STD, seed=3, contact_threshold_sigma=4.5)
+    _, _, res = run(youbot, Q, QD, QDD, np.zeros_like(Q), noise_nm=STD, seed=3,
+                    contact_threshold_sigma=4.5)
     assert not res.contact_state.any()
 
 
 def test_combined_equals_joint_test_for_one_loaded_joint_outside_its_band():
-    det_c = ContactDetector([0.2, 0.3], [0.6, 0.9], test='combined', contact_sigma=4.0, collision_sigma=12.0)
+    det_c = ContactDetector([0.2, 0.3], [0.6, 0.9], test='combined', contact_sigma=4.0,
+                            collision_sigma=12.0)
     det_j = ContactDetector([0.2, 0.3], [0.6, 0.9], test='joint')
     for tau in ([0.1, 0.0], [0.0, -0.45], [0.0, 1.2]):
-        np.testing.assert_allclose(det_c.scores(np.array(tau), np.zeros(2)), det_j.scores(np.array(tau), np.zeros(2)))
+        np.testing.assert_allclose(det_c.scores(np.array(tau), np.zeros(2)),
+                                   det_j.scores(np.array(tau), np.zeros(2)))
     # a band counts as one more std: 0.3 Nm on joint 1 with a band of 0.15 Nm (sigma = 0.05)
     s_c, _ = det_c.scores(np.array([0.3, 0.0]), np.array([0.15, 0.0]))
     assert s_c == pytest.approx(0.3 / np.hypot(0.05, 0.15) / 4.0)
 
 
 def test_combined_hysteresis_and_collision():
-    det = ContactDetector([1.0, 1.0], [3.0, 3.0], release_ratio=0.5, test='combined', contact_sigma=1.0,
-                          collision_sigma=1.0)
-    seq = [det.step(*det.scores(np.array(tau), np.zeros(2)))
-           for tau in ([0.6, 0.6], [0.8, 0.8], [0.4, 0.3], [0.3, 0.3], [2.5, 2.5], [1.0, 1.0], [0.5, 0.3])]
+    det = ContactDetector([1.0, 1.0], [3.0, 3.0], release_ratio=0.5, test='combined',
+                          contact_sigma=1.0, collision_sigma=1.0)
+    seq = [
+        det.step(*det.scores(np.array(tau), np.zeros(2)))
+        for tau in ([0.6, 0.6], [0.8, 0.8], [0.4, 0.3], [0.3, 0.3], [2.5, 2.5], [1.0, 1.0],
+                    [0.5, 0.3])
+    ]
     # |tau| = 0.85 (none), 1.13 (contact), 0.5 (hold), 0.42 (release), 3.5 (collision),
     # 1.41 (collision released below 1.5: contact), 0.58 (hold)
     assert seq == [CONTACT_NONE, CONTACT, CONTACT, CONTACT_NONE, COLLISION, CONTACT, CONTACT]
@@ -151,7 +161,8 @@ def test_per_joint_thresholds_in_nm_override_the_sigma(youbot):
                                                   contact_threshold_sigma=5.0))
     s_c, _ = est.contact.scores(np.array([0.0, 0.0, 0.0, 0.0, 0.2]), np.zeros(5))
     assert s_c == pytest.approx(1.0)
-    s_c, _ = est.contact.scores(np.array([0.0, 0.0, 0.0, 0.0, 0.2]), np.array([0.0, 0.0, 0.0, 0.0, 0.04]))
+    s_c, _ = est.contact.scores(np.array([0.0, 0.0, 0.0, 0.0, 0.2]),
+                                np.array([0.0, 0.0, 0.0, 0.0, 0.04]))
     assert s_c == pytest.approx(0.2 / np.hypot(0.2, 5.0 * 0.04))
 
 
@@ -170,12 +181,15 @@ def test_update_and_process_give_the_same_contact_states(youbot, test):
     t, E, res = run(youbot, Q, QD, QDD, tau, noise_nm=0.02, seed=5, contact_threshold_sigma=4.5,
                     collision_threshold_sigma=7.0, contact_test=test)
     assert (res.contact_state == CONTACT_NONE).any() and (res.contact_state != CONTACT_NONE).any()
-    est = WrenchEstimator(youbot, EstimatorConfig(contact_threshold_sigma=4.5, collision_threshold_sigma=7.0,
-                                                  contact_test=test))
+    est = WrenchEstimator(
+        youbot,
+        EstimatorConfig(contact_threshold_sigma=4.5, collision_threshold_sigma=7.0,
+                        contact_test=test))
     out = [est.update(s, q, qd, e) for s, q, qd, e in zip(stamps(t), Q, QD, E)]
     np.testing.assert_array_equal([r.contact_state for r in out], res.contact_state)
     score = np.array([r.contact_score for r in out])
-    s_c, _ = est.contact.scores(np.array([r.tau_ext for r in out]), np.array([r.tau_ext_band for r in out]))
+    s_c, _ = est.contact.scores(np.array([r.tau_ext for r in out]),
+                                np.array([r.tau_ext_band for r in out]))
     np.testing.assert_allclose(score, s_c, rtol=1e-12)
 
 
@@ -193,9 +207,14 @@ def test_contact_state_is_an_int_enum_with_the_names():
 def test_contact_hysteresis():
     det = ContactDetector([1.0, 2.0], [3.0, 6.0], release_ratio=0.5)
     seq = []
-    for tau in ([0.9, 0.0], [1.0, 0.0], [0.6, 0.0], [0.4, 0.0], [0.0, 6.5], [0.0, 4.0], [0.0, 2.5], [0.0, 0.9]):
+    for tau in ([0.9, 0.0], [1.0, 0.0], [0.6, 0.0], [0.4, 0.0], [0.0,
+                                                                 6.5], [0.0,
+                                                                        4.0], [0.0,
+                                                                               2.5], [0.0, 0.9]):
         seq.append(det.step(*det.scores(np.array(tau), np.zeros(2))))
-    assert seq == [CONTACT_NONE, CONTACT, CONTACT, CONTACT_NONE, COLLISION, COLLISION, CONTACT, CONTACT_NONE]
+    assert seq == [
+        CONTACT_NONE, CONTACT, CONTACT, CONTACT_NONE, COLLISION, COLLISION, CONTACT, CONTACT_NONE
+    ]
     # the band is subtracted before comparing
     s_c, _ = det.scores(np.array([1.5, 0.0]), np.array([0.6, 0.0]))
     assert s_c == pytest.approx(0.9)
@@ -217,14 +236,16 @@ def test_contact_hysteresis():
 def test_contact_thresholds_from_model_residual(youbot):
     model = nominal_model(youbot.robot, youbot.friction)
     model.residual_std_nm = np.array([0.1, 0.2, 0.1, 0.05, 0.02])
-    est = WrenchEstimator(model, EstimatorConfig(contact_threshold_sigma=4.0, collision_threshold_sigma=10.0))
+    est = WrenchEstimator(
+        model, EstimatorConfig(contact_threshold_sigma=4.0, collision_threshold_sigma=10.0))
     np.testing.assert_allclose(est.contact.contact_nm, 4.0 * model.residual_std_nm)
     np.testing.assert_allclose(est.contact.collision_nm, 10.0 * model.residual_std_nm)
     assert est.threshold_source == 'model residual std'
 
 
 def test_contact_detected_within_50ms_while_moving_and_no_false_contact(youbot):
-    t, Q, QD, QDD = cases.trajectory(cases.BENT, 6.0, np.array([0.25, 0.2, 0.2, 0.2, 0.3]), [0.3, 0.4, 0.5, 0.35, 0.45])
+    t, Q, QD, QDD = cases.trajectory(cases.BENT, 6.0, np.array([0.25, 0.2, 0.2, 0.2, 0.3]),
+                                     [0.3, 0.4, 0.5, 0.35, 0.45])
     F = np.zeros((len(t), 6))
     F[t >= 4.0, :3] = [0.0, 0.0, -5.0]
     model = nominal_model(youbot.robot, youbot.friction)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Estimator settings: validation and the wrench_estimator parameters file."""
 import pytest
 
@@ -11,7 +13,8 @@ def test_config_validation(youbot):
     with pytest.raises(ValueError, match='method'):
         WrenchEstimator(youbot, EstimatorConfig(method='kalman'))
     with pytest.raises(ValueError, match='collision'):
-        WrenchEstimator(youbot, EstimatorConfig(contact_threshold_sigma=5, collision_threshold_sigma=2))
+        WrenchEstimator(youbot,
+                        EstimatorConfig(contact_threshold_sigma=5, collision_threshold_sigma=2))
 
 
 def test_string_settings_are_checked_by_one_helper():

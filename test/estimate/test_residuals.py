@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Residuals: the momentum observer's bandwidth and the causal differentiator."""
 import numpy as np
 import pytest
@@ -16,11 +18,14 @@ def test_observer_step_response_is_first_order(youbot):
     F = np.zeros((n, 6))
     F[t >= 0.2, 2] = -10.0
     E = measured(youbot, Q, Z, Z, F)
-    res = WrenchEstimator(youbot, EstimatorConfig(observer_gain_hz=5.0)).process(stamps(t), Q, Z, E)
+    res = WrenchEstimator(youbot,
+                          EstimatorConfig(observer_gain_hz=5.0)).process(stamps(t), Q, Z, E)
     K = 2 * np.pi * 5.0
     for k in np.searchsorted(t, [0.2 + 1 / K, 0.2 + 2 / K]):  # one and two time constants later
         # the trapezoid rule lets the step in half a sample early
-        assert res.wrench[k, 2] == pytest.approx(-10.0 * (1 - np.exp(-K * (t[k] - 0.2 + 0.5 / RATE))), rel=0.02)
+        assert res.wrench[k,
+                          2] == pytest.approx(-10.0 * (1 - np.exp(-K * (t[k] - 0.2 + 0.5 / RATE))),
+                                              rel=0.02)
 
 
 def test_causal_differentiator_tracks_derivative_and_is_causal():
@@ -36,7 +41,8 @@ def test_causal_differentiator_tracks_derivative_and_is_causal():
     d2 = CausalDifferentiator(1, 30.0)
     x2 = x.copy()
     x2[1000:] += 5.0
-    out2 = np.array([d2.step(np.array([v]), 1 / rate if k else 0.0)[1][0] for k, v in enumerate(x2)])
+    out2 = np.array(
+        [d2.step(np.array([v]), 1 / rate if k else 0.0)[1][0] for k, v in enumerate(x2)])
     np.testing.assert_array_equal(out2[:1000], out[:1000])
 
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Which samples the estimator takes: the stamp rules (StampGate) in update and process, bad
 input, the tare average and the effort scale."""
 import numpy as np

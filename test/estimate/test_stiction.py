@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Friction near zero velocity: the stiction band, its release at the residual's rate (hold_band),
 the dead zone and the stiction hold, through the estimator and alone."""
 import numpy as np
@@ -28,8 +30,10 @@ def test_stiction_band_no_sign_invented_at_rest(youbot):
     point, band = est.friction(QD)
     np.testing.assert_array_equal(point, np.broadcast_to(youbot.friction.offset_nm, QD.shape))
     np.testing.assert_array_equal(band, np.broadcast_to(youbot.friction.breakaway_nm, QD.shape))
-    assert np.std(youbot.friction.torque(QD), axis=0)[:3].min() > 0.1    # what a smooth sign would do
-    no_band = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.0)).process(stamps(t), Q, QD, E)
+    assert np.std(youbot.friction.torque(QD),
+                  axis=0)[:3].min() > 0.1  # what a smooth sign would do
+    no_band = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.0)).process(
+        stamps(t), Q, QD, E)
     s_band, s_none = np.std(res.tau_ext[50:], axis=0), np.std(no_band.tau_ext[50:], axis=0)
     assert np.all(s_none[:4] > 1.2 * s_band[:4]), (s_band, s_none)
     assert np.all(np.abs(res.tau_ext[50:]).mean(axis=0) < youbot.friction.breakaway_nm)
@@ -54,13 +58,16 @@ def test_stiction_deadzone_maps_only_torque_outside_the_band(youbot):
     Q = np.tile(BENT, (n, 1))
     QD = np.zeros_like(Q)
     g = np.array([youbot.robot.gravity_torque(q) for q in Q])
-    held = np.array([0.0, 0.6, -0.5, 0.0, 0.0])          # friction inside +-breakaway, no external force
+    held = np.array([0.0, 0.6, -0.5, 0.0, 0.0])  # friction inside +-breakaway, no external force
     kw = dict(sigma_guard=0.1, damping=0.1)
-    on = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='deadzone', **kw)).process(stamps(t), Q, QD, g + held)
-    off = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='none', **kw)).process(stamps(t), Q, QD, g + held)
+    on = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='deadzone',
+                                                 **kw)).process(stamps(t), Q, QD, g + held)
+    off = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='none',
+                                                  **kw)).process(stamps(t), Q, QD, g + held)
     assert np.abs(on.wrench[100:, :3]).max() < 1e-6
-    assert np.linalg.norm(off.wrench[-1, :3]) > 1.0        # without it the held friction reads as a force
-    F = np.array([0.0, 0.0, -20.0, 0, 0, 0])                 # well beyond the band at the loaded joints
+    assert np.linalg.norm(
+        off.wrench[-1, :3]) > 1.0  # without it the held friction reads as a force
+    F = np.array([0.0, 0.0, -20.0, 0, 0, 0])  # well beyond the band at the loaded joints
     J = youbot.robot.tool_jacobian(BENT, 'base')
     pushed = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='deadzone', **kw)).process(
         stamps(t), Q, QD, g - J.T @ F)
@@ -103,10 +110,11 @@ def test_sliding_friction_has_the_exact_sign_above_the_stiction_velocity(youbot)
     est = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.005))
     qd = np.array([0.012, -0.012, 0.02, -0.5, 0.0])
     point, band = est.friction(qd)
-    expect = np.where(qd > 0, fr.coulomb_pos_nm, -fr.coulomb_neg_nm) * (qd != 0) + fr.viscous_nm_s_rad * qd
+    expect = np.where(qd > 0, fr.coulomb_pos_nm,
+                      -fr.coulomb_neg_nm) * (qd != 0) + fr.viscous_nm_s_rad * qd
     np.testing.assert_allclose(point[:4], expect[:4], atol=1e-12)
     assert np.all(band[:4] == 0.0) and band[4] == fr.breakaway_nm[4]
-    assert abs(fr.torque(qd)[0]) < 0.85 * fr.coulomb_pos_nm[0]          # the smooth sign at 0.012 rad/s
+    assert abs(fr.torque(qd)[0]) < 0.85 * fr.coulomb_pos_nm[0]  # the smooth sign at 0.012 rad/s
     np.testing.assert_allclose(est.friction(qd[None])[0][0], point)     # (N, n) gives the same
 
 
@@ -131,7 +139,7 @@ def stop_under_load(youbot, drift_fraction=0.4):
         J = youbot.robot.tool_jacobian(Q[k], 'base')
         E[k] = youbot.robot.inverse_dynamics(Q[k], QD[k], QDD[k]) - J.T @ F
     E[:len(tm)] += fr.sliding_torque(QDm)
-    last = np.where(a > 0, fr.coulomb_pos_nm, 0.0)                       # moving +: friction +fc at the stop
+    last = np.where(a > 0, fr.coulomb_pos_nm, 0.0)  # moving +: friction +fc at the stop
     tr = (t[len(tm):] - t[len(tm)]) / 2.0
     E[len(tm):] += last - drift_fraction * fr.breakaway_nm * tr[:, None] * (a > 0)
     return t, Q, QD, E, F
@@ -143,14 +151,16 @@ def test_stiction_hold_keeps_a_force_after_the_joints_stop(youbot):
     part of it inside the band; 'hold' gives the same numbers per sample and in batch."""
     t, Q, QD, E, F = stop_under_load(youbot)
     kw = dict(stiction_velocity_rad_s=0.005, default_residual_std_nm=0.05)
-    hold = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='hold', **kw)).process(stamps(t), Q, QD, E)
-    dz = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='deadzone', **kw)).process(stamps(t), Q, QD, E)
+    hold = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='hold',
+                                                   **kw)).process(stamps(t), Q, QD, E)
+    dz = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='deadzone',
+                                                 **kw)).process(stamps(t), Q, QD, E)
     moving = (t > 0.3) & (t < 0.9)
     rest = t > 1.3
     err = lambda res, m: np.linalg.norm(res.wrench[m, :3] - F[:3], axis=1).max()   # noqa: E731
-    assert err(hold, moving) < 0.6                          # sliding: friction known (observer lag only)
+    assert err(hold, moving) < 0.6  # sliding: friction known (observer lag only)
     assert err(hold, rest) < 0.3, err(hold, rest)           # stopped: the force is kept
-    assert err(dz, rest) > 1.0, err(dz, rest)               # the dead zone drops what the band could hide
+    assert err(dz, rest) > 1.0, err(dz, rest)  # the dead zone drops what the band could hide
     est = WrenchEstimator(youbot, EstimatorConfig(stiction_mode='hold', **kw))
     W = np.array([est.update(s, q, qd, e).wrench for s, q, qd, e in zip(stamps(t), Q, QD, E)])
     np.testing.assert_allclose(W, hold.wrench, atol=1e-9)
@@ -173,7 +183,8 @@ def test_tare_at_rest_takes_no_static_friction_as_bias(youbot):
     E[:rest] += held
     out = {}
     for mode in ('none', 'hold'):
-        est = WrenchEstimator(youbot, EstimatorConfig(stiction_mode=mode, stiction_velocity_rad_s=0.005))
+        est = WrenchEstimator(youbot,
+                              EstimatorConfig(stiction_mode=mode, stiction_velocity_rad_s=0.005))
         W = []
         for k in range(len(t)):
             if k == rest - 20:
@@ -206,8 +217,9 @@ def test_hold_band_equals_the_sequential_recursion(seed):
     irregular intervals and segment restarts: the vectorised hold_band gives the recursion's numbers."""
     rng = np.random.default_rng(seed)
     N, n = 4000, 4
-    band = rng.uniform(0.0, 1.0, (N, n)) * (rng.uniform(size=(N, n)) < 0.05) * 10.0 ** rng.uniform(-8, 2, n)
-    band[::97] = 10 * BAND_ZERO_NM                    # just above the zero level: released within a few samples
+    band = rng.uniform(0.0, 1.0,
+                       (N, n)) * (rng.uniform(size=(N, n)) < 0.05) * 10.0**rng.uniform(-8, 2, n)
+    band[::97] = 10 * BAND_ZERO_NM  # just above the zero level: released within a few samples
     dt = rng.uniform(0.001, 0.02, N) * np.where(rng.uniform(size=N) < 0.02, 20.0, 1.0)
     starts = rng.uniform(size=N) < 0.003
     starts[0] = True

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Uncertainty: the wrench covariance from the parameter covariance and the residual, and the
 covariance period."""
 import numpy as np
@@ -29,7 +31,8 @@ def test_covariance_from_parameters_and_residual(youbot):
     r = e2.update(10 ** 9, q, qd, tau)
     J = model.robot.tool_jacobian(q)[:3]
     A = np.linalg.pinv(J.T)
-    np.testing.assert_allclose(r.wrench_covariance[:3, :3], A @ np.diag(np.full(5, 0.05 ** 2)) @ A.T, rtol=1e-6)
+    np.testing.assert_allclose(r.wrench_covariance[:3, :3], A @ np.diag(np.full(5, 0.05**2)) @ A.T,
+                               rtol=1e-6)
 
 
 def test_covariance_schedule_due_equals_samples():

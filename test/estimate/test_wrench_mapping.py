@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Wrench mapping: frames, a six-joint arm (full wrench), damping near a singularity and the
 band weighting of the least squares."""
 import numpy as np
@@ -46,11 +48,13 @@ def test_ur5_full_wrench_six_joints():
 
 def test_damped_near_singularity_reported(youbot):
     est = WrenchEstimator(youbot)
-    q = CANDLE                                     # stretched straight up: the z force is unobservable
-    r = est.update(10 ** 9, q, np.zeros(5), youbot.robot.gravity_torque(q) + np.array([0, 1.0, 0, 0, 0]))
+    q = CANDLE  # stretched straight up: the z force is unobservable
+    r = est.update(10**9, q, np.zeros(5),
+                   youbot.robot.gravity_torque(q) + np.array([0, 1.0, 0, 0, 0]))
     assert r.damped and r.sigma_min < est.config.sigma_guard
     assert np.all(np.isfinite(r.wrench)) and np.abs(r.wrench).max() < 1e3
-    r2 = WrenchEstimator(youbot).update(10 ** 9, BENT, np.zeros(5), youbot.robot.gravity_torque(BENT))
+    r2 = WrenchEstimator(youbot).update(10**9, BENT, np.zeros(5),
+                                        youbot.robot.gravity_torque(BENT))
     assert not r2.damped and r2.sigma_min > 0.05
 
 
@@ -65,10 +69,12 @@ def test_band_weighting_lets_moving_joints_carry_the_force(youbot):
     QDD = np.zeros_like(Q)
     F = np.tile([8.0, 0.0, -8.0, 0, 0, 0], (n, 1))
     E = measured(youbot, Q, QD, QDD, F)
-    E[:, 2] += 0.5                                            # joint 3's friction: unknown inside its band
+    E[:, 2] += 0.5  # joint 3's friction: unknown inside its band
     kw = dict(default_residual_std_nm=0.05)
-    w = WrenchEstimator(youbot, EstimatorConfig(band_weighting=True, **kw)).process(stamps(t), Q, QD, E)
-    u = WrenchEstimator(youbot, EstimatorConfig(band_weighting=False, **kw)).process(stamps(t), Q, QD, E)
+    w = WrenchEstimator(youbot, EstimatorConfig(band_weighting=True,
+                                                **kw)).process(stamps(t), Q, QD, E)
+    u = WrenchEstimator(youbot, EstimatorConfig(band_weighting=False,
+                                                **kw)).process(stamps(t), Q, QD, E)
     err_w = np.linalg.norm(w.wrench[-50:, :3] - F[-50:, :3], axis=1).mean()
     err_u = np.linalg.norm(u.wrench[-50:, :3] - F[-50:, :3], axis=1).mean()
     assert err_w < 0.5 * err_u and err_w < 0.5, (err_w, err_u)

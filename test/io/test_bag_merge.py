@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """A finished recording is one bag (issue 14 item 5): PartedBagWriter.finalize / finalize_bag merge
 the parts crash-safely (robot_id_ros.io.parted_bag)."""
 import os

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """rosbag2 reading and writing of joint states and other messages (robot_id_ros.io.bags)."""
 import numpy as np
 import pytest
@@ -12,8 +14,10 @@ def _write(path, n=20, names=('j2', 'j1', 'finger'), storage='mcap', bad_at=None
             pos = [2.0 * k, 1.0 * k, 0.5]
             if k == bad_at:
                 pos[0] = float('nan')
-            w.write('/joint_states', 1000 + k * 5_000_000,
-                    w.joint_state(1000 + k * 5_000_000, names, pos, [0.2, 0.1, 0], [20.0, 10.0, 0] if effort else []))
+            w.write(
+                '/joint_states', 1000 + k * 5_000_000,
+                w.joint_state(1000 + k * 5_000_000, names, pos, [0.2, 0.1, 0],
+                              [20.0, 10.0, 0] if effort else []))
         w.write('/other', 1, w.bool(True))
 
 

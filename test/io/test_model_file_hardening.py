@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """A model file never decides where anything is written, and bad numbers or bytes are one line."""
 import math
 
@@ -61,4 +63,5 @@ def test_binary_and_broken_yaml_files_are_one_line_naming_the_file(tmp_path):
     broken.write_text('kind: x\nrobot: [1, 2\nparameters: {\n')
     with pytest.raises(ModelFileError) as err:
         load_model(broken)
-    assert 'broken.yaml' in str(err.value) and 'line' in str(err.value) and '\n' not in str(err.value)
+    assert 'broken.yaml' in str(err.value) and 'line' in str(err.value) and '\n' not in str(
+        err.value)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Segment sidecars: path beside the bag, former effort-unit spellings (robot_id_ros.io.sidecar)."""
 from robot_id_ros.io.sidecar import read_sidecar, sidecar_path, write_sidecar
 
@@ -12,8 +14,16 @@ def test_sidecar_effort_unit_former_spelling_reads_as_today(tmp_path):
     for former, today in (('torque_nm', 'torque'), ('current_a', 'current'), ('torque', 'torque'),
                           ('current', 'current')):
         path = tmp_path / f'{former}.segments.yaml'
-        write_sidecar(path, {'kind': 'static', 'bag': 'b', 'joint_names': ['a'], 'effort_unit': former,
-                             'complete': True, 'info': {}, 'segments': []})
+        write_sidecar(
+            path, {
+                'kind': 'static',
+                'bag': 'b',
+                'joint_names': ['a'],
+                'effort_unit': former,
+                'complete': True,
+                'info': {},
+                'segments': []
+            })
         assert read_sidecar(path)['effort_unit'] == today
 
 

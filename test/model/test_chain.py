@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Default joints and tool frame: the arm of any URDF, fingers and branches left out."""
 import json
 import subprocess
@@ -51,18 +53,21 @@ def test_a_tool_frame_given_selects_the_joints_up_to_it():
 
 def test_mimic_joints_and_a_two_finger_gripper_are_left_out(tmp_path):
     def link(name):
-        return (f'<link name="{name}"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" '
-                f'iyy="0.01" iyz="0" izz="0.01"/></inertial></link>')
+        return (
+            f'<link name="{name}"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" '
+            f'iyy="0.01" iyz="0" izz="0.01"/></inertial></link>')
 
     def joint(name, parent, child, kind='revolute', extra=''):
-        return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
-                f'<origin xyz="0 0 0.1"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" '
-                f'velocity="1"/>{extra}</joint>')
+        return (
+            f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="0 0 0.1"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" '
+            f'velocity="1"/>{extra}</joint>')
 
-    urdf = ('<robot name="arm">' + ''.join(link(n) for n in ('base', 'l1', 'l2', 'tip', 'fa', 'fb'))
-            + joint('j1', 'base', 'l1') + joint('j2', 'l1', 'l2') + joint('tool', 'l2', 'tip', 'fixed')
-            + joint('left', 'l2', 'fa', 'prismatic')
-            + joint('right', 'l2', 'fb', 'prismatic', '<mimic joint="left"/>') + '</robot>')
+    urdf = ('<robot name="arm">' +
+            ''.join(link(n) for n in ('base', 'l1', 'l2', 'tip', 'fa', 'fb')) +
+            joint('j1', 'base', 'l1') + joint('j2', 'l1', 'l2') +
+            joint('tool', 'l2', 'tip', 'fixed') + joint('left', 'l2', 'fa', 'prismatic') +
+            joint('right', 'l2', 'fb', 'prismatic', '<mimic joint="left"/>') + '</robot>')
     path = tmp_path / 'arm.urdf'
     path.write_text(urdf)
     m = RobotModel(path)
@@ -73,8 +78,9 @@ def test_mimic_joints_and_a_two_finger_gripper_are_left_out(tmp_path):
 @pytest.mark.integration
 def test_describe_and_design_excitation_work_on_the_bundled_urdf_by_path(tmp_path):
     urdf = str(ROOT / 'urdf' / 'youbot_arm.urdf')
-    r = subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', 'describe', '--urdf', urdf, '--json'],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, '-m', 'robot_id_ros.cli', 'describe', '--urdf', urdf, '--json'],
+        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)['joint_names'] == [f'arm_joint_{i}' for i in range(1, 6)]
     assert r.stderr.startswith('note: using joints arm_joint_1')

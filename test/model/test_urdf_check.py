@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """A URDF's numbers are checked before Pinocchio reads them (urdfdom would read 'abc' as 0)."""
 from pathlib import Path
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The identification node over DDS: a Trigger call runs the fit on a bag and writes the model."""
 import sys
 import threading
@@ -40,8 +42,11 @@ def test_identify_service(rclpy_context, tmp_path):
     s, _ = synthetic_series(truth, FRICTION, t, Q, QD, QDD, SIGMA, rng)
     _write_bag(tmp_path / 'run', s)
     out = tmp_path / 'model.yaml'
-    node = IdentificationNode(context=rclpy_context, parameter_overrides=[
-        Parameter('data_bags', value=[str(tmp_path / 'run')]), Parameter('output_model', value=str(out))])
+    node = IdentificationNode(
+        context=rclpy_context, parameter_overrides=[
+            Parameter('data_bags', value=[str(tmp_path / 'run')]),
+            Parameter('output_model', value=str(out))
+        ])
     client_node = rclpy.create_node('id_client', context=rclpy_context)
     client = client_node.create_client(Trigger, '/identification/identify')
     ex = MultiThreadedExecutor(num_threads=3, context=rclpy_context)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Integration tests of the recorder nodes against the simulated youBot driver (real DDS).
 
 The simulator and the recorders run as subprocesses on a test-private ROS domain; the sim runs
@@ -87,7 +89,8 @@ def _wait(p, timeout):
     except subprocess.TimeoutExpired:
         p.kill()
         p.wait()
-        pytest.fail(f'process did not finish in {timeout} s; log:\n' + p.log_path.read_text()[-4000:])
+        pytest.fail(f'process did not finish in {timeout} s; log:\n' +
+                    p.log_path.read_text()[-4000:])
 
 
 def _true():
@@ -106,15 +109,19 @@ def _log(p):
 def test_static_session_matches_true_gravity(procs, tmp_path):
     procs.sim()
     out = tmp_path / 'static'
-    rec = procs.recorder('static_pose_recorder', [f'output_path:={out}', 'pose_count:=5', 'window_s:=1.5',
-                                                   'settle_dwell_s:=0.4', *FAST], 'static')
+    rec = procs.recorder(
+        'static_pose_recorder',
+        [f'output_path:={out}', 'pose_count:=5', 'window_s:=1.5', 'settle_dwell_s:=0.4', *FAST],
+        'static')
     assert _wait(rec, 150) == 0, _log(rec)[-4000:]
     sc = read_sidecar(sidecar_path(out))
     assert sc['complete'] and sc['kind'] == 'static' and sc['info']['status'] == 'finished'
     assert sc['effort_unit'] == 'torque'          # the spelling every node uses
     segs = sc['segments']
-    assert len(segs) == 10 and {(s['pose_index'], s['approach']) for s in segs} == {(i, d) for i in range(5)
-                                                                                   for d in (1, -1)}
+    assert len(segs) == 10 and {(s['pose_index'], s['approach'])
+                                for s in segs} == {(i, d)
+                                                   for i in range(5)
+                                                   for d in (1, -1)}
     series = read_joint_states(out, ARM)          # the bag is a normal rosbag2 bag
     true_robot, tp = _true()
     band = tp.friction.breakaway_nm
@@ -144,9 +151,10 @@ def test_static_session_matches_true_gravity(procs, tmp_path):
 def test_sweep_pairing_recovers_true_friction(procs, tmp_path):
     procs.sim()
     out = tmp_path / 'sweep'
-    rec = procs.recorder('friction_sweep_recorder',
-                         [f'output_path:={out}', "sweep_joints:=['arm_joint_2','arm_joint_3']",
-                          'speeds_rad_s:=[0.1,0.2,0.4]', 'amplitude_rad:=0.4', 'settle_s:=0.3', *FAST], 'sweep')
+    rec = procs.recorder('friction_sweep_recorder', [
+        f'output_path:={out}', "sweep_joints:=['arm_joint_2','arm_joint_3']",
+        'speeds_rad_s:=[0.1,0.2,0.4]', 'amplitude_rad:=0.4', 'settle_s:=0.3', *FAST
+    ], 'sweep')
     assert _wait(rec, 200) == 0, _log(rec)[-4000:]
     sc = read_sidecar(sidecar_path(out))
     assert sc['complete']
@@ -165,13 +173,16 @@ def test_sweep_pairing_recovers_true_friction(procs, tmp_path):
             # the segment really is constant velocity at the stated speed
             assert np.median(fw.qd[:, j]) == pytest.approx(pair[1]['speed_rad_s'], rel=0.05)
             assert np.median(bw.qd[:, j]) == pytest.approx(-pair[1]['speed_rad_s'], rel=0.05)
-            fi, _, _, _ = R.pair_sweep_passes(fw.q[:, j], fw.effort[:, j], bw.q[:, j], bw.effort[:, j])
+            fi, _, _, _ = R.pair_sweep_passes(fw.q[:, j], fw.effort[:, j], bw.q[:, j],
+                                              bw.effort[:, j])
             speeds.append(pair[1]['speed_rad_s'])
             f.append(fi)
         fc, fv = R.fit_coulomb_viscous(speeds, f)
         fc_true = 0.5 * (fr.coulomb_pos_nm[j] + fr.coulomb_neg_nm[j])
         fv_true = fr.viscous_nm_s_rad[j]
-        print(f'sweep {jn}: Coulomb {fc:.4f} (true {fc_true:.4f}) Nm, viscous {fv:.4f} (true {fv_true:.4f}) Nm s/rad')
+        print(
+            f'sweep {jn}: Coulomb {fc:.4f} (true {fc_true:.4f}) Nm, viscous {fv:.4f} (true {fv_true:.4f}) Nm s/rad'
+        )
         assert fc == pytest.approx(fc_true, rel=0.1, abs=0.03)
         assert fv == pytest.approx(fv_true, rel=0.15, abs=0.05)
         est = sc['info']['friction_estimate'][jn]
@@ -181,7 +192,9 @@ def test_sweep_pairing_recovers_true_friction(procs, tmp_path):
 def test_static_recorder_sigkill_and_resume(procs, tmp_path):
     procs.sim()
     out = tmp_path / 'killed'
-    params = [f'output_path:={out}', 'pose_count:=4', 'window_s:=1.0', 'settle_dwell_s:=0.3', *FAST]
+    params = [
+        f'output_path:={out}', 'pose_count:=4', 'window_s:=1.0', 'settle_dwell_s:=0.3', *FAST
+    ]
     rec = procs.recorder('static_pose_recorder', params, 'static1')
     sc_file = sidecar_path(out)
     t_end = time.monotonic() + 120
@@ -209,7 +222,8 @@ def test_static_recorder_sigkill_and_resume(procs, tmp_path):
     keys = [(s['pose_index'], s['approach']) for s in after['segments']]
     print(f'sigkill: {n_killed} visits done before the kill, {len(keys)} after the restart')
     assert after['complete'] and len(keys) == 8 and len(set(keys)) == 8
-    assert after['segments'][:n_killed] == before['segments']  # nothing completed was lost or redone
+    assert after['segments'][:n_killed] == before[
+        'segments']  # nothing completed was lost or redone
     series = read_joint_states(out, ARM)
     for s in after['segments']:
         assert len(series.slice_stamp(s['t_start_ns'], s['t_end_ns'])) == s['samples']
@@ -219,7 +233,8 @@ def test_static_recorder_sigkill_and_resume(procs, tmp_path):
 def test_bad_inputs_are_clear_errors(procs, tmp_path):
     # a driver that never publishes (no sim)
     out = tmp_path / 'nodriver'
-    rec = procs.recorder('static_pose_recorder', [f'output_path:={out}', 'pose_count:=3', 'startup_timeout_s:=2.0'],
+    rec = procs.recorder('static_pose_recorder',
+                         [f'output_path:={out}', 'pose_count:=3', 'startup_timeout_s:=2.0'],
                          'nodriver', sim_time=False)
     assert _wait(rec, 60) == 1
     assert 'no joint state from the driver on /joint_states within 2 s' in _log(rec)
@@ -228,27 +243,34 @@ def test_bad_inputs_are_clear_errors(procs, tmp_path):
     # poses outside the limits: refused at start, naming pose and joint
     poses = tmp_path / 'poses.yaml'
     poses.write_text(yaml.safe_dump([[2.9, 1.1, -2.5, 1.8, 2.9], [2.9, 1.1, -0.01, 1.8, 2.9]]))
-    rec = procs.recorder('static_pose_recorder', [f'output_path:={tmp_path / "x"}', f'poses_file:={poses}'],
-                         'badpose', sim_time=False)
+    rec = procs.recorder('static_pose_recorder',
+                         [f'output_path:={tmp_path / "x"}', f'poses_file:={poses}'], 'badpose',
+                         sim_time=False)
     assert _wait(rec, 60) == 2
     assert 'pose 1: arm_joint_3 = -0.0100 rad is outside its limits' in _log(rec)
     # unwritable output path
-    rec = procs.recorder('static_pose_recorder', ['output_path:=/proc/nope/bag', 'pose_count:=3',
-                                                  'startup_timeout_s:=1.0'], 'unwritable', sim_time=False)
+    rec = procs.recorder(
+        'static_pose_recorder',
+        ['output_path:=/proc/nope/bag', 'pose_count:=3', 'startup_timeout_s:=1.0'], 'unwritable',
+        sim_time=False)
     assert _wait(rec, 60) == 1
     assert 'output folder /proc/nope does not exist' in _log(rec)
     # the former effort_unit spelling: refused at start, naming the current one
-    rec = procs.recorder('static_pose_recorder', [f'output_path:={tmp_path / "y"}', 'effort_unit:=torque_nm'],
-                         'oldunit', sim_time=False)
+    rec = procs.recorder('static_pose_recorder',
+                         [f'output_path:={tmp_path / "y"}', 'effort_unit:=torque_nm'], 'oldunit',
+                         sim_time=False)
     assert _wait(rec, 60) == 2
-    assert "effort_unit must be 'torque' or 'current', got 'torque_nm' (renamed: use 'torque')" in _log(rec)
+    assert "effort_unit must be 'torque' or 'current', got 'torque_nm' (renamed: use 'torque')" in _log(
+        rec)
 
 
 def test_driver_stopping_mid_run_keeps_data(procs, tmp_path):
     sim = procs.sim()
     out = tmp_path / 'stops'
-    rec = procs.recorder('static_pose_recorder', [f'output_path:={out}', 'pose_count:=4', 'window_s:=1.0',
-                                                   'settle_dwell_s:=0.3', 'driver_timeout_s:=1.0', *FAST], 'stops')
+    rec = procs.recorder('static_pose_recorder', [
+        f'output_path:={out}', 'pose_count:=4', 'window_s:=1.0', 'settle_dwell_s:=0.3',
+        'driver_timeout_s:=1.0', *FAST
+    ], 'stops')
     sc_file = sidecar_path(out)
     t_end = time.monotonic() + 120
     while time.monotonic() < t_end:
@@ -281,8 +303,9 @@ def test_trajectory_periods_tracking_and_abort(procs, tmp_path):
     procs.sim()
     traj = _excitation_file(tmp_path / 'exc.yaml')
     out = tmp_path / 'traj'
-    rec = procs.recorder('trajectory_recorder', [f'output_path:={out}', f'trajectory_file:={traj}', 'periods:=3',
-                                                 *FAST], 'traj')
+    rec = procs.recorder('trajectory_recorder',
+                         [f'output_path:={out}', f'trajectory_file:={traj}', 'periods:=3', *FAST],
+                         'traj')
     assert _wait(rec, 120) == 0, _log(rec)[-4000:]
     sc = read_sidecar(sidecar_path(out))
     assert sc['complete'] and sc['kind'] == 'trajectory'
@@ -291,9 +314,10 @@ def test_trajectory_periods_tracking_and_abort(procs, tmp_path):
     assert all(abs((s['t_end_ns'] - s['t_start_ns']) * 1e-9 - 4.0) < 1e-6 for s in segs)
     timing = sc['info']['driver_timing']
     tracking = sc['info']['tracking']
-    print(f"trajectory: driver {timing['rate_hz']:.1f} Hz, jitter {timing['jitter_std_s'] * 1e3:.2f} ms, "
-          f"gaps {timing['gaps']}; tracking max {max(tracking['max_rad']):.4f} rad, "
-          f"rms {max(tracking['rms_rad']):.4f} rad")
+    print(
+        f"trajectory: driver {timing['rate_hz']:.1f} Hz, jitter {timing['jitter_std_s'] * 1e3:.2f} ms, "
+        f"gaps {timing['gaps']}; tracking max {max(tracking['max_rad']):.4f} rad, "
+        f"rms {max(tracking['rms_rad']):.4f} rad")
     assert timing['rate_hz'] == pytest.approx(50.0, rel=0.02) and timing['gaps'] == 0
     assert max(tracking['max_rad']) < 0.05
     series = read_joint_states(out, ARM)
@@ -306,8 +330,10 @@ def test_trajectory_periods_tracking_and_abort(procs, tmp_path):
     assert np.ptp(p[1].q[:, 2]) > 0.2
     # a tracking limit the controller cannot meet: stopped, clear error, data kept
     out2 = tmp_path / 'traj_abort'
-    rec = procs.recorder('trajectory_recorder', [f'output_path:={out2}', f'trajectory_file:={traj}', 'periods:=3',
-                                                 'max_tracking_error_rad:=0.002', *FAST], 'traj_abort')
+    rec = procs.recorder('trajectory_recorder', [
+        f'output_path:={out2}', f'trajectory_file:={traj}', 'periods:=3',
+        'max_tracking_error_rad:=0.002', *FAST
+    ], 'traj_abort')
     assert _wait(rec, 120) == 1
     assert 'exceeds max_tracking_error_rad 0.002: arm stopped' in _log(rec)
     sc2 = read_sidecar(sidecar_path(out2))
@@ -323,12 +349,15 @@ def test_cancel_service_and_passive_mode(procs, tmp_path):
 
     procs.sim()
     out = tmp_path / 'cancelled'
-    rec = procs.start('robot_id_ros.ros.nodes.static_pose_recorder',
-                      ['use_sim_time:=true', 'shutdown_when_done:=true', f'output_path:={out}', 'pose_count:=4',
-                       'window_s:=1.0', 'settle_dwell_s:=0.3', *FAST], 'cancel')
+    rec = procs.start('robot_id_ros.ros.nodes.static_pose_recorder', [
+        'use_sim_time:=true', 'shutdown_when_done:=true', f'output_path:={out}', 'pose_count:=4',
+        'window_s:=1.0', 'settle_dwell_s:=0.3', *FAST
+    ], 'cancel')
     passive_out = tmp_path / 'passive'
-    passive = procs.recorder('static_pose_recorder', [f'output_path:={passive_out}', 'passive:=true', '__node:=passive_recorder',
-                                                      'window_s:=1.0', 'settle_dwell_s:=0.3'], 'passive')
+    passive = procs.recorder('static_pose_recorder', [
+        f'output_path:={passive_out}', 'passive:=true', '__node:=passive_recorder',
+        'window_s:=1.0', 'settle_dwell_s:=0.3'
+    ], 'passive')
     ctx = Context()
     rclpy.init(context=ctx, domain_id=procs.domain)
     try:
@@ -352,7 +381,8 @@ def test_cancel_service_and_passive_mode(procs, tmp_path):
         assert r.success, r.message
         sc_file = sidecar_path(out)
         t_end = time.monotonic() + 90
-        while time.monotonic() < t_end and not (sc_file.is_file() and read_sidecar(sc_file)['segments']):
+        while time.monotonic() < t_end and not (sc_file.is_file() and
+                                                read_sidecar(sc_file)['segments']):
             time.sleep(0.05)
         r = call(cancel)
         assert r.success, r.message

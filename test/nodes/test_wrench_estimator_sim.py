@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of the wrench_estimator node against the simulator, over real DDS.
 
 (a) the real ``youbot_sim`` node and the real ``wrench_estimator`` node run as subprocesses on an
@@ -41,7 +43,7 @@ SEED = 3
 BENT = (2.9496, 1.6344, -1.6482, 2.189, 2.9234)   # arm bent forward: a vertical force loads J2..J4
 RATE = 200.0
 FORCE = np.array([0.0, 0.0, -10.0])                 # N, base axes, at the tool frame origin
-MARGIN_N = 0.5                                      # noise (10 mA current noise) and observer transient
+MARGIN_N = 0.5  # noise (10 mA current noise) and observer transient
 
 
 def stamp_of(msg):
@@ -84,8 +86,10 @@ class Probe(RosHarness):
         self.node = n = self.add(Node('probe', context=ctx))
         self.wrench, self.tau, self.contact, self.truth = [], [], [], []
         n.create_subscription(WrenchStamped, 'wrench_estimator/wrench', self.wrench.append, 1000)
-        n.create_subscription(JointState, 'wrench_estimator/external_joint_torques', self.tau.append, 1000)
-        n.create_subscription(Bool, 'wrench_estimator/contact', lambda m: self.contact.append(m.data), 1000)
+        n.create_subscription(JointState, 'wrench_estimator/external_joint_torques',
+                              self.tau.append, 1000)
+        n.create_subscription(Bool, 'wrench_estimator/contact',
+                              lambda m: self.contact.append(m.data), 1000)
         n.create_subscription(WrenchStamped, 'sim/true_wrench', self.truth.append, 1000)
         self.tare = n.create_client(Trigger, 'wrench_estimator/tare')
 
@@ -98,11 +102,12 @@ def true_model_file(tmp_path):
     return path, model
 
 
-def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, ros_domain_id, true_model_file):
+def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, ros_domain_id,
+                                                                 true_model_file):
     path, model = true_model_file
     pos = '[' + ', '.join(str(v) for v in BENT) + ']'
-    sim = start('robot_id_ros.ros.nodes.youbot_sim', ros_domain_id, f'seed:={SEED}', f'publish_rate_hz:={RATE}',
-                'real_time_factor:=2.0', f'initial_positions:={pos}')
+    sim = start('robot_id_ros.ros.nodes.youbot_sim', ros_domain_id, f'seed:={SEED}',
+                f'publish_rate_hz:={RATE}', 'real_time_factor:=2.0', f'initial_positions:={pos}')
     # the youBot settings (config/wrench_estimator.yaml: stiction hold, band weighting, combined test)
     est = start('robot_id_ros.ros.nodes.wrench_estimator', ros_domain_id, f'model_file:={path}',
                 'use_sim_time:=true', params_file=ROOT / 'config' / 'wrench_estimator.yaml')
@@ -114,7 +119,8 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
         # rest 4 s of sim time (the drives settle after the start; counted in sim time, which a loaded
         # machine slows), then tare: the reading at rest becomes zero
         t_start = stamp_of(probe.truth[0])
-        assert probe.spin(until=lambda: stamp_of(probe.truth[-1]) >= t_start + 4 * 10 ** 9, timeout=20.0)
+        assert probe.spin(until=lambda: stamp_of(probe.truth[-1]) >= t_start + 4 * 10**9,
+                          timeout=20.0)
         assert not any(probe.contact[-50:])
         resp = probe.call(probe.tare)
         assert resp.success, resp.message
@@ -125,7 +131,8 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
         def after_tare():
             return [m for m in probe.wrench if stamp_of(m) > t_tare]
         assert probe.spin(until=lambda: len(after_tare()) >= 40, timeout=10.0)
-        w = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z] for m in after_tare()[:40]])
+        w = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z]
+                      for m in after_tare()[:40]])
         # tared at rest: no bias left (mean over 0.2 s), only the current noise through the observer
         # (10 mA at 5.2 Nm/A on joint 1, 0.2 m lever: ~0.1-0.15 N RMS per sample, peaks ~0.4 N); the
         # drives still settling move the resting joints' static friction, which the stiction hold
@@ -139,14 +146,16 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
         msg.header.frame_id = 'base'
         msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = (float(v) for v in FORCE)
         pub.publish(msg)
-        assert probe.spin(until=lambda: any(np.linalg.norm([t.wrench.force.x, t.wrench.force.y,
-                                                            t.wrench.force.z]) > 1 for t in probe.truth[-5:]),
-                          timeout=5.0)
+        assert probe.spin(
+            until=lambda: any(
+                np.linalg.norm([t.wrench.force.x, t.wrench.force.y, t.wrench.force.z]) > 1
+                for t in probe.truth[-5:]), timeout=5.0)
         n_before = len(probe.wrench)
         t_force = stamp_of(probe.truth[-1])
         # 3 s of sim time (1.5 s wall at factor 2; longer if the shared machine slows the sim):
         # the arm yields and settles
-        assert probe.spin(until=lambda: stamp_of(probe.truth[-1]) >= t_force + 3 * 10 ** 9, timeout=15.0)
+        assert probe.spin(until=lambda: stamp_of(probe.truth[-1]) >= t_force + 3 * 10**9,
+                          timeout=15.0)
         probe.spin(0.05)
         assert len(probe.wrench) - n_before > 300     # 200 Hz of sim time: ~600 estimates
         truth = {stamp_of(m): np.array([m.wrench.force.x, m.wrench.force.y, m.wrench.force.z])
@@ -156,7 +165,7 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
         assert sum(s in truth for s in stamps) >= len(stamps) - 5
         last = [m for m in probe.wrench if stamp_of(m) in truth][-1]
         s = stamp_of(last)
-        assert s >= stamps[-1] - 50_000_000           # at most 50 ms (sim) before the newest estimate
+        assert s >= stamps[-1] - 50_000_000  # at most 50 ms (sim) before the newest estimate
         f_est = np.array([last.wrench.force.x, last.wrench.force.y, last.wrench.force.z])
         f_true = truth[s]
         np.testing.assert_allclose(f_true, FORCE, atol=1e-9)
@@ -204,9 +213,9 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
     est = start('robot_id_ros.ros.nodes.wrench_estimator', ros_domain_id,
                 f'model_file:={tmp_path / "true_model.yaml"}', 'qos_depth:=1000')
     probe = Probe(rclpy_context)
-    pub = probe.node.create_publisher(JointState, 'joint_states',
-                                      QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
-    messages = read_messages(bag, '/joint_states')            # play the bag: its messages, in order
+    pub = probe.node.create_publisher(
+        JointState, 'joint_states', QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    messages = read_messages(bag, '/joint_states')  # play the bag: its messages, in order
     assert len(messages) == len(S)
 
     def play():
@@ -217,9 +226,11 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
             while time.monotonic() < target:
                 probe.spin_once(max(0.0, min(0.002, target - time.monotonic())))
             js = JointState()
-            js.header.stamp.sec, js.header.stamp.nanosec = int(m.header.stamp.sec), int(m.header.stamp.nanosec)
+            js.header.stamp.sec, js.header.stamp.nanosec = int(m.header.stamp.sec), int(
+                m.header.stamp.nanosec)
             js.name = list(m.name)
-            js.position, js.velocity, js.effort = m.position.tolist(), m.velocity.tolist(), m.effort.tolist()
+            js.position, js.velocity, js.effort = m.position.tolist(), m.velocity.tolist(
+            ), m.effort.tolist()
             pub.publish(js)
         probe.spin(0.4)                                     # let the last outputs arrive
 
@@ -228,8 +239,9 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
                 np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z] for m in msgs]))
 
     try:
-        assert probe.spin(until=lambda: pub.get_subscription_count() > 0
-                          and probe.node.count_publishers('wrench_estimator/wrench') > 0, timeout=15.0), stop(est)
+        assert probe.spin(
+            until=lambda: pub.get_subscription_count() > 0 and probe.node.count_publishers(
+                'wrench_estimator/wrench') > 0, timeout=15.0), stop(est)
         probe.spin(0.3)
         play()
         n1 = len(probe.wrench)
@@ -262,7 +274,7 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
         assert len(common) >= 0.9 * len(S)
         if len(pass1) == len(pass2) == len(S):               # nothing lost: identical numbers
             np.testing.assert_allclose(f2, f1, atol=1e-9)
-        else:                                                # a lost sample changes dt locally only
+        else:  # a lost sample changes dt locally only
             np.testing.assert_allclose(f2[i2], f1[i1], atol=0.5)
         assert probe.contact[-1] is True
     finally:

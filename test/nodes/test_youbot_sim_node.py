@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Integration tests of the youbot_sim node: the node runs for real and talks over DDS.
 
 Each test has its own ROS domain (fixture ``rclpy_context`` of test/conftest.py).  The node and a
@@ -32,21 +34,30 @@ class Bench(RosHarness):
 
     def __init__(self, ctx, topics=('js', 'diag'), **params):
         super().__init__(step_s=0.005)
-        defaults = {'real_time_factor': 10.0, 'publish_rate_hz': 100.0, 'start_time_sec': 1000.0, 'seed': 4}
+        defaults = {
+            'real_time_factor': 10.0,
+            'publish_rate_hz': 100.0,
+            'start_time_sec': 1000.0,
+            'seed': 4
+        }
         defaults.update(params)
         overrides = [Parameter(k, value=v) for k, v in defaults.items()]
         self.sim = self.add(YoubotSimNode(context=ctx, parameter_overrides=overrides))
         self.probe = self.add(Node('probe', context=ctx))
         self.js, self.clock, self.diag, self.true_tau, self.true_w = [], [], [], [], []
         # subscribe only to what a test reads: an rclpy probe cannot drain every topic at 10x real time
-        subs = {'js': (JointState, 'joint_states', self.js), 'clock': (ClockMsg, '/clock', self.clock),
-                'diag': (DiagnosticArray, '/diagnostics', self.diag),
-                'true_tau': (JointState, 'sim/true_external_joint_torques', self.true_tau),
-                'true_w': (WrenchStamped, 'sim/true_wrench', self.true_w)}
+        subs = {
+            'js': (JointState, 'joint_states', self.js),
+            'clock': (ClockMsg, '/clock', self.clock),
+            'diag': (DiagnosticArray, '/diagnostics', self.diag),
+            'true_tau': (JointState, 'sim/true_external_joint_torques', self.true_tau),
+            'true_w': (WrenchStamped, 'sim/true_wrench', self.true_w)
+        }
         for key in topics:
             typ, topic, store = subs[key]
             self.probe.create_subscription(typ, topic, store.append, 1000)
-        self.traj_pub = self.probe.create_publisher(JointTrajectory, 'joint_trajectory_controller/joint_trajectory', 10)
+        self.traj_pub = self.probe.create_publisher(
+            JointTrajectory, 'joint_trajectory_controller/joint_trajectory', 10)
         self.wrench_pub = self.probe.create_publisher(WrenchStamped, 'sim/wrench', 10)
         self.payload_pub = self.probe.create_publisher(Inertia, 'sim/payload', 10)
 
@@ -65,9 +76,9 @@ class Bench(RosHarness):
             'no joint states from the simulation time expected'
 
     def wait_connected(self):
-        assert self.spin(until=lambda: len(self.js) > 5 and self.traj_pub.get_subscription_count() > 0
-                         and self.wrench_pub.get_subscription_count() > 0
-                         and self.payload_pub.get_subscription_count() > 0)
+        assert self.spin(until=lambda: len(self.js) > 5 and self.traj_pub
+                         .get_subscription_count() > 0 and self.wrench_pub.get_subscription_count(
+                         ) > 0 and self.payload_pub.get_subscription_count() > 0)
         # discovery is not symmetric: give the node's side a moment to match the probe's publishers
         self.spin(0.3)
 
@@ -140,14 +151,16 @@ def test_effort_unit_current(bench_factory):
     # integer mA
     assert np.allclose(i * 1000, np.round(i * 1000), atol=1e-6)
     tau = i * arm.drives.drive_gains_nm_a
-    assert np.all(np.abs(tau - arm.true_gravity_torque(np.array(m.position[:5]))) <= effort_band(arm))
+    assert np.all(
+        np.abs(tau - arm.true_gravity_torque(np.array(m.position[:5]))) <= effort_band(arm))
 
 
 def test_partial_trajectory_is_followed_and_replaces_the_running_one(bench_factory):
     b = bench_factory(topics=('js',), real_time_factor=5.0)
     b.wait_connected()
     # a slow trajectory on J2, J3 (20 s), replaced early by one on J3 only
-    b.traj_pub.publish(traj(['arm_joint_3', 'arm_joint_2'], [(1.0, [-2.3, 1.2]), (20.0, [-1.5, 2.2])]))
+    b.traj_pub.publish(
+        traj(['arm_joint_3', 'arm_joint_2'], [(1.0, [-2.3, 1.2]), (20.0, [-1.5, 2.2])]))
     assert b.spin(until=lambda: b.sim.driver.accepted == 1, timeout=5.0)
     t1 = b.sim.driver.last_command_sim_time_s
     b.spin_sim_seconds(1.5)
@@ -164,7 +177,7 @@ def test_partial_trajectory_is_followed_and_replaces_the_running_one(bench_facto
     final = pos[-1]
     assert abs(final[2] - (-2.0)) < 3e-3                # J3 reached the new target
     assert abs(final[0] - CANDLE[0]) < 3e-3             # J1 never commanded
-    assert np.ptp(after[:, 1]) < 0.01                   # J2 holds: the running trajectory was replaced
+    assert np.ptp(after[:, 1]) < 0.01  # J2 holds: the running trajectory was replaced
     assert np.all(np.abs(np.diff(pos, axis=0)) < 0.05)  # no jumps: continuous set point
     # tracking error of the first trajectory is bounded: J2 follows 1.1344 -> 1.2 (1 s) -> 2.2 (20 s)
     first = (t > t1 + 1.2) & (t < t2)
@@ -187,17 +200,23 @@ def test_bad_commands_are_rejected_without_moving(bench_factory):
     for key, msg in bad.items():
         n_diag = len(b.diag)
         b.traj_pub.publish(msg)
-        assert b.spin(until=lambda: any(key in st.message for d in b.diag[n_diag:] for st in d.status), timeout=5.0), key
+        assert b.spin(
+            until=lambda: any(key in st.message for d in b.diag[n_diag:] for st in d.status),
+            timeout=5.0), key
     bad_wrench = WrenchStamped()
     bad_wrench.header.frame_id = 'no_such_frame'
     bad_wrench.wrench.force.z = 5.0
     n_diag = len(b.diag)
     b.wrench_pub.publish(bad_wrench)
-    assert b.spin(until=lambda: any('no_such_frame' in st.message for d in b.diag[n_diag:] for st in d.status), timeout=5.0)
+    assert b.spin(
+        until=lambda: any('no_such_frame' in st.message for d in b.diag[n_diag:]
+                          for st in d.status), timeout=5.0)
     pl = Inertia(m=-1.0)
     n_diag = len(b.diag)
     b.payload_pub.publish(pl)
-    assert b.spin(until=lambda: any('payload mass' in st.message for d in b.diag[n_diag:] for st in d.status), timeout=5.0)
+    assert b.spin(
+        until=lambda: any('payload mass' in st.message for d in b.diag[n_diag:]
+                          for st in d.status), timeout=5.0)
     assert b.sim.driver.rejected == len(bad) and b.sim.driver.accepted == 0
     n = len(b.js)
     b.spin_sim_seconds(0.5)
@@ -208,8 +227,8 @@ def test_bad_commands_are_rejected_without_moving(bench_factory):
 
 
 def test_wrench_changes_effort_by_jacobian_transpose(bench_factory):
-    b = bench_factory(topics=('js', 'true_tau', 'true_w'), real_time_factor=5.0, current_noise_a=0.0,
-                      initial_positions=[2.9496, 1.6, -2.0, 2.2, 2.9])
+    b = bench_factory(topics=('js', 'true_tau', 'true_w'), real_time_factor=5.0,
+                      current_noise_a=0.0, initial_positions=[2.9496, 1.6, -2.0, 2.2, 2.9])
     b.wait_connected()
     b.spin_sim_seconds(0.3)
     arm = b.sim.arm
@@ -225,7 +244,8 @@ def test_wrench_changes_effort_by_jacobian_transpose(bench_factory):
     tau_ext = J.T @ np.array([0.0, 5.0, 10.0, 0, 0, 0])
     assert np.allclose(b.true_tau[-1].effort, tau_ext, atol=0.02 * np.abs(tau_ext).max())
     tw = b.true_w[-1].wrench
-    assert np.allclose([tw.force.x, tw.force.y, tw.force.z, tw.torque.x], [0.0, 5.0, 10.0, 0.0], atol=1e-9)
+    assert np.allclose([tw.force.x, tw.force.y, tw.force.z, tw.torque.x], [0.0, 5.0, 10.0, 0.0],
+                       atol=1e-9)
     e1 = np.mean([m.effort[:5] for m in b.js[-20:]], axis=0)
     # the motor holds the wrench: effort changes by -J^T F (plus gravity change of the small sag)
     g0 = arm.true_gravity_torque(np.array(b.js[0].position[:5]))
@@ -263,15 +283,18 @@ def test_payload_and_true_parameter_file(bench_factory, tmp_path):
     assert d['links_true_with_payload']['arm_link_5']['m'] == pytest.approx(m_true + 0.4)
 
 
-def test_subprocess_main_sim_time_follows_clock_and_bad_parameter(rclpy_context, ros_domain_id, tmp_path):
+def test_subprocess_main_sim_time_follows_clock_and_bad_parameter(rclpy_context, ros_domain_id,
+                                                                  tmp_path):
     env = isolated_env(ros_domain_id)
-    bad = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim', '--ros-args',
-                          '-p', 'effort_unit:=furlongs'], env=env, capture_output=True, text=True, timeout=60)
+    bad = subprocess.run([
+        sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim', '--ros-args', '-p',
+        'effort_unit:=furlongs'
+    ], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and 'effort_unit' in bad.stderr
-    proc = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim', '--ros-args',
-                             '-p', 'real_time_factor:=5.0', '-p', 'start_time_sec:=500.0',
-                             '-p', 'publish_rate_hz:=100.0'],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([
+        sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim', '--ros-args', '-p',
+        'real_time_factor:=5.0', '-p', 'start_time_sec:=500.0', '-p', 'publish_rate_hz:=100.0'
+    ], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     harness = RosHarness(step_s=0.05)
     try:
         node = harness.add(Node('follower', context=rclpy_context,

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Excitation design: the series, rest at the start, limits on a dense grid, optimisation, file, bad input."""
 import numpy as np
 import pytest
@@ -16,12 +18,14 @@ def robot():
 @pytest.fixture(scope='module')
 def design(robot):
     # small and quick: 3 harmonics, 25 iterations
-    return E.design_excitation(robot, RegressorOptions(), period_s=10.0, harmonics=3, max_iterations=25, seed=0)
+    return E.design_excitation(robot, RegressorOptions(), period_s=10.0, harmonics=3,
+                               max_iterations=25, seed=0)
 
 
 def test_series_derivatives_match_finite_differences():
     rng = np.random.default_rng(0)
-    tr = E.FourierTrajectory(('a', 'b'), 4.0, rng.normal(size=(2, 4)), rng.normal(size=(2, 4)), [0.1, -0.2])
+    tr = E.FourierTrajectory(('a', 'b'), 4.0, rng.normal(size=(2, 4)), rng.normal(size=(2, 4)),
+                             [0.1, -0.2])
     t = np.linspace(0, 4, 2001)
     q, qd, qdd = tr.evaluate(t)
     h = t[1] - t[0]
@@ -35,7 +39,8 @@ def test_series_derivatives_match_finite_differences():
 def test_design_starts_at_rest_and_respects_limits_on_dense_grid(robot, design):
     tr = design.trajectory
     q, qd, qdd = tr.evaluate([0.0, tr.period_s])
-    q_start = np.asarray(tr.design['limits']['q_lower_rad']) * 0.5 + np.asarray(tr.design['limits']['q_upper_rad']) * 0.5
+    q_start = np.asarray(tr.design['limits']['q_lower_rad']) * 0.5 + np.asarray(
+        tr.design['limits']['q_upper_rad']) * 0.5
     np.testing.assert_allclose(q[0], q_start, atol=1e-12)   # default start: middle of the band
     np.testing.assert_allclose(q[1], q[0], atol=1e-12)       # ends where it starts
     np.testing.assert_allclose(qd, 0, atol=1e-12)
@@ -53,11 +58,13 @@ def test_design_starts_at_rest_and_respects_limits_on_dense_grid(robot, design):
     np.testing.assert_allclose(lim.q_upper - lim.q_lower, 0.8 * rng)
     np.testing.assert_allclose(lim.qd_max, 0.7 * robot.limits.velocity_rad_s)
     # and the design uses a good part of them (it is not a timid trajectory)
-    assert max(design.constraints['velocity_ratio'], design.constraints['acceleration_ratio']) > 0.8
+    assert max(design.constraints['velocity_ratio'],
+               design.constraints['acceleration_ratio']) > 0.8
 
 
 def test_optimised_condition_beats_random(robot, design):
-    prob = E.ExcitationProblem(robot, RegressorOptions(), 10.0, 3, E.ExcitationLimits.from_robot(robot))
+    prob = E.ExcitationProblem(robot, RegressorOptions(), 10.0, 3,
+                               E.ExcitationLimits.from_robot(robot))
     rng = np.random.default_rng(7)
     conds = [prob.measures(prob.random_x(rng))[0] for _ in range(20)]
     assert design.cond < 0.5 * np.median(conds)
@@ -73,7 +80,8 @@ def test_friction_columns_and_logdet(robot):
     assert res.n_base == 39   # 29 inertial + fv, fc per joint
     assert res.constraints['ok']
     # the design starts from a random feasible trajectory drawn with the same seed: it improved on it
-    prob = E.ExcitationProblem(robot, opts, 8.0, 2, E.ExcitationLimits.from_robot(robot), criterion='logdet')
+    prob = E.ExcitationProblem(robot, opts, 8.0, 2, E.ExcitationLimits.from_robot(robot),
+                               criterion='logdet')
     x0 = prob.random_x(np.random.default_rng(1))
     assert res.logdet > prob.measures(x0)[1] + 1.0
 
@@ -84,7 +92,8 @@ def test_file_round_trip_and_sample_table(tmp_path, design):
     path = tmp_path / 'traj.yaml'
     design.trajectory.save(path, table_rate_hz=50.0)
     d = yaml.safe_load(path.read_text())
-    for key in ('joint_names', 'period_s', 'base_frequency_hz', 'harmonics', 'coefficients', 'q0_rad', 'samples'):
+    for key in ('joint_names', 'period_s', 'base_frequency_hz', 'harmonics', 'coefficients',
+                'q0_rad', 'samples'):
         assert key in d
     s = d['samples']
     assert len(s['t_s']) == 500 and len(s['q_rad'][0]) == 5
@@ -112,7 +121,8 @@ def test_other_arm_ur5():
     if not urdf.is_file():
         pytest.skip('example-robot-data not installed')
     ur5 = RobotModel(urdf)
-    res = E.design_excitation(ur5, RegressorOptions(), 10.0, 2, max_iterations=5, floor_z_m=None, seed=0)
+    res = E.design_excitation(ur5, RegressorOptions(), 10.0, 2, max_iterations=5, floor_z_m=None,
+                              seed=0)
     assert res.constraints['ok'] and np.isfinite(res.cond) and res.trajectory.n == 6
 
 
@@ -138,7 +148,8 @@ def test_limits_that_allow_no_excitation(robot):
     """A position band so narrow that the youBot can barely move: no trajectory excites every base
     parameter well, but the design must still honour the limits or say why it cannot."""
     with pytest.raises(ExcitationError, match='widen'):
-        E.design_excitation(robot, RegressorOptions(), 10.0, 3, position_fraction=1e-9, max_iterations=3)
+        E.design_excitation(robot, RegressorOptions(), 10.0, 3, position_fraction=1e-9,
+                            max_iterations=3)
 
 
 def test_sample_table_rate_too_low(design):
@@ -154,8 +165,11 @@ def test_cli(tmp_path, capsys):
     sub = parser.add_subparsers()
     cmd.add_parser(sub)
     out = tmp_path / 't.yaml'
-    args = parser.parse_args(['design-excitation', '--out', str(out), '--harmonics', '2', '--iterations', '5',
-                              '--plot', str(tmp_path / 't.png')])
+    args = parser.parse_args([
+        'design-excitation', '--out',
+        str(out), '--harmonics', '2', '--iterations', '5', '--plot',
+        str(tmp_path / 't.png')
+    ])
     assert cmd.run(args) == 0
     assert 'condition number' in capsys.readouterr().out
     assert E.FourierTrajectory.load(out).harmonics == 2
@@ -173,10 +187,11 @@ def test_peak_torque_and_redesign_within_the_drive_limits(robot, design):
     assert peak == per_joint.max() and peak > 0.05     # gravity alone loads joint 2 of the youBot
     rejected = []
     kw = dict(period_s=10.0, harmonics=3, max_iterations=5)
-    res, p, pj, seed = E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=5.0, attempts=2,
-                                              seed=3, report=lambda s, x: rejected.append(s), **kw)
+    res, p, pj, seed = E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=5.0,
+                                              attempts=2, seed=3,
+                                              report=lambda s, x: rejected.append(s), **kw)
     assert p <= 5.0 and seed == 3 and not rejected
     with pytest.raises(ExcitationError, match='no design within 1 %.*lower --velocity-fraction'):
-        E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=0.01, attempts=2, seed=3,
-                               report=lambda s, x: rejected.append(s), **kw)
+        E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=0.01, attempts=2,
+                               seed=3, report=lambda s, x: rejected.append(s), **kw)
     assert rejected == [3, 4]

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Driver statistics: timing and tracking (robot_id_ros.record.monitors)."""
 import numpy as np
 import pytest

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Planned motions: point to point, approach, transition (robot_id_ros.record.motions)."""
 import numpy as np
 import pytest

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot_id_ros.record exports the public names of its modules (the recorder nodes use
 ``from robot_id_ros import record as rec; rec.X``) and the old module paths still import."""
 import importlib
@@ -24,7 +26,8 @@ def test_public_names_importable_from_the_package():
     assert all(hasattr(rec, n) for n in rec.__all__)
 
 
-@pytest.mark.parametrize('module', ['robot_id_ros.record.recording', 'robot_id_ros.record.excitation'])
+@pytest.mark.parametrize('module',
+                         ['robot_id_ros.record.recording', 'robot_id_ros.record.excitation'])
 def test_former_module_paths_still_import(module):
     m = importlib.import_module(module)
     assert m.__name__ == module

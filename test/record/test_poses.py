@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Static poses: generated sets, limit and floor checks, pose files (robot_id_ros.record.poses)."""
 import numpy as np
 import pytest
@@ -8,13 +10,17 @@ CANDLE = np.array((2.9496, 1.1344, -2.5482, 1.789, 2.9234))  # the youBot's cand
 
 
 def test_generated_poses_within_limits_above_floor_and_better_conditioned(robot):
-    ps = R.generate_poses(robot, 10, 0.1, floor_z_m=0.0, floor_clearance_m=0.05, seed=3, candidates=200)
+    ps = R.generate_poses(robot, 10, 0.1, floor_z_m=0.0, floor_clearance_m=0.05, seed=3,
+                          candidates=200)
     assert ps.poses.shape == (10, 5)
     R.check_poses(robot, ps.poses, 0.1, 0.0, 0.05)  # raises if any is outside
     assert np.allclose(ps.poses[:, 0], ps.poses[0, 0])  # joint 1 (vertical axis) is held
     assert ps.n_base == 8
     rng = np.random.default_rng(0)
-    random_conds = [R.static_condition_number(robot, robot.random_configurations(10, rng, 0.1)) for _ in range(20)]
+    random_conds = [
+        R.static_condition_number(robot, robot.random_configurations(10, rng, 0.1))
+        for _ in range(20)
+    ]
     assert ps.condition_number < np.median(random_conds)
     assert ps.condition_number == pytest.approx(R.static_condition_number(robot, ps.poses))
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Safety limits: validation on construction, per-joint vectors, bounds (robot_id_ros.record.safety)."""
 import numpy as np
 import pytest
@@ -15,7 +17,8 @@ def test_validate_returns_self_and_construction_validates():
             R.SafetyLimits(**bad)
     with pytest.raises(R.SafetyLimitsError, match='margin must be >= 0'):
         R.SafetyLimits(margin_rad=-0.1)
-    assert issubclass(R.SafetyLimitsError, InputError) and issubclass(R.SafetyLimitsError, ValueError)
+    assert issubclass(R.SafetyLimitsError, InputError) and issubclass(
+        R.SafetyLimitsError, ValueError)
 
 
 def test_vectors_broadcast_and_copy_without_checking_values():

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """RecordingSession without ROS or DDS: resume rules, crash safety, final status, nothing lost."""
 import numpy as np
 import pytest

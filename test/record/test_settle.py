@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Holding still: settle detection and window averaging (robot_id_ros.record.settle)."""
 import numpy as np
 import pytest

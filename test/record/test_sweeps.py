@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Friction sweeps: planning, pairing, Coulomb/viscous fit (robot_id_ros.record.sweeps)."""
 import numpy as np
 import pytest

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """ArmCommander against an in-process fake driver (DDS on a private domain, no subprocess): event
 driven waits, cancel and errors, the commands it sends; and the demo's Director against the
 simulated youBot (integration)."""

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The simulated driver around the physics, without ROS: real-time pacing (sim.realtime) and the
 inputs the driver accepts or rejects (sim.driver)."""
 import numpy as np

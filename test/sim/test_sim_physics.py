@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Physics of the simulated youBot (no ROS)."""
 import numpy as np
 import pinocchio as pin
@@ -42,11 +44,13 @@ def test_true_parameters_differ_from_urdf_within_bounds_and_are_deterministic(no
         assert np.all(np.abs(Y.lever - Y0.lever) <= cfg.com_abs_bound_m + 1e-12)
         w = np.linalg.eigvalsh(Y.inertia)     # physically consistent: triangle inequality
         assert w.min() > 0 and w.sum() - 2 * w.max() >= -1e-12
-    rot = a.true.rotor_inertia_kg_m2 / (np.asarray(cfg.gear_ratios) ** 2 * cfg.rotor_inertia_motor_kg_m2)
+    rot = a.true.rotor_inertia_kg_m2 / (np.asarray(cfg.gear_ratios)**2 *
+                                        cfg.rotor_inertia_motor_kg_m2)
     assert np.all(np.abs(rot - 1) <= cfg.rotor_inertia_rel_bound + 1e-12)
     asym = np.abs(a._fcp - a._fcn) / np.asarray(cfg.coulomb_nm)
     assert np.all(asym <= cfg.coulomb_asymmetry_bound + 1e-12) and np.any(asym > 0.01)
-    assert np.allclose(a.breakaway_pos, 1.3 * a._fcp) and np.allclose(a.breakaway_neg, 1.3 * a._fcn)
+    assert np.allclose(a.breakaway_pos, 1.3 * a._fcp) and np.allclose(
+        a.breakaway_neg, 1.3 * a._fcn)
     # the URDF model handed in is not modified
     assert np.array_equal(nominal.standard_parameters(), th0)
 
@@ -72,7 +76,8 @@ def test_at_rest_effort_is_true_gravity_within_stiction_and_noise(nominal, q):
     # and the URDF's nominal gravity is off by exactly what the perturbation says
     g_nom = arm.nominal_gravity_torque()
     model_true = arm.model.copy()
-    assert np.allclose(g_true - g_nom, model_true.gravity_torque(arm.q) - nominal.gravity_torque(arm.q))
+    assert np.allclose(g_true - g_nom,
+                       model_true.gravity_torque(arm.q) - nominal.gravity_torque(arm.q))
     if not np.allclose(q, CANDLE):
         assert np.abs(g_true - g_nom).max() > 0.05
 
@@ -160,7 +165,8 @@ def test_moving_joint_with_torque_between_coulomb_and_breakaway_keeps_moving_the
 
 
 def test_wrench_at_rest_changes_effort_by_minus_jacobian_transpose(nominal):
-    arm = SimulatedArm(SimConfig(seed=9, current_noise_a=0.0, initial_positions_rad=tuple(BENT)), model=nominal)
+    arm = SimulatedArm(SimConfig(seed=9, current_noise_a=0.0, initial_positions_rad=tuple(BENT)),
+                       model=nominal)
     arm.advance(0.3)
     e0 = arm.measure().effort_nm
     F = np.array([0.0, 5.0, 10.0, 0.0, 0.0, 0.0])
@@ -215,9 +221,12 @@ def test_payload_adds_its_gravity_and_detaches(nominal):
     oMt = nominal.tool_placement(arm.q)
     import pinocchio as pin
     pm = arm.model.model
-    fid = pm.addFrame(pin.Frame('payload_com', pm.frames[arm.model.tool_frame_id].parentJoint,
-                                pm.frames[arm.model.tool_frame_id].placement * pin.SE3(np.eye(3), np.array([0, 0, 0.03])),
-                                pin.FrameType.OP_FRAME)) if not pm.existFrame('payload_com') else pm.getFrameId('payload_com')
+    fid = pm.addFrame(
+        pin.Frame(
+            'payload_com', pm.frames[arm.model.tool_frame_id].parentJoint,
+            pm.frames[arm.model.tool_frame_id].placement *
+            pin.SE3(np.eye(3), np.array([0, 0, 0.03])), pin.FrameType.OP_FRAME)
+    ) if not pm.existFrame('payload_com') else pm.getFrameId('payload_com')
     d = pm.createData()
     Jc = pin.computeFrameJacobian(pm, d, arm.q, fid, pin.LOCAL_WORLD_ALIGNED)
     assert np.allclose(g1 - g0, -Jc[:3].T @ np.array([0, 0, -9.81 * 0.4]), atol=1e-9)
@@ -269,9 +278,10 @@ def test_end_stop_holds_the_joint_at_its_limit(nominal):
     arm.advance(1.0)
     assert arm.q[3] == arm.upper[3] and arm.qd[3] == 0.0 and arm.stop[3] == 1
     # J2 leaning forward near its upper stop, drives switched off: the arm falls onto the stop
-    arm2 = SimulatedArm(SimConfig(seed=3, kp_nm_rad=(0.0,) * 5, ki_nm_rad_s=(0.0,) * 5,
-                                  initial_positions_rad=(2.9496, 2.55, -2.5482, 1.789, 2.9234)), model=nominal)
-    assert arm2.true_gravity_torque()[1] < -2 * arm2.breakaway_pos[1]   # gravity pulls J2 towards +
+    arm2 = SimulatedArm(
+        SimConfig(seed=3, kp_nm_rad=(0.0, ) * 5, ki_nm_rad_s=(0.0, ) * 5,
+                  initial_positions_rad=(2.9496, 2.55, -2.5482, 1.789, 2.9234)), model=nominal)
+    assert arm2.true_gravity_torque()[1] < -2 * arm2.breakaway_pos[1]  # gravity pulls J2 towards +
     qmax = arm2.q.copy()
     for _ in range(2000):
         arm2.step()
@@ -318,7 +328,8 @@ def test_true_parameter_file(nominal, tmp_path):
     p = arm.write_true_parameters(tmp_path / 'sub' / 'truth.yaml')
     d = yaml.safe_load(p.read_text())
     assert d['seed'] == 12 and d['joint_names'] == list(arm.joint_names)
-    assert list(d['links_true']) == ['arm_link_1', 'arm_link_2', 'arm_link_3', 'arm_link_4', 'arm_link_5']
+    assert list(
+        d['links_true']) == ['arm_link_1', 'arm_link_2', 'arm_link_3', 'arm_link_4', 'arm_link_5']
     assert d['links_true']['arm_link_2']['m'] == pytest.approx(arm.true.standard_parameters[10])
     assert d['friction']['arm_joint_1']['viscous_nm_s_rad'] == 1.0
     assert d['drive_gains_nm_a']['arm_joint_2'] == pytest.approx(5.226)
