@@ -10,9 +10,9 @@ import pytest
 
 from robot_id_ros.io.bags import BagWriter, JointStateSeries
 from robot_id_ros.model.friction import FrictionModel
-from robot_id_ros.identify.identification import (IdentificationError, IdentificationOptions, StaticPoses,
-                                              identify, identify_friction_sweeps, identify_gravity,
-                                              point_mass_gravity, validate)
+from robot_id_ros.identify import (IdentificationError, IdentificationOptions, StaticPoses,
+                                   identify, identify_friction_sweeps, identify_gravity,
+                                   point_mass_gravity, validate)
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.model_file import load_model
 
