@@ -10,7 +10,7 @@ import numpy as np
 import scipy.ndimage
 import scipy.optimize
 
-from robot_id_ros.identify import signals
+import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions, check_series,
                                            effort_to_torque)
 from robot_id_ros.io.bags import JointStateSeries

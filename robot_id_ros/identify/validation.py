@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_id_ros.identify import signals
+import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.options import IdentificationOptions, check_motion_selection
 from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory, motion_mask,
                                                 prepare_trajectory)
