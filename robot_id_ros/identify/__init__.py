@@ -34,7 +34,8 @@ from robot_id_ros.identify.consistency import (ConsistencyResult, is_physically_
 from robot_id_ros.identify.dynamics import (STRIBECK_VELOCITY_GRID_RAD_S, DynamicsResult,
                                             identify_dynamics)
 from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquations, accumulate,
-                                                 free_columns, solve_least_squares, structural_base)
+                                                 free_columns, solve_least_squares,
+                                                 structural_base)
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
                                            effort_to_torque)
 from robot_id_ros.identify.pipeline import (DynamicsRecord, GravityModelRecord,

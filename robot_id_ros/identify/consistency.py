@@ -107,7 +107,11 @@ def _regulariser_scale(theta_ref, n, p, n_inertial):
 
 
 def _solve(prob, th, solver):
-    """Solve ``prob`` with ``solver`` or the first of ``_SOLVERS`` that succeeds: (status, used)."""
+    """Solve ``prob`` with ``solver``, else the first of ``_SOLVERS`` that succeeds.
+
+    Returns:
+        (status, solver used).
+    """
     status, used = 'not solved', ''
     for s in [solver] if solver else _SOLVERS:
         try:

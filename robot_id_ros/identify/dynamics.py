@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquations, accumulate,
-                                                 free_columns, solve_least_squares, structural_base)
+                                                 free_columns, solve_least_squares,
+                                                 structural_base)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.trajectories import motion_mask
 from robot_id_ros.model.base_parameters import BaseParameters
@@ -123,9 +124,10 @@ def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOp
                                    progress)
     c = (neq[0] if grid else neq).count
     if options.min_velocity_rad_s > 0 and c.min() <= base.n_base:
-        raise IdentificationError(f'only {int(c.min())} rows left for joint {int(np.argmin(c)) + 1} '
-                                  f'after leaving out |qd| < {options.min_velocity_rad_s:g} rad/s: '
-                                  'lower min_velocity_rad_s')
+        raise IdentificationError(f'only {int(c.min())} rows left for joint '
+                                  f'{int(np.argmin(c)) + 1} after leaving out |qd| < '
+                                  f'{options.min_velocity_rad_s:g} rad/s: lower '
+                                  'min_velocity_rad_s')
     if grid:
         k = _best_stribeck_velocity(neq, grid, base, options)
         neq = neq[k]

@@ -33,7 +33,8 @@ def free_columns(regressor: Regressor, known: dict):
     unknown = [k for k in known if k not in idx]
     if unknown:
         raise IdentificationError(f'known parameter(s) {", ".join(unknown)} are not parameters of '
-                                  'this model (names like m3, mx2, ZZ1, fv2: see robot-id describe)')
+                                  'this model (names like m3, mx2, ZZ1, fv2: see robot-id '
+                                  'describe)')
     known_idx = np.array(sorted(idx[k] for k in known), dtype=int)
     free = np.array([i for i in range(regressor.p) if i not in set(known_idx)], dtype=int)
     return free, known_idx
@@ -138,7 +139,8 @@ def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), kno
             if vs is not None:
                 qd = QD[s:e]
                 W3 = W.reshape(e - s, regressor.n, regressor.p)
-                W3[:, np.arange(regressor.n), fs_cols] = (np.tanh(qd / sv) * np.exp(-(qd / vs) ** 2))
+                W3[:, np.arange(regressor.n), fs_cols] = (np.tanh(qd / sv)
+                                                          * np.exp(-(qd / vs) ** 2))
             Y = TAU[s:e]
             if len(known_idx):
                 Y = Y - (W[:, known_idx] @ np.asarray(known_values, float)).reshape(Y.shape)
@@ -171,7 +173,8 @@ class LeastSquaresResult:
         """The fit's figures as plain data (``names`` is unused, kept for callers)."""
         d = {'method': self.method, 'condition_number': self.condition_number,
              'condition_number_scaled': self.condition_number_scaled, 'dof': self.dof,
-             'relative_error': self.relative_error, 'residual_rms_nm': self.residual_rms_nm.tolist(),
+             'relative_error': self.relative_error,
+             'residual_rms_nm': self.residual_rms_nm.tolist(),
              'sigma_nm': self.sigma_nm.tolist()}
         return d
 

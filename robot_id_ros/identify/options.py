@@ -64,7 +64,8 @@ class IdentificationOptions:
     sidecar_window: bool = False
     resample_hz: float | None = None      # None: the median input rate
     max_samples: int | None = None        # decimate processed trajectories to at most this many
-    trim_s: float | None = None           # dropped at both ends of non-periodic data; None: 1/cutoff
+    # dropped at both ends of non-periodic data; None: 1/cutoff
+    trim_s: float | None = None
     # fit the torque low-passed at the position cut-off (parallel filtering)
     torque_filter: bool = False
     # 'position' (differentiate q) or 'measured' (filter and differentiate qd)
@@ -84,12 +85,12 @@ class IdentificationOptions:
     def regressor_options(self) -> RegressorOptions:
         """The regressor structure of the dynamic fit these options ask for."""
         vs = self.stribeck_velocity_rad_s
+        vs = float(vs) if vs is not None else _STRIBECK_VELOCITY_PLACEHOLDER_RAD_S
         return RegressorOptions(friction=self.friction, coulomb_asymmetric=self.coulomb_asymmetric,
                                 offset=self.offset, rotor_inertia=self.rotor_inertia,
                                 sign_velocity_rad_s=self.sign_velocity_rad_s,
                                 stribeck=bool(self.stribeck_column and self.friction),
-                                stribeck_velocity_rad_s=(float(vs) if vs is not None
-                                                         else _STRIBECK_VELOCITY_PLACEHOLDER_RAD_S))
+                                stribeck_velocity_rad_s=vs)
 
     def to_dict(self):
         """Every field, as plain data (the model file's ``identification.options``)."""

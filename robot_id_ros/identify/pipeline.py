@@ -197,8 +197,8 @@ def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progres
     res.dynamics = dyn = identify_dynamics(robot, res.trajectories, dyn_options, progress)
     reg_opts = dyn.regressor.options
     if reg_opts.stribeck and dyn_options.stribeck_velocity_rad_s is None:
-        lines.append(f'Stribeck velocity chosen by the fit: {reg_opts.stribeck_velocity_rad_s:.4g} '
-                     'rad/s')
+        lines.append('Stribeck velocity chosen by the fit: '
+                     f'{reg_opts.stribeck_velocity_rad_s:.4g} rad/s')
     res.timings_s.update(dyn.time_s)
     theta = dyn.theta
     if options.physical_consistency:
@@ -209,8 +209,10 @@ def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progres
     ls = dyn.ls
     lines.append(f'dynamics: {dyn.base.n_base} base parameters from {dyn.samples} samples, '
                  f'{ls.method}, condition number {ls.condition_number:.4g} (scaled '
-                 f'{ls.condition_number_scaled:.4g}), relative error {100 * ls.relative_error:.3g} %')
-    lines.append('  residual RMS per joint (Nm): ' + ', '.join(f'{x:.4g}' for x in ls.residual_rms_nm))
+                 f'{ls.condition_number_scaled:.4g}), relative error '
+                 f'{100 * ls.relative_error:.3g} %')
+    lines.append('  residual RMS per joint (Nm): '
+                 + ', '.join(f'{x:.4g}' for x in ls.residual_rms_nm))
     return theta
 
 
@@ -224,7 +226,8 @@ def _assemble_dynamic_model(robot: RobotModel, options, res: IdentificationResul
     friction = FrictionModel.zeros(n)
     if reg_opts.stribeck:  # the fitted Stribeck column is the friction's Stribeck term
         kinds = dyn.regressor.joint_kinds
-        friction.stribeck_nm = theta[dyn.regressor.n_inertial + kinds.index('fs')::len(kinds)].copy()
+        first = dyn.regressor.n_inertial + kinds.index('fs')
+        friction.stribeck_nm = theta[first::len(kinds)].copy()
         friction.stribeck_velocity_rad_s = np.full(n, reg_opts.stribeck_velocity_rad_s)
     elif res.friction_sweeps is not None:
         fs = res.friction_sweeps.friction
@@ -322,7 +325,8 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
     """
     options = options or IdentificationOptions()
     options.check()
-    data, static, sweeps = ([_pair(x, sidecars) for x in items] for items in (data, static, sweeps))
+    data, static, sweeps = ([_pair(x, sidecars) for x in items]
+                            for items in (data, static, sweeps))
     if not data and not static:
         raise IdentificationError('nothing to identify: give excitation trajectories (--data) '
                                   'and/or static poses (--static)')

@@ -13,8 +13,8 @@ import scipy.optimize
 
 from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquations, free_columns,
                                                  solve_least_squares, structural_base)
-from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions, check_series,
-                                           effort_to_torque)
+from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
+                                           check_series, effort_to_torque)
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.model.base_parameters import BaseParameters
 from robot_id_ros.model.regressor import Regressor, RegressorOptions

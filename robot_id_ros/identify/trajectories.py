@@ -11,8 +11,8 @@ import scipy.ndimage
 import scipy.optimize
 
 import robot_id_ros.identify.signals as signals
-from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions, check_series,
-                                           effort_to_torque)
+from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
+                                           check_series, effort_to_torque)
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.model.robot import RobotModel
 
@@ -276,9 +276,11 @@ def _periodic_trajectory(r: _Resampled, options: IdentificationOptions, period, 
 
 
 def _nonperiodic_trajectory(r: _Resampled, options: IdentificationOptions, method, source):
-    """Zero-phase derivatives by ``method``; ``trim_s`` (default 1/cut-off) dropped at both ends."""
+    """Zero-phase derivatives by ``method``; ``trim_s`` (default 1/cut-off) dropped at both
+    ends."""
     rate = r.rate_hz
-    cutoff = options.cutoff_hz or min(NONPERIODIC_CUTOFF_HZ, NONPERIODIC_CUTOFF_RATE_FRACTION * rate)
+    cutoff = options.cutoff_hz or min(NONPERIODIC_CUTOFF_HZ,
+                                      NONPERIODIC_CUTOFF_RATE_FRACTION * rate)
     TAU = r.TAU
     try:
         Qf, QD, QDD = signals.derivatives(r.Q, rate, cutoff, method=method)
@@ -292,8 +294,8 @@ def _nonperiodic_trajectory(r: _Resampled, options: IdentificationOptions, metho
     trim_s = options.trim_s if options.trim_s is not None else 1.0 / cutoff
     k = min(int(round(trim_s * rate)), len(t) // 10)
     s = slice(k, len(t) - k if k else None)
-    return Trajectory(t[s], Qf[s], QD[s], QDD[s], TAU[s], rate, method, float(cutoff), None, source,
-                      0, None, r.notes)
+    return Trajectory(t[s], Qf[s], QD[s], QDD[s], TAU[s], rate, method, float(cutoff), None,
+                      source, 0, None, r.notes)
 
 
 def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions, sidecar=None,

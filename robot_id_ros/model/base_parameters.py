@@ -45,7 +45,8 @@ class BaseParameters:
 
     @property
     def names(self):
-        """Name of each base parameter: the name of its leading standard parameter, suffixed R when regrouped."""
+        """Name of each base parameter: the name of its leading standard parameter, suffixed R
+        when regrouped."""
         out = []
         for i, idx in enumerate(self.independent):
             grouped = np.any(np.abs(self.K[i]) > K_ZERO)
@@ -103,7 +104,8 @@ class BaseParameters:
                 elif abs(c + 1.0) < 10 ** -digits:
                     terms.append(f'- {self.standard_names[d]}')
                 else:
-                    terms.append(f'{"-" if c < 0 else "+"} {abs(c):.{digits}g}*{self.standard_names[d]}')
+                    sign = '-' if c < 0 else '+'
+                    terms.append(f'{sign} {abs(c):.{digits}g}*{self.standard_names[d]}')
             out.append(' '.join(terms))
         return out
 
@@ -172,7 +174,8 @@ def compute_base_parameters(regressor: Regressor, static=False, tolerance=BASE_T
         columns = columns[np.isin(columns, regressor.static_columns())]
     position = {c: i for i, c in enumerate(columns)}
     order = np.array([position[c] for c in regressor.grouping_order() if c in position], dtype=int)
-    sub = base_parameters_of(W[:, columns], [regressor.names[c] for c in columns], order, tolerance)
+    sub = base_parameters_of(W[:, columns], [regressor.names[c] for c in columns], order,
+                             tolerance)
     return BaseParameters(regressor.names, columns[sub.independent], columns[sub.dependent], sub.K,
                           sub.tolerance)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# E_k with J = sum_k theta_k E_k for one link (parameter order m, mx, my, mz, XX, XY, YY, XZ, YZ, ZZ)
+# E_k with J = sum_k theta_k E_k for one link
+# (parameter order m, mx, my, mz, XX, XY, YY, XZ, YZ, ZZ)
 PSEUDO_INERTIA_BASIS = np.zeros((10, 4, 4))
 PSEUDO_INERTIA_BASIS[0][3, 3] = 1.0
 for _k, _i in ((1, 0), (2, 1), (3, 2)):

@@ -61,7 +61,8 @@ def export_urdf(robot: RobotModel, theta, path, require_consistent=True) -> Path
         main = child_of[jn]
         inertia = pin.Inertia.FromDynamicParameters(theta[10 * (i - 1):10 * i])
         # the body frame of joint i is the child link frame of the URDF joint
-        _set_inertial(links[main], inertia.mass, np.array(inertia.lever), np.array(inertia.inertia))
+        _set_inertial(links[main], inertia.mass, np.array(inertia.lever),
+                      np.array(inertia.inertia))
         for name in body_links[i]:
             if name != main and name in links and links[name].find('inertial') is not None:
                 _set_inertial(links[name], 0.0, np.zeros(3), np.zeros((3, 3)))

@@ -14,7 +14,7 @@ Bad input (non-monotonic time, NaN/inf, too few samples, a cut-off above Nyquist
 needed number of cycles) raises ``SignalError`` (a ``ValueError``) whose message says what is wrong
 and what to change.
 
-Periodic data (an excitation trajectory played repeatedly, Swevers et al. 1997, "seed 001"):
+Periodic data (an excitation trajectory played repeatedly, Swevers et al. 1997):
 ``resample_uniform`` -> ``detect_period`` -> ``cycle_average`` (eq. 31-32: mean and variance over
 cycles, first and last cycle discarded) -> ``periodic_derivatives`` (spectrum times jw and -w^2,
 cut-off at the trajectory bandwidth for positions, twice it for torques via
@@ -32,5 +32,6 @@ from robot_id_ros.identify.signals.periodic import (CycleAverage, cycle_average,
 from robot_id_ros.identify.signals.resampling import ResampleResult, resample_uniform
 
 __all__ = ['CycleAverage', 'ResampleResult', 'SignalError', 'cycle_average', 'cycle_offset',
-           'decimate', 'derivatives', 'detect_period', 'lowpass_zero_phase', 'periodic_derivatives',
-           'periodic_lowpass', 'resample_uniform', 'savgol_window_for_cutoff']
+           'decimate', 'derivatives', 'detect_period', 'lowpass_zero_phase',
+           'periodic_derivatives', 'periodic_lowpass', 'resample_uniform',
+           'savgol_window_for_cutoff']

@@ -48,12 +48,14 @@ def check_time(t_s):
         raise SignalError(f't_s must be 1-D, got shape {t.shape}')
     bad = ~np.isfinite(t)
     if bad.any():
-        raise SignalError(f't_s has a non-finite time stamp at index {int(np.flatnonzero(bad)[0])}')
+        raise SignalError(f't_s has a non-finite time stamp at index '
+                          f'{int(np.flatnonzero(bad)[0])}')
     if len(t) < 2:
         raise SignalError(f'need at least 2 samples, got {len(t)}')
     d = np.diff(t)
     if np.any(d <= 0):
         i = int(np.flatnonzero(d <= 0)[0]) + 1
-        raise SignalError(f'time is not strictly increasing at index {i}: t[{i - 1}] = {t[i - 1]:.9g} s, '
-                          f't[{i}] = {t[i]:.9g} s; sort the samples by time and drop duplicates')
+        raise SignalError(f'time is not strictly increasing at index {i}: t[{i - 1}] = '
+                          f'{t[i - 1]:.9g} s, t[{i}] = {t[i]:.9g} s; sort the samples by time and '
+                          'drop duplicates')
     return t

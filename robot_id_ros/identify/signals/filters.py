@@ -24,8 +24,8 @@ def lowpass_zero_phase(X, rate_hz, cutoff_hz, order=4):
     sos = scipy.signal.butter(order, fc, btype='low', fs=rate, output='sos')
     padlen = 3 * (2 * len(sos) + 1)
     if A.shape[0] <= padlen:
-        raise SignalError(f'zero-phase filtering of order {order} needs more than {padlen} samples, '
-                          f'got {A.shape[0]}; record longer or lower the order')
+        raise SignalError(f'zero-phase filtering of order {order} needs more than {padlen} '
+                          f'samples, got {A.shape[0]}; record longer or lower the order')
     return scipy.signal.sosfiltfilt(sos, A, axis=0)
 
 
@@ -80,14 +80,16 @@ def derivatives(X, rate_hz, cutoff_hz=None, method='savgol', polyorder=5, window
                 window = savgol_window_for_cutoff(rate, cutoff_hz, polyorder)
         window = int(window)
         if window % 2 == 0 or window <= polyorder:
-            raise SignalError(f'Savitzky-Golay window must be odd and > polyorder ({polyorder}), got {window}')
+            raise SignalError(f'Savitzky-Golay window must be odd and > polyorder ({polyorder}), '
+                              f'got {window}')
         if N < window:
-            raise SignalError(f'Savitzky-Golay window of {window} samples needs at least that many samples, '
-                              f'got {N}; raise the cut-off or record longer')
+            raise SignalError(f'Savitzky-Golay window of {window} samples needs at least that '
+                              f'many samples, got {N}; raise the cut-off or record longer')
         kw = dict(window_length=window, polyorder=polyorder, axis=0, mode='interp')
         Xf = scipy.signal.savgol_filter(A, deriv=0, **kw)
         Xd = scipy.signal.savgol_filter(A, deriv=1, delta=h, **kw)
-        Xdd = scipy.signal.savgol_filter(A, deriv=2, delta=h, **kw) if polyorder >= 2 else np.gradient(Xd, h, axis=0)
+        Xdd = (scipy.signal.savgol_filter(A, deriv=2, delta=h, **kw) if polyorder >= 2
+               else np.gradient(Xd, h, axis=0))
         return Xf, Xd, Xdd
     if method == 'spline':
         if N < 5:
@@ -97,14 +99,14 @@ def derivatives(X, rate_hz, cutoff_hz=None, method='savgol', polyorder=5, window
             spl = scipy.interpolate.make_interp_spline(t, A, k=5, axis=0)
         else:
             fc = check_cutoff(cutoff_hz, rate)
-            # sum_k (y_k - f(t_k))^2 + lam int f"^2 dt ~ (1/h) int (y - f)^2 + lam int f"^2: low-pass
-            # 1 / (1 + lam h w^4),
-            # -6 dB (half amplitude) where lam h w^4 = 1
+            # sum_k (y_k - f(t_k))^2 + lam int f"^2 dt ~ (1/h) int (y - f)^2 + lam int f"^2:
+            # low-pass 1 / (1 + lam h w^4), -6 dB (half amplitude) where lam h w^4 = 1
             lam = 1.0 / (h * (2 * np.pi * fc) ** 4)
             cols = A.reshape(N, -1)
-            spls = [scipy.interpolate.make_smoothing_spline(t, cols[:, j], lam=lam) for j in range(cols.shape[1])]
-            out = [np.column_stack([s.derivative(d)(t) if d else s(t) for s in spls]).reshape(A.shape)
-                   for d in range(3)]
+            spls = [scipy.interpolate.make_smoothing_spline(t, cols[:, j], lam=lam)
+                    for j in range(cols.shape[1])]
+            out = [np.column_stack([s.derivative(d)(t) if d else s(t) for s in spls])
+                   .reshape(A.shape) for d in range(3)]
             return out[0], out[1], out[2]
         return spl(t), spl.derivative(1)(t), spl.derivative(2)(t)
     if method == 'central':
@@ -114,7 +116,8 @@ def derivatives(X, rate_hz, cutoff_hz=None, method='savgol', polyorder=5, window
         Xd = np.gradient(Xf, h, axis=0, edge_order=2)
         Xdd = np.gradient(Xd, h, axis=0, edge_order=2)
         return Xf, Xd, Xdd
-    raise SignalError(f'unknown differentiation method {method!r}; use "savgol", "spline" or "central"')
+    raise SignalError(f'unknown differentiation method {method!r}; use "savgol", "spline" or '
+                      '"central"')
 
 
 def decimate(X, factor, rate_hz=None, order=8):

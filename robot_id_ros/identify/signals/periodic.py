@@ -1,5 +1,6 @@
 """Periodic data (an excitation played repeatedly): exact band-limited Fourier derivatives and
-low-pass, period detection, cycle alignment and cycle averaging (Swevers et al. 1997, eq. 31-32)."""
+low-pass, period detection, cycle alignment and cycle averaging (Swevers et al. 1997,
+eq. 31-32)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,11 +16,11 @@ from robot_id_ros.identify.signals.checks import SignalError, as_data, check_cut
 def _harmonic_count(period_s, cutoff_hz, N_per_period):
     K = int(np.floor(cutoff_hz * period_s + 1e-9))
     if K < 1:
-        raise SignalError(f'cut-off {cutoff_hz:g} Hz is below the base frequency {1 / period_s:g} Hz of a '
-                          f'{period_s:g} s period; raise the cut-off')
+        raise SignalError(f'cut-off {cutoff_hz:g} Hz is below the base frequency '
+                          f'{1 / period_s:g} Hz of a {period_s:g} s period; raise the cut-off')
     if 2 * K + 1 > N_per_period:
-        raise SignalError(f'{K} harmonics need more than {2 * K} samples per period, got {N_per_period:.1f}; '
-                          f'lower the cut-off or sample faster')
+        raise SignalError(f'{K} harmonics need more than {2 * K} samples per period, got '
+                          f'{N_per_period:.1f}; lower the cut-off or sample faster')
     return K
 
 
@@ -47,8 +48,8 @@ def _harmonic_eval(coef, t, period_s, K):
 
 def periodic_derivatives(X, rate_hz, period_s, cutoff_hz):
     """Band-limited periodic signal and its derivatives: Fourier series of the data truncated at
-    ``cutoff_hz`` (harmonics k/period_s <= cutoff), derivatives by multiplying the spectrum by jw and
-    -w^2. Exact (no delay, no edge effect) for periodic data.
+    ``cutoff_hz`` (harmonics k/period_s <= cutoff), derivatives by multiplying the spectrum by jw
+    and -w^2. Exact (no delay, no edge effect) for periodic data.
 
     When the data span a whole number of periods of an integer number of samples, this is the FFT
     of the whole record; otherwise the same harmonics are fitted by least squares over all samples
@@ -128,21 +129,22 @@ def detect_period(x, rate_hz, approx_period_s=None, search_fraction=0.2):
         lo = max(2, int(np.floor(P0 * (1 - search_fraction))))
         hi = min(max_lag, int(np.ceil(P0 * (1 + search_fraction))))
         if hi <= lo + 1:
-            raise SignalError(f'need at least two periods of data to detect a period of about {P0:.0f} samples, '
-                              f'got {N} samples')
+            raise SignalError(f'need at least two periods of data to detect a period of about '
+                              f'{P0:.0f} samples, got {N} samples')
         k0 = lo + int(np.argmax(ac[lo:hi + 1]))
     else:
         neg = np.flatnonzero(ac[:max_lag] < 0)
         if len(neg) == 0:
-            raise SignalError('no period found (autocorrelation never falls below zero within half the record); '
-                              'record more cycles or give approx_period_s')
+            raise SignalError('no period found (autocorrelation never falls below zero within '
+                              'half the record); record more cycles or give approx_period_s')
         start = int(neg[0])
         seg = ac[start:max_lag]
         if len(seg) < 3:
             raise SignalError('no period found: record at least two cycles')
         peaks, _ = scipy.signal.find_peaks(seg)
         if len(peaks) == 0:
-            raise SignalError('no period found: record at least two cycles or give approx_period_s')
+            raise SignalError('no period found: record at least two cycles or give '
+                              'approx_period_s')
         top = seg[peaks].max()
         k0 = start + int(peaks[np.flatnonzero(seg[peaks] >= 0.8 * top)[0]])
     P = _parabolic_peak(ac, k0)
@@ -160,8 +162,8 @@ def detect_period(x, rate_hz, approx_period_s=None, search_fraction=0.2):
     k = 1
     while True:
         L0 = k * P
-        res = scipy.optimize.minimize_scalar(mismatch, bounds=(L0 - 1.0, L0 + 1.0), method='bounded',
-                                             options={'xatol': 1e-6})
+        res = scipy.optimize.minimize_scalar(mismatch, bounds=(L0 - 1.0, L0 + 1.0),
+                                             method='bounded', options={'xatol': 1e-6})
         P = float(res.x) / k
         if k >= k_target:
             break
@@ -181,7 +183,8 @@ def cycle_offset(x, reference, rate_hz=None):
     """Shift (in samples, float) that best aligns the periodic data ``x`` with one cycle
     ``reference`` (e.g. the commanded trajectory sampled at the data rate): cycles of x start at
     offset + k * len(reference). By circular cross-correlation of the reference with the first
-    whole cycle of x, refined by parabolic interpolation. Returns a value in [0, len(reference))."""
+    whole cycle of x, refined by parabolic interpolation. Returns a value in
+    [0, len(reference))."""
     A, _ = as_data(x, 'x')
     R, _ = as_data(reference, 'reference')
     A = A.reshape(A.shape[0], -1)
@@ -193,7 +196,8 @@ def cycle_offset(x, reference, rate_hz=None):
         raise SignalError(f'x has {A.shape[1]} columns, reference has {R.shape[1]}')
     a = A[:P] - A[:P].mean(axis=0)
     r = R - R.mean(axis=0)
-    cc = np.fft.irfft(np.fft.rfft(a, axis=0) * np.conj(np.fft.rfft(r, axis=0)), n=P, axis=0).sum(axis=1)
+    cc = np.fft.irfft(np.fft.rfft(a, axis=0) * np.conj(np.fft.rfft(r, axis=0)), n=P,
+                      axis=0).sum(axis=1)
     i = int(np.argmax(cc))
     y = np.array([cc[(i - 1) % P], cc[i], cc[(i + 1) % P]])
     den = y[0] - 2 * y[1] + y[2]
@@ -222,7 +226,8 @@ class CycleAverage:
 
     def sample_rate_hz(self, input_rate_hz):
         """Rate of the samples of ``mean``: round(P) samples span one period of P input samples.
-        Use it (and period_s = samples_per_period / input_rate_hz) with ``periodic_derivatives``."""
+        Use it (and period_s = samples_per_period / input_rate_hz) with
+        ``periodic_derivatives``."""
         return float(input_rate_hz) * self.mean.shape[0] / self.samples_per_period
 
     def period_s(self, input_rate_hz):
@@ -256,8 +261,9 @@ def cycle_average(X, samples_per_period, discard_first_last=True, start=0.0) -> 
     drop = 1 if discard_first_last else 0
     usable = n_cycles - 2 * drop
     if usable < 2:
-        raise SignalError(f'{N} samples hold {n_cycles} whole cycle(s) of {P:.2f} samples; averaging needs at '
-                          f'least {2 + 2 * drop} (2 after discarding the first and last); record more cycles')
+        raise SignalError(f'{N} samples hold {n_cycles} whole cycle(s) of {P:.2f} samples; '
+                          f'averaging needs at least {2 + 2 * drop} (2 after discarding the first '
+                          'and last); record more cycles')
     if integer:
         s = int(start)
         C = Y[s:s + n_cycles * Pi].reshape(n_cycles, Pi, -1)

@@ -30,11 +30,12 @@ class ResampleResult:
 
     def report(self):
         """One-line human-readable summary."""
-        s = (f'{len(self.t_s)} samples at {self.rate_hz:.6g} Hz (input median {self.input_rate_hz:.6g} Hz, '
-             f'interval jitter {1e3 * self.jitter_s:.3g} ms)')
+        s = (f'{len(self.t_s)} samples at {self.rate_hz:.6g} Hz (input median '
+             f'{self.input_rate_hz:.6g} Hz, interval jitter {1e3 * self.jitter_s:.3g} ms)')
         if self.gaps:
             total = sum(b - a for a, b in self.gaps)
-            s += f'; {len(self.gaps)} gap(s), {total:.3g} s in total, first at {self.gaps[0][0]:.6g} s'
+            s += (f'; {len(self.gaps)} gap(s), {total:.3g} s in total, first at '
+                  f'{self.gaps[0][0]:.6g} s')
         return s
 
 
@@ -70,7 +71,8 @@ def resample_uniform(t_s, X, rate_hz=None, max_gap_s=None, method='cubic') -> Re
     grid[-1] = min(grid[-1], t[-1])
     if method == 'cubic':
         if len(t) < 4:
-            raise SignalError(f'cubic resampling needs at least 4 samples, got {len(t)}; use method="linear"')
+            raise SignalError(f'cubic resampling needs at least 4 samples, got {len(t)}; use '
+                              'method="linear"')
         Y = scipy.interpolate.CubicSpline(t, A, axis=0, bc_type='not-a-knot')(grid)
     elif method == 'linear':
         if one_d:
