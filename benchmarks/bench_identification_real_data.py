@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 
 from robot_id_ros.io.bags import read_joint_states  # noqa: E402
-from robot_id_ros.identify.identification import IdentificationOptions, identify, validate  # noqa: E402
+from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
 from robot_id_ros.model.robot import RobotModel  # noqa: E402
 from test_real_data import DATA, LWR_OPTIONS, PANDA_OPTIONS, PANDA_OPTIONS_10HZ, _erd_panda  # noqa: E402
 

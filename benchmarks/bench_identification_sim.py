@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 
-from robot_id_ros.identify.identification import IdentificationOptions, identify, static_poses, validate  # noqa: E402
+from robot_id_ros.identify import IdentificationOptions, identify, static_poses, validate  # noqa: E402
 from robot_id_ros.sim.config import SimConfig  # noqa: E402
 from test_identification_sim import (MIN_VELOCITY_RAD_S, SIM_OPTIONS, make_data, noise_floor_nm,  # noqa: E402
                                      static_leave_pose_out)

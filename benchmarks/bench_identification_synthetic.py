@@ -16,7 +16,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 
 from robot_id_ros.identify import signals  # noqa: E402
-from robot_id_ros.identify.identification import IdentificationOptions, identify, validate  # noqa: E402
+from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros.model.regressor import Regressor, RegressorOptions  # noqa: E402
 from robot_id_ros.model.base_parameters import compute_base_parameters  # noqa: E402

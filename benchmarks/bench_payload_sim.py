@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 
-from robot_id_ros.identify.identification import IdentificationError, StaticPoses  # noqa: E402
+from robot_id_ros.identify import IdentificationError, StaticPoses  # noqa: E402
 from robot_id_ros.identify.payload import identify_payload, payload_regressor  # noqa: E402
 from test_payload_sim import COM_TOOL_M, MASS_KG, record_payload_runs  # noqa: E402
 

@@ -21,7 +21,7 @@ MOVED = {
     'robot_id_ros.core.joint_state': 'robot_id_ros.io.joint_state',
     'robot_id_ros.core.recording': 'robot_id_ros.record.recording',
     'robot_id_ros.core.excitation': 'robot_id_ros.record.excitation',
-    'robot_id_ros.core.identification': 'robot_id_ros.identify.identification',
+    'robot_id_ros.core.identification': 'robot_id_ros.identify',
     'robot_id_ros.core.physical_consistency': 'robot_id_ros.identify.consistency',
     'robot_id_ros.core.signals': 'robot_id_ros.identify.signals',
     'robot_id_ros.core.payload': 'robot_id_ros.identify.payload',

@@ -135,7 +135,7 @@ def run(args) -> int:
     if vals:
         res.model.validation = {'held_out': [{k: v for k, v in x.metrics.items()} for x in vals]}
     if args.export_urdf:
-        from robot_id_ros.identify.consistency import export_urdf
+        from robot_id_ros.model.urdf_export import export_urdf
         export_urdf(res.model.robot, res.model.parameters, args.export_urdf)
     res.model.save(out)
     if args.report:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_id_ros.identify.identification import IdentificationError, StaticPoses
+from robot_id_ros.identify.options import IdentificationError
+from robot_id_ros.identify.static import StaticPoses
 from robot_id_ros.model.robot import RobotModel
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from robot_id_ros.errors import InputError
 from robot_id_ros.model.regressor import Regressor
 
 BASE_TOLERANCE_DEFAULT = 1e-8
@@ -44,7 +45,8 @@ class BaseParameters:
 
     @property
     def names(self):
-        """Name of each base parameter: the name of its leading standard parameter, suffixed R when regrouped."""
+        """Name of each base parameter: the name of its leading standard parameter, suffixed R
+        when regrouped."""
         out = []
         for i, idx in enumerate(self.independent):
             grouped = np.any(np.abs(self.K[i]) > K_ZERO)
@@ -66,6 +68,22 @@ class BaseParameters:
         theta[self.independent] = np.asarray(beta, dtype=float) - self.K @ theta[self.dependent]
         return theta
 
+    def matrix(self, p=None):
+        """The ``to_base`` map as a matrix.
+
+        Args:
+            p: number of standard parameters (columns); default ``len(standard_names)``.
+
+        Returns:
+            B, (b, p), with beta = B theta.
+        """
+        p = len(self.standard_names) if p is None else p
+        B = np.zeros((self.n_base, p))
+        B[np.arange(self.n_base), self.independent] = 1.0
+        if len(self.dependent):
+            B[:, self.dependent] = self.K
+        return B
+
     def standard_jacobian(self):
         """d theta / d beta of ``to_standard`` (p x b)."""
         J = np.zeros((len(self.standard_names), self.n_base))
@@ -86,7 +104,8 @@ class BaseParameters:
                 elif abs(c + 1.0) < 10 ** -digits:
                     terms.append(f'- {self.standard_names[d]}')
                 else:
-                    terms.append(f'{"-" if c < 0 else "+"} {abs(c):.{digits}g}*{self.standard_names[d]}')
+                    sign = '-' if c < 0 else '+'
+                    terms.append(f'{sign} {abs(c):.{digits}g}*{self.standard_names[d]}')
             out.append(' '.join(terms))
         return out
 
@@ -108,7 +127,8 @@ class BaseParameters:
             ind = np.array([idx[n] for n in d['independent']], dtype=int)
             dep = np.array([idx[n] for n in d['dependent']], dtype=int)
         except KeyError as exc:
-            raise ValueError(f'base parameter map names unknown parameter {exc}') from exc
+            raise InputError(f'base parameter map names unknown parameter {exc}',
+                             kind='base_parameters') from exc
         K = np.array(d['K'], dtype=float).reshape(len(ind), len(dep))
         return cls(tuple(standard_names), ind, dep, K, float(d['tolerance']))
 
@@ -124,8 +144,21 @@ def random_states(regressor: Regressor, count, rng):
 
 
 def compute_base_parameters(regressor: Regressor, static=False, tolerance=BASE_TOLERANCE_DEFAULT,
-                            samples=None, seed=0) -> BaseParameters:
-    """Base parameters of ``regressor`` (of the static, gravity-only regressor when ``static``)."""
+                            samples=None, seed=0, columns=None) -> BaseParameters:
+    """Base parameters of ``regressor`` from the regressor of random states.
+
+    Args:
+        regressor: the regressor whose columns are grouped.
+        static: group the columns of the static (gravity-only) regressor instead.
+        tolerance: relative rank tolerance (see the module docstring).
+        samples: number of random states; default ``max(60, 4 p / n + 20)``.
+        seed: seed of the random states.
+        columns: indices of the standard columns to group (the others, e.g. known parameters,
+            are left out); default all. With ``static``, only the static columns among them.
+
+    Returns:
+        The ``BaseParameters``, indexed in the full standard vector.
+    """
     rng = np.random.default_rng(seed)
     if samples is None:
         samples = max(60, int(4 * regressor.p / regressor.n) + 20)
@@ -134,7 +167,17 @@ def compute_base_parameters(regressor: Regressor, static=False, tolerance=BASE_T
         W = regressor.static(Q)
     else:
         W = regressor.stack(Q, QD, QDD)
-    return base_parameters_of(W, regressor.names, regressor.grouping_order(), tolerance)
+    if columns is None:
+        return base_parameters_of(W, regressor.names, regressor.grouping_order(), tolerance)
+    columns = np.asarray(columns, dtype=int)
+    if static:
+        columns = columns[np.isin(columns, regressor.static_columns())]
+    position = {c: i for i, c in enumerate(columns)}
+    order = np.array([position[c] for c in regressor.grouping_order() if c in position], dtype=int)
+    sub = base_parameters_of(W[:, columns], [regressor.names[c] for c in columns], order,
+                             tolerance)
+    return BaseParameters(regressor.names, columns[sub.independent], columns[sub.dependent], sub.K,
+                          sub.tolerance)
 
 
 def base_parameters_of(W, names, order=None, tolerance=BASE_TOLERANCE_DEFAULT) -> BaseParameters:

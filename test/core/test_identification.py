@@ -10,9 +10,11 @@ import pytest
 
 from robot_id_ros.io.bags import BagWriter, JointStateSeries
 from robot_id_ros.model.friction import FrictionModel
-from robot_id_ros.identify.identification import (IdentificationError, IdentificationOptions, StaticPoses,
-                                              identify, identify_friction_sweeps, identify_gravity,
-                                              point_mass_gravity, validate)
+from robot_id_ros.identify import (DynamicsRecord, GravityModelRecord, IdentificationError,
+                                   IdentificationOptions, IdentificationRecord, StaticFitRecord,
+                                   StaticPoses, free_columns, identify, identify_friction_sweeps,
+                                   identify_gravity, point_mass_gravity, structural_base, validate)
+from robot_id_ros.model.regressor import Regressor, RegressorOptions
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.model_file import load_model
 
@@ -319,3 +321,42 @@ def test_cli_identify_validate_and_bad_input(setup, tmp_path, capsys):
     assert main(['identify', '--urdf', str(Path(sys.prefix)), '--data', str(tmp_path / 'train'),
                  '--out', str(bad)]) == 2
     assert not bad.exists()
+
+
+def test_base_matrix_and_free_columns(setup):
+    """``BaseParameters.matrix`` is the ``to_base`` map; the base of the free columns leaves the
+    known ones out, and its static form keeps only static columns."""
+    robot = setup[0]
+    reg = Regressor(robot, RegressorOptions(offset=True))
+    free, known_idx = free_columns(reg, {'m5': 0.3})
+    base = structural_base(reg, free)
+    theta = np.random.default_rng(0).normal(size=reg.p)
+    assert np.allclose(base.matrix() @ theta, base.to_base(theta))
+    assert base.matrix(reg.p).shape == (base.n_base, reg.p)
+    used = set(base.independent) | set(base.dependent)
+    assert used == set(free) and not used & set(known_idx)
+    static = structural_base(reg, free, static=True)
+    assert set(static.independent) | set(static.dependent) <= set(reg.static_columns())
+
+
+def test_identification_record_is_the_model_file_section():
+    """The record flattens to the section's keys, in the model file's order."""
+    rec = IdentificationRecord('wls', {'weighting': 'wls'}, ['train'], ['static'], [])
+    assert list(rec.to_dict()) == ['method', 'options', 'data', 'static', 'sweeps', 'timings_s']
+    assert rec.to_dict()['static'] == ['static']
+    rec.static = StaticFitRecord(3, [0.1], [], [1.0], [0.2])
+    rec.dynamics = DynamicsRecord(100, 8, 10.0, 5.0, 0.01, [0.1], {}, [], [2.0], 2.0, ['periodic'])
+    rec.fit_metrics = {'samples': 100}
+    rec.timings_s = {'total': 1.0}
+    d = rec.to_dict()
+    assert list(d) == ['method', 'options', 'data', 'static', 'sweeps', 'samples', 'n_base',
+                       'condition_number', 'condition_number_scaled', 'relative_error',
+                       'residual_rms_nm', 'known_parameters', 'unidentifiable', 'cutoff_hz',
+                       'torque_cutoff_hz', 'derivative_method', 'fit_metrics', 'timings_s']
+    assert d['static'] == {'poses': 3, 'residual_rms_nm': [0.1], 'dropped': [],
+                           'point_mass_kg': [1.0], 'point_mass_residual_rms_nm': [0.2]}
+    rec.dynamics, rec.fit_metrics = None, None
+    rec.gravity = GravityModelRecord(3, ['m1'], [1.0], [0.1], [], 4.0, 2.0)
+    assert list(rec.to_dict())[5:] == ['poses', 'gravity_combinations', 'gravity_values',
+                                       'gravity_std', 'dropped', 'condition_number',
+                                       'condition_number_scaled', 'timings_s']

@@ -20,8 +20,8 @@ import pytest
 from robot_id_ros.record import recording as rec
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.record.excitation import design_excitation
-from robot_id_ros.identify.identification import (IdentificationOptions, StaticPoses, identify, identify_gravity,
-                                              static_poses, validate)
+from robot_id_ros.identify import (IdentificationOptions, StaticPoses, identify, identify_gravity,
+                                   static_poses, validate)
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.sim.config import SimConfig

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.identify.identification import IdentificationError, StaticPoses
+from robot_id_ros.identify import IdentificationError, StaticPoses
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.model_file import Payload, nominal_model
 from robot_id_ros.identify.payload import estimate_drive_gains, identify_payload, payload_regressor

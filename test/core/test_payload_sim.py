@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from robot_id_ros.record import recording as rec
-from robot_id_ros.identify.identification import IdentificationOptions, static_poses
+from robot_id_ros.identify import IdentificationOptions, static_poses
 from robot_id_ros.model.robot import RobotModel, youbot_model
 from robot_id_ros.identify.payload import identify_payload, payload_regressor
 from robot_id_ros.sim.config import SimConfig

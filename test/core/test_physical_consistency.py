@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
-from robot_id_ros.identify.identification import IdentificationError, IdentificationOptions, identify, validate
+from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.model.robot import RobotModel, youbot_model
-from robot_id_ros.identify.consistency import export_urdf, is_physically_consistent, pseudo_inertia
+from robot_id_ros.model.pseudo_inertia import is_physically_consistent, pseudo_inertia
+from robot_id_ros.model.urdf_export import InconsistentInertiaError, export_urdf
 
 from test_identification import FRICTION, SIGMA, fourier_trajectory, perturbed, synthetic_series
 
@@ -45,5 +46,5 @@ def test_consistent_fit_close_to_least_squares_and_urdf_export(tmp_path):
     assert np.allclose(back.standard_parameters(), pc.model.parameters[:50], atol=1e-8)
     # an inconsistent least-squares set is refused
     if not is_physically_consistent(ls.model.parameters[:50], robot.n)[0]:
-        with pytest.raises(IdentificationError, match='not physically valid'):
+        with pytest.raises(InconsistentInertiaError, match='not physically valid'):
             export_urdf(ls.model.robot, ls.model.parameters, tmp_path / 'bad.urdf')

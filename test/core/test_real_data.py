@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.identify.identification import IdentificationOptions, identify, validate
+from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.model.robot import RobotModel
 
 DATA = Path(__file__).resolve().parents[2].parent / 'shared' / 'data'

@@ -1,0 +1,146 @@
+"""The full dynamic fit (ROS-free): base parameters (``BaseParameters``) with friction and
+optionally rotor inertia and offsets, on processed trajectories, by OLS or WLS (see
+``least_squares``); known standard parameters subtracted (Swevers eq. 16-18)."""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquations, accumulate,
+                                                 free_columns, solve_least_squares,
+                                                 structural_base)
+from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.trajectories import motion_mask
+from robot_id_ros.model.base_parameters import BaseParameters
+from robot_id_ros.model.regressor import Regressor
+from robot_id_ros.model.robot import RobotModel
+
+# candidate Stribeck velocities (rad/s) when the Stribeck column's velocity is chosen by the fit
+STRIBECK_VELOCITY_GRID_RAD_S = (0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3)
+
+
+@dataclass
+class DynamicsResult:
+    """The dynamic fit: regressor (with the chosen Stribeck velocity), base parameters, least
+    squares, standard vector theta and its reference (URDF, known values), the known columns,
+    the normal equations, the number of samples and the step times (s)."""
+
+    regressor: Regressor
+    base: BaseParameters
+    ls: LeastSquaresResult
+    theta: np.ndarray
+    theta_reference: np.ndarray
+    known_idx: np.ndarray
+    neq: NormalEquations
+    samples: int
+    time_s: dict
+
+
+def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, grid, progress):
+    """Normal equations over every trajectory (a list of them, one per Stribeck velocity of
+    ``grid``, when ``grid``), and the total number of samples."""
+    neq = NormalEquations.zeros(reg.n, base.n_base)
+    neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid] if grid else None
+    total = sum(len(tr) for tr in trajectories)
+    done = [0]
+
+    def prog(e, N):
+        if progress is not None:
+            progress(done[0] + e, total)
+
+    for tr in trajectories:
+        mask = None
+        if options.min_velocity_rad_s > 0:
+            mask = motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
+                               options.min_velocity_scope, options.min_velocity_margin_s)
+        accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx,
+                   theta_ref[known_idx], options.chunk_samples, neqs if grid else neq, prog, mask,
+                   grid if grid else None)
+        done[0] += len(tr)
+    return (neqs if grid else neq), total
+
+
+def _best_stribeck_velocity(neqs, grid, base, options):
+    """Index in ``grid`` of the OLS fit with the highest Gaussian likelihood (per-joint
+    variances)."""
+    scores = []
+    for ne in neqs:
+        try:
+            ols = solve_least_squares(ne, 'ols', options.column_scaling, names=list(base.names))
+            ss = ne.residual_ss(ols.beta)
+            scores.append(float(np.sum(ne.count * np.log(np.maximum(ss, 1e-300) / ne.count))))
+        except IdentificationError:
+            scores.append(np.inf)
+    return int(np.argmin(scores))
+
+
+def _check_excitation(ls: LeastSquaresResult, base: BaseParameters, options):
+    """Raise ``IdentificationError`` naming the unidentifiable groups (weak directions), unless a
+    prior regularises them."""
+    if ls.weak_directions and not options.prior_weight > 0:
+        exprs = dict(zip(base.names, base.expressions()))
+        groups = ['{' + ', '.join(exprs[nm] for nm in g) + '}' for g in ls.weak_directions]
+        raise IdentificationError(
+            f'too little excitation: the data identify only {base.n_base - len(groups)} of '
+            f'{base.n_base} base parameters (scaled condition number '
+            f'{ls.condition_number_scaled:.3g} > {options.max_condition:g}); unidentifiable '
+            f'groups: {"; ".join(groups[:8])}. Use a richer excitation (robot-id '
+            'design-excitation), or a prior (prior_weight > 0)')
+
+
+def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOptions,
+                      progress=None) -> DynamicsResult:
+    """Base-parameter fit on processed trajectories (see ``solve_least_squares``).
+
+    With ``options.min_velocity_rad_s`` the rows of slow joints are left out (``motion_mask``).
+    With ``options.stribeck_column`` and no ``stribeck_velocity_rad_s``, the Stribeck velocity is
+    the one of ``STRIBECK_VELOCITY_GRID_RAD_S`` whose OLS fit has the highest Gaussian likelihood
+    (per-joint variances); the regressor of the result carries the chosen velocity.
+
+    Args:
+        robot: the model (URDF values are the reference).
+        trajectories: the processed ``Trajectory`` list.
+        options: structure, weighting, scaling, prior, known parameters, row selection.
+        progress: called as ``progress(samples done, total)``.
+
+    Returns:
+        The ``DynamicsResult``. Raises ``IdentificationError`` on too little excitation.
+    """
+    t0 = time.perf_counter()
+    reg = Regressor(robot, options.regressor_options())
+    grid = None
+    if reg.options.stribeck and options.stribeck_velocity_rad_s is None:
+        grid = list(STRIBECK_VELOCITY_GRID_RAD_S)
+    free, known_idx = free_columns(reg, options.known_parameters)
+    base = structural_base(reg, free)
+    theta_ref = reg.reference_parameters()
+    for k, v in options.known_parameters.items():
+        theta_ref[reg.names.index(k)] = v
+    t1 = time.perf_counter()
+    neq, total = _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, grid,
+                                   progress)
+    c = (neq[0] if grid else neq).count
+    if options.min_velocity_rad_s > 0 and c.min() <= base.n_base:
+        raise IdentificationError(f'only {int(c.min())} rows left for joint '
+                                  f'{int(np.argmin(c)) + 1} after leaving out |qd| < '
+                                  f'{options.min_velocity_rad_s:g} rad/s: lower '
+                                  'min_velocity_rad_s')
+    if grid:
+        k = _best_stribeck_velocity(neq, grid, base, options)
+        neq = neq[k]
+        reg = Regressor(robot, dataclasses.replace(reg.options,
+                                                   stribeck_velocity_rad_s=float(grid[k])))
+    t2 = time.perf_counter()
+    prior = base.to_base(theta_ref) if options.prior_weight > 0 else None
+    ls = solve_least_squares(neq, options.weighting, options.column_scaling, prior,
+                             options.prior_weight, options.confidence, names=list(base.names),
+                             max_condition=options.max_condition)
+    _check_excitation(ls, base, options)
+    theta = base.to_standard(ls.beta, theta_ref)
+    t3 = time.perf_counter()
+    return DynamicsResult(reg, base, ls, theta, theta_ref, known_idx, neq, total,
+                          {'base': t1 - t0, 'regressor': t2 - t1, 'solve': t3 - t2,
+                           'least_squares_total': t3 - t0})

@@ -1,0 +1,368 @@
+"""The whole identification (ROS-free): static poses, friction sweeps, trajectories, the dynamic
+or static model, physical consistency and the in-sample metrics, in that order; the model file's
+``identification:`` section is the ``IdentificationRecord`` the steps fill."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from robot_id_ros.identify.consistency import ConsistencyResult, physically_consistent_fit
+from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
+from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
+                                          identify_gravity, point_mass_gravity, static_poses)
+from robot_id_ros.identify.sweeps import FrictionSweepResult, identify_friction_sweeps
+from robot_id_ros.identify.trajectories import Trajectory, motion_mask, prepare_trajectory
+from robot_id_ros.identify.validation import validation_metrics
+from robot_id_ros.io.model_file import IdentifiedModel
+from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.regressor import Regressor, RegressorOptions
+from robot_id_ros.model.robot import RobotModel
+
+
+def _rms(x):
+    """Per-joint RMS (Nm) of (P, n) residuals, as a list."""
+    return np.sqrt(np.mean(x ** 2, axis=0)).tolist()
+
+
+def _fields(record):
+    """A record's fields as a dict, in declaration order (values not copied)."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+
+
+@dataclass
+class StaticFitRecord:
+    """The ``static`` entry of the section when static poses were fitted (residuals in Nm)."""
+
+    poses: int
+    residual_rms_nm: list
+    dropped: list                   # [{'name', 'expression', 'reason'}]
+    point_mass_kg: list
+    point_mass_residual_rms_nm: list
+
+
+@dataclass
+class DynamicsRecord:
+    """The dynamic fit's entries: samples, base parameters, condition numbers, relative error,
+    residual RMS per joint (Nm), the known parameters, the unidentifiable standard parameters,
+    per trajectory the position cut-off (Hz) and derivative method, the torque cut-off (Hz)."""
+
+    samples: int
+    n_base: int
+    condition_number: float
+    condition_number_scaled: float
+    relative_error: float
+    residual_rms_nm: list
+    known_parameters: dict
+    unidentifiable: list
+    cutoff_hz: list
+    torque_cutoff_hz: float
+    derivative_method: list
+
+
+@dataclass
+class GravityModelRecord:
+    """The entries of a static-only model: poses, the identified gravity combinations with their
+    values and standard deviations, the dropped ones, condition numbers."""
+
+    poses: int
+    gravity_combinations: list
+    gravity_values: list
+    gravity_std: list
+    dropped: list
+    condition_number: float
+    condition_number_scaled: float
+
+
+@dataclass
+class IdentificationRecord:
+    """How a model was made: the model file's ``identification:`` section.
+
+    ``to_dict`` gives the section: method, options, the data, static and sweep sources (``static``
+    is the ``StaticFitRecord`` when static poses were fitted), then the entries of ``dynamics``
+    or of ``gravity`` (a static-only model) at the top level, fit_metrics (in-sample, with
+    trajectories) and timings_s (s per step).
+    """
+
+    method: str
+    options: dict
+    data: list
+    static_sources: list
+    sweeps: list
+    static: StaticFitRecord | None = None
+    dynamics: DynamicsRecord | None = None
+    gravity: GravityModelRecord | None = None
+    fit_metrics: dict | None = None
+    timings_s: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """The section as plain data (key order as in the model file)."""
+        d = {'method': self.method, 'options': self.options, 'data': self.data,
+             'static': self.static_sources if self.static is None else _fields(self.static),
+             'sweeps': self.sweeps}
+        for part in (self.dynamics, self.gravity):
+            if part is not None:
+                d.update(_fields(part))
+        if self.fit_metrics is not None:
+            d['fit_metrics'] = self.fit_metrics
+        d['timings_s'] = dict(self.timings_s)
+        return d
+
+
+@dataclass
+class IdentificationResult:
+    """The identified model and every intermediate result: the fits that were run, the
+    processed trajectories, the in-sample metrics and predicted torque (Nm) per trajectory, the
+    step times (s), the summary lines and the ``IdentificationRecord``."""
+
+    model: IdentifiedModel
+    options: IdentificationOptions
+    dynamics: DynamicsResult | None = None
+    gravity: GravityResult | None = None
+    point_mass: PointMassResult | None = None
+    friction_sweeps: FrictionSweepResult | None = None
+    consistency: ConsistencyResult | None = None
+    trajectories: list[Trajectory] = field(default_factory=list)
+    fit_metrics: dict = field(default_factory=dict)
+    fit_predicted: list = field(default_factory=list)
+    timings_s: dict = field(default_factory=dict)
+    summary_lines: list = field(default_factory=list)
+    record: IdentificationRecord | None = None
+
+    def summary(self):
+        """The summary lines, joined."""
+        return '\n'.join(self.summary_lines)
+
+
+def _pair(item, sidecars):
+    """(series, sidecar) of an input item (a series or already a pair)."""
+    if isinstance(item, tuple):
+        return item
+    sc = None
+    if sidecars is not None:
+        sc = sidecars.get(item.source)
+    return item, sc
+
+
+def _fit_static(robot: RobotModel, static, options, res: IdentificationResult):
+    """Gravity and point-mass fits of the static poses."""
+    poses = StaticPoses.concatenate(static_poses(s, options, sc, robot) for s, sc in static)
+    res.gravity = g = identify_gravity(robot, poses, options)
+    res.point_mass = point_mass_gravity(robot, poses)
+    res.summary_lines.append(
+        f'static: {len(poses)} poses, {len(g.values)} of {len(g.structural)} gravity '
+        f'combinations identified, residual RMS {np.sqrt(np.mean(g.residual_nm ** 2)):.4g} Nm '
+        f'(point-mass baseline {np.sqrt(np.mean(res.point_mass.residual_nm ** 2)):.4g} Nm)')
+    for d in g.dropped:
+        res.summary_lines.append(f'  dropped {d["expression"]}: {d["reason"]}')
+
+
+def _fit_sweeps(robot: RobotModel, sweeps, options, res: IdentificationResult):
+    """Friction of the sweeps (the asymmetry against the static gravity fit, when any)."""
+    gravity = None if res.gravity is None else functools.partial(res.gravity.predict, robot)
+    res.friction_sweeps = identify_friction_sweeps(robot, sweeps, options, gravity)
+    res.summary_lines.append(f'sweeps: friction of {", ".join(res.friction_sweeps.joints_fitted)} '
+                             'from forward/backward pairs')
+
+
+def _dynamics_options(options: IdentificationOptions, res: IdentificationResult):
+    """The options of the dynamic fit: the Stribeck column's velocity from the sweeps' Stribeck
+    fit, when the column has none and the sweeps have one."""
+    sw = res.friction_sweeps
+    if (options.stribeck_column and options.friction and options.stribeck_velocity_rad_s is None
+            and sw is not None and np.any(sw.friction.stribeck_nm > 0)):
+        fs = sw.friction
+        vs = float(np.median(fs.stribeck_velocity_rad_s[fs.stribeck_nm > 0]))
+        res.summary_lines.append(f'Stribeck velocity from the sweeps: {vs:.4g} rad/s')
+        return dataclasses.replace(options, stribeck_velocity_rad_s=vs)
+    return options
+
+
+def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progress):
+    """The dynamic fit of the trajectories, made physically consistent when asked.
+
+    Returns:
+        The standard parameter vector of the model.
+    """
+    lines = res.summary_lines
+    for tr in res.trajectories:
+        lines.append(f'trajectory {tr.source or "(memory)"}: {len(tr)} samples at '
+                     f'{tr.rate_hz:.5g} Hz, {tr.method} derivatives, cut-off {tr.cutoff_hz:.3g} Hz'
+                     + (f', period {tr.period_s:.4g} s x {tr.cycles}' if tr.period_s else ''))
+    dyn_options = _dynamics_options(options, res)
+    res.dynamics = dyn = identify_dynamics(robot, res.trajectories, dyn_options, progress)
+    reg_opts = dyn.regressor.options
+    if reg_opts.stribeck and dyn_options.stribeck_velocity_rad_s is None:
+        lines.append('Stribeck velocity chosen by the fit: '
+                     f'{reg_opts.stribeck_velocity_rad_s:.4g} rad/s')
+    res.timings_s.update(dyn.time_s)
+    theta = dyn.theta
+    if options.physical_consistency:
+        res.consistency = pc = physically_consistent_fit(dyn)
+        res.timings_s['physical_consistency'] = pc.time_s
+        theta = pc.theta
+        lines.append(pc.summary())
+    ls = dyn.ls
+    lines.append(f'dynamics: {dyn.base.n_base} base parameters from {dyn.samples} samples, '
+                 f'{ls.method}, condition number {ls.condition_number:.4g} (scaled '
+                 f'{ls.condition_number_scaled:.4g}), relative error '
+                 f'{100 * ls.relative_error:.3g} %')
+    lines.append('  residual RMS per joint (Nm): '
+                 + ', '.join(f'{x:.4g}' for x in ls.residual_rms_nm))
+    return theta
+
+
+def _assemble_dynamic_model(robot: RobotModel, options, res: IdentificationResult, theta):
+    """The model of the dynamic fit: friction's Stribeck term from the fitted column or the
+    sweeps, breakaway the larger of the model's and the sweeps'."""
+    dyn = res.dynamics
+    ls, reg_opts, n = dyn.ls, dyn.regressor.options, robot.n
+    J = dyn.base.standard_jacobian()
+    theta_std = np.sqrt(np.clip(np.einsum('ij,jk,ik->i', J, ls.covariance, J), 0, None))
+    friction = FrictionModel.zeros(n)
+    if reg_opts.stribeck:  # the fitted Stribeck column is the friction's Stribeck term
+        kinds = dyn.regressor.joint_kinds
+        first = dyn.regressor.n_inertial + kinds.index('fs')
+        friction.stribeck_nm = theta[first::len(kinds)].copy()
+        friction.stribeck_velocity_rad_s = np.full(n, reg_opts.stribeck_velocity_rad_s)
+    elif res.friction_sweeps is not None:
+        fs = res.friction_sweeps.friction
+        friction.stribeck_nm = fs.stribeck_nm.copy()
+        friction.stribeck_velocity_rad_s = fs.stribeck_velocity_rad_s.copy()
+    base_values = dyn.base.to_base(theta) if options.physical_consistency else ls.beta
+    model = IdentifiedModel(robot.copy(), reg_opts, theta, friction, theta_std, dyn.base,
+                            base_values, ls.std, ls.covariance)
+    f = model.friction
+    f.breakaway_nm = np.maximum(f.coulomb_pos_nm, f.coulomb_neg_nm) + f.stribeck_nm
+    if res.friction_sweeps is not None:  # breakaway from the sweeps where larger
+        f.breakaway_nm = np.maximum(f.breakaway_nm, res.friction_sweeps.friction.breakaway_nm)
+    model.residual_std_nm = ls.residual_rms_nm.copy()
+    return model
+
+
+def _dynamics_record(dyn: DynamicsResult, trajectories, options) -> DynamicsRecord:
+    """The section's entries of the dynamic fit."""
+    ls = dyn.ls
+    torque_cutoff = options.torque_cutoff_hz or float(np.median([tr.cutoff_hz
+                                                                  for tr in trajectories]))
+    return DynamicsRecord(int(dyn.samples), int(dyn.base.n_base), ls.condition_number,
+                          ls.condition_number_scaled, ls.relative_error,
+                          ls.residual_rms_nm.tolist(), dict(options.known_parameters),
+                          dyn.base.unidentifiable(), [tr.cutoff_hz for tr in trajectories],
+                          torque_cutoff, [tr.method for tr in trajectories])
+
+
+def _assemble_static_model(robot: RobotModel, options, res: IdentificationResult):
+    """The model of the static fit alone: URDF inertias but the gravity combinations, friction
+    from the sweeps (if any) with the static offsets."""
+    g = res.gravity
+    reg_opts = RegressorOptions(offset=options.static_offset)
+    friction = (res.friction_sweeps.friction if res.friction_sweeps is not None
+                else FrictionModel.zeros(robot.n))
+    if options.static_offset:
+        friction.offset_nm = g.offsets_nm.copy()
+    reg = Regressor(robot, reg_opts)
+    J = np.zeros((reg.p, len(g.values)))
+    J[g.base.independent, np.arange(len(g.values))] = 1.0
+    theta_std = np.sqrt(np.clip(np.einsum('ij,jk,ik->i', J, g.ls.covariance, J), 0, None))
+    model = IdentifiedModel(robot.copy(), reg_opts, g.theta, friction, theta_std, None, None, None,
+                            None)
+    model.residual_std_nm = np.sqrt(np.mean(g.residual_nm ** 2, axis=0))
+    return model
+
+
+def _gravity_record(g: GravityResult) -> GravityModelRecord:
+    """The section's entries of a static-only model."""
+    return GravityModelRecord(len(g.poses), list(g.base.expressions()), g.values.tolist(),
+                              g.ls.std.tolist(), g.dropped, g.ls.condition_number,
+                              g.ls.condition_number_scaled)
+
+
+def _static_record(g: GravityResult, pm: PointMassResult) -> StaticFitRecord:
+    """The section's ``static`` entry."""
+    return StaticFitRecord(len(g.poses), _rms(g.residual_nm), g.dropped, pm.masses_kg.tolist(),
+                           _rms(pm.residual_nm))
+
+
+def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cutoff_hz):
+    """(predicted torque per trajectory, ``validation_metrics`` over them all)."""
+    preds, meas, masks = [], [], []
+    for tr in trajectories:
+        preds.append(model.predict(tr.q, tr.qd, tr.qdd))
+        meas.append(tr.tau)
+        masks.append(motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
+                                 options.min_velocity_scope, options.min_velocity_margin_s))
+    metrics = validation_metrics(np.vstack(meas), np.vstack(preds), trajectories[0].rate_hz,
+                                 torque_cutoff_hz, model.joint_names,
+                                 np.vstack(masks) if options.min_velocity_rad_s > 0 else None)
+    return preds, metrics
+
+
+def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
+             options: IdentificationOptions | None = None, progress=None) -> IdentificationResult:
+    """Identify ``robot`` from excitation runs, static poses and friction sweeps.
+
+    With trajectories the model is the full dynamic fit (static poses and sweeps are fitted and
+    reported alongside; sweep friction fills Stribeck/breakaway). With static poses only, the
+    model is the gravity fit (URDF inertias, friction from sweeps if any). Nothing is written.
+
+    Args:
+        robot: the model to identify (URDF values are the reference).
+        data: excitation runs; each item a ``JointStateSeries`` or a ``(series, sidecar_dict)``.
+        static: static-pose bags, items as ``data``.
+        sweeps: friction-sweep bags, items as ``data``.
+        sidecars: maps a series' ``source`` to its sidecar (for items given without one).
+        options: how to identify; default ``IdentificationOptions()``.
+        progress: called as ``progress(samples done, total)`` during the dynamic fit.
+
+    Returns:
+        The ``IdentificationResult``; its ``model`` is the ``IdentifiedModel`` to save. Raises
+        ``IdentificationError`` on unusable input.
+    """
+    options = options or IdentificationOptions()
+    options.check()
+    data, static, sweeps = ([_pair(x, sidecars) for x in items]
+                            for items in (data, static, sweeps))
+    if not data and not static:
+        raise IdentificationError('nothing to identify: give excitation trajectories (--data) '
+                                  'and/or static poses (--static)')
+    res = IdentificationResult(model=None, options=options)
+    t_start = time.perf_counter()
+    if static:
+        _fit_static(robot, static, options, res)
+    if sweeps:
+        _fit_sweeps(robot, sweeps, options, res)
+    t_prep = time.perf_counter()
+    res.trajectories = [prepare_trajectory(s, options, sc, robot).decimated(options.max_samples)
+                        for s, sc in data]
+    res.timings_s['preprocessing'] = time.perf_counter() - t_prep
+    record = IdentificationRecord('', options.to_dict(), [tr.source for tr in res.trajectories],
+                                  [s.source for s, _ in static], [s.source for s, _ in sweeps])
+    if res.trajectories:
+        theta = _fit_dynamics(robot, options, res, progress)
+        model = _assemble_dynamic_model(robot, options, res, theta)
+        record.method = res.dynamics.ls.method + (' + physical consistency (LMI)'
+                                                  if options.physical_consistency else '')
+        record.dynamics = _dynamics_record(res.dynamics, res.trajectories, options)
+    else:
+        model = _assemble_static_model(robot, options, res)
+        record.method = 'static gravity (' + res.gravity.ls.method + ')'
+        record.gravity = _gravity_record(res.gravity)
+    if res.gravity is not None:
+        record.static = _static_record(res.gravity, res.point_mass)
+    if options.effort_unit == 'current':
+        model.drive_gains_nm_per_a = np.asarray(options.drive_gains_nm_per_a, float)
+    res.model = model
+    if res.trajectories:
+        res.fit_predicted, res.fit_metrics = _in_sample_metrics(
+            model, res.trajectories, options, record.dynamics.torque_cutoff_hz)
+        record.fit_metrics = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
+    res.timings_s['total'] = time.perf_counter() - t_start
+    record.timings_s = dict(res.timings_s)
+    res.record = record
+    model.identification = record.to_dict()
+    return res

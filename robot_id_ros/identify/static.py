@@ -1,0 +1,298 @@
+"""Gravity from static poses (ROS-free): efforts averaged over static holds, fitted with the
+static (gravity) regressor truncated to the combinations the poses identify (combinations the poses
+do not excite are kept at the URDF value and reported), and a point-mass baseline (weightless
+rods, one point mass per body, the potential energy differentiated)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+import scipy.linalg
+import scipy.optimize
+
+from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquations, free_columns,
+                                                 solve_least_squares, structural_base)
+from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
+                                           check_series, effort_to_torque)
+from robot_id_ros.io.bags import JointStateSeries
+from robot_id_ros.model.base_parameters import BaseParameters
+from robot_id_ros.model.regressor import Regressor, RegressorOptions
+from robot_id_ros.model.robot import RobotModel
+
+# without a sidecar, the joint speed is smoothed over this many samples to find the holds
+STATIC_SPEED_SMOOTHING_SAMPLES = 5
+# this fraction of each hold is dropped at both ends (settling, the next move): the middle 60 %
+# is averaged
+STATIC_WINDOW_TRIM_FRACTION = 0.2
+# the approach direction is the motion over the last 1/this of the hold's length before it
+_APPROACH_LOOKBACK_DIVISOR = 4
+# a hold shorter than this many samples is not used
+STATIC_MIN_SAMPLES = 3
+# a column of the poses' base regressor below this fraction of the largest is not excited at all
+_UNEXCITED_COLUMN = 1e-12
+# a body's point mass is fitted only when its gravity column is above this norm (Nm/kg)
+_POINT_MASS_ACTIVE_NORM = 1e-9
+
+
+@dataclass
+class StaticPoses:
+    """Averaged static holds: q (P, n) rad, tau (P, n) Nm, tau_std (P, n) Nm, samples (P,),
+    approach (P,) direction of the motion before the hold (-1, 0, 1)."""
+
+    q: np.ndarray
+    tau: np.ndarray
+    tau_std: np.ndarray
+    samples: np.ndarray
+    approach: np.ndarray
+    source: str = ''
+
+    def __len__(self):
+        return len(self.q)
+
+    @classmethod
+    def concatenate(cls, items):
+        """The poses of several ``StaticPoses`` together (sources joined)."""
+        items = list(items)
+        if not items:
+            raise IdentificationError('no static poses')
+        return cls(*(np.concatenate([getattr(p, f) for p in items]) for f in
+                     ('q', 'tau', 'tau_std', 'samples', 'approach')),
+                   source=', '.join(p.source for p in items))
+
+
+def _holds_from_sidecar(series: JointStateSeries, sidecar):
+    """[(sample indices, approach)] of the sidecar's ``static_hold`` segments."""
+    windows = []
+    for s in sidecar.get('segments', []):
+        if s.get('type') == 'static_hold':
+            m = (series.stamp_ns >= s['t_start_ns']) & (series.stamp_ns <= s['t_end_ns'])
+            windows.append((np.flatnonzero(m), int(s.get('approach', 0) or 0)))
+    return windows
+
+
+def _holds_at_rest(series: JointStateSeries, options: IdentificationOptions):
+    """[(sample indices, approach)] of the stretches where every joint rests long enough."""
+    windows = []
+    t = series.t_s
+    if series.qd is not None:
+        v = np.abs(series.qd).max(axis=1)
+    else:
+        v = np.abs(np.gradient(series.q, t, axis=0)).max(axis=1)
+        k = STATIC_SPEED_SMOOTHING_SAMPLES
+        if len(t) > k:
+            v = np.convolve(v, np.ones(k) / k, mode='same')
+    rest = v < options.static_velocity_threshold_rad_s
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], rest.astype(int), [0]])))
+    for a, b in zip(edges[::2], edges[1::2]):
+        if t[b - 1] - t[a] >= options.static_min_duration_s:
+            L = b - a
+            trim = int(STATIC_WINDOW_TRIM_FRACTION * L)
+            idx = np.arange(a + trim, b - trim)
+            # approach direction: sign of the motion before the hold (summed over joints)
+            pre = series.q[a] - series.q[max(0, a - max(1, L // _APPROACH_LOOKBACK_DIVISOR))]
+            approach = int(np.sign(pre[np.argmax(np.abs(pre))])) if np.any(pre) else 0
+            windows.append((idx, approach))
+    return windows
+
+
+def static_poses(series: JointStateSeries, options: IdentificationOptions, sidecar=None,
+                 robot: RobotModel | None = None) -> StaticPoses:
+    """Static holds of a bag, averaged.
+
+    The holds are the sidecar's ``static_hold`` segments (averaged over their window in the bag)
+    or, without a sidecar, stretches where every joint rests (|qd| below the threshold) for at
+    least ``static_min_duration_s``; the middle 60 % of each is averaged.
+
+    Args:
+        series: the recorded joint states (effort in ``options.effort_unit``).
+        options: thresholds and the effort unit.
+        sidecar: the bag's sidecar dict, or None.
+        robot: when given, the series is checked against it.
+
+    Returns:
+        The ``StaticPoses``. Raises ``IdentificationError`` when no hold is found.
+    """
+    if robot is not None:
+        check_series(series, robot, 'static bag')
+    n = len(series.joint_names)
+    tau = effort_to_torque(series.effort, options, n)
+    windows = _holds_from_sidecar(series, sidecar) if sidecar else _holds_at_rest(series, options)
+    rows = [(series.q[i].mean(0), tau[i].mean(0), tau[i].std(0), len(i), a) for i, a in windows
+            if len(i) >= STATIC_MIN_SAMPLES]
+    if not rows:
+        raise IdentificationError(
+            f'static bag {series.source}: no static hold found (need every joint at rest, '
+            f'|qd| < {options.static_velocity_threshold_rad_s} rad/s, for '
+            f'{options.static_min_duration_s} s, or a sidecar with static_hold segments)')
+    q, tm, ts, cnt, ap = (np.array(x) for x in zip(*rows))
+    return StaticPoses(q, tm, ts, cnt, ap, series.source)
+
+
+@dataclass
+class GravityResult:
+    """The static fit: base (identified static combinations, structurally identifiable AND
+    excited), their values, the least squares, theta (standard vector: URDF inertias, dropped
+    combinations at the URDF), offsets_nm (per joint, zeros unless static_offset), dropped
+    ([{'name', 'expression', 'reason'}]), structural (expressions of the structural static base),
+    the poses and residual_nm (P, n), measured - model at the poses."""
+
+    base: BaseParameters
+    values: np.ndarray
+    ls: LeastSquaresResult
+    theta: np.ndarray
+    offsets_nm: np.ndarray
+    dropped: list
+    structural: list
+    poses: StaticPoses
+    residual_nm: np.ndarray
+
+    def predict(self, robot: RobotModel, Q):
+        """Gravity torque (Nm) of the fit at the configurations ``Q`` (P, n) rad."""
+        r = robot.copy()
+        r.set_standard_parameters(self.theta[:10 * r.n])
+        return np.array([r.gravity_torque(q) for q in np.atleast_2d(Q)]) + self.offsets_nm
+
+
+def _excited_combinations(Wb, max_condition, names, exprs):
+    """(kept, dropped local indices, norms, dropped reasons) by a pivoted QR of the scaled base
+    regressor of the poses, rank tolerance 1/``max_condition``."""
+    norms = np.linalg.norm(Wb, axis=0)
+    scale = np.where(norms > 0, norms, 1.0)
+    _, R, piv = scipy.linalg.qr(Wb / scale, mode='economic', pivoting=True)
+    diag = np.abs(np.diag(R))
+    tol = diag.max() / max_condition if diag.size else 0.0
+    rank = int(np.sum(diag > tol))
+    keep_local = np.sort(piv[:rank])
+    drop_local = np.sort(piv[rank:])
+    dropped = []
+    for i in drop_local:
+        reason = ('no pose excites it (its column is zero)'
+                  if norms[i] <= _UNEXCITED_COLUMN * max(norms.max(), 1e-300) else
+                  'its effect over these poses is a combination of the kept ones (rank '
+                  'deficiency); add poses that move the joints it depends on')
+        dropped.append({'name': names[i], 'expression': exprs[i], 'reason': reason})
+    return keep_local, drop_local, dropped
+
+
+def identify_gravity(robot: RobotModel, poses: StaticPoses,
+                     options: IdentificationOptions) -> GravityResult:
+    """Gravity parameters from averaged static efforts.
+
+    The static regressor has only the m, mx, my, mz columns; its structural base (random poses)
+    is further truncated to what these poses identify: a pivoted QR of the scaled base regressor
+    of the actual poses drops combinations whose column is (near) a combination of the others
+    (rank tolerance 1/max_condition), keeping them at the URDF value; each dropped one is reported
+    with the reason.
+
+    Args:
+        robot: the model (URDF values are the reference).
+        poses: the averaged holds.
+        options: static offset, known parameters, weighting, scaling, confidence, max_condition.
+
+    Returns:
+        The ``GravityResult``. Raises ``IdentificationError`` on too few or too similar poses.
+    """
+    n = robot.n
+    if len(poses) < 2:
+        raise IdentificationError(f'only {len(poses)} static pose(s): record at least a few poses '
+                                  'spread over the workspace')
+    reg = Regressor(robot, RegressorOptions(offset=options.static_offset))
+    known = {k: v for k, v in options.known_parameters.items() if k in reg.names}
+    free, known_idx = free_columns(reg, known)
+    base_s = structural_base(reg, free, static=True)
+    structural = base_s.expressions()
+    W = reg.static(poses.q)
+    Wb = W[:, base_s.independent]
+    theta_ref = reg.reference_parameters()
+    for k, v in known.items():
+        theta_ref[reg.names.index(k)] = v
+    Y = poses.tau.copy()
+    if len(known_idx):
+        Y = Y - (W[:, known_idx] @ theta_ref[known_idx]).reshape(Y.shape)
+    names_b = base_s.names
+    keep_local, drop_local, dropped = _excited_combinations(Wb, options.max_condition, names_b,
+                                                            base_s.expressions())
+    rank = len(keep_local)
+    if rank == 0 or len(dropped) > len(names_b) / 2:
+        raise IdentificationError(
+            f'too few or too similar static poses: {len(poses)} pose(s) identify {rank} of '
+            f'{len(names_b)} gravity combinations; unidentifiable: '
+            f'{"; ".join(d["expression"] for d in dropped[:6])}. Record more poses, spread over '
+            'every joint range')
+    # dropped combinations: fixed at their URDF (reference) value, subtracted
+    beta_ref = base_s.to_base(theta_ref)
+    Yk = Y - (Wb[:, drop_local] @ beta_ref[drop_local]).reshape(Y.shape)
+    neq = NormalEquations.zeros(n, rank)
+    neq.add(Wb[:, keep_local], Yk)
+    ls = solve_least_squares(neq, options.weighting if len(poses) * n > 2 * rank else 'ols',
+                             options.column_scaling, confidence=options.confidence,
+                             names=[names_b[i] for i in keep_local])
+    beta = beta_ref.copy()
+    beta[keep_local] = ls.beta
+    theta = base_s.to_standard(beta, theta_ref)
+    kept = BaseParameters(reg.names, base_s.independent[keep_local], base_s.dependent,
+                          base_s.K[keep_local], base_s.tolerance)
+    offsets = np.zeros(n)
+    if options.static_offset:
+        k = reg.joint_kinds.index('fo')
+        offsets = theta[reg.n_inertial + k::len(reg.joint_kinds)]
+    pred = (W[:, base_s.independent] @ beta).reshape(-1, n)
+    if len(known_idx):
+        pred = pred + (W[:, known_idx] @ theta_ref[known_idx]).reshape(pred.shape)
+    return GravityResult(kept, ls.beta, ls, theta, offsets, dropped, structural, poses,
+                         poses.tau - pred)
+
+
+@dataclass
+class PointMassResult:
+    """The point-mass gravity model: weightless rods, one point mass (kg) per body at the URDF
+    centre of mass; points per body (m, in the body's joint frame); residual_nm (P, n)."""
+
+    masses_kg: np.ndarray
+    points: list
+    residual_nm: np.ndarray
+
+    def predict(self, robot: RobotModel, Q):
+        """Gravity torque (Nm) of the point masses at the configurations ``Q`` (P, n) rad."""
+        return np.array([_point_mass_gravity_columns(robot, self.points, q) @ self.masses_kg
+                         for q in np.atleast_2d(Q)])
+
+
+def _point_mass_gravity_columns(robot: RobotModel, points, q, h=1e-6):
+    """dV/dq for unit point masses (n x bodies): the potential energy V = -m g.p(q) differentiated
+    by central differences of step ``h`` rad."""
+    m, d = robot.model, robot.data
+    g = robot.gravity_m_s2
+
+    def V(qq):
+        pin.forwardKinematics(m, d, robot.q_pin(qq))
+        return np.array([-g @ d.oMi[i + 1].act(points[i]) for i in range(robot.n)])
+
+    cols = np.zeros((robot.n, robot.n))
+    for j in range(robot.n):
+        e = np.zeros(robot.n)
+        e[j] = h
+        cols[j] = (V(q + e) - V(q - e)) / (2 * h)
+    return cols
+
+
+def point_mass_gravity(robot: RobotModel, poses: StaticPoses) -> PointMassResult:
+    """Fit the point masses (non-negative least squares) to the averaged static efforts.
+
+    Args:
+        robot: the model (URDF centres of mass).
+        poses: the averaged holds.
+
+    Returns:
+        The ``PointMassResult``.
+    """
+    points = [np.array(robot.model.inertias[i + 1].lever) for i in range(robot.n)]
+    G = np.vstack([_point_mass_gravity_columns(robot, points, q) for q in poses.q])
+    y = poses.tau.reshape(-1)
+    active = np.linalg.norm(G, axis=0) > _POINT_MASS_ACTIVE_NORM
+    masses = np.zeros(robot.n)
+    if active.any():
+        masses[active] = scipy.optimize.nnls(G[:, active], y)[0]
+    res = (y - G @ masses).reshape(-1, robot.n)
+    return PointMassResult(masses, points, res)

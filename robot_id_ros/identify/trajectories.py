@@ -1,0 +1,322 @@
+"""Excitation runs made ready for the fit (ROS-free): positions resampled to a uniform grid and
+differentiated zero-phase (exact band-limited Fourier series when the run is periodic, else
+Savitzky-Golay, spline or central differences), torque in Nm as recorded; and the selection of the
+rows where the joints move (``motion_mask``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.ndimage
+import scipy.optimize
+
+import robot_id_ros.identify.signals as signals
+from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
+                                           check_series, effort_to_torque)
+from robot_id_ros.io.bags import JointStateSeries
+from robot_id_ros.model.robot import RobotModel
+
+# a run is periodic when one cycle differs from the next by less than this fraction of its spread
+PERIODIC_MISMATCH_FRACTION = 0.02
+# default position cut-off of non-periodic data: this, at most NONPERIODIC_CUTOFF_RATE_FRACTION
+# of the sample rate
+NONPERIODIC_CUTOFF_HZ = 10.0
+NONPERIODIC_CUTOFF_RATE_FRACTION = 0.2
+# highest cut-off, as a fraction of the sample rate (below Nyquist, 0.5)
+MAX_CUTOFF_RATE_FRACTION = 0.45
+# periodic cut-off when the spectrum shows no harmonic above the noise, fraction of the rate
+FALLBACK_CUTOFF_RATE_FRACTION = 0.1
+# cycles needed for the per-joint torque noise variance from cycle averaging (eq. 31-32)
+NOISE_VARIANCE_MIN_CYCLES = 4
+
+
+@dataclass
+class Trajectory:
+    """One processed trajectory on a uniform grid: t_s (N,) s; q, qd, qdd (N, n) in rad, rad/s,
+    rad/s^2; tau (N, n) torque as recorded, Nm; rate_hz; derivative method; cutoff_hz."""
+
+    t_s: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+    rate_hz: float
+    method: str
+    cutoff_hz: float
+    period_s: float | None = None
+    source: str = ''
+    cycles: int = 0
+    noise_variance: np.ndarray | None = None   # per joint, from cycle averaging (eq. 31-32)
+    notes: list = field(default_factory=list)
+
+    def __len__(self):
+        return len(self.t_s)
+
+    def decimated(self, max_samples):
+        """This trajectory with every k-th sample, k the smallest giving <= ``max_samples``
+        (itself when ``max_samples`` is None or not exceeded)."""
+        if max_samples is None or len(self) <= max_samples:
+            return self
+        k = int(np.ceil(len(self) / max_samples))
+        s = slice(None, None, k)
+        return Trajectory(self.t_s[s], self.q[s], self.qd[s], self.qdd[s], self.tau[s],
+                          self.rate_hz / k, self.method, self.cutoff_hz, self.period_s,
+                          self.source, self.cycles, self.noise_variance,
+                          self.notes + [f'decimated by {k}'])
+
+
+def motion_mask(qd, rate_hz, min_velocity_rad_s, scope='joint', margin_s=0.0):
+    """The rows of the fit where the joints move.
+
+    Args:
+        qd: (N, n) joint velocities, rad/s.
+        rate_hz: sample rate (for ``margin_s``).
+        min_velocity_rad_s: a row is left out below this speed; 0: keep every row.
+        scope: 'joint': joint j's row where |qd_j| is below it; 'all': every joint's row where
+            any joint is below it.
+        margin_s: also leave out rows within this time of such a slow sample.
+
+    Returns:
+        (N, n) bool, True where joint j's row of a sample is kept.
+    """
+    qd = np.atleast_2d(np.asarray(qd, float))
+    if not min_velocity_rad_s > 0:
+        return np.ones(qd.shape, dtype=bool)
+    slow = np.abs(qd) < min_velocity_rad_s
+    if scope == 'all':
+        slow = np.repeat(slow.any(axis=1, keepdims=True), qd.shape[1], axis=1)
+    k = int(round(margin_s * rate_hz)) if rate_hz else 0
+    if k > 0 and slow.any():
+        slow = scipy.ndimage.binary_dilation(slow, structure=np.ones((2 * k + 1, 1), dtype=bool))
+    return ~slow
+
+
+def _periodic_window(sidecar):
+    """(t0_ns, t1_ns, period_s) from the sidecar's excitation_period segments, or None."""
+    if not sidecar:
+        return None
+    segs = [s for s in sidecar.get('segments', []) if s.get('type') == 'excitation_period']
+    if not segs:
+        return None
+    segs.sort(key=lambda s: s['t_start_ns'])
+    durations = np.array([(s['t_end_ns'] - s['t_start_ns']) * 1e-9 for s in segs])
+    return segs[0]['t_start_ns'], segs[-1]['t_end_ns'], float(np.median(durations))
+
+
+def _acceleration_bandwidth(q, rate, period_s, snr=30.0):
+    """Cut-off (Hz) just above the highest harmonic of the period that stands out of the noise.
+
+    Over the whole cycles of ``q``, the amplitude of every harmonic k/period is compared with the
+    noise floor (median amplitude of the upper half of the harmonics, or of the bins between
+    harmonics if larger); harmonics more than ``snr`` times the floor are signal.
+    """
+    P = period_s * rate
+    m = int(np.floor(len(q) / P + 1e-9))
+    if m < 1:
+        return None
+    L = int(round(m * P))
+    F = np.abs(np.fft.rfft(q[:L] - q[:L].mean(axis=0), axis=0))
+    bins = np.arange(F.shape[0])
+    harm = bins[::m][1:]
+    if len(harm) < 4:
+        return None
+    # periodic noise (e.g. encoder quantisation of an exactly repeated motion) sits on the
+    # harmonics too: the floor is the larger of the between-harmonics median and the
+    # upper-half-harmonics median
+    floor = np.median(F[harm[len(harm) // 2:]], axis=0)
+    if m >= 2:
+        floor = np.maximum(floor, np.median(F[np.setdiff1d(bins[1:], harm)], axis=0))
+    strong = (F[harm] > snr * np.maximum(floor, 1e-300)).any(axis=1)
+    if not strong.any():
+        return None
+    K = int(harm[np.flatnonzero(strong)[-1]] // m)
+    return (K + 0.5) / period_s
+
+
+def _refine_period(Q, P0, harmonics=15, max_points=4000):
+    """Period (samples) minimising the misfit of a ``harmonics``-term Fourier series to Q, searched
+    within +-1 % of ``P0``: with few cycles the autocorrelation peak is not precise enough for
+    exact periodic differentiation (a wrong period leaks into every harmonic)."""
+    N = Q.shape[0]
+    step = max(1, N // max_points)
+    idx = np.arange(0, N, step)
+    Y = Q[idx] - Q[idx].mean(axis=0)
+    k = np.arange(1, harmonics + 1)
+
+    def misfit(P):
+        ph = np.outer(idx * (2 * np.pi / P), k)
+        B = np.hstack([np.ones((len(idx), 1)), np.cos(ph), np.sin(ph)])
+        c, *_ = np.linalg.lstsq(B, Y, rcond=None)
+        return float(np.sum((Y - B @ c) ** 2))
+
+    r = scipy.optimize.minimize_scalar(misfit, bounds=(0.99 * P0, 1.01 * P0), method='bounded',
+                                       options={'xatol': 1e-3})
+    return float(r.x) if r.success and misfit(r.x) <= misfit(P0) else float(P0)
+
+
+def _is_periodic(q, rate):
+    """Detected period (s) when q repeats (>= 2 cycles, cycle mismatch below
+    ``PERIODIC_MISMATCH_FRACTION`` of its spread), else None."""
+    try:
+        P = signals.detect_period(q, rate)
+    except (signals.SignalError, IndexError):  # IndexError: every autocorrelation peak negative
+        return None
+    if P < 10 or len(q) < 2 * P * 0.98:
+        return None
+    Pi = int(round(P))
+    a, b = q[:Pi], q[Pi:2 * Pi] if len(q) >= 2 * Pi else q[len(q) - Pi:]
+    spread = np.std(q, axis=0).max()
+    mismatch = np.sqrt(np.mean((a - b) ** 2))
+    if spread <= 0 or mismatch > PERIODIC_MISMATCH_FRACTION * spread:
+        return None
+    return P / rate
+
+
+@dataclass
+class _Resampled:
+    """A run on a uniform grid before differentiation: t (s from 0), Q (rad), TAU (Nm), V (rad/s,
+    measured velocity or None), rate_hz, the sidecar's excitation window or None, notes."""
+
+    t: np.ndarray
+    Q: np.ndarray
+    TAU: np.ndarray
+    V: np.ndarray | None
+    rate_hz: float
+    window: tuple | None
+    notes: list
+
+
+def _resampled(series: JointStateSeries, options: IdentificationOptions, sidecar) -> _Resampled:
+    """Cut to the sidecar's excitation periods (when used) and resample to a uniform grid."""
+    n = len(series.joint_names)
+    tau = effort_to_torque(series.effort, options, n)
+    window = (_periodic_window(sidecar)
+              if options.derivative_method in ('auto', 'periodic') or options.sidecar_window
+              else None)
+    notes = []
+    if window is not None:
+        t0, t1, period_from_sidecar = window
+        series = series.slice_stamp(t0, t1)
+        tau = effort_to_torque(series.effort, options, n)
+        notes.append(f'excitation periods from the sidecar: {period_from_sidecar:.4g} s')
+        if options.derivative_method not in ('auto', 'periodic'):
+            window = None  # the window is applied; the periodic path does not follow
+    use_v = options.velocity_source == 'measured'
+    if use_v and series.qd is None:
+        raise IdentificationError(f'trajectory {series.source} has no velocity; use '
+                                  'velocity_source "position"')
+    try:
+        res = signals.resample_uniform(
+            series.t_s, np.hstack([series.q, tau] + ([series.qd] if use_v else [])),
+            options.resample_hz)
+    except signals.SignalError as exc:
+        raise IdentificationError(f'trajectory {series.source}: {exc}') from exc
+    if res.gaps:
+        notes.append(res.report())
+    return _Resampled(res.t_s - res.t_s[0], res.X[:, :n], res.X[:, n:2 * n],
+                      res.X[:, 2 * n:] if use_v else None, res.rate_hz, window, notes)
+
+
+def _periodic_method(r: _Resampled, options: IdentificationOptions, source):
+    """(method, period_s) for derivative method 'auto' or 'periodic': 'periodic' with the period
+    given, from the sidecar or detected, else 'savgol' (auto) or an error (periodic)."""
+    period = options.period_s
+    if period is None and r.window is not None:
+        period = r.window[2]
+    if period is None:
+        period = _is_periodic(r.Q, r.rate_hz)
+    if period is not None:
+        return 'periodic', period
+    if options.derivative_method == 'periodic':
+        raise IdentificationError(f'trajectory {source}: no period found; give period_s, or use '
+                                  'a non-periodic derivative method (savgol)')
+    return 'savgol', None
+
+
+def _periodic_trajectory(r: _Resampled, options: IdentificationOptions, period, source):
+    """Whole cycles differentiated by the exact band-limited Fourier series."""
+    rate = r.rate_hz
+    P = period * rate
+    if r.window is None:
+        # refine the period on the data and drop a partial cycle at the end
+        try:
+            P = signals.detect_period(r.Q, rate, approx_period_s=period, search_fraction=0.05)
+        except (signals.SignalError, IndexError):
+            pass
+        P = _refine_period(r.Q, P)
+        if abs(P - round(P)) < 0.02:   # a whole number of samples: the exact FFT path
+            P = float(round(P))
+        period = P / rate
+    cycles = int(np.floor(len(r.t) / P + 1e-6))
+    if cycles < 1:
+        raise IdentificationError(f'trajectory {source}: shorter than one period ({period:.3g} s)')
+    L = min(len(r.t), int(np.floor(cycles * P + 1e-6)))
+    Q, TAU, t = r.Q[:L], r.TAU[:L], r.t[:L]
+    V = r.V[:L] if r.V is not None else None
+    cutoff = (options.cutoff_hz or _acceleration_bandwidth(Q, rate, period)
+              or FALLBACK_CUTOFF_RATE_FRACTION * rate)
+    cutoff = min(cutoff, MAX_CUTOFF_RATE_FRACTION * rate)
+    try:
+        Qf, QD, QDD = signals.periodic_derivatives(Q, rate, period, cutoff)
+        if V is not None:
+            QD, QDD, _ = signals.periodic_derivatives(V, rate, period, cutoff)
+    except signals.SignalError as exc:
+        raise IdentificationError(f'trajectory {source}: {exc}') from exc
+    if options.torque_filter:
+        TAU = signals.periodic_lowpass(TAU, rate, period,
+                                       min(2 * cutoff, MAX_CUTOFF_RATE_FRACTION * rate))
+    noise = None
+    if cycles >= NOISE_VARIANCE_MIN_CYCLES:
+        try:
+            noise = np.atleast_1d(signals.cycle_average(TAU, P).noise_variance)
+        except signals.SignalError:
+            noise = None
+    return Trajectory(t, Qf, QD, QDD, TAU, rate, 'periodic', float(cutoff), float(period), source,
+                      cycles, noise, r.notes)
+
+
+def _nonperiodic_trajectory(r: _Resampled, options: IdentificationOptions, method, source):
+    """Zero-phase derivatives by ``method``; ``trim_s`` (default 1/cut-off) dropped at both
+    ends."""
+    rate = r.rate_hz
+    cutoff = options.cutoff_hz or min(NONPERIODIC_CUTOFF_HZ,
+                                      NONPERIODIC_CUTOFF_RATE_FRACTION * rate)
+    TAU = r.TAU
+    try:
+        Qf, QD, QDD = signals.derivatives(r.Q, rate, cutoff, method=method)
+        if r.V is not None:
+            QD, QDD, _ = signals.derivatives(r.V, rate, cutoff, method=method)
+    except signals.SignalError as exc:
+        raise IdentificationError(f'trajectory {source}: {exc}') from exc
+    if options.torque_filter:
+        TAU = signals.lowpass_zero_phase(TAU, rate, cutoff)
+    t = r.t
+    trim_s = options.trim_s if options.trim_s is not None else 1.0 / cutoff
+    k = min(int(round(trim_s * rate)), len(t) // 10)
+    s = slice(k, len(t) - k if k else None)
+    return Trajectory(t[s], Qf[s], QD[s], QDD[s], TAU[s], rate, method, float(cutoff), None,
+                      source, 0, None, r.notes)
+
+
+def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions, sidecar=None,
+                       robot: RobotModel | None = None) -> Trajectory:
+    """Uniform resampling, zero-phase derivatives, torque in Nm.
+
+    Args:
+        series: the recorded run (q in rad, effort in ``options.effort_unit``).
+        options: derivative method, cut-offs, period, resampling rate, trimming.
+        sidecar: the run's sidecar dict (its ``excitation_period`` segments), or None.
+        robot: when given, the series is checked against it.
+
+    Returns:
+        The ``Trajectory``. Raises ``IdentificationError`` on unusable data.
+    """
+    if robot is not None:
+        check_series(series, robot, 'trajectory')
+    r = _resampled(series, options, sidecar)
+    method = options.derivative_method
+    if method in ('auto', 'periodic'):
+        method, period = _periodic_method(r, options, series.source)
+        if method == 'periodic':
+            return _periodic_trajectory(r, options, period, series.source)
+    return _nonperiodic_trajectory(r, options, method, series.source)

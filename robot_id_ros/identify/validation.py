@@ -1,0 +1,151 @@
+"""Prediction error of a model on data (ROS-free): the metrics of ``robot-id validate`` and of
+the fit, and held-out validation with the data processed as at identification."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import robot_id_ros.identify.signals as signals
+from robot_id_ros.identify.options import IdentificationOptions, check_motion_selection
+from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory, motion_mask,
+                                                prepare_trajectory)
+from robot_id_ros.io.bags import JointStateSeries
+from robot_id_ros.io.model_file import IdentifiedModel
+
+# options that a caller's processing options override in the model's (when set, not default)
+_PROCESSING_OVERRIDES = ('effort_unit', 'drive_gains_nm_per_a', 'derivative_method', 'cutoff_hz',
+                         'period_s')
+
+
+def _relative(a, b):
+    """||a|| / ||b|| (b's norm floored to avoid a division by zero)."""
+    return float(np.linalg.norm(a) / max(np.linalg.norm(b), 1e-300))
+
+
+def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_names=None,
+                       mask=None):
+    """Prediction error of ``predicted`` against ``measured`` torque.
+
+    Args:
+        measured, predicted: (N, n) torque, Nm.
+        rate_hz: sample rate (for the filtered figures).
+        filter_hz: when given (with ``rate_hz``), also the figures against the measured torque
+            low-passed at it (zero phase).
+        joint_names: names, stored in the result.
+        mask: (N, n) bool (``motion_mask``): also the in-motion figures over the rows where it is
+            True (``rmse_in_motion_nm``, ``relative_error_in_motion``, ``in_motion_fraction``
+            per joint).
+
+    Returns:
+        dict with the keys of ``robot-id validate --json``: RMSE per joint (Nm), relative errors.
+    """
+    measured = np.asarray(measured, float)
+    predicted = np.asarray(predicted, float)
+    e = measured - predicted
+    out = {
+        'joint_names': list(joint_names) if joint_names is not None else None,
+        'samples': int(measured.shape[0]),
+        'rmse_nm': np.sqrt(np.mean(e ** 2, axis=0)).tolist(),
+        'per_joint_relative_error': (np.linalg.norm(e, axis=0)
+                                     / np.maximum(np.linalg.norm(measured, axis=0),
+                                                  1e-300)).tolist(),
+        'relative_error': _relative(e, measured),
+    }
+    if filter_hz is not None and rate_hz is not None:
+        mf = signals.lowpass_zero_phase(measured, rate_hz,
+                                        min(filter_hz, MAX_CUTOFF_RATE_FRACTION * rate_hz))
+        ef = mf - predicted
+        out['filter_hz'] = float(filter_hz)
+        out['relative_error_filtered'] = _relative(ef, mf)
+        out['rmse_filtered_nm'] = np.sqrt(np.mean(ef ** 2, axis=0)).tolist()
+    if mask is not None:
+        mask = np.asarray(mask, bool)
+        cnt = mask.sum(axis=0)
+        em = np.where(mask, e, 0.0)
+        out['in_motion_samples'] = cnt.tolist()
+        out['in_motion_fraction'] = (cnt / max(measured.shape[0], 1)).tolist()
+        out['rmse_in_motion_nm'] = np.where(
+            cnt > 0, np.sqrt(np.sum(em ** 2, axis=0) / np.maximum(cnt, 1)), np.nan).tolist()
+        out['relative_error_in_motion'] = _relative(em, np.where(mask, measured, 0.0))
+    return out
+
+
+def processing_options(model: IdentifiedModel,
+                       base: IdentificationOptions | None = None) -> IdentificationOptions:
+    """The options a model was identified with, for processing new data alike.
+
+    Args:
+        model: the model (its ``identification.options``).
+        base: the caller's options: the effort unit, drive gains, derivative method, cut-off and
+            period override the model's where set (not default); used whole when the model has
+            no options.
+
+    Returns:
+        The options (``period_s`` is the caller's: a new record has its own period).
+    """
+    d = dict(model.identification.get('options', {}))
+    opts = IdentificationOptions.from_dict(d) if d else (base or IdentificationOptions())
+    if base is not None:
+        for k in _PROCESSING_OVERRIDES:
+            v = getattr(base, k)
+            if v is not None and v != getattr(IdentificationOptions, k, None):
+                setattr(opts, k, v)
+    if (opts.effort_unit == 'current' and opts.drive_gains_nm_per_a is None
+            and model.drive_gains_nm_per_a is not None):
+        opts.drive_gains_nm_per_a = list(model.drive_gains_nm_per_a)
+    opts.period_s = base.period_s if base is not None else None
+    return opts
+
+
+@dataclass
+class ValidationResult:
+    """metrics (``validation_metrics``), the processed trajectory, the predicted torque (N, n)."""
+
+    metrics: dict
+    trajectory: Trajectory
+    predicted: np.ndarray
+
+
+def validate(model: IdentifiedModel, series: JointStateSeries,
+             options: IdentificationOptions | None = None, sidecar=None, filter_hz=None,
+             min_velocity_rad_s=None, min_velocity_scope=None,
+             min_velocity_margin_s=None) -> ValidationResult:
+    """Prediction error of ``model`` on held-out data, processed as at identification.
+
+    All samples always (``rmse_nm`` ...); with a minimum velocity (argument, else the one the
+    model was identified with, if any) also the in-motion figures over the rows ``motion_mask``
+    keeps (``rmse_in_motion_nm`` ...).
+
+    Args:
+        model: the identified model.
+        series: the held-out run.
+        options: processing options (see ``processing_options``).
+        sidecar: the run's sidecar dict, or None.
+        filter_hz: cut-off of the filtered figures; default the model's torque cut-off, else
+            the trajectory's.
+        min_velocity_rad_s: joint j's rows where |qd_j| (processed) >= this are in motion.
+        min_velocity_scope: 'joint', or 'all': every joint's |qd| >= it.
+        min_velocity_margin_s: rows within this time of a slower sample are not in motion.
+
+    Returns:
+        The ``ValidationResult``.
+    """
+    opts = processing_options(model, options)
+    tr = prepare_trajectory(series, opts, sidecar, model.robot)
+    pred = model.predict(tr.q, tr.qd, tr.qdd)
+    if filter_hz is None:
+        filter_hz = model.identification.get('torque_cutoff_hz') or tr.cutoff_hz
+    vmin = opts.min_velocity_rad_s if min_velocity_rad_s is None else float(min_velocity_rad_s)
+    scope = opts.min_velocity_scope if min_velocity_scope is None else min_velocity_scope
+    margin = (opts.min_velocity_margin_s if min_velocity_margin_s is None
+              else float(min_velocity_margin_s))
+    check_motion_selection(vmin, scope, margin)
+    mask = motion_mask(tr.qd, tr.rate_hz, vmin, scope, margin) if vmin > 0 else None
+    m = validation_metrics(tr.tau, pred, tr.rate_hz, filter_hz, model.joint_names, mask)
+    if mask is not None:
+        m.update({'min_velocity_rad_s': vmin, 'min_velocity_scope': scope,
+                  'min_velocity_margin_s': margin})
+    m['source'] = series.source
+    m['derivative_method'] = tr.method
+    return ValidationResult(m, tr, pred)
