@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Identification on the simulated youBot (issue 6's simulator acceptance), ROS-free.
 
 Data made like the recorders make them (see test/core/test_identification_sim.py): one excitation
@@ -28,8 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 
 from robot_id_ros.identify import IdentificationOptions, identify, static_poses, validate  # noqa: E402
 from robot_id_ros.sim.config import SimConfig  # noqa: E402
-from test_identification_sim import (MIN_VELOCITY_RAD_S, SIM_OPTIONS, make_data, noise_floor_nm,  # noqa: E402
-                                     static_leave_pose_out)
+from test_identification_sim import (
+    MIN_VELOCITY_RAD_S,
+    SIM_OPTIONS,
+    make_data,
+    noise_floor_nm,  # noqa: E402
+    static_leave_pose_out)
 
 FORMER = dict(friction=True, offset=False, rotor_inertia=True, coulomb_asymmetric=False)
 
@@ -63,11 +69,13 @@ def load_bags(d):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seed', type=int, default=3)
     ap.add_argument('--periods', type=int, default=4)
     ap.add_argument('--poses', type=int, default=12)
-    ap.add_argument('--bags', default=None, metavar='DIR', help='a robot-id demo output folder instead of the sim')
+    ap.add_argument('--bags', default=None, metavar='DIR',
+                    help='a robot-id demo output folder instead of the sim')
     a = ap.parse_args()
     t0 = time.perf_counter()
     if a.bags:
@@ -76,15 +84,20 @@ def main():
     else:
         from robot_id_ros.sim.true_model import true_model_of
         robot, cfg, arm, ident, held, static = make_data(a.seed, a.periods, 8.0, a.poses)
-        tm, bp, bn, g_true = true_model_of(arm), arm.breakaway_pos, arm.breakaway_neg, arm.true_gravity_torque
-        print(f'data: ROS-free SimulatedArm seed {a.seed}, {a.periods} periods of 8 s per run, {a.poses} static poses '
-              f'x 2 directions ({time.perf_counter() - t0:.1f} s to simulate)')
+        tm, bp, bn, g_true = true_model_of(
+            arm), arm.breakaway_pos, arm.breakaway_neg, arm.true_gravity_torque
+        print(
+            f'data: ROS-free SimulatedArm seed {a.seed}, {a.periods} periods of 8 s per run, {a.poses} static poses '
+            f'x 2 directions ({time.perf_counter() - t0:.1f} s to simulate)')
     noise = noise_floor_nm(cfg)
     print('noise floor (Nm): ' + ' '.join(f'{v:.4f}' for v in noise))
-    print(f'\nheld-out excitation: RMSE / noise floor per joint (in motion: |qd_j| >= {MIN_VELOCITY_RAD_S:g} rad/s)')
+    print(
+        f'\nheld-out excitation: RMSE / noise floor per joint (in motion: |qd_j| >= {MIN_VELOCITY_RAD_S:g} rad/s)'
+    )
     print(f'{"model":44s} {"all samples":30s}  {"in motion":30s}  in-motion fraction')
     models = {}
-    for name, kw in (('former demo options (periodic, sym. Coulomb)', FORMER), ('new demo options', SIM_OPTIONS)):
+    for name, kw in (('former demo options (periodic, sym. Coulomb)', FORMER), ('new demo options',
+                                                                                SIM_OPTIONS)):
         t1 = time.perf_counter()
         res = identify(robot, data=[ident], options=IdentificationOptions(**kw))
         dt = time.perf_counter() - t1
@@ -92,38 +105,49 @@ def main():
         v = validate(res.model, held[0], None, held[1], min_velocity_rad_s=MIN_VELOCITY_RAD_S)
         m = v.metrics
         every, motion = np.array(m['rmse_nm']) / noise, np.array(m['rmse_in_motion_nm']) / noise
-        print(f'{name:44s} {fmt(every):30s}  {fmt(motion):30s}  {fmt(m["in_motion_fraction"])}   ({dt:.2f} s)')
-    for name, kw in (('true parameters, former processing', FORMER), ('true parameters, new processing', SIM_OPTIONS)):
+        print(
+            f'{name:44s} {fmt(every):30s}  {fmt(motion):30s}  {fmt(m["in_motion_fraction"])}   ({dt:.2f} s)'
+        )
+    for name, kw in (('true parameters, former processing', FORMER),
+                     ('true parameters, new processing', SIM_OPTIONS)):
         tm.identification = {'options': dataclasses.asdict(IdentificationOptions(**kw))}
         m = validate(tm, held[0], None, held[1], min_velocity_rad_s=MIN_VELOCITY_RAD_S).metrics
         every, motion = np.array(m['rmse_nm']) / noise, np.array(m['rmse_in_motion_nm']) / noise
         print(f'{name:44s} {fmt(every):30s}  {fmt(motion):30s}')
     new = models['new demo options']
-    print(f'  new: Stribeck velocity chosen by the fit {new.regressor_options.stribeck_velocity_rad_s:g} rad/s; '
-          f'fit residual RMS (in motion) {fmt(new.residual_std_nm)} Nm')
+    print(
+        f'  new: Stribeck velocity chosen by the fit {new.regressor_options.stribeck_velocity_rad_s:g} rad/s; '
+        f'fit residual RMS (in motion) {fmt(new.residual_std_nm)} Nm')
 
     opts = IdentificationOptions()
     poses = static_poses(static[0], opts, static[1], robot)
-    pose_index = np.array([s['pose_index'] for s in static[1]['segments'] if s.get('type') == 'static_hold'])
+    pose_index = np.array(
+        [s['pose_index'] for s in static[1]['segments'] if s.get('type') == 'static_hold'])
     gt = np.array([g_true(q) for q in poses.q])
     band = np.minimum(bp, bn)
 
     def ratio(e):
         return np.where(e > 0, e / bp, -e / bn)
 
-    print(f'\nstatic holds: {len(poses)} ({len(set(pose_index))} poses); breakaway +/- (Nm): {fmt(bp)} / {fmt(bn)}')
-    print('  max over holds of (measured - predicted) / breakaway in that direction; inside the band: <= 1')
+    print(
+        f'\nstatic holds: {len(poses)} ({len(set(pose_index))} poses); breakaway +/- (Nm): {fmt(bp)} / {fmt(bn)}'
+    )
+    print(
+        '  max over holds of (measured - predicted) / breakaway in that direction; inside the band: <= 1'
+    )
     lpo = static_leave_pose_out(robot, poses, pose_index, opts)
     dyn = np.array([new.robot.gravity_torque(q) for q in poses.q])
-    for name, pred in (('true gravity (the floor)', gt), ('static gravity fit, leave-pose-out', lpo),
-                       ('dynamic model (excitation only)', dyn)):
+    for name, pred in (('true gravity (the floor)', gt), ('static gravity fit, leave-pose-out',
+                                                          lpo), ('dynamic model (excitation only)',
+                                                                 dyn)):
         r = ratio(poses.tau - pred)
         inside = (r <= 1.0).mean(axis=0)
         print(f'  {name:36s} max {fmt(r.max(axis=0))}  inside {fmt(inside)}  '
               f'|g_true - g_pred| max / band {fmt(np.abs(gt - pred).max(axis=0) / band)}')
     print(f'\ntotal {time.perf_counter() - t0:.1f} s')
-    print('reproduce: .venv/bin/python benchmarks/bench_identification_sim.py '
-          + (f'--bags {a.bags}' if a.bags else f'--seed {a.seed} --periods {a.periods} --poses {a.poses}'))
+    print('reproduce: .venv/bin/python benchmarks/bench_identification_sim.py ' +
+          (f'--bags {a.bags}' if a.
+           bags else f'--seed {a.seed} --periods {a.periods} --poses {a.poses}'))
 
 
 if __name__ == '__main__':

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Identification on synthetic truth (perturbed youBot, known noise), made with the core.
 
 Prints: held-out torque RMSE / injected noise std per joint for this pipeline (periodic
@@ -20,8 +22,13 @@ from robot_id_ros.identify import IdentificationOptions, identify, validate  # n
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros.model.regressor import Regressor, RegressorOptions  # noqa: E402
 from robot_id_ros.model.base_parameters import compute_base_parameters  # noqa: E402
-from test_identification import (FRICTION, SIGMA, fourier_trajectory, synthetic_series,  # noqa: E402
-                                 train_and_held_out, true_theta)
+from test_identification import (
+    FRICTION,
+    SIGMA,
+    fourier_trajectory,
+    synthetic_series,  # noqa: E402
+    train_and_held_out,
+    true_theta)
 
 
 def baseline_predict(robot, train, test, cutoff_hz=2.0):
@@ -52,8 +59,8 @@ def main():
           f' max {ours.max():.3f}')
     for fc in (1.0, 2.0, 5.0):
         base = baseline_predict(robot, train, test, fc) / SIGMA
-        print(f'  baseline Butterworth {fc:g} Hz + central differences + OLS:', ' '.join(f'{x:.3f}' for x in base),
-              f' max {base.max():.3f}')
+        print(f'  baseline Butterworth {fc:g} Hz + central differences + OLS:',
+              ' '.join(f'{x:.3f}' for x in base), f' max {base.max():.3f}')
     # coverage
     inside = total = 0
     for seed in range(10):
@@ -65,16 +72,18 @@ def main():
         ok = (bt >= d.ls.ci_low) & (bt <= d.ls.ci_high)
         inside += ok.sum()
         total += len(ok)
-    print(f'95 % interval coverage of the true base parameters: {inside}/{total} = {inside / total:.3f} '
-          '(10 noise realisations x 44 base parameters)')
+    print(
+        f'95 % interval coverage of the true base parameters: {inside}/{total} = {inside / total:.3f} '
+        '(10 noise realisations x 44 base parameters)')
     # runtime 1e5 x 5
     t, Q, QD, QDD = fourier_trajectory(robot, rng, period_s=10.0, rate_hz=1000.0, periods=10)
     s, _ = synthetic_series(truth, FRICTION, t, Q, QD, QDD, SIGMA, rng)
     t0 = time.perf_counter()
     r = identify(robot, [s])
     dt = time.perf_counter() - t0
-    print(f'runtime: {len(s)} samples x {robot.n} joints identified in {dt:.2f} s (limit 10 s); steps: '
-          + ', '.join(f'{k} {v:.2f} s' for k, v in r.timings_s.items()))
+    print(
+        f'runtime: {len(s)} samples x {robot.n} joints identified in {dt:.2f} s (limit 10 s); steps: '
+        + ', '.join(f'{k} {v:.2f} s' for k, v in r.timings_s.items()))
     t0 = time.perf_counter()
     r = identify(robot, [s], options=IdentificationOptions(physical_consistency=True))
     c = r.consistency

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Payload mass and COM on the simulated youBot (issue 6: mass within 2 %, COM within 5 mm, 0.3 kg).
 
 Data as in test/core/test_payload_sim.py: default SimConfig (stiction, 10 mA noise, 1 mA
@@ -30,7 +32,8 @@ from test_payload_sim import COM_TOOL_M, MASS_KG, record_payload_runs  # noqa: E
 
 
 def subset(p: StaticPoses, keep):
-    return StaticPoses(p.q[keep], p.tau[keep], p.tau_std[keep], p.samples[keep], p.approach[keep], p.source)
+    return StaticPoses(p.q[keep], p.tau[keep], p.tau_std[keep], p.samples[keep], p.approach[keep],
+                       p.source)
 
 
 def averaged(p: StaticPoses):
@@ -50,10 +53,11 @@ def row(label, robot, with_, without):
     dm = 100 * (pl.mass_kg - MASS_KG) / MASS_KG
     dc = 1000 * (pl.com_m - COM_TOOL_M)
     ok = abs(dm) < 2 and np.linalg.norm(dc) < 5
-    return (f'  {label:8s} {r.poses:3d}  mass {dm:+6.2f} % (std {100 * pl.mass_std_kg / MASS_KG:4.2f} %)  '
-            f'COM err {dc[0]:+5.2f} {dc[1]:+5.2f} {dc[2]:+5.2f} mm |{np.linalg.norm(dc):4.2f}| '
-            f'(std {1000 * pl.com_std_m[0]:4.2f} {1000 * pl.com_std_m[1]:4.2f} {1000 * pl.com_std_m[2]:4.2f})  '
-            f'{"PASS" if ok else "FAIL"}'), ok
+    return (
+        f'  {label:8s} {r.poses:3d}  mass {dm:+6.2f} % (std {100 * pl.mass_std_kg / MASS_KG:4.2f} %)  '
+        f'COM err {dc[0]:+5.2f} {dc[1]:+5.2f} {dc[2]:+5.2f} mm |{np.linalg.norm(dc):4.2f}| '
+        f'(std {1000 * pl.com_std_m[0]:4.2f} {1000 * pl.com_std_m[1]:4.2f} {1000 * pl.com_std_m[2]:4.2f})  '
+        f'{"PASS" if ok else "FAIL"}'), ok
 
 
 def main():
@@ -63,8 +67,9 @@ def main():
     ap.add_argument('--window', type=float, default=1.5, help='averaging window per hold, s')
     ap.add_argument('--settle', type=float, default=1.5, help='wait after the approach, s')
     a = ap.parse_args()
-    print(f'payload {MASS_KG} kg at {1000 * COM_TOOL_M} mm (tool frame); {a.poses} poses x 2 approaches, '
-          f'settle {a.settle} s, window {a.window} s; pass = mass within 2 % and |COM error| < 5 mm')
+    print(
+        f'payload {MASS_KG} kg at {1000 * COM_TOOL_M} mm (tool frame); {a.poses} poses x 2 approaches, '
+        f'settle {a.settle} s, window {a.window} s; pass = mass within 2 % and |COM error| < 5 mm')
     verdicts = []
     for seed in a.seeds:
         t0 = time.time()
@@ -74,10 +79,12 @@ def main():
         true_dtau = (payload_regressor(robot, with_.q) @ x).reshape(-1, robot.n)
         err = with_.tau - without.tau - true_dtau
         band = 0.5 * (arm.breakaway_pos + arm.breakaway_neg)
-        print(f'seed {seed} ({time.time() - t0:.0f} s to simulate); per joint: payload torque rms '
-              + ' '.join(f'{v:.3f}' for v in np.sqrt(np.mean(true_dtau ** 2, 0)))
-              + ' Nm, paired-difference error rms ' + ' '.join(f'{v:.3f}' for v in np.sqrt(np.mean(err ** 2, 0)))
-              + ' Nm, stiction band ' + ' '.join(f'{v:.2f}' for v in band) + ' Nm')
+        print(
+            f'seed {seed} ({time.time() - t0:.0f} s to simulate); per joint: payload torque rms ' +
+            ' '.join(f'{v:.3f}' for v in np.sqrt(np.mean(true_dtau**2, 0))) +
+            ' Nm, paired-difference error rms ' + ' '.join(f'{v:.3f}'
+                                                           for v in np.sqrt(np.mean(err**2, 0))) +
+            ' Nm, stiction band ' + ' '.join(f'{v:.2f}' for v in band) + ' Nm')
         up, down = with_.approach == 1, without.approach == 1
         for label, w, o in (('both', with_, without),
                             ('+1 only', subset(with_, up), subset(without, down)),
@@ -87,7 +94,9 @@ def main():
             print(text)
             if label == 'both':
                 verdicts.append(ok)
-    print(f'both directions paired: {sum(bool(v) for v in verdicts)} of {len(verdicts)} seeds within 2 % / 5 mm')
+    print(
+        f'both directions paired: {sum(bool(v) for v in verdicts)} of {len(verdicts)} seeds within 2 % / 5 mm'
+    )
 
 
 if __name__ == '__main__':

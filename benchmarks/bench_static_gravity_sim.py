@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Static gravity model on held-out static poses of the simulated youBot (issue 6 acceptance).
 
 Leave-one-pose-out: the static (gravity) fit on all other poses predicts the held-out pose; the
@@ -23,7 +25,8 @@ from robot_id_ros.sim.true_model import load_true_model
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('demo_out', help='a robot-id demo output folder (bags/static, truth/true_parameters.yaml)')
+    ap.add_argument('demo_out',
+                    help='a robot-id demo output folder (bags/static, truth/true_parameters.yaml)')
     a = ap.parse_args()
     robot = youbot_model()
     series = read_joint_states(f'{a.demo_out}/bags/static', robot.joint_names)
@@ -39,7 +42,8 @@ def main():
     fit, true, single = [], [], []
     for idx in groups.values():
         train = [i for i in range(len(P)) if i not in idx]
-        sub = StaticPoses(P.q[train], P.tau[train], P.tau_std[train], P.samples[train], P.approach[train])
+        sub = StaticPoses(P.q[train], P.tau[train], P.tau_std[train], P.samples[train],
+                          P.approach[train])
         g = identify_gravity(robot, sub, opts)
         q = P.q[idx].mean(axis=0)
         meas = P.tau[idx].mean(axis=0)
@@ -49,9 +53,12 @@ def main():
         single += [np.abs(P.tau[i] - g.predict(robot, P.q[i])[0]) / band for i in idx]
     print(f'{len(groups)} poses, {len(P)} holds ({a.demo_out})')
     print('max |measured - predicted| / stiction band, per joint J1..J5:')
-    print('  static fit, held-out pose (mean of both approaches): ' + ', '.join(f'{x:.2f}' for x in np.max(fit, 0)))
-    print('  true gravity, same measurement:                      ' + ', '.join(f'{x:.2f}' for x in np.max(true, 0)))
-    print('  static fit, single holds (one approach):             ' + ', '.join(f'{x:.2f}' for x in np.max(single, 0)))
+    print('  static fit, held-out pose (mean of both approaches): ' +
+          ', '.join(f'{x:.2f}' for x in np.max(fit, 0)))
+    print('  true gravity, same measurement:                      ' +
+          ', '.join(f'{x:.2f}' for x in np.max(true, 0)))
+    print('  static fit, single holds (one approach):             ' +
+          ', '.join(f'{x:.2f}' for x in np.max(single, 0)))
     print(f'reproduce: .venv/bin/python benchmarks/bench_static_gravity_sim.py {a.demo_out}')
     return 0
 

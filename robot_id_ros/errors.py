@@ -37,6 +37,6 @@ class OperationError(RobotIdError, RuntimeError):
 
 
 def one_line(exc: BaseException) -> str:
-    """The first line of an error's message, or its type name when the message is empty."""
+    """Return the first line of an error's message, or its type name when the message is empty."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

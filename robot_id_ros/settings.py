@@ -73,7 +73,7 @@ class Setting:
 
 
 def setting(default: Any, doc: str, **kwargs) -> Any:
-    """A dataclass field that is a setting (see ``Setting`` for the keyword arguments)."""
+    """Return a dataclass field that is a setting (see ``Setting`` for the keyword arguments)."""
     meta = {META_KEY: Setting(doc, **kwargs)}
     if isinstance(default, (list, dict, set)):
         value = default
@@ -88,7 +88,7 @@ def settings_of(cls_or_obj) -> dict:
 
 
 def default_of(field: dataclasses.Field) -> Any:
-    """A field's default value (calling its default factory)."""
+    """Return a field's default value (calling its default factory)."""
     if field.default is not dataclasses.MISSING:
         return field.default
     if field.default_factory is not dataclasses.MISSING:
@@ -124,7 +124,7 @@ def check(obj):
 
 
 def replace_settings(obj, values: dict):
-    """A copy of ``obj`` with ``values`` (setting name -> value) applied and checked.
+    """Return a copy of ``obj`` with ``values`` (setting name -> value) applied and checked.
 
     Unknown names raise SettingError listing the known ones.
     """
@@ -137,7 +137,7 @@ def replace_settings(obj, values: dict):
 
 
 def from_plain(cls, values: dict, base=None):
-    """A settings dataclass from plain values (node parameters, a parameters file, flags).
+    """Return a settings dataclass from plain values (node parameters, a parameters file, flags).
 
     Values equal to a setting's ``unset`` become None, lists become tuples where the field's
     default is None or a tuple; names that are not settings raise SettingError; the result is
@@ -163,14 +163,14 @@ def _same(value, unset):
 
 
 def flag_of(name: str, spec: Setting) -> str:
-    """The ``robot-id`` flag of a setting ('' when it has none)."""
+    """Return the ``robot-id`` flag of a setting ('' when it has none)."""
     if spec.flag is not None:
         return spec.flag
     return '--' + name.replace('_', '-')
 
 
 def yaml_comment(spec: Setting, width: int = 99, indent: int = 4) -> list:
-    """The comment lines a parameter file shows above the setting (wrapped to ``width``)."""
+    """Return the comment lines a parameter file shows above the setting (wrapped to ``width``)."""
     import textwrap
     prefix = ' ' * indent + '# '
     return textwrap.wrap(spec.description(), width=width, initial_indent=prefix,

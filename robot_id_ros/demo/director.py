@@ -118,7 +118,7 @@ def rest_poses(robot: RobotModel, count, rng, candidates=400, floor_z_m=0.1):
 
 
 def feasible_forces(robot: RobotModel, Q, candidates, fraction):
-    """The candidate forces (base axes, at the tool point) whose static joint torques
+    """Return the candidate forces (base axes, at the tool point) whose static joint torques
     g(q) - J^T F stay within ``fraction`` of the torque limits at every configuration in Q.
     """
     out = []
@@ -174,7 +174,7 @@ class DirectorLog:
 
 
 def _t_s(stamp):
-    """A Time message as float seconds (sim time)."""
+    """Return a Time message as float seconds (sim time)."""
     return stamp.sec + stamp.nanosec * 1e-9
 
 
@@ -255,7 +255,7 @@ class Director:
 
     # ------------------------------------------------------------------ helpers
     def now_s(self):
-        """The node's clock (sim time), s."""
+        """Return the node's clock (sim time), s."""
         return self.commander.now_ns() * 1e-9
 
     def wait_s(self, dt_s):

@@ -78,7 +78,7 @@ def demo_estimator_settings() -> dict:
 
 
 def identification_options(params_file, node_name='identification') -> IdentificationOptions:
-    """The fit options set in a parameters file of the identification node.
+    """Return the fit options set in a parameters file of the identification node.
 
     Keys of the ``node_name: ros__parameters:`` (or ``/**``) section that are
     ``IdentificationOptions`` fields are taken as they are, with the node's convention that 0
@@ -218,7 +218,7 @@ class Demo:
 
     # --- processes ------------------------------------------------------------------------
     def recorder_params(self, bag, **extra):
-        """A recorder's parameters: sim time, ``bag``, start at once, exit when done."""
+        """Return a recorder's parameters: sim time, ``bag``, start at once, exit when done."""
         p = {'use_sim_time': True, 'output_path': str(bag), 'autostart': True,
              'shutdown_when_done': True, 'resume': False, 'startup_timeout_s': 30.0,
              'driver_timeout_s': 5.0, 'progress_period_s': 10.0}
@@ -384,7 +384,7 @@ class Demo:
 
 
 def identification_results(res, metrics) -> dict:
-    """The ``identification`` section of results.json; logs the held-out figures.
+    """Return the ``identification`` section of results.json; logs the held-out figures.
 
     Args:
         res: the identification result (``identify.identify``).

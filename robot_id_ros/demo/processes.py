@@ -67,7 +67,7 @@ class NodeProcess:
                                      start_new_session=True)
 
     def alive(self):
-        """True while the process runs."""
+        """Return True while the process runs."""
         return self.proc.poll() is None
 
     def last_line(self, contains=''):

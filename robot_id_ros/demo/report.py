@@ -277,7 +277,7 @@ def _force_table(fr):
 
 
 def results_table(res):
-    """The demo's results as markdown tables.
+    """Return the demo's results as markdown tables.
 
     Args:
         res: the demo's results (results.json: ``identification`` and ``force`` sections).

@@ -44,7 +44,7 @@ class ForceTimeline:
         return out
 
     def settled_mask(self, t, transient_s=TRANSIENT_S):
-        """True where the last force change is more than ``transient_s`` ago."""
+        """Return True where the last force change is more than ``transient_s`` ago."""
         t = np.asarray(t, float)
         k = np.searchsorted(self.t_s, t, side='right') - 1
         last = np.where(k >= 0, self.t_s[np.clip(k, 0, None)], -np.inf)
@@ -101,7 +101,7 @@ def force_errors(t_s, est_force_n, timeline: ForceTimeline, phases,
 
 
 def in_windows(t_s, windows):
-    """True where ``t_s`` lies inside any of the windows [(t0, t1)]."""
+    """Return True where ``t_s`` lies inside any of the windows [(t0, t1)]."""
     t_s = np.asarray(t_s, float)
     m = np.zeros(len(t_s), dtype=bool)
     for t0, t1 in windows:
@@ -170,7 +170,7 @@ def detection_delays(t_s, contact, onsets_s, window_s=1.0):
 
 
 def false_contacts(t_s, contact, windows):
-    """Number of contact-flag samples inside contact-free windows [(t0, t1)]."""
+    """Return Number of contact-flag samples inside contact-free windows [(t0, t1)]."""
     m = in_windows(t_s, windows)
     return int((m & np.asarray(contact, bool)).sum()), int(m.sum())
 

@@ -22,7 +22,7 @@ class Mapping:
 
 
 def wrench_rows(mode, n):
-    """The rows estimated in a wrench mode.
+    """Return the rows estimated in a wrench mode.
 
     Args:
         mode: 'auto' (all six rows with n >= 6 joints, else the force), 'full', 'force' or
@@ -93,7 +93,7 @@ class WrenchMapper:
         self.damping = float(damping)
 
     def matrices(self, J):
-        """The mapping matrices of one or many Jacobians.
+        """Return the mapping matrices of one or many Jacobians.
 
         Away from a singularity (sigma_min clearly above ``sigma_guard``: no damping) the damped
         least squares is the plain pseudo-inverse ``A_s = (J_s J_s^T)^-1 J_s``, solved through the
@@ -133,7 +133,7 @@ class WrenchMapper:
         return A, smin, damped
 
     def map_one(self, J, tau):
-        """The wrench of one sample, without forming A when it can.
+        """Return the wrench of one sample, without forming A when it can.
 
         For 3 mapped rows away from a singularity the 3 x 3 Gram system is solved in closed form
         (eigenvalue by the trigonometric method, inverse by cofactors); otherwise through

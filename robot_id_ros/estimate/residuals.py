@@ -87,7 +87,7 @@ class MomentumObserver:
 
 
 def momentum_observer_batch(K, dt, M, QD, U, r0=None):
-    """The ``MomentumObserver`` recursion over N samples at once (same numbers, vectorised).
+    """Return the ``MomentumObserver`` recursion over N samples at once (same numbers, vectorised).
 
     The linear recursion ``r_k = a_k r_{k-1} + b_k x_k`` is solved with cumulative products in
     blocks small enough that the products stay far from under/overflow.

@@ -42,7 +42,7 @@ def hold_band_step(band, held, dt, rate):
 
 
 def hold_band(band, dt, rate, starts=None):
-    """The stiction band as the residual sees it, over N samples.
+    """Return the stiction band as the residual sees it, over N samples.
 
     When a joint breaks away its band drops to zero at once, but the residual (a first-order filter
     of rate ``rate`` 1/s) still holds the stuck-phase friction and lets it go only as
@@ -159,7 +159,7 @@ def stiction_hold_batch(T, band, starts):
 
 
 def deadzone(tau, band):
-    """The part of ``tau`` outside [-band, band].
+    """Return the part of ``tau`` outside [-band, band].
 
     That is the external torque that cannot be the unknown friction of a resting joint (the
     smallest external torque consistent with the stiction band).

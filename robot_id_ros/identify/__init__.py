@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Stage 2, fitting the model (ROS-free): signal processing, static gravity, friction sweeps, full
 dynamics by least squares, physical consistency, validation, payloads and the report.
 

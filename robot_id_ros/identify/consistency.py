@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Physically consistent standard parameters close to a least-squares fit (LMI, cvxpy).
 
 Each link's 10 parameters (m, h = m c, inertia I about the joint frame origin) are physically
@@ -52,7 +54,8 @@ class ConsistencyResult:
     """The consistent fit: theta (standard), beta (base), the pseudo-inertias' smallest
     eigenvalues after (>= margin) and for the least-squares set, the relative fit error and
     per-joint residual RMS (Nm) before and after, the time (s) against the least-squares step's,
-    and the solver's status."""
+    and the solver's status.
+    """
 
     theta: np.ndarray
     beta: np.ndarray
@@ -87,7 +90,7 @@ class ConsistencyResult:
                 f'{self.time_s:.3g} s = {self.time_ratio:.3g} x the least-squares step')
 
     def to_dict(self):
-        """The figures as plain data."""
+        """Return the figures as plain data."""
         return {'relative_error_ls': self.relative_error_ls, 'relative_error': self.relative_error,
                 'cost_relative': self.cost_relative, 'time_s': self.time_s,
                 'ls_time_s': self.ls_time_s, 'time_ratio': self.time_ratio,

@@ -1,6 +1,9 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The full dynamic fit (ROS-free): base parameters (``BaseParameters``) with friction and
 optionally rotor inertia and offsets, on processed trajectories, by OLS or WLS (see
-``least_squares``); known standard parameters subtracted (Swevers eq. 16-18)."""
+``least_squares``); known standard parameters subtracted (Swevers eq. 16-18).
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -26,7 +29,8 @@ STRIBECK_VELOCITY_GRID_RAD_S = (0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.07, 0.1, 
 class DynamicsResult:
     """The dynamic fit: regressor (with the chosen Stribeck velocity), base parameters, least
     squares, standard vector theta and its reference (URDF, known values), the known columns,
-    the normal equations, the number of samples and the step times (s)."""
+    the normal equations, the number of samples and the step times (s).
+    """
 
     regressor: Regressor
     base: BaseParameters
@@ -40,8 +44,9 @@ class DynamicsResult:
 
 
 def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, grid, progress):
-    """Normal equations over every trajectory (a list of them, one per Stribeck velocity of
-    ``grid``, when ``grid``), and the total number of samples."""
+    """Normalize equations over every trajectory (a list of them, one per Stribeck velocity of
+    ``grid``, when ``grid``), and the total number of samples.
+    """
     neq = NormalEquations.zeros(reg.n, base.n_base)
     neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid] if grid else None
     total = sum(len(tr) for tr in trajectories)
@@ -65,7 +70,8 @@ def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, gr
 
 def _best_stribeck_velocity(neqs, grid, base, options):
     """Index in ``grid`` of the OLS fit with the highest Gaussian likelihood (per-joint
-    variances)."""
+    variances).
+    """
     scores = []
     for ne in neqs:
         try:
@@ -79,7 +85,8 @@ def _best_stribeck_velocity(neqs, grid, base, options):
 
 def _check_excitation(ls: LeastSquaresResult, base: BaseParameters, options):
     """Raise ``IdentificationError`` naming the unidentifiable groups (weak directions), unless a
-    prior regularises them."""
+    prior regularises them.
+    """
     if ls.weak_directions and not options.prior_weight > 0:
         exprs = dict(zip(base.names, base.expressions()))
         groups = ['{' + ', '.join(exprs[nm] for nm in g) + '}' for g in ls.weak_directions]

@@ -1,7 +1,10 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Least squares on base parameters (ROS-free): the free columns once known parameters are taken
 out, per-joint normal equations accumulated in chunks (memory does not grow with the record), and
 their OLS / WLS solution with column scaling, a damped prior and confidence intervals (Swevers et
-al. 1997, eq. 20-29)."""
+al. 1997, eq. 20-29).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,7 +23,7 @@ _WEAK_COMPONENT_FRACTION = 0.3
 
 
 def free_columns(regressor: Regressor, known: dict):
-    """The columns left to fit once the ``known`` parameters are fixed.
+    """Return the columns left to fit once the ``known`` parameters are fixed.
 
     Args:
         regressor: the regressor (names its standard parameters).
@@ -41,7 +44,7 @@ def free_columns(regressor: Regressor, known: dict):
 
 
 def structural_base(regressor: Regressor, free, static=False, seed=0) -> BaseParameters:
-    """Base parameters of the free columns (index space of the full standard vector).
+    """Return base parameters of the free columns (index space of the full standard vector).
 
     Args:
         regressor: the regressor.
@@ -58,7 +61,8 @@ def structural_base(regressor: Regressor, free, static=False, seed=0) -> BasePar
 @dataclass
 class NormalEquations:
     """Per-joint normal equations of y_j = W_j beta over all samples: A[j] = W_j' W_j,
-    c[j] = W_j' y_j, yy[j] = y_j' y_j, count[j] rows."""
+    c[j] = W_j' y_j, yy[j] = y_j' y_j, count[j] rows.
+    """
 
     A: np.ndarray
     c: np.ndarray
@@ -99,7 +103,7 @@ class NormalEquations:
 
 def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), known_values=(),
                chunk=4000, neq=None, progress=None, mask=None, stribeck_velocities=None):
-    """Normal equations of TAU - W[:, known] theta_known = W[:, columns] beta.
+    """Normalize equations of TAU - W[:, known] theta_known = W[:, columns] beta.
 
     Args:
         regressor: the regressor W.
@@ -170,7 +174,7 @@ class LeastSquaresResult:
     weak_directions: list = field(default_factory=list)
 
     def to_dict(self, names=None):
-        """The fit's figures as plain data (``names`` is unused, kept for callers)."""
+        """Return the fit's figures as plain data (``names`` is unused, kept for callers)."""
         d = {'method': self.method, 'condition_number': self.condition_number,
              'condition_number_scaled': self.condition_number_scaled, 'dof': self.dof,
              'relative_error': self.relative_error,
@@ -189,7 +193,8 @@ def _cond_from_normal(A):
 @dataclass
 class _Solution:
     """One solve: beta, the weighted normal matrix A, its scaled form As (and As_p with the
-    prior), the inverse of As_p, the column scales S."""
+    prior), the inverse of As_p, the column scales S.
+    """
 
     beta: np.ndarray
     A: np.ndarray
@@ -231,7 +236,8 @@ def _solve_weighted(neq: NormalEquations, weights, column_scaling, prior, prior_
 
 def _weak_directions(As, max_condition, names):
     """Parameter groups along the eigenvectors of the scaled normal matrix whose eigenvalue is
-    below the largest over ``max_condition``^2."""
+    below the largest over ``max_condition``^2.
+    """
     weak = []
     ev, V = np.linalg.eigh(As)
     lim = ev[-1] / max_condition ** 2

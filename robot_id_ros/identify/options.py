@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """How to identify (``IdentificationOptions``), the stage's error, and the checks and unit
-conversion every data kind goes through (ROS-free)."""
+conversion every data kind goes through (ROS-free).
+"""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -83,7 +86,7 @@ class IdentificationOptions:
     chunk_samples: int = 4000
 
     def regressor_options(self) -> RegressorOptions:
-        """The regressor structure of the dynamic fit these options ask for."""
+        """Return the regressor structure of the dynamic fit these options ask for."""
         vs = self.stribeck_velocity_rad_s
         vs = float(vs) if vs is not None else _STRIBECK_VELOCITY_PLACEHOLDER_RAD_S
         return RegressorOptions(friction=self.friction, coulomb_asymmetric=self.coulomb_asymmetric,

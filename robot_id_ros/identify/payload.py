@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Payload mass and centre of mass from static poses, and drive gains from a known payload (seed 003).
 
 A payload of mass m with centre of mass c (in the tool frame) held at rest adds the joint torque
@@ -51,11 +53,15 @@ class PayloadResult:
     method: str                     # 'paired' or 'model'
 
     def to_dict(self):
-        d = {'mass_kg': float(self.payload.mass_kg), 'com_m': [float(x) for x in self.payload.com_m],
-             'mass_std_kg': float(self.payload.mass_std_kg),
-             'com_std_m': [float(x) for x in self.payload.com_std_m],
-             'poses': int(self.poses), 'method': self.method,
-             'residual_rms_nm': [float(x) for x in self.residual_rms_nm]}
+        d = {
+            'mass_kg': float(self.payload.mass_kg),
+            'com_m': [float(x) for x in self.payload.com_m],
+            'mass_std_kg': float(self.payload.mass_std_kg),
+            'com_std_m': [float(x) for x in self.payload.com_std_m],
+            'poses': int(self.poses),
+            'method': self.method,
+            'residual_rms_nm': [float(x) for x in self.residual_rms_nm]
+        }
         return d
 
 
@@ -70,18 +76,20 @@ def match_poses(with_q, without_q, tolerance_rad=0.02):
     return pairs
 
 
-def payload_torque(robot_or_model, with_poses: StaticPoses, without_poses: StaticPoses | None = None,
-                   tolerance_rad=0.02):
+def payload_torque(robot_or_model, with_poses: StaticPoses,
+                   without_poses: StaticPoses | None = None, tolerance_rad=0.02):
     """(Q, dtau, method): the payload's joint torque at each usable pose."""
     if without_poses is not None:
         pairs = match_poses(with_poses.q, without_poses.q, tolerance_rad)
         if len(pairs) < 2:
-            raise IdentificationError(f'only {len(pairs)} pose(s) of the payload run match a pose of the run without '
-                                      f'payload (within {tolerance_rad} rad): record the same poses in both')
+            raise IdentificationError(
+                f'only {len(pairs)} pose(s) of the payload run match a pose of the run without '
+                f'payload (within {tolerance_rad} rad): record the same poses in both')
         iw, io = (np.array(x) for x in zip(*pairs))
         return with_poses.q[iw], with_poses.tau[iw] - without_poses.tau[io], 'paired'
     if not isinstance(robot_or_model, IdentifiedModel):
-        raise IdentificationError('without poses recorded without the payload, an identified model is needed')
+        raise IdentificationError(
+            'without poses recorded without the payload, an identified model is needed')
     model = robot_or_model
     saved = model.payload
     model.set_payload(None)
@@ -93,21 +101,24 @@ def payload_torque(robot_or_model, with_poses: StaticPoses, without_poses: Stati
     return with_poses.q, with_poses.tau - base, 'model'
 
 
-def identify_payload(robot_or_model, with_poses: StaticPoses, without_poses: StaticPoses | None = None,
-                     tolerance_rad=0.02, weighting='wls') -> PayloadResult:
+def identify_payload(robot_or_model, with_poses: StaticPoses,
+                     without_poses: StaticPoses | None = None, tolerance_rad=0.02,
+                     weighting='wls') -> PayloadResult:
     """Payload mass and COM (tool frame) with standard deviations; see the module docstring."""
     robot = robot_or_model.robot if isinstance(robot_or_model, IdentifiedModel) else robot_or_model
     Q, dtau, method = payload_torque(robot_or_model, with_poses, without_poses, tolerance_rad)
     n = robot.n
     if len(Q) * n < 8:
-        raise IdentificationError(f'{len(Q)} static pose(s) are too few for a payload (4 parameters): record at '
-                                  'least 4 poses that turn the tool')
+        raise IdentificationError(
+            f'{len(Q)} static pose(s) are too few for a payload (4 parameters): record at '
+            'least 4 poses that turn the tool')
     Y = payload_regressor(robot, Q)
     y = dtau.reshape(-1)
     sv = np.linalg.svd(Y / np.maximum(np.linalg.norm(Y, axis=0), 1e-300), compute_uv=False)
     if sv[-1] < 1e-4 * sv[0]:
-        raise IdentificationError('the poses do not identify the payload centre of mass (rank deficient): '
-                                  'add poses with the tool turned about different axes')
+        raise IdentificationError(
+            'the poses do not identify the payload centre of mass (rank deficient): '
+            'add poses with the tool turned about different axes')
     w = np.ones(n)
     for _ in range(2 if weighting == 'wls' else 1):
         Wr = np.tile(w, len(Q))
@@ -122,9 +133,10 @@ def identify_payload(robot_or_model, with_poses: StaticPoses, without_poses: Sta
     cov = cov * chi2
     m = x[0]
     if m <= 3 * np.sqrt(cov[0, 0]):
-        raise IdentificationError(f'the estimated payload mass {m:.3g} +- {np.sqrt(cov[0, 0]):.2g} kg is not '
-                                  'significantly positive: is there a payload, and are the with/without runs the '
-                                  'right way round?')
+        raise IdentificationError(
+            f'the estimated payload mass {m:.3g} +- {np.sqrt(cov[0, 0]):.2g} kg is not '
+            'significantly positive: is there a payload, and are the with/without runs the '
+            'right way round?')
     c = x[1:] / m
     Jc = np.column_stack([-x[1:] / m ** 2, np.eye(3) / m])   # d c / d (m, h)
     cov_c = Jc @ cov @ Jc.T
@@ -140,13 +152,16 @@ class DriveGainResult:
 
 
 def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: StaticPoses,
-                         without_current: StaticPoses, tolerance_rad=0.02, min_torque_nm=0.02) -> DriveGainResult:
+                         without_current: StaticPoses, tolerance_rad=0.02,
+                         min_torque_nm=0.02) -> DriveGainResult:
     """Per-joint current-to-torque gain (Nm/A) from static poses held with and without a known
     payload, efforts recorded as motor current (A). Joints the payload barely loads (|dtau| below
-    ``min_torque_nm`` at every pose) get NaN: they are not identified by this experiment."""
+    ``min_torque_nm`` at every pose) get NaN: they are not identified by this experiment.
+    """
     pairs = match_poses(with_current.q, without_current.q, tolerance_rad)
     if len(pairs) < 2:
-        raise IdentificationError('need at least 2 poses recorded both with and without the payload')
+        raise IdentificationError(
+            'need at least 2 poses recorded both with and without the payload')
     iw, io = (np.array(x) for x in zip(*pairs))
     Q = with_current.q[iw]
     di = with_current.tau[iw] - without_current.tau[io]
@@ -162,7 +177,7 @@ def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: Stat
         inv = float(di[:, j] @ dtau[:, j] / max(dtau[:, j] @ dtau[:, j], 1e-300))
         k = 1.0 / inv if inv != 0 else k
         res = di[:, j] - dtau[:, j] * inv
-        s_inv = np.sqrt(np.sum(res ** 2) / max(len(Q) - 1, 1) / max(dtau[:, j] @ dtau[:, j], 1e-300))
+        s_inv = np.sqrt(np.sum(res**2) / max(len(Q) - 1, 1) / max(dtau[:, j] @ dtau[:, j], 1e-300))
         gains[j] = k
         std[j] = s_inv * k ** 2
     return DriveGainResult(gains, std, len(Q))

@@ -1,6 +1,9 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The whole identification (ROS-free): static poses, friction sweeps, trajectories, the dynamic
 or static model, physical consistency and the in-sample metrics, in that order; the model file's
-``identification:`` section is the ``IdentificationRecord`` the steps fill."""
+``identification:`` section is the ``IdentificationRecord`` the steps fill.
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -30,7 +33,7 @@ def _rms(x):
 
 
 def _fields(record):
-    """A record's fields as a dict, in declaration order (values not copied)."""
+    """Return a record's fields as a dict, in declaration order (values not copied)."""
     return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
 
 
@@ -49,7 +52,8 @@ class StaticFitRecord:
 class DynamicsRecord:
     """The dynamic fit's entries: samples, base parameters, condition numbers, relative error,
     residual RMS per joint (Nm), the known parameters, the unidentifiable standard parameters,
-    per trajectory the position cut-off (Hz) and derivative method, the torque cut-off (Hz)."""
+    per trajectory the position cut-off (Hz) and derivative method, the torque cut-off (Hz).
+    """
 
     samples: int
     n_base: int
@@ -67,7 +71,8 @@ class DynamicsRecord:
 @dataclass
 class GravityModelRecord:
     """The entries of a static-only model: poses, the identified gravity combinations with their
-    values and standard deviations, the dropped ones, condition numbers."""
+    values and standard deviations, the dropped ones, condition numbers.
+    """
 
     poses: int
     gravity_combinations: list
@@ -100,7 +105,7 @@ class IdentificationRecord:
     timings_s: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        """The section as plain data (key order as in the model file)."""
+        """Return the section as plain data (key order as in the model file)."""
         d = {'method': self.method, 'options': self.options, 'data': self.data,
              'static': self.static_sources if self.static is None else _fields(self.static),
              'sweeps': self.sweeps}
@@ -117,7 +122,8 @@ class IdentificationRecord:
 class IdentificationResult:
     """The identified model and every intermediate result: the fits that were run, the
     processed trajectories, the in-sample metrics and predicted torque (Nm) per trajectory, the
-    step times (s), the summary lines and the ``IdentificationRecord``."""
+    step times (s), the summary lines and the ``IdentificationRecord``.
+    """
 
     model: IdentifiedModel
     options: IdentificationOptions
@@ -134,7 +140,7 @@ class IdentificationResult:
     record: IdentificationRecord | None = None
 
     def summary(self):
-        """The summary lines, joined."""
+        """Return the summary lines, joined."""
         return '\n'.join(self.summary_lines)
 
 
@@ -171,7 +177,8 @@ def _fit_sweeps(robot: RobotModel, sweeps, options, res: IdentificationResult):
 
 def _dynamics_options(options: IdentificationOptions, res: IdentificationResult):
     """The options of the dynamic fit: the Stribeck column's velocity from the sweeps' Stribeck
-    fit, when the column has none and the sweeps have one."""
+    fit, when the column has none and the sweeps have one.
+    """
     sw = res.friction_sweeps
     if (options.stribeck_column and options.friction and options.stribeck_velocity_rad_s is None
             and sw is not None and np.any(sw.friction.stribeck_nm > 0)):
@@ -183,7 +190,7 @@ def _dynamics_options(options: IdentificationOptions, res: IdentificationResult)
 
 
 def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progress):
-    """The dynamic fit of the trajectories, made physically consistent when asked.
+    """Return the dynamic fit of the trajectories, made physically consistent when asked.
 
     Returns:
         The standard parameter vector of the model.
@@ -217,8 +224,9 @@ def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progres
 
 
 def _assemble_dynamic_model(robot: RobotModel, options, res: IdentificationResult, theta):
-    """The model of the dynamic fit: friction's Stribeck term from the fitted column or the
-    sweeps, breakaway the larger of the model's and the sweeps'."""
+    """Return the model of the dynamic fit: friction's Stribeck term from the fitted column or the
+    sweeps, breakaway the larger of the model's and the sweeps'.
+    """
     dyn = res.dynamics
     ls, reg_opts, n = dyn.ls, dyn.regressor.options, robot.n
     J = dyn.base.standard_jacobian()
@@ -245,7 +253,7 @@ def _assemble_dynamic_model(robot: RobotModel, options, res: IdentificationResul
 
 
 def _dynamics_record(dyn: DynamicsResult, trajectories, options) -> DynamicsRecord:
-    """The section's entries of the dynamic fit."""
+    """Return the section's entries of the dynamic fit."""
     ls = dyn.ls
     torque_cutoff = options.torque_cutoff_hz or float(np.median([tr.cutoff_hz
                                                                   for tr in trajectories]))
@@ -258,7 +266,8 @@ def _dynamics_record(dyn: DynamicsResult, trajectories, options) -> DynamicsReco
 
 def _assemble_static_model(robot: RobotModel, options, res: IdentificationResult):
     """The model of the static fit alone: URDF inertias but the gravity combinations, friction
-    from the sweeps (if any) with the static offsets."""
+    from the sweeps (if any) with the static offsets.
+    """
     g = res.gravity
     reg_opts = RegressorOptions(offset=options.static_offset)
     friction = (res.friction_sweeps.friction if res.friction_sweeps is not None
@@ -276,14 +285,14 @@ def _assemble_static_model(robot: RobotModel, options, res: IdentificationResult
 
 
 def _gravity_record(g: GravityResult) -> GravityModelRecord:
-    """The section's entries of a static-only model."""
+    """Return the section's entries of a static-only model."""
     return GravityModelRecord(len(g.poses), list(g.base.expressions()), g.values.tolist(),
                               g.ls.std.tolist(), g.dropped, g.ls.condition_number,
                               g.ls.condition_number_scaled)
 
 
 def _static_record(g: GravityResult, pm: PointMassResult) -> StaticFitRecord:
-    """The section's ``static`` entry."""
+    """Return the section's ``static`` entry."""
     return StaticFitRecord(len(g.poses), _rms(g.residual_nm), g.dropped, pm.masses_kg.tolist(),
                            _rms(pm.residual_nm))
 

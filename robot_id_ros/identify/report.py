@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Identification report: a markdown summary with tables and PNG plots (matplotlib, Agg)."""
 from __future__ import annotations
 
@@ -48,7 +50,8 @@ def plot_friction(path, sweeps, friction, joint_names):
         j = joint_names.index(name)
         pts = sweeps.points[name]
         v = np.array(pts['speed_rad_s'])
-        ax.plot(np.r_[v, -v], np.r_[pts['half_difference_nm'], -np.array(pts['half_difference_nm'])], 'o', ms=4,
+        ax.plot(np.r_[v, -v], np.r_[pts['half_difference_nm'],
+                                    -np.array(pts['half_difference_nm'])], 'o', ms=4,
                 label='sweeps (fwd-bwd)/2')
         vv = np.linspace(-1.1 * v.max(), 1.1 * v.max(), 400)
         Q = np.zeros((len(vv), len(joint_names)))
@@ -82,13 +85,18 @@ def plot_static(path, gravity, joint_names, point_mass=None):
 
 def write_report(result, out_dir, validations=(), title='Identification report'):
     """Write ``out_dir``/report.md and its PNGs for an ``IdentificationResult`` (and optional
-    ``ValidationResult`` list). Returns the markdown path."""
+    ``ValidationResult`` list). Returns the markdown path.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model = result.model
     names = list(model.joint_names)
-    L = [f'# {title}', '', f'Robot `{model.robot.robot_name}`, joints {", ".join(names)}, tool frame '
-         f'`{model.robot.tool_frame}`.', '', f'Method: {model.identification.get("method", "")}', '', '```']
+    L = [
+        f'# {title}', '',
+        f'Robot `{model.robot.robot_name}`, joints {", ".join(names)}, tool frame '
+        f'`{model.robot.tool_frame}`.', '', f'Method: {model.identification.get("method", "")}',
+        '', '```'
+    ]
     L += result.summary_lines + ['```', '']
     dyn = result.dynamics
     if dyn is not None:
@@ -103,15 +111,19 @@ def write_report(result, out_dir, validations=(), title='Identification report')
                                                  for k, v in result.timings_s.items()])
         L += ['', '### Per joint', '']
         fm = result.fit_metrics
-        L += _table(['joint', 'residual RMS [Nm]', 'noise std used [Nm]', 'relative error'],
-                    [[nm, _g(ls.residual_rms_nm[j]), _g(ls.sigma_nm[j]), f'{100 * fm["per_joint_relative_error"][j]:.3g} %']
-                     for j, nm in enumerate(names)])
+        L += _table(['joint', 'residual RMS [Nm]', 'noise std used [Nm]', 'relative error'], [[
+            nm,
+            _g(ls.residual_rms_nm[j]),
+            _g(ls.sigma_nm[j]), f'{100 * fm["per_joint_relative_error"][j]:.3g} %'
+        ] for j, nm in enumerate(names)])
         L += ['', f'### Base parameters ({100 * result.options.confidence:g} % intervals)', '']
         exprs = dyn.base.expressions()
-        L += _table(['#', 'expression', 'value', 'std', 'interval', 'rel. std'],
-                    [[i + 1, f'`{e}`', _g(b), _g(s), f'[{_g(lo)}, {_g(hi)}]',
-                      f'{100 * s / abs(b):.2g} %' if b != 0 else '']
-                     for i, (e, b, s, lo, hi) in enumerate(zip(exprs, ls.beta, ls.std, ls.ci_low, ls.ci_high))])
+        L += _table(['#', 'expression', 'value', 'std', 'interval', 'rel. std'], [[
+            i + 1, f'`{e}`',
+            _g(b),
+            _g(s), f'[{_g(lo)}, {_g(hi)}]', f'{100 * s / abs(b):.2g} %' if b != 0 else ''
+        ] for i, (e, b, s, lo, hi) in enumerate(zip(exprs, ls.beta, ls.std, ls.ci_low, ls.ci_high))
+                                                                                  ])
         if dyn.base.unidentifiable():
             L += ['', 'No effect on torque (unidentifiable, kept at the URDF value): '
                   + ', '.join(dyn.base.unidentifiable())]
@@ -119,30 +131,47 @@ def write_report(result, out_dir, validations=(), title='Identification report')
             L += ['', '## Physical consistency', '', result.consistency.summary()]
         for k, (tr, pred) in enumerate(zip(result.trajectories, result.fit_predicted)):
             f = f'fit_{k}.png'
-            plot_torques(out / f, tr.t_s, tr.tau, pred, names, f'fit: {Path(tr.source).name or "trajectory"}')
+            plot_torques(out / f, tr.t_s, tr.tau, pred, names,
+                         f'fit: {Path(tr.source).name or "trajectory"}')
             L += ['', f'![fit {k}]({f})']
     f = model.friction
     L += ['', '## Friction', '']
-    L += _table(['joint', 'fc+ [Nm]', 'fc- [Nm]', 'fv [Nm s/rad]', 'offset [Nm]', 'Stribeck [Nm]', 'breakaway [Nm]'],
-                [[nm, _g(f.coulomb_pos_nm[j]), _g(f.coulomb_neg_nm[j]), _g(f.viscous_nm_s_rad[j]), _g(f.offset_nm[j]),
-                  _g(f.stribeck_nm[j]), _g(f.breakaway_nm[j])] for j, nm in enumerate(names)])
+    L += _table([
+        'joint', 'fc+ [Nm]', 'fc- [Nm]', 'fv [Nm s/rad]', 'offset [Nm]', 'Stribeck [Nm]',
+        'breakaway [Nm]'
+    ], [[
+        nm,
+        _g(f.coulomb_pos_nm[j]),
+        _g(f.coulomb_neg_nm[j]),
+        _g(f.viscous_nm_s_rad[j]),
+        _g(f.offset_nm[j]),
+        _g(f.stribeck_nm[j]),
+        _g(f.breakaway_nm[j])
+    ] for j, nm in enumerate(names)])
     if result.friction_sweeps is not None:
-        plot_friction(out / 'friction.png', result.friction_sweeps, result.friction_sweeps.friction, names)
+        plot_friction(out / 'friction.png', result.friction_sweeps,
+                      result.friction_sweeps.friction, names)
         L += ['', '![friction](friction.png)']
     if result.gravity is not None:
         g = result.gravity
-        L += ['', '## Static gravity', '', f'{len(g.poses)} poses; {len(g.values)} of {len(g.structural)} '
-              'structural gravity combinations identified.', '']
+        L += [
+            '', '## Static gravity', '',
+            f'{len(g.poses)} poses; {len(g.values)} of {len(g.structural)} '
+            'structural gravity combinations identified.', ''
+        ]
         L += _table(['combination', 'value', 'std'],
-                    [[f'`{e}`', _g(v), _g(s)] for e, v, s in zip(g.base.expressions(), g.values, g.ls.std)])
+                    [[f'`{e}`', _g(v), _g(s)]
+                     for e, v, s in zip(g.base.expressions(), g.values, g.ls.std)])
         if g.dropped:
             L += ['', 'Dropped (kept at the URDF value):', '']
             L += [f'- `{d["expression"]}`: {d["reason"]}' for d in g.dropped]
         pm = result.point_mass
         L.append('')
-        L += _table(['joint', 'static residual RMS [Nm]', 'point-mass baseline RMS [Nm]'],
-                    [[nm, _g(np.sqrt(np.mean(g.residual_nm[:, j] ** 2))),
-                      _g(np.sqrt(np.mean(pm.residual_nm[:, j] ** 2)))] for j, nm in enumerate(names)])
+        L += _table(['joint', 'static residual RMS [Nm]', 'point-mass baseline RMS [Nm]'], [[
+            nm,
+            _g(np.sqrt(np.mean(g.residual_nm[:, j]**2))),
+            _g(np.sqrt(np.mean(pm.residual_nm[:, j]**2)))
+        ] for j, nm in enumerate(names)])
         plot_static(out / 'static.png', g, names)
         L += ['', '![static](static.png)']
     for k, v in enumerate(validations):

@@ -1,7 +1,10 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Gravity from static poses (ROS-free): efforts averaged over static holds, fitted with the
 static (gravity) regressor truncated to the combinations the poses identify (combinations the poses
 do not excite are kept at the URDF value and reported), and a point-mass baseline (weightless
-rods, one point mass per body, the potential energy differentiated)."""
+rods, one point mass per body, the potential energy differentiated).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,7 +41,8 @@ _POINT_MASS_ACTIVE_NORM = 1e-9
 @dataclass
 class StaticPoses:
     """Averaged static holds: q (P, n) rad, tau (P, n) Nm, tau_std (P, n) Nm, samples (P,),
-    approach (P,) direction of the motion before the hold (-1, 0, 1)."""
+    approach (P,) direction of the motion before the hold (-1, 0, 1).
+    """
 
     q: np.ndarray
     tau: np.ndarray
@@ -52,7 +56,7 @@ class StaticPoses:
 
     @classmethod
     def concatenate(cls, items):
-        """The poses of several ``StaticPoses`` together (sources joined)."""
+        """Return the poses of several ``StaticPoses`` together (sources joined)."""
         items = list(items)
         if not items:
             raise IdentificationError('no static poses')
@@ -98,7 +102,7 @@ def _holds_at_rest(series: JointStateSeries, options: IdentificationOptions):
 
 def static_poses(series: JointStateSeries, options: IdentificationOptions, sidecar=None,
                  robot: RobotModel | None = None) -> StaticPoses:
-    """Static holds of a bag, averaged.
+    """Return Static holds of a bag, averaged.
 
     The holds are the sidecar's ``static_hold`` segments (averaged over their window in the bag)
     or, without a sidecar, stretches where every joint rests (|qd| below the threshold) for at
@@ -135,7 +139,8 @@ class GravityResult:
     excited), their values, the least squares, theta (standard vector: URDF inertias, dropped
     combinations at the URDF), offsets_nm (per joint, zeros unless static_offset), dropped
     ([{'name', 'expression', 'reason'}]), structural (expressions of the structural static base),
-    the poses and residual_nm (P, n), measured - model at the poses."""
+    the poses and residual_nm (P, n), measured - model at the poses.
+    """
 
     base: BaseParameters
     values: np.ndarray
@@ -156,7 +161,8 @@ class GravityResult:
 
 def _excited_combinations(Wb, max_condition, names, exprs):
     """(kept, dropped local indices, norms, dropped reasons) by a pivoted QR of the scaled base
-    regressor of the poses, rank tolerance 1/``max_condition``."""
+    regressor of the poses, rank tolerance 1/``max_condition``.
+    """
     norms = np.linalg.norm(Wb, axis=0)
     scale = np.where(norms > 0, norms, 1.0)
     _, R, piv = scipy.linalg.qr(Wb / scale, mode='economic', pivoting=True)
@@ -247,7 +253,8 @@ def identify_gravity(robot: RobotModel, poses: StaticPoses,
 @dataclass
 class PointMassResult:
     """The point-mass gravity model: weightless rods, one point mass (kg) per body at the URDF
-    centre of mass; points per body (m, in the body's joint frame); residual_nm (P, n)."""
+    centre of mass; points per body (m, in the body's joint frame); residual_nm (P, n).
+    """
 
     masses_kg: np.ndarray
     points: list
@@ -261,7 +268,8 @@ class PointMassResult:
 
 def _point_mass_gravity_columns(robot: RobotModel, points, q, h=1e-6):
     """dV/dq for unit point masses (n x bodies): the potential energy V = -m g.p(q) differentiated
-    by central differences of step ``h`` rad."""
+    by central differences of step ``h`` rad.
+    """
     m, d = robot.model, robot.data
     g = robot.gravity_m_s2
 

@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Prediction error of a model on data (ROS-free): the metrics of ``robot-id validate`` and of
-the fit, and held-out validation with the data processed as at identification."""
+the fit, and held-out validation with the data processed as at identification.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ _PROCESSING_OVERRIDES = ('effort_unit', 'drive_gains_nm_per_a', 'derivative_meth
 
 
 def _relative(a, b):
-    """||a|| / ||b|| (b's norm floored to avoid a division by zero)."""
+    """||Return a|| / ||b|| (b's norm floored to avoid a division by zero)."""
     return float(np.linalg.norm(a) / max(np.linalg.norm(b), 1e-300))
 
 
@@ -73,7 +76,7 @@ def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_
 
 def processing_options(model: IdentifiedModel,
                        base: IdentificationOptions | None = None) -> IdentificationOptions:
-    """The options a model was identified with, for processing new data alike.
+    """Return the options a model was identified with, for processing new data alike.
 
     Args:
         model: the model (its ``identification.options``).

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The model file: an identified dynamic model, YAML, versioned, self-describing.
 
 Layout (schema_version 1)::
@@ -59,13 +61,19 @@ class Payload:
     com_std_m: np.ndarray = None
 
     def to_dict(self):
-        return {'mass_kg': float(self.mass_kg), 'com_m': [float(x) for x in self.com_m],
-                'mass_std_kg': float(self.mass_std_kg),
-                'com_std_m': [float(x) for x in (self.com_std_m if self.com_std_m is not None else np.zeros(3))]}
+        return {
+            'mass_kg': float(self.mass_kg),
+            'com_m': [float(x) for x in self.com_m],
+            'mass_std_kg': float(self.mass_std_kg),
+            'com_std_m': [
+                float(x) for x in (self.com_std_m if self.com_std_m is not None else np.zeros(3))
+            ]
+        }
 
     @classmethod
     def from_dict(cls, d):
-        return cls(float(d['mass_kg']), np.asarray(d['com_m'], float), float(d.get('mass_std_kg', 0.0)),
+        return cls(float(d['mass_kg']), np.asarray(d['com_m'], float),
+                   float(d.get('mass_std_kg', 0.0)),
                    np.asarray(d.get('com_std_m', [0, 0, 0]), float))
 
 
@@ -79,7 +87,7 @@ class IdentifiedModel:
 
     robot: RobotModel
     regressor_options: RegressorOptions
-    parameters: np.ndarray                      # (p,) standard vector, named by Regressor(robot, options).names
+    parameters: np.ndarray  # (p,) standard vector, named by Regressor(robot, options).names
     friction: FrictionModel
     parameter_std: np.ndarray | None = None
     base: BaseParameters | None = None
@@ -97,7 +105,8 @@ class IdentifiedModel:
         self.regressor = Regressor(self.robot, self.regressor_options)
         self.parameters = np.asarray(self.parameters, dtype=float)
         if self.parameters.shape != (self.regressor.p,):
-            raise ModelFileError(f'expected {self.regressor.p} parameters, got {self.parameters.shape}')
+            raise ModelFileError(
+                f'expected {self.regressor.p} parameters, got {self.parameters.shape}')
         self._rigid_inertias = None
         self._friction_from_parameters()
         self.apply_parameters()
@@ -112,7 +121,8 @@ class IdentifiedModel:
 
     def _friction_from_parameters(self):
         """Where the parameter vector has friction columns, they are the friction: copy them into
-        ``friction`` (one source of truth for the torque; breakaway and Stribeck stay as given)."""
+        ``friction`` (one source of truth for the torque; breakaway and Stribeck stay as given).
+        """
         kinds = self.regressor.joint_kinds
         nk, n0 = len(kinds), self.regressor.n_inertial
         col = {k: self.parameters[n0 + i::nk] for i, k in enumerate(kinds)}
@@ -136,8 +146,11 @@ class IdentifiedModel:
         kinds = self.regressor.joint_kinds
         if 'Ia' in kinds:
             k = kinds.index('Ia')
-            self.robot.set_rotor_inertia(self.parameters[self.regressor.n_inertial + k::len(kinds)])
-        self._rigid_inertias = [self.robot.model.inertias[i].copy() for i in range(1, self.robot.model.njoints)]
+            self.robot.set_rotor_inertia(self.parameters[self.regressor.n_inertial +
+                                                         k::len(kinds)])
+        self._rigid_inertias = [
+            self.robot.model.inertias[i].copy() for i in range(1, self.robot.model.njoints)
+        ]
         if self.payload is not None:
             self.set_payload(self.payload)
 
@@ -150,7 +163,8 @@ class IdentifiedModel:
         if payload is not None and payload.mass_kg != 0.0:
             tool = m.frames[self.robot.tool_frame_id].placement
             com_joint = tool.act(np.asarray(payload.com_m, float))
-            m.inertias[last] = m.inertias[last] + pin.Inertia(float(payload.mass_kg), com_joint, np.zeros((3, 3)))
+            m.inertias[last] = m.inertias[last] + pin.Inertia(float(payload.mass_kg), com_joint,
+                                                              np.zeros((3, 3)))
 
     def rigid_body_torque(self, q, qd, qdd):
         return self.robot.inverse_dynamics(q, qd, qdd)
@@ -181,11 +195,15 @@ class IdentifiedModel:
                 'urdf_xml': self.urdf_xml or r.urdf_path.read_text(),
             },
             'regressor': self.regressor_options.to_dict(),
-            'parameters': [
-                {'name': n, 'value': float(v), 'std': (None if self.parameter_std is None else float(s)), 'unit': u}
-                for n, v, s, u in zip(names, self.parameters,
-                                      self.parameter_std if self.parameter_std is not None else [None] * len(names),
-                                      self.regressor.units)],
+            'parameters': [{
+                'name': n,
+                'value': float(v),
+                'std': (None if self.parameter_std is None else float(s)),
+                'unit': u
+            } for n, v, s, u in zip(
+                names, self.parameters,
+                self.parameter_std if self.parameter_std is not None else [None] *
+                len(names), self.regressor.units)],
             'friction': self.friction.to_dict(r.joint_names),
         }
         if self.base is not None and self.base_values is not None:
@@ -193,17 +211,29 @@ class IdentifiedModel:
             std = self.base_std if self.base_std is not None else [None] * self.base.n_base
             d['base_parameters'] = {
                 'map': self.base.to_dict(),
-                'values': [{'name': nm, 'expression': e, 'value': float(v), 'std': None if s is None else float(s)}
-                           for nm, e, v, s in zip(self.base.names, exprs, self.base_values, std)],
+                'values': [{
+                    'name': nm,
+                    'expression': e,
+                    'value': float(v),
+                    'std': None if s is None else float(s)
+                } for nm, e, v, s in zip(self.base.names, exprs, self.base_values, std)],
             }
             if self.base_covariance is not None:
                 d['base_parameters']['covariance'] = np.asarray(self.base_covariance).tolist()
         if self.drive_gains_nm_per_a is not None:
-            d['drive_gains_nm_per_a'] = {n: float(g) for n, g in zip(r.joint_names, self.drive_gains_nm_per_a)}
+            d['drive_gains_nm_per_a'] = {
+                n: float(g)
+                for n, g in zip(r.joint_names, self.drive_gains_nm_per_a)
+            }
         if self.payload is not None:
             d['payload'] = self.payload.to_dict()
         if self.residual_std_nm is not None:
-            d['residual'] = {'std_nm': {n: float(s) for n, s in zip(r.joint_names, self.residual_std_nm)}}
+            d['residual'] = {
+                'std_nm': {
+                    n: float(s)
+                    for n, s in zip(r.joint_names, self.residual_std_nm)
+                }
+            }
         d['identification'] = to_plain(self.identification)
         d['validation'] = to_plain(self.validation)
         return d
@@ -231,14 +261,16 @@ def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:
     if not isinstance(d, dict) or d.get('kind') != KIND:
         raise ModelFileError(f'{path} is not a robot_id_ros model file (no "kind: {KIND}")')
     if d.get('schema_version') != SCHEMA_VERSION:
-        raise ModelFileError(f'model file {path} has schema_version {d.get("schema_version")!r}; this '
-                             f'robot_id_ros reads version {SCHEMA_VERSION}: re-identify or upgrade robot_id_ros')
+        raise ModelFileError(
+            f'model file {path} has schema_version {d.get("schema_version")!r}; this '
+            f'robot_id_ros reads version {SCHEMA_VERSION}: re-identify or upgrade robot_id_ros')
     try:
         return _from_dict(d, path, urdf_path, joint_names)
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFileError(f'model file {path} is malformed: {type(exc).__name__}: {exc}') from exc
+        raise ModelFileError(
+            f'model file {path} is malformed: {type(exc).__name__}: {exc}') from exc
 
 
 def _from_dict(d, path, urdf_path, joint_names):
@@ -250,8 +282,9 @@ def _from_dict(d, path, urdf_path, joint_names):
     if urdf_path is not None:
         sha = file_sha256(urdf_path)
         if sha != rd['urdf_sha256']:
-            raise ModelFileError(f'model {path} was made for URDF {rd["urdf_file"]} (sha256 {rd["urdf_sha256"][:12]}), '
-                                 f'not for {urdf_path} (sha256 {sha[:12]}): identify again for this URDF')
+            raise ModelFileError(
+                f'model {path} was made for URDF {rd["urdf_file"]} (sha256 {rd["urdf_sha256"][:12]}), '
+                f'not for {urdf_path} (sha256 {sha[:12]}): identify again for this URDF')
     xml = str(rd['urdf_xml'])
     # the embedded URDF is built from a private temporary file under a fixed name: the model
     # file's urdf_file is a label only and never decides where anything is written
@@ -289,24 +322,28 @@ def _from_dict(d, path, urdf_path, joint_names):
     payload = Payload.from_dict(d['payload']) if d.get('payload') else None
     res = d.get('residual', {}).get('std_nm')
     res = None if res is None else np.array([float(res[n]) for n in file_joints])
-    _check_numbers(path, reg.names, theta, theta_std, friction, file_joints, base_values, gains, payload,
-                   res)
-    return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std, base_cov,
-                           gains, payload, res, d.get('identification', {}) or {}, d.get('validation', {}) or {},
-                           xml)
+    _check_numbers(path, reg.names, theta, theta_std, friction, file_joints, base_values, gains,
+                   payload, res)
+    return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std,
+                           base_cov, gains, payload, res,
+                           d.get('identification', {}) or {},
+                           d.get('validation', {}) or {}, xml)
 
 
 # a parameter beyond this magnitude (SI units: kg, kg m, kg m^2, Nm, Nm s/rad, Nm/A) is no arm's
 ABSURD_MAGNITUDE = 1e6
 
 
-def _check_numbers(path, names, theta, theta_std, friction, joints, base_values, gains, payload, res):
+def _check_numbers(path, names, theta, theta_std, friction, joints, base_values, gains, payload,
+                   res):
     """Refuse non-finite or absurd numbers, naming the first few (one line)."""
     bad = []
 
     def look(label, values, positive=False):
-        for name, v in zip(label if isinstance(label, list) else [f'{label}[{i}]' for i in range(len(values))],
-                           np.ravel(np.asarray(values, dtype=float))):
+        for name, v in zip(
+                label
+                if isinstance(label, list) else [f'{label}[{i}]' for i in range(len(values))],
+                np.ravel(np.asarray(values, dtype=float))):
             if not np.isfinite(v) or abs(v) > ABSURD_MAGNITUDE or (positive and v <= 0):
                 bad.append(f'{name} = {v:g}')
 
@@ -327,13 +364,14 @@ def _check_numbers(path, names, theta, theta_std, friction, joints, base_values,
         look([f'residual std of {j}' for j in joints], res)
     if bad:
         more = f' and {len(bad) - 5} more' if len(bad) > 5 else ''
-        raise ModelFileError(f'model file {path} has non-finite or absurd values: {", ".join(bad[:5])}{more} '
-                             f'(|value| must be finite and <= {ABSURD_MAGNITUDE:g} in SI units; identify again)')
+        raise ModelFileError(
+            f'model file {path} has non-finite or absurd values: {", ".join(bad[:5])}{more} '
+            f'(|value| must be finite and <= {ABSURD_MAGNITUDE:g} in SI units; identify again)')
 
 
 def nominal_model(robot: RobotModel, friction: FrictionModel | None = None,
                   options: RegressorOptions = RegressorOptions()) -> IdentifiedModel:
-    """An IdentifiedModel holding the URDF's own parameters (a prior, or a baseline)."""
+    """Return an IdentifiedModel holding the URDF's own parameters (a prior, or a baseline)."""
     reg = Regressor(robot, options)
     return IdentifiedModel(robot.copy(), options, reg.reference_parameters(),
                            friction if friction is not None else FrictionModel.zeros(robot.n),

@@ -52,7 +52,7 @@ class SidecarError(InputError):
 
 
 def sidecar_path(bag_path):
-    """The segment sidecar of a bag: ``<bag without suffix>.segments.yaml`` beside it.
+    """Return the segment sidecar of a bag: ``<bag without suffix>.segments.yaml`` beside it.
 
     Args:
         bag_path: a bag directory, or a single ``.mcap`` / ``.db3`` file.
@@ -109,7 +109,7 @@ def read_sidecar(path):
 
 
 def find_sidecar(bag_path):
-    """The sidecar dict of a bag, or None when the bag has none.
+    """Return the sidecar dict of a bag, or None when the bag has none.
 
     Args:
         bag_path: a bag directory or file.

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Base (identifiable) parameters by QR decomposition of a random regressor (Gautier 1990).
 
 The regressor W of random states is column-normalised and decomposed by QR *in a fixed column
@@ -46,7 +48,8 @@ class BaseParameters:
     @property
     def names(self):
         """Name of each base parameter: the name of its leading standard parameter, suffixed R
-        when regrouped."""
+        when regrouped.
+        """
         out = []
         for i, idx in enumerate(self.independent):
             grouped = np.any(np.abs(self.K[i]) > K_ZERO)
@@ -63,13 +66,14 @@ class BaseParameters:
     def to_standard(self, beta, theta_reference):
         """A standard parameter vector with the dependent parameters at their reference values
         whose base parameters are ``beta``: torque-equivalent to beta, and as close to the
-        reference as the regrouping allows."""
+        reference as the regrouping allows.
+        """
         theta = np.array(theta_reference, dtype=float)
         theta[self.independent] = np.asarray(beta, dtype=float) - self.K @ theta[self.dependent]
         return theta
 
     def matrix(self, p=None):
-        """The ``to_base`` map as a matrix.
+        """Return the ``to_base`` map as a matrix.
 
         Args:
             p: number of standard parameters (columns); default ``len(standard_names)``.
@@ -85,7 +89,7 @@ class BaseParameters:
         return B
 
     def standard_jacobian(self):
-        """d theta / d beta of ``to_standard`` (p x b)."""
+        """D theta / d beta of ``to_standard`` (p x b)."""
         J = np.zeros((len(self.standard_names), self.n_base))
         J[self.independent, np.arange(self.n_base)] = 1.0
         return J
@@ -110,7 +114,7 @@ class BaseParameters:
         return out
 
     def unidentifiable(self):
-        """Standard parameters that have no effect on torque at all."""
+        """Return Standard parameters that have no effect on torque at all."""
         zero_cols = ~np.any(np.abs(self.K) > K_ZERO, axis=0)
         return [self.standard_names[d] for d, z in zip(self.dependent, zero_cols) if z]
 
@@ -135,7 +139,8 @@ class BaseParameters:
 
 def random_states(regressor: Regressor, count, rng):
     """Random (q, qd, qdd) exciting every column: angles over a full turn, velocities and
-    accelerations of order 1 (structural rank does not depend on limits)."""
+    accelerations of order 1 (structural rank does not depend on limits).
+    """
     n = regressor.n
     Q = rng.uniform(-np.pi, np.pi, (count, n))
     QD = rng.normal(0.0, 1.0, (count, n))
@@ -145,7 +150,7 @@ def random_states(regressor: Regressor, count, rng):
 
 def compute_base_parameters(regressor: Regressor, static=False, tolerance=BASE_TOLERANCE_DEFAULT,
                             samples=None, seed=0, columns=None) -> BaseParameters:
-    """Base parameters of ``regressor`` from the regressor of random states.
+    """Return base parameters of ``regressor`` from the regressor of random states.
 
     Args:
         regressor: the regressor whose columns are grouped.
@@ -181,7 +186,7 @@ def compute_base_parameters(regressor: Regressor, static=False, tolerance=BASE_T
 
 
 def base_parameters_of(W, names, order=None, tolerance=BASE_TOLERANCE_DEFAULT) -> BaseParameters:
-    """Base parameters of a given stacked regressor ``W`` (columns named ``names``)."""
+    """Return base parameters of a given stacked regressor ``W`` (columns named ``names``)."""
     W = np.asarray(W, dtype=float)
     p = W.shape[1]
     order = np.arange(p) if order is None else np.asarray(order)

@@ -39,7 +39,7 @@ def mimic_joints(urdf_text: str) -> set:
 
 
 def _parent_actuated(model, joint_id, one_dof):
-    """The nearest 1-DoF ancestor of a joint (0 for the root)."""
+    """Return the nearest 1-DoF ancestor of a joint (0 for the root)."""
     j = model.parents[joint_id]
     while j != 0 and j not in one_dof:
         j = model.parents[j]
@@ -105,7 +105,7 @@ def _is_effector(joint_name, words):
 
 
 def frame_id(model, name):
-    """The id of a frame by name, the body frame where a joint frame has the same name."""
+    """Return the id of a frame by name, the body frame where a joint frame has the same name."""
     if model.existFrame(name, pin.FrameType.BODY):
         return model.getFrameId(name, pin.FrameType.BODY)
     return model.getFrameId(name)
@@ -144,7 +144,7 @@ def _deepest_fixed_frame(model, joint_id):
 
 
 def select_chain(model, urdf_text: str, tool_frame: str | None = None) -> ChainSelection:
-    """Default joints and tool frame of a full (unreduced) Pinocchio model of a URDF.
+    """Return default joints and tool frame of a full (unreduced) Pinocchio model of a URDF.
 
     Args:
         model: ``pinocchio.buildModelFromUrdf`` of the URDF.

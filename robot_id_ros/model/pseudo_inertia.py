@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Physical realisability of standard inertial parameters (Wensing, Kim, Slotine 2017).
 
 Each link's 10 standard parameters (m, mx, my, mz, XX, XY, YY, XZ, YZ, ZZ: mass in kg, first
@@ -31,7 +33,7 @@ PSEUDO_INERTIA_BASIS[8][1, 2] = PSEUDO_INERTIA_BASIS[8][2, 1] = -1.0
 
 
 def pseudo_inertia(theta10):
-    """The pseudo-inertia matrix of one link.
+    """Return the pseudo-inertia matrix of one link.
 
     Args:
         theta10: the link's 10 standard parameters (SI units, order as the module docstring).

@@ -109,7 +109,7 @@ class Regressor:
         return np.array(order)
 
     def reference_parameters(self):
-        """The URDF's inertial parameters, zeros for the per-joint columns."""
+        """Return the URDF's inertial parameters, zeros for the per-joint columns."""
         theta = np.zeros(self.p)
         theta[:self.n_inertial] = self.robot.standard_parameters()
         if self.options.rotor_inertia:

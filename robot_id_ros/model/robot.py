@@ -29,7 +29,7 @@ GRAVITY_DEFAULT_M_S2 = (0.0, 0.0, -9.81)
 
 
 def package_share_dir() -> Path:
-    """The folder holding this package's urdf/, config/ and launch/ folders.
+    """Return the folder holding this package's urdf/, config/ and launch/ folders.
 
     Looks (in order) in an ament index (colcon install or apt), in ``sys.prefix/share`` (pip
     install) and in the source checkout.
@@ -53,7 +53,7 @@ def package_share_dir() -> Path:
 
 
 def default_urdf_path() -> Path:
-    """The project's youBot arm URDF."""
+    """Return the project's youBot arm URDF."""
     return package_share_dir() / 'urdf' / 'youbot_arm.urdf'
 
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """A copy of a robot's URDF carrying identified inertias (ROS-free)."""
 from __future__ import annotations
 

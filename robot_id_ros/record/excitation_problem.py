@@ -145,7 +145,7 @@ class ExcitationProblem:
         return Bq, Bqd, Bqdd
 
     def coefficients(self, x):
-        """(a, b, q0) of the trajectory of x."""
+        """(Return a, b, q0) of the trajectory of x."""
         X = np.asarray(x, dtype=float).reshape(self.n, self.nx_joint)
         N, w = self.N, self.w
         l = np.arange(1, N + 1)  # noqa: E741
@@ -156,7 +156,7 @@ class ExcitationProblem:
         return a, b, q0
 
     def trajectory(self, x, design=None):
-        """The FourierTrajectory of x (with ``design`` as its design record)."""
+        """Return the FourierTrajectory of x (with ``design`` as its design record)."""
         a, b, q0 = self.coefficients(x)
         return FourierTrajectory(self.robot.joint_names, self.period_s, a, b, q0,
                                  design=design or {}, robot_name=self.robot.robot_name)

@@ -107,7 +107,7 @@ class FourierTrajectory:
         return (t, *self.evaluate(t))
 
     def to_dict(self, table_rate_hz=TABLE_RATE_HZ_DEFAULT):
-        """The trajectory file's content (schema in ``robot_id_ros.record.excitation``)."""
+        """Return the trajectory file's content (schema in ``robot_id_ros.record.excitation``)."""
         t, q, qd, qdd = self.sample_table(table_rate_hz)
         q_start = self.evaluate([0.0])[0][0]
         return {

@@ -80,7 +80,7 @@ def point_to_point_duration(q0, q1, max_velocity, max_acceleration, min_duration
 
 
 def plan_point_to_point(q0, q1, limits: SafetyLimits, min_duration_s=0.0):
-    """The fastest ``QuinticMove`` from q0 to q1 (rad) within ``limits`` (at least
+    """Return the fastest ``QuinticMove`` from q0 to q1 (rad) within ``limits`` (at least
     ``min_duration_s`` long).
     """
     v, a = limits.vectors(len(np.atleast_1d(q0)))
@@ -168,7 +168,7 @@ def motion_peaks(motion: Motion, dt=0.01):
 
 def plan_transition(start, end, limits: SafetyLimits, lower, upper, min_duration_s=0.5,
                     max_duration_s=120.0):
-    """The shortest ``QuinticTransition`` (in steps of 10 %) within the limits.
+    """Return the shortest ``QuinticTransition`` (in steps of 10 %) within the limits.
 
     Args:
         start: (q, qd, qdd) at the start, rad, rad/s, rad/s^2.

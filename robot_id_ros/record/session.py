@@ -333,17 +333,17 @@ class SampleBuffer:
                 self._samples.popleft()
 
     def latest(self) -> StampedSample | None:
-        """The newest sample, or None."""
+        """Return the newest sample, or None."""
         with self._lock:
             return self._samples[-1] if self._samples else None
 
     def between(self, t0_ns: int, t1_ns: int) -> list:
-        """The samples stamped in [t0_ns, t1_ns]."""
+        """Return the samples stamped in [t0_ns, t1_ns]."""
         with self._lock:
             return [s for s in self._samples if t0_ns <= s.stamp_ns <= t1_ns]
 
     def after(self, t_ns: int) -> list:
-        """The samples stamped after ``t_ns`` (searched from the newest end)."""
+        """Return the samples stamped after ``t_ns`` (searched from the newest end)."""
         out = []
         with self._lock:
             for s in reversed(self._samples):

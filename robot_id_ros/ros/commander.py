@@ -184,15 +184,15 @@ class ArmCommander:
 
     # ------------------------------------------------------------------ state and control
     def latest(self) -> StampedSample | None:
-        """The newest usable joint state, or None before the first."""
+        """Return the newest usable joint state, or None before the first."""
         return self._latest
 
     def now_ns(self) -> int:
-        """The node's clock (ROS time), ns."""
+        """Return the node's clock (ROS time), ns."""
         return self.node.get_clock().now().nanoseconds
 
     def time_ref_ns(self) -> int:
-        """The present in ROS time (ns): the node clock, never behind the newest joint state
+        """Return the present in ROS time (ns): the node clock, never behind the newest joint state
         stamp (the clock may lag, or be zero before the first /clock message with sim time).
         """
         last = self._latest
@@ -279,7 +279,7 @@ class ArmCommander:
                     self._cond.wait(min(waits) if waits else None)
 
     def wait_for_state(self, timeout_s: float) -> StampedSample:
-        """The first usable joint state, waiting up to ``timeout_s`` wall seconds for it.
+        """Return the first usable joint state, waiting up to ``timeout_s`` wall seconds for it.
 
         Raises:
             DriverError: none came (the message names the topic and any unusable messages).

@@ -14,7 +14,7 @@ NS_PER_S = 1_000_000_000
 
 
 def stamp_ns(stamp) -> int:
-    """A ``builtin_interfaces/Time`` (or Duration) as integer nanoseconds."""
+    """Return a ``builtin_interfaces/Time`` (or Duration) as integer nanoseconds."""
     return stamp.sec * NS_PER_S + stamp.nanosec
 
 
@@ -42,7 +42,7 @@ def fill_wrench(wrench, values) -> None:
 
 
 def wrench_msg(values, frame_id: str, stamp) -> WrenchStamped:
-    """A ``WrenchStamped`` from six numbers (force [N], torque [Nm]), a frame and a Time
+    """Return a ``WrenchStamped`` from six numbers (force [N], torque [Nm]), a frame and a Time
     message.
     """
     msg = WrenchStamped()
@@ -53,7 +53,7 @@ def wrench_msg(values, frame_id: str, stamp) -> WrenchStamped:
 
 
 def wrench_values(wrench) -> list:
-    """A ``geometry_msgs/Wrench`` as six floats: force x y z, torque x y z."""
+    """Return a ``geometry_msgs/Wrench`` as six floats: force x y z, torque x y z."""
     f, t = wrench.force, wrench.torque
     return [f.x, f.y, f.z, t.x, t.y, t.z]
 

@@ -11,7 +11,7 @@ LEVELS = {'ok': DiagnosticStatus.OK, 'warn': DiagnosticStatus.WARN,
 
 def diagnostic_array(stamp, name, hardware_id, level='ok', message='',
                      values=()) -> DiagnosticArray:
-    """A ``DiagnosticArray`` holding one status.
+    """Return a ``DiagnosticArray`` holding one status.
 
     Args:
         stamp: ``builtin_interfaces/Time`` of the header.

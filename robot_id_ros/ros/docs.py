@@ -89,7 +89,7 @@ class NodeDoc:
 
 
 def node_class(module):
-    """The one rclpy Node subclass ``module`` defines (ConventionError otherwise)."""
+    """Return the one rclpy Node subclass ``module`` defines (ConventionError otherwise)."""
     from rclpy.node import Node
     classes = [c for _, c in inspect.getmembers(module, inspect.isclass)
                if issubclass(c, Node) and c is not Node and c.__module__ == module.__name__]
@@ -145,7 +145,7 @@ def _portable(value):
 
 
 def nominal_model_file(directory):
-    """A real model file (the youBot's URDF parameters, not identified) in ``directory``."""
+    """Return a real model file (the youBot's URDF parameters, not identified) in ``directory``."""
     from robot_id_ros.model.robot import youbot_model
     from robot_id_ros.io.model_file import nominal_model
 
@@ -156,7 +156,7 @@ def nominal_model_file(directory):
 
 
 def example_trajectory_file(directory):
-    """A real excitation trajectory file (small motion about the youBot's candle pose)."""
+    """Return a real excitation trajectory file (small motion about the youBot's candle pose)."""
     import numpy as np
 
     from robot_id_ros.record import FourierTrajectory
@@ -325,7 +325,7 @@ def _fmt(v):
 
 
 def _cell(text):
-    """A table cell holding a code span: only the pipe needs escaping (GFM tables)."""
+    """Return a table cell holding a code span: only the pipe needs escaping (GFM tables)."""
     return str(text).replace('|', '\\|').replace('\n', ' ')
 
 

@@ -10,12 +10,12 @@ from sensor_msgs.msg import JointState
 
 
 def duration_s(duration) -> float:
-    """A ``builtin_interfaces/Duration`` as seconds (``sec + 1e-9 * nanosec``)."""
+    """Return a ``builtin_interfaces/Duration`` as seconds (``sec + 1e-9 * nanosec``)."""
     return duration.sec + 1e-9 * duration.nanosec
 
 
 def joint_state_msg(stamp, names, position=None, velocity=None, effort=None) -> JointState:
-    """A ``JointState`` with the given stamp (a Time message) and joint names.
+    """Return a ``JointState`` with the given stamp (a Time message) and joint names.
 
     Args:
         stamp: ``builtin_interfaces/Time`` of the sample.
@@ -37,7 +37,7 @@ def joint_state_msg(stamp, names, position=None, velocity=None, effort=None) -> 
 
 
 def trajectory_points(msg) -> list:
-    """The points of a ``JointTrajectory`` as ``(time_from_start_s, positions, velocities,
+    """Return the points of a ``JointTrajectory`` as ``(time_from_start_s, positions, velocities,
     accelerations)`` tuples (lists; velocities and accelerations may be empty).
     """
     return [(duration_s(p.time_from_start), list(p.positions), list(p.velocities),
@@ -45,7 +45,7 @@ def trajectory_points(msg) -> list:
 
 
 def trigger_handler(action, on_success=None):
-    """A ``std_srvs/Trigger`` service callback.
+    """Return a ``std_srvs/Trigger`` service callback.
 
     Args:
         action: called for each request; returns ``(success, message)`` for the response.

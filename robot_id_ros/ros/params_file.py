@@ -20,7 +20,7 @@ class ParamsFileError(InputError):
 
 
 def node_parameters(params_file, node_name, example=None) -> dict:
-    """The parameters of one node in a ROS 2 parameters file.
+    """Return the parameters of one node in a ROS 2 parameters file.
 
     Args:
         params_file: path of the YAML file.
@@ -52,7 +52,7 @@ def node_parameters(params_file, node_name, example=None) -> dict:
 
 
 def estimator_settings(params_file, node_name='wrench_estimator') -> dict:
-    """The ``EstimatorConfig`` fields set in a parameters file of the wrench_estimator node.
+    """Return the ``EstimatorConfig`` fields set in a parameters file of the wrench_estimator node.
 
     E.g. config/wrench_estimator.yaml (the youBot settings): the node, the demo and
     ``robot-id estimate --params-file`` read the same file. Other node parameters (model_file,

@@ -57,5 +57,5 @@ class DriveModel:
         return i
 
     def current_to_torque(self, current_a):
-        """The driver's effort: current * Kt * N (Nm at the joint)."""
+        """Return the driver's effort: current * Kt * N (Nm at the joint)."""
         return np.asarray(current_a, dtype=float) * self.drive_gains_nm_a

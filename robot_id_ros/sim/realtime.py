@@ -87,7 +87,7 @@ class RealTimeClock:
         return None
 
     def stamp_ns(self, t_s) -> int:
-        """The stamp [ns] of simulation time ``t_s`` [s]."""
+        """Return the stamp [ns] of simulation time ``t_s`` [s]."""
         return self.start_ns + int(round(t_s * 1e9))
 
     def measure_factor(self) -> float:

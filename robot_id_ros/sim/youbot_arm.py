@@ -450,7 +450,7 @@ class SimulatedArm:
 
     # --- measurement -----------------------------------------------------------------------------
     def measure(self) -> Measurement:
-        """What the driver reports now (noisy, quantised) and the ground truth."""
+        """Return what the driver reports now (noisy, quantised) and the ground truth."""
         cur = self.drives.measure_current(self.tau_motor)
         wb, wt = self.true_wrench()
         return Measurement(

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Identification on synthetic data with known truth, made with the core: a perturbed youBot
 model (masses, COMs, inertias changed, still physically valid) generates torques along periodic
 Fourier excitations, with white noise of known standard deviation per joint added."""
@@ -19,8 +21,8 @@ from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.model_file import load_model
 
 SIGMA = np.array([0.08, 0.08, 0.05, 0.02, 0.01])
-FRICTION = FrictionModel([0.3, 0.3, 0.2, 0.1, 0.05], [0.3, 0.3, 0.2, 0.1, 0.05], [0.5, 0.4, 0.3, 0.05, 0.03],
-                         [0.02, -0.05, 0.01, 0.0, 0.01])
+FRICTION = FrictionModel([0.3, 0.3, 0.2, 0.1, 0.05], [0.3, 0.3, 0.2, 0.1, 0.05],
+                         [0.5, 0.4, 0.3, 0.05, 0.03], [0.02, -0.05, 0.01, 0.0, 0.01])
 
 
 # --- synthetic truth (shared with the other identification tests and the benchmark) ----------
@@ -38,7 +40,8 @@ def perturbed(robot, rng, mass_rel=0.2, com_abs=0.01, inertia_rel=0.3):
     return r
 
 
-def fourier_trajectory(robot, rng, period_s=10.0, harmonics=5, rate_hz=200.0, periods=3, frac=0.35):
+def fourier_trajectory(robot, rng, period_s=10.0, harmonics=5, rate_hz=200.0, periods=3,
+                       frac=0.35):
     """(t, Q, QD, QDD) of a random Fourier-series excitation within the joint and velocity limits."""
     lo, hi = robot.limits.lower_rad, robot.limits.upper_rad
     c, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
@@ -56,9 +59,11 @@ def fourier_trajectory(robot, rng, period_s=10.0, harmonics=5, rate_hz=200.0, pe
     return t, c + Q * amp, QD * amp, QDD * amp
 
 
-def synthetic_series(truth, friction, t, Q, QD, QDD, sigma, rng, encoder_rad=1e-5, source='synthetic'):
+def synthetic_series(truth, friction, t, Q, QD, QDD, sigma, rng, encoder_rad=1e-5,
+                     source='synthetic'):
     """JointStateSeries measured on ``truth``: encoder-quantised q, torque + N(0, sigma^2)."""
-    tau = np.array([truth.inverse_dynamics(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)]) + friction.torque(QD)
+    tau = np.array([truth.inverse_dynamics(q, qd, qdd)
+                    for q, qd, qdd in zip(Q, QD, QDD)]) + friction.torque(QD)
     eff = tau + rng.normal(size=tau.shape) * sigma
     Qm = np.round(Q / encoder_rad) * encoder_rad if encoder_rad else Q
     stamps = 1_700_000_000_000_000_000 + np.round(t * 1e9).astype(np.int64)
@@ -69,8 +74,12 @@ def true_theta(truth, regressor, friction):
     th = np.zeros(regressor.p)
     th[:regressor.n_inertial] = truth.standard_parameters()
     nk = len(regressor.joint_kinds)
-    vals = {'fv': friction.viscous_nm_s_rad, 'fc': friction.coulomb_pos_nm, 'fo': friction.offset_nm,
-            'Ia': truth.model.armature}
+    vals = {
+        'fv': friction.viscous_nm_s_rad,
+        'fc': friction.coulomb_pos_nm,
+        'fo': friction.offset_nm,
+        'Ia': truth.model.armature
+    }
     for i, k in enumerate(regressor.joint_kinds):
         th[regressor.n_inertial + i::nk] = vals[k]
     return th
@@ -143,7 +152,8 @@ def test_prior_weight_pulls_toward_urdf(setup):
     free = identify(robot, [train])
     damped = identify(robot, [train], options=IdentificationOptions(prior_weight=100.0))
     prior = free.dynamics.base.to_base(free.dynamics.theta_reference)
-    assert (np.linalg.norm(damped.dynamics.ls.beta - prior) < 0.5 * np.linalg.norm(free.dynamics.ls.beta - prior))
+    assert (np.linalg.norm(damped.dynamics.ls.beta - prior)
+            < 0.5 * np.linalg.norm(free.dynamics.ls.beta - prior))
     assert 'prior' in damped.dynamics.ls.method
 
 
@@ -173,7 +183,8 @@ def test_bad_input(setup):
     no_eff = JointStateSeries(train.joint_names, train.stamp_ns, train.q, train.qd, None, 'x')
     with pytest.raises(IdentificationError, match='no effort'):
         identify(robot, [no_eff])
-    other = JointStateSeries(('a', 'b', 'c', 'd', 'e'), train.stamp_ns, train.q, train.qd, train.effort, 'y')
+    other = JointStateSeries(('a', 'b', 'c', 'd', 'e'), train.stamp_ns, train.q, train.qd,
+                             train.effort, 'y')
     with pytest.raises(IdentificationError, match='do not match'):
         identify(robot, [other])
     with pytest.raises(IdentificationError, match='nothing to identify'):
@@ -186,7 +197,8 @@ def _static(robot, truth, rng, count, sigma=0.003, fixed=None):
         for j, v in fixed.items():
             Q[:, j] = v
     Z = np.zeros(robot.n)
-    tau = np.array([truth.inverse_dynamics(q, Z, Z) for q in Q]) + rng.normal(size=(count, robot.n)) * sigma
+    tau = np.array([truth.inverse_dynamics(q, Z, Z)
+                    for q in Q]) + rng.normal(size=(count, robot.n)) * sigma
     return StaticPoses(Q, tau, np.full_like(tau, sigma), np.full(count, 200), np.zeros(count))
 
 
@@ -227,7 +239,8 @@ def test_static_only_model(setup):
             q.append((1 - a) * poses.q[k] + a * nxt)
             eff.append(poses.tau[k])
             t += 10_000_000
-    s = JointStateSeries(robot.joint_names, np.array(stamps) + 1_700_000_000_000_000_000, np.array(q), None,
+    s = JointStateSeries(robot.joint_names,
+                         np.array(stamps) + 1_700_000_000_000_000_000, np.array(q), None,
                          np.array(eff), 'static')
     res = identify(robot, static=[s])
     assert res.gravity is not None and len(res.gravity.poses) >= 25
@@ -257,7 +270,8 @@ def test_friction_from_sweeps(setup):
                     q[j] = x
                     qd = Z.copy()
                     qd[j] = direction * v
-                    tau = truth.inverse_dynamics(q, qd, Z) + FRICTION.torque(qd) + rng.normal(size=robot.n) * 0.01
+                    tau = truth.inverse_dynamics(
+                        q, qd, Z) + FRICTION.torque(qd) + rng.normal(size=robot.n) * 0.01
                     stamps.append(t)
                     Q.append(q)
                     EFF.append(tau)
@@ -265,22 +279,27 @@ def test_friction_from_sweeps(setup):
                 segs.append({'type': 'constant_velocity', 't_start_ns': t0, 't_end_ns': t - 1,
                              'joint': robot.joint_names[j], 'velocity_rad_s': direction * v,
                              'direction': direction, 'speed_index': si})
-    s = JointStateSeries(robot.joint_names, np.array(stamps), np.array(Q), None, np.array(EFF), 'sweeps')
+    s = JointStateSeries(robot.joint_names, np.array(stamps), np.array(Q), None, np.array(EFF),
+                         'sweeps')
     r = identify_friction_sweeps(robot, [(s, {'segments': segs})], IdentificationOptions())
     assert r.joints_fitted == [robot.joint_names[1], robot.joint_names[2]]
     for j in (1, 2):
         fc = 0.5 * (r.friction.coulomb_pos_nm[j] + r.friction.coulomb_neg_nm[j])
         assert fc == pytest.approx(FRICTION.coulomb_pos_nm[j], abs=0.02)
-        assert r.friction.viscous_nm_s_rad[j] == pytest.approx(FRICTION.viscous_nm_s_rad[j], abs=0.03)
+        assert r.friction.viscous_nm_s_rad[j] == pytest.approx(FRICTION.viscous_nm_s_rad[j],
+                                                               abs=0.03)
 
 
 def _write_bag(path, series):
     with BagWriter(path) as w:
         for k in range(len(series)):
-            w.write('/joint_states', series.stamp_ns[k],
-                    w.joint_state(series.stamp_ns[k], list(series.joint_names) + ['gripper_finger_joint_l'],
-                                  list(series.q[k]) + [0.0], list(series.qd[k]) + [0.0],
-                                  list(series.effort[k]) + [0.0]))
+            w.write(
+                '/joint_states', series.stamp_ns[k],
+                w.joint_state(series.stamp_ns[k],
+                              list(series.joint_names) + ['gripper_finger_joint_l'],
+                              list(series.q[k]) + [0.0],
+                              list(series.qd[k]) + [0.0],
+                              list(series.effort[k]) + [0.0]))
 
 
 def test_cli_identify_validate_and_bad_input(setup, tmp_path, capsys):
@@ -290,31 +309,43 @@ def test_cli_identify_validate_and_bad_input(setup, tmp_path, capsys):
     _write_bag(tmp_path / 'train', short)
     _write_bag(tmp_path / 'test', test)
     out = tmp_path / 'model.yaml'
-    rc = main(['identify', '--data', str(tmp_path / 'train'), '--out', str(out), '--report', str(tmp_path / 'rep')])
+    rc = main([
+        'identify', '--data',
+        str(tmp_path / 'train'), '--out',
+        str(out), '--report',
+        str(tmp_path / 'rep')
+    ])
     assert rc == 0 and out.is_file()
-    assert (tmp_path / 'rep' / 'report.md').is_file() and (tmp_path / 'rep' / 'fit_0.png').is_file()
+    assert (tmp_path / 'rep' / 'report.md').is_file() and (tmp_path / 'rep' /
+                                                           'fit_0.png').is_file()
     m = load_model(out)
     assert m.base is not None and m.residual_std_nm is not None
     capsys.readouterr()
     assert main(['validate', '--model', str(out), '--data', str(tmp_path / 'test'), '--json']) == 0
     import json
     js = json.loads(capsys.readouterr().out)
-    for key in ('joint_names', 'samples', 'rmse_nm', 'per_joint_relative_error', 'relative_error', 'filter_hz',
-                'relative_error_filtered'):
+    for key in ('joint_names', 'samples', 'rmse_nm', 'per_joint_relative_error', 'relative_error',
+                'filter_hz', 'relative_error_filtered'):
         assert key in js
     assert np.all(np.array(js['rmse_nm']) / SIGMA < 1.1)
     # bad input: a bag without effort -> exit 2, one line, nothing written
-    no_eff = JointStateSeries(test.joint_names, test.stamp_ns, test.q, test.qd, np.zeros_like(test.q), 'n')
+    no_eff = JointStateSeries(test.joint_names, test.stamp_ns, test.q, test.qd,
+                              np.zeros_like(test.q), 'n')
     with BagWriter(tmp_path / 'noeff') as w:
         for k in range(len(no_eff)):
-            w.write('/joint_states', no_eff.stamp_ns[k],
-                    w.joint_state(no_eff.stamp_ns[k], no_eff.joint_names, no_eff.q[k], no_eff.qd[k], []))
+            w.write(
+                '/joint_states', no_eff.stamp_ns[k],
+                w.joint_state(no_eff.stamp_ns[k], no_eff.joint_names, no_eff.q[k], no_eff.qd[k],
+                              []))
     bad = tmp_path / 'bad.yaml'
     assert main(['identify', '--data', str(tmp_path / 'noeff'), '--out', str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'effort' in err[0]
     assert not bad.exists()
-    assert main(['identify', '--data', str(tmp_path / 'train'), '--topic', '/nope', '--out', str(bad)]) == 2
+    assert main(
+        ['identify', '--data',
+         str(tmp_path / 'train'), '--topic', '/nope', '--out',
+         str(bad)]) == 2
     assert 'no topic' in capsys.readouterr().err
     assert not bad.exists()
     # a URDF whose joints the bag does not have

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Identification on the ROS-free simulated youBot (issue 6's simulator acceptance, reduced to a test).
 
 Data as the recorders make them, without ROS: ``SimulatedArm`` (stiction with breakaway ratio 1.3,
@@ -34,13 +36,14 @@ MIN_VELOCITY_RAD_S = 0.05     # the in-motion threshold of the metric and the fi
 
 # the identification this test (and the demo) uses on recorder data of the simulated youBot
 SIM_OPTIONS = dict(friction=True, offset=False, rotor_inertia=True, coulomb_asymmetric=True,
-                   stribeck_column=True, derivative_method='savgol', cutoff_hz=25.0, sidecar_window=True,
-                   min_velocity_rad_s=MIN_VELOCITY_RAD_S)
+                   stribeck_column=True, derivative_method='savgol', cutoff_hz=25.0,
+                   sidecar_window=True, min_velocity_rad_s=MIN_VELOCITY_RAD_S)
 
 
 def noise_floor_nm(cfg: SimConfig):
     """Standard deviation of the effort's sensing noise per joint (Nm): current noise and quantisation."""
-    return np.sqrt(cfg.current_noise_a ** 2 + cfg.current_resolution_a ** 2 / 12) * cfg.drive_gains_nm_a
+    return np.sqrt(cfg.current_noise_a**2 +
+                   cfg.current_resolution_a**2 / 12) * cfg.drive_gains_nm_a
 
 
 class _Periods(rec.Motion):
@@ -55,7 +58,8 @@ class _Periods(rec.Motion):
 def _series(arm, rows, source):
     t = np.array([r[0] for r in rows])
     q, qd, eff = (np.array([r[k] for r in rows]) for k in (1, 2, 3))
-    return JointStateSeries(tuple(arm.joint_names), np.round(t * 1e9).astype(np.int64), q, qd, eff, source)
+    return JointStateSeries(tuple(arm.joint_names),
+                            np.round(t * 1e9).astype(np.int64), q, qd, eff, source)
 
 
 def _record(arm, duration_s, rows):
@@ -72,14 +76,16 @@ def run_excitation(arm: SimulatedArm, traj, periods, source='excitation'):
     lim = rec.SafetyLimits(0.1, VELOCITY_RAD_S, ACCELERATION_RAD_S2)
     ex = _Periods(traj, periods)
     zero = np.zeros(arm.n)
-    ramp_in = rec.plan_transition((arm.q.copy(), zero, zero), ex.evaluate(0.0), lim, arm.lower, arm.upper, 1.0)
+    ramp_in = rec.plan_transition((arm.q.copy(), zero, zero), ex.evaluate(0.0), lim, arm.lower,
+                                  arm.upper, 1.0)
     s1 = ex.evaluate(ex.duration_s)
     q_rest = np.clip(s1[0] + 0.5 * s1[1], arm.lower, arm.upper)
     ramp_out = rec.plan_transition(s1, (q_rest, zero, zero), lim, arm.lower, arm.upper, 1.0)
     motion = rec.Sequence([ramp_in, ex, ramp_out])
     rel, Q, V = rec.sample_for_command(motion, 0.0, motion.duration_s, 0.05)
     t_start = arm.t + 0.3
-    arm.set_trajectory(arm.joint_names, [(float(t), q, v, []) for t, q, v in zip(rel, Q, V) if t > 0],
+    arm.set_trajectory(arm.joint_names,
+                       [(float(t), q, v, []) for t, q, v in zip(rel, Q, V) if t > 0],
                        start_time_s=t_start)
     rows = []
     _record(arm, t_start - arm.t + motion.duration_s + 0.5, rows)
@@ -97,10 +103,13 @@ def run_static(arm: SimulatedArm, poses, window_s=1.5, settle_s=1.5, source='sta
     rows, segs = [], []
     for i, target in enumerate(poses):
         for d in (1, -1):
-            motion, signs = rec.plan_approach(arm.q.copy(), target, d, 0.08, lim, arm.lower, arm.upper)
-            arm.set_trajectory(arm.joint_names, [(float(t), q, v, []) for t, q, v in
-                                                 zip(*rec.sample_for_command(motion, 0.0, motion.duration_s, 0.05))
-                                                 if t > 0])
+            motion, signs = rec.plan_approach(arm.q.copy(), target, d, 0.08, lim, arm.lower,
+                                              arm.upper)
+            arm.set_trajectory(
+                arm.joint_names,
+                [(float(t), q, v, [])
+                 for t, q, v in zip(*rec.sample_for_command(motion, 0.0, motion.duration_s, 0.05))
+                 if t > 0])
             _record(arm, motion.duration_s + settle_s, rows)
             t0 = rows[-1][0]
             _record(arm, window_s, rows)
@@ -111,8 +120,8 @@ def run_static(arm: SimulatedArm, poses, window_s=1.5, settle_s=1.5, source='sta
 
 
 def design(robot, seed, period_s, iterations=20):
-    return design_excitation(robot, RegressorOptions(friction=True, rotor_inertia=True), period_s=period_s,
-                             harmonics=5, seed=seed, max_iterations=iterations,
+    return design_excitation(robot, RegressorOptions(friction=True, rotor_inertia=True),
+                             period_s=period_s, harmonics=5, seed=seed, max_iterations=iterations,
                              velocity_limits_rad_s=np.full(robot.n, VELOCITY_RAD_S),
                              acceleration_limits_rad_s2=np.full(robot.n, ACCELERATION_RAD_S2),
                              velocity_fraction=0.9, acceleration_fraction=0.9).trajectory
@@ -171,7 +180,8 @@ def test_former_demo_options_miss_the_in_motion_figure(sim_data):
     Coulomb, no Stribeck, every sample in the fit) stays above 1.12 on some joint in motion (1.58
     1.91 1.37 1.18 1.08 here)."""
     robot, cfg, arm, ident, held, static = sim_data
-    opts = IdentificationOptions(friction=True, offset=False, rotor_inertia=True, coulomb_asymmetric=False)
+    opts = IdentificationOptions(friction=True, offset=False, rotor_inertia=True,
+                                 coulomb_asymmetric=False)
     res = identify(robot, data=[ident], options=opts)
     v = validate(res.model, held[0], None, held[1], min_velocity_rad_s=MIN_VELOCITY_RAD_S)
     in_motion = np.array(v.metrics['rmse_in_motion_nm']) / noise_floor_nm(cfg)
@@ -212,4 +222,5 @@ def test_dynamic_model_gravity_predicts_static_holds_within_band(sim_data):
     ratio = np.where(e > 0, e / arm.breakaway_pos, -e / arm.breakaway_neg)
     g_err = np.abs(np.array([arm.true_gravity_torque(q) for q in poses.q]) - pred)
     assert np.max(ratio) < 1.05, ratio.max(axis=0)
-    assert np.all(g_err.max(axis=0) < 0.05 * np.minimum(arm.breakaway_pos, arm.breakaway_neg)), g_err.max(axis=0)
+    assert np.all(g_err.max(axis=0) < 0.05 *
+                  np.minimum(arm.breakaway_pos, arm.breakaway_neg)), g_err.max(axis=0)

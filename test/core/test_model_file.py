@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 import numpy as np
 import pytest
 import yaml
@@ -5,11 +7,12 @@ import yaml
 from robot_id_ros.model.base_parameters import compute_base_parameters
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import default_urdf_path, youbot_model
-from robot_id_ros.io.model_file import (IdentifiedModel, ModelFileError, Payload, load_model, nominal_model)
+from robot_id_ros.io.model_file import (IdentifiedModel, ModelFileError, Payload, load_model,
+                                        nominal_model)
 from robot_id_ros.model.regressor import Regressor, RegressorOptions
 
-FRICTION = FrictionModel([0.8, 0.6, 0.5, 0.2, 0.15], [0.7, 0.5, 0.45, 0.2, 0.15], [1.0, 0.8, 0.6, 0.1, 0.1],
-                         [0.0] * 5)
+FRICTION = FrictionModel([0.8, 0.6, 0.5, 0.2, 0.15], [0.7, 0.5, 0.45, 0.2, 0.15],
+                         [1.0, 0.8, 0.6, 0.1, 0.1], [0.0] * 5)
 
 
 def _identified():
@@ -20,16 +23,18 @@ def _identified():
     rng = np.random.default_rng(0)
     theta = reg.reference_parameters()
     for j in range(5):  # friction columns: Ia, fv, fc per joint
-        theta[reg.n_inertial + 3 * j:reg.n_inertial + 3 * j + 3] = [0.01, FRICTION.viscous_nm_s_rad[j],
-                                                                     FRICTION.coulomb_pos_nm[j]]
+        theta[reg.n_inertial + 3 * j:reg.n_inertial + 3 * j +
+              3] = [0.01, FRICTION.viscous_nm_s_rad[j], FRICTION.coulomb_pos_nm[j]]
     beta = base.to_base(theta) * (1 + 0.05 * rng.normal(size=base.n_base))
     theta_id = base.to_standard(beta, theta)
     cov = np.diag((0.01 * np.abs(beta) + 1e-6) ** 2)
-    return IdentifiedModel(robot, opts, theta_id, FrictionModel.zeros(5), base=base, base_values=beta,
-                           base_std=np.sqrt(np.diag(cov)), base_covariance=cov,
+    return IdentifiedModel(robot, opts, theta_id, FrictionModel.zeros(5), base=base,
+                           base_values=beta, base_std=np.sqrt(np.diag(cov)), base_covariance=cov,
                            drive_gains_nm_per_a=np.array([5.226, 5.226, 3.35, 3.621, 3.479]),
-                           residual_std_nm=np.full(5, 0.05), identification={'method': 'test', 'samples': 10},
-                           validation={'relative_error': 0.01})
+                           residual_std_nm=np.full(5, 0.05), identification={
+                               'method': 'test',
+                               'samples': 10
+                           }, validation={'relative_error': 0.01})
 
 
 def test_round_trip_reproduces_torque_and_fields(tmp_path):
@@ -73,9 +78,10 @@ def test_payload_changes_gravity_by_mass_times_jacobian():
     # J^T of the payload point times its weight
     import pinocchio as pin
     r = youbot_model()
-    fid = r.model.addFrame(pin.Frame('p', r.model.frames[r.tool_frame_id].parentJoint, r.tool_frame_id,
-                                     r.model.frames[r.tool_frame_id].placement * pin.SE3(np.eye(3), com_tool),
-                                     pin.FrameType.OP_FRAME))
+    fid = r.model.addFrame(
+        pin.Frame('p', r.model.frames[r.tool_frame_id].parentJoint, r.tool_frame_id,
+                  r.model.frames[r.tool_frame_id].placement * pin.SE3(np.eye(3), com_tool),
+                  pin.FrameType.OP_FRAME))
     r.data = r.model.createData()
     J = pin.computeFrameJacobian(r.model, r.data, q, fid, pin.LOCAL_WORLD_ALIGNED)[:3]
     np.testing.assert_allclose(g1 - g0, -J.T @ (0.3 * np.array([0, 0, -9.81])), atol=1e-9)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Payload mass/COM from static poses and drive gains, on synthetic truth made with the core."""
 import numpy as np
 import pytest
@@ -68,10 +70,14 @@ def test_drive_gains_from_known_payload(world):
     robot, truth, Q, rng = world
     wo = _poses(truth, Q, rng, noise=0.0, stiction=0.0)
     wi = _poses(truth, Q, rng, PAYLOAD, noise=0.0, stiction=0.0)
-    cur = lambda p: StaticPoses(p.q, p.tau / GAINS + rng.normal(size=p.tau.shape) * 0.001, p.tau_std,  # noqa: E731
-                                p.samples, p.approach)
+    cur = lambda p: StaticPoses(
+        p.q,
+        p.tau / GAINS + rng.normal(size=p.tau.shape) * 0.001,
+        p.tau_std,  # noqa: E731
+        p.samples,
+        p.approach)
     r = estimate_drive_gains(robot, PAYLOAD, cur(wi), cur(wo))
-    assert np.isnan(r.gains_nm_per_a[0])        # joint 1 (vertical axis) is not loaded by a payload
+    assert np.isnan(r.gains_nm_per_a[0])  # joint 1 (vertical axis) is not loaded by a payload
     assert np.allclose(r.gains_nm_per_a[1:4], GAINS[1:4], rtol=0.02)
 
 

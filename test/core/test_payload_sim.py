@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Payload mass and COM on the ROS-free simulated youBot (issue 6's payload acceptance: mass within
 2 % and COM within 5 mm with a 0.3 kg payload).
 
@@ -39,8 +41,9 @@ COM_TOOL_M = np.array([0.01, -0.005, 0.03])
 BAND_GUESS_NM = np.array([1.0, 0.9, 0.7, 0.3, 0.2])
 
 
-def payload_poses(robot: RobotModel, count, seed, mass_kg=MASS_KG, com_m=COM_TOOL_M, band_nm=BAND_GUESS_NM,
-                  torque_fraction=0.7, margin_rad=0.1, floor_clearance_m=0.05, candidates=600):
+def payload_poses(robot: RobotModel, count, seed, mass_kg=MASS_KG, com_m=COM_TOOL_M,
+                  band_nm=BAND_GUESS_NM, torque_fraction=0.7, margin_rad=0.1,
+                  floor_clearance_m=0.05, candidates=600):
     """``count`` poses for a payload experiment: random candidates within the limits (joint 1, about
     the vertical, held mid-range), above the floor, whose static torque with the expected payload
     plus 1.3 x ``band_nm`` stays below ``torque_fraction`` of the drive limits; chosen greedily
@@ -68,15 +71,18 @@ def payload_poses(robot: RobotModel, count, seed, mass_kg=MASS_KG, com_m=COM_TOO
     blocks /= np.linalg.norm(blocks.reshape(-1, 4), axis=0)
     chosen, info = [], 1e-6 * np.eye(4)
     for _ in range(count):
-        val = [-np.inf if c in chosen else np.linalg.slogdet(info + b.T @ b)[1] for c, b in enumerate(blocks)]
+        val = [
+            -np.inf if c in chosen else np.linalg.slogdet(info + b.T @ b)[1]
+            for c, b in enumerate(blocks)
+        ]
         c = int(np.argmax(val))
         chosen.append(c)
         info = info + blocks[c].T @ blocks[c]
     return rec.order_poses(cand[chosen])
 
 
-def record_payload_runs(seed, count=12, window_s=1.5, settle_s=1.5, mass_kg=MASS_KG, com_m=COM_TOOL_M,
-                        raw=None):
+def record_payload_runs(seed, count=12, window_s=1.5, settle_s=1.5, mass_kg=MASS_KG,
+                        com_m=COM_TOOL_M, raw=None):
     """(robot, arm, poses, without, with_): static holds of the same poses (both approach
     directions) on one simulated arm, first without the payload, then with it (``StaticPoses``).
     With a dict ``raw``, the recorded (series, sidecar) of each run go into raw['without'/'with']."""
@@ -139,9 +145,12 @@ def _write_bag(path, series, sidecar):
     names = list(series.joint_names) + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
     with BagWriter(path) as w:
         for k in range(len(series)):
-            w.write('/joint_states', series.stamp_ns[k], w.joint_state(
-                series.stamp_ns[k], names, list(series.q[k]) + [0.0, 0.0], list(series.qd[k]) + [0.0, 0.0],
-                list(series.effort[k]) + [0.0, 0.0]))
+            w.write(
+                '/joint_states', series.stamp_ns[k],
+                w.joint_state(series.stamp_ns[k], names,
+                              list(series.q[k]) + [0.0, 0.0],
+                              list(series.qd[k]) + [0.0, 0.0],
+                              list(series.effort[k]) + [0.0, 0.0]))
     write_sidecar(sidecar_path(path), sidecar)
 
 
@@ -159,9 +168,13 @@ def test_robot_id_payload_command_on_the_simulated_holds(runs, tmp_path):
     nominal_model(robot).save(model)
     _write_bag(tmp_path / 'without', *RAW['without'])
     _write_bag(tmp_path / 'with', *RAW['with'])
-    r = subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', 'payload', '--model', str(model), '--data',
-                        str(tmp_path / 'with'), '--without', str(tmp_path / 'without'), '--out',
-                        str(tmp_path / 'payload.yaml'), '--json'], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([
+        sys.executable, '-m', 'robot_id_ros.cli', 'payload', '--model',
+        str(model), '--data',
+        str(tmp_path / 'with'), '--without',
+        str(tmp_path / 'without'), '--out',
+        str(tmp_path / 'payload.yaml'), '--json'
+    ], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     for key in ('mass_kg', 'com_m', 'mass_std_kg', 'com_std_m'):
@@ -171,8 +184,12 @@ def test_robot_id_payload_command_on_the_simulated_holds(runs, tmp_path):
     saved = yaml.safe_load((tmp_path / 'payload.yaml').read_text())
     assert saved == d
     # a bag without the topic is a one-line error and writes nothing
-    bad = subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', 'payload', '--model', str(model), '--data',
-                          str(tmp_path / 'with'), '--topic', '/nope', '--out', str(tmp_path / 'bad.yaml')],
-                         capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and '/nope' in bad.stderr
+    bad = subprocess.run([
+        sys.executable, '-m', 'robot_id_ros.cli', 'payload', '--model',
+        str(model), '--data',
+        str(tmp_path / 'with'), '--topic', '/nope', '--out',
+        str(tmp_path / 'bad.yaml')
+    ], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and len(
+        bad.stderr.strip().splitlines()) == 1 and '/nope' in bad.stderr
     assert not (tmp_path / 'bad.yaml').exists()

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Physical consistency (pseudo-inertia LMI) on synthetic truth; identified URDF export."""
 import numpy as np
 import pytest

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Identification on real robot data (../shared/data): Franka Panda (Gaz et al. 2019) and KUKA
 LWR4+ (FloBaRoID), compared with their published figures."""
 from pathlib import Path
@@ -19,8 +21,8 @@ LWR_PUBLISHED = 0.0281       # FloBaRoID tutorial: relative validation error
 # relative_error_filtered: ||tau_f - Y theta|| / ||tau_f|| over all 7 joints and all 19,600 samples of the
 # fitted window (0.7 .. 20.3 s), tau_f = the recorded effort low-passed at 10 Hz (zero-phase Butterworth,
 # order 4 forward-backward, applied to that window), hence torque_cutoff_hz=10 given explicitly.
-PANDA_OPTIONS = dict(weighting='ols', velocity_source='measured', trim_s=0.7, derivative_method='savgol',
-                     cutoff_hz=5.0, torque_cutoff_hz=10.0)
+PANDA_OPTIONS = dict(weighting='ols', velocity_source='measured', trim_s=0.7,
+                     derivative_method='savgol', cutoff_hz=5.0, torque_cutoff_hz=10.0)
 # the former setting (savgol at the default 10 Hz): 1.45 % filtered, 2.89 % raw
 PANDA_OPTIONS_10HZ = dict(weighting='ols', velocity_source='measured', trim_s=0.7)
 LWR_OPTIONS = dict()

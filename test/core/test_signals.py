@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Signal processing: known-derivative signals with known noise, jitter, period mismatch, bad input."""
 import numpy as np
 import pytest
@@ -27,7 +29,8 @@ HARMONICS = 5
 
 def periodic_signal(t, period_s=T_TRUE):
     w = 2 * np.pi / period_s
-    a = np.array([[1.0, 0.3], [0.0, -0.2], [0.3, 0.0], [0.0, 0.1], [-0.2, 0.05]])  # (harmonic, col)
+    a = np.array([[1.0, 0.3], [0.0, -0.2], [0.3, 0.0], [0.0, 0.1], [-0.2,
+                                                                    0.05]])  # (harmonic, col)
     ph = np.array([0.0, 1.0, 2.0, 0.5, -1.0])
     x = np.zeros((len(t), 2))
     xd = np.zeros_like(x)

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Signal processing for identification data (ROS-free).
 
 Conventions (every function here):

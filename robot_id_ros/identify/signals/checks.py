@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Input checks shared by the signal-processing functions, and their error."""
 from __future__ import annotations
 

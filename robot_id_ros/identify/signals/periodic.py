@@ -1,6 +1,9 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Periodic data (an excitation played repeatedly): exact band-limited Fourier derivatives and
 low-pass, period detection, cycle alignment and cycle averaging (Swevers et al. 1997,
-eq. 31-32)."""
+eq. 31-32).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -184,7 +187,8 @@ def cycle_offset(x, reference, rate_hz=None):
     ``reference`` (e.g. the commanded trajectory sampled at the data rate): cycles of x start at
     offset + k * len(reference). By circular cross-correlation of the reference with the first
     whole cycle of x, refined by parabolic interpolation. Returns a value in
-    [0, len(reference))."""
+    [0, len(reference)).
+    """
     A, _ = as_data(x, 'x')
     R, _ = as_data(reference, 'reference')
     A = A.reshape(A.shape[0], -1)
@@ -227,7 +231,8 @@ class CycleAverage:
     def sample_rate_hz(self, input_rate_hz):
         """Rate of the samples of ``mean``: round(P) samples span one period of P input samples.
         Use it (and period_s = samples_per_period / input_rate_hz) with
-        ``periodic_derivatives``."""
+        ``periodic_derivatives``.
+        """
         return float(input_rate_hz) * self.mean.shape[0] / self.samples_per_period
 
     def period_s(self, input_rate_hz):

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Samples with jittery or irregular stamps onto a uniform grid, with the gaps reported."""
 from __future__ import annotations
 
