@@ -25,6 +25,8 @@ values by field name with ``config_from``.
 """
 from __future__ import annotations
 
+import math
+import re
 import sys
 
 from contextlib import contextmanager
@@ -36,6 +38,10 @@ from robot_id_ros.errors import InputError, RobotIdError
 from robot_id_ros.settings import Setting, settings_of
 from robot_id_ros.sim.config import EFFORT_UNITS
 NO_STRINGS = ['']      # the default of a string-array parameter that may be empty
+PATH_WORDS = frozenset({'file', 'files', 'folder', 'folders', 'path', 'paths', 'dir', 'dirs',
+                        'directory', 'bag', 'bags'})   # words that make a parameter path-like
+NAME_PATTERN = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_./:-]{0,255}')   # a joint or frame name
+MAX_LIST = 64          # most entries of a run-time array parameter (names, gains)
 
 
 def desc(text, read_only=False):
@@ -166,6 +172,55 @@ def parameter_check():
         raise InputError(str(exc), kind='parameter') from exc
 
 
+def is_path_like(name, descriptor) -> bool:
+    """Whether a parameter names a file or folder: a word of its name or of its description is a
+    file, folder, path, dir(ectory) or bag (such a parameter must be read-only: fixed at start)."""
+    words = set(name.lower().split('_')) | set(
+        re.findall(r'[a-z]+', descriptor.description.lower()))
+    return bool(words & PATH_WORDS)
+
+
+def run_time_problem(new, choices=None, names=(), topics=(), numbers=None):
+    """Why a run-time change of parameters is refused (the ranges rclpy checks itself).
+
+    Args:
+        new: ``{name: value}`` being set.
+        choices: ``{name: allowed values}`` of string parameters.
+        names: parameters holding a joint or frame name, or a list of them (``NAME_PATTERN``;
+            '' is allowed: it means the default).
+        topics: parameters holding a ROS topic name.
+        numbers: ``{name: (lo, hi)}`` of number-array parameters: at most ``MAX_LIST`` finite
+            values inside ``[lo, hi]``.
+
+    Returns:
+        None when every value is acceptable, else one line naming the parameter and the reason.
+    """
+    choices, numbers = choices or {}, numbers or {}
+    for name, value in new.items():
+        if name in choices and value not in choices[name]:
+            return f'{name} must be one of {list(choices[name])}, got {value!r}'
+        if name in names:
+            values = [value] if isinstance(value, str) else list(value)
+            bad = [v for v in values if v and not NAME_PATTERN.fullmatch(v)]
+            if bad or len(values) > MAX_LIST:
+                return (f'{name}: at most {MAX_LIST} names of letters, digits and _ . / : -, '
+                        f'got {bad or len(values)}')
+        if name in topics:
+            from rclpy.validate_topic_name import validate_topic_name
+            try:
+                validate_topic_name(value)
+            except Exception as exc:  # noqa: BLE001 - rclpy raises its own InvalidTopicName
+                return f'{name}: {value!r} is not a ROS topic name ({exc})'
+        if name in numbers:
+            lo, hi = numbers[name]
+            values = list(value)
+            if len(values) > MAX_LIST or not all(
+                    math.isfinite(v) and lo <= v <= hi for v in values):
+                return (f'{name}: at most {MAX_LIST} finite values in [{lo:g}, {hi:g}], '
+                        f'got {values}')
+    return None
+
+
 def refuse_renamed(node, renamed):
     """InputError naming the new name when ``node`` was given a parameter under a former name.
 
@@ -178,6 +233,6 @@ def refuse_renamed(node, renamed):
         raise InputError(f'renamed parameter(s): {text}', kind='renamed_parameter')
 
 
-__all__ = ['EFFORT_UNITS', 'NO_STRINGS', 'config_from', 'declare_table', 'desc', 'float_desc',
-           'int_desc', 'parameter_check', 'read_table', 'refuse_renamed', 'require',
-           'string_list']
+__all__ = ['EFFORT_UNITS', 'MAX_LIST', 'NAME_PATTERN', 'NO_STRINGS', 'PATH_WORDS', 'config_from',
+           'declare_table', 'desc', 'float_desc', 'int_desc', 'is_path_like', 'parameter_check',
+           'read_table', 'refuse_renamed', 'require', 'run_time_problem', 'string_list']
