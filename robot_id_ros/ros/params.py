@@ -1,4 +1,5 @@
-"""Parameter helpers shared by the nodes: one way to describe and read a parameter.
+"""Parameter helpers shared by the nodes: one way to describe, read and check a parameter, and
+the guard of a node's output folder (``OutputGuard``).
 
 Descriptor builders (``read_only`` parameters are fixed at start: rclpy refuses ``ros2 param
 set`` on them):
@@ -19,6 +20,10 @@ Conventions the nodes share:
 - ``refuse_renamed``: a node refuses to start when it is given a parameter under a former name
   (rclpy would otherwise silently ignore the undeclared name).
 
+Safety over DDS: a parameter naming a file or folder (``is_path_like``) is read-only; a run-time
+change of another is checked by its range or by ``run_time_problem`` in the node's set-parameters
+callback; a node writes only through an ``OutputGuard`` made at start.
+
 One way to declare and read: a node keeps a table ``{name: (default, descriptor)}``, declares it
 with ``declare_table`` (which returns the values) and builds its settings dataclass from those
 values by field name with ``config_from``.
@@ -31,6 +36,7 @@ import sys
 
 from contextlib import contextmanager
 from dataclasses import fields
+from pathlib import Path
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 
@@ -221,6 +227,52 @@ def run_time_problem(new, choices=None, names=(), topics=(), numbers=None):
     return None
 
 
+class OutputGuard:
+    """The folder a node writes into, fixed at start: a write that would leave it is refused.
+
+    The folder is resolved when the node starts (its configured output is read-only). Before
+    each write ``target()`` checks that the folder still resolves there (no symbolic link was
+    swapped in for it or a parent) and that no existing entry the write may open (the file and
+    its temporaries, or every entry of a folder output) is a symbolic link leading outside.
+
+    Args:
+        path: the configured output: a file, or with ``is_folder`` a folder; '' = none.
+        what: the parameter's name, for messages.
+        is_folder: ``path`` is the output folder itself (a report folder).
+    """
+
+    def __init__(self, path, what, is_folder=False):
+        self.given, self.what = (Path(path) if path else None), what
+        self.name = None if (is_folder or self.given is None) else self.given.name
+        self.folder = None if self.given is None else self._folder_now()
+
+    def _folder_now(self):
+        return (self.given if self.name is None else self.given.parent).resolve()
+
+    def target(self):
+        """The path to write now (None when no output is configured).
+
+        Raises:
+            InputError: (kind 'outside_output') the folder moved, or an entry is a symbolic link
+                to a place outside the folder.
+        """
+        if self.given is None:
+            return None
+        if self._folder_now() != self.folder:
+            raise InputError(f'{self.what}: {self.given} no longer resolves into {self.folder} '
+                             '(a symbolic link was put in its path): not written',
+                             kind='outside_output')
+        if self.folder.is_dir():
+            for entry in self.folder.iterdir():
+                if self.name is not None and not entry.name.startswith(self.name):
+                    continue
+                if entry.is_symlink() and not entry.resolve().is_relative_to(self.folder):
+                    raise InputError(f'{self.what}: {entry} is a symbolic link to '
+                                     f'{entry.resolve()}, outside {self.folder}: not written',
+                                     kind='outside_output')
+        return self.folder if self.name is None else self.folder / self.name
+
+
 def refuse_renamed(node, renamed):
     """InputError naming the new name when ``node`` was given a parameter under a former name.
 
@@ -233,6 +285,7 @@ def refuse_renamed(node, renamed):
         raise InputError(f'renamed parameter(s): {text}', kind='renamed_parameter')
 
 
-__all__ = ['EFFORT_UNITS', 'MAX_LIST', 'NAME_PATTERN', 'NO_STRINGS', 'PATH_WORDS', 'config_from',
+__all__ = ['EFFORT_UNITS', 'MAX_LIST', 'NAME_PATTERN', 'NO_STRINGS', 'PATH_WORDS', 'OutputGuard',
+           'config_from',
            'declare_table', 'desc', 'float_desc', 'int_desc', 'is_path_like', 'parameter_check',
            'read_table', 'refuse_renamed', 'require', 'run_time_problem', 'string_list']
