@@ -35,7 +35,8 @@ from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetect
 from robot_id_ros.estimate.mapping import WrenchMapper
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
-                                           StampGate, TareAverage, check_sample)
+                                           StampGate, TareAverage, check_sample,
+                                           first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
                                             stiction_hold, stiction_hold_batch)
 from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertainty
@@ -375,23 +376,13 @@ class WrenchEstimator:
                 part = self._process_part(stamp_ns[i0:i1], Q[i0:i1], QD[i0:i1], E[i0:i1],
                                           usable[i0:i1], tare, progress)
                 parts.append((i0, part))
-            bad = self._first_nonfinite(parts)
+            bad = first_nonfinite(parts)
             if bad is None:
                 break
             usable[bad], why[bad] = False, NONFINITE_REASON
             cuts = sorted(set(cuts) | {bad + 1} - {N0})
         self.reset('process done')   # process() starts from and leaves a reset estimator
         return self._joined(parts, why, cuts)
-
-    @staticmethod
-    def _first_nonfinite(parts):
-        """The input index of the first accepted sample whose outputs are not finite, or None."""
-        for i0, p in parts:
-            ok = (np.isfinite(p.tau_ext).all(1) & np.isfinite(p.wrench).all(1)
-                  & np.isfinite(p.wrench_std).all(1))
-            if not ok.all():
-                return i0 + int(p.index[np.flatnonzero(~ok)[0]])
-        return None
 
     def _joined(self, parts, why, cuts):
         """One ``BatchResult`` of the parts ``[(first input index, BatchResult)]``, the rejected
@@ -408,8 +399,8 @@ class WrenchEstimator:
 
     def _process_part(self, stamp_ns, Q, QD, E, usable, tare, progress):
         """``process`` over samples with no restart for a non-finite state among them; ``tare``
-        is ``[tare_at_s]``, set to ``[None]`` once the tare is taken."""
-        N0, n = Q.shape
+        is ``[stamp ns]`` of the tare, set to ``[None]`` once the tare is taken."""
+        n = self.n
         keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, usable)
         idx = np.flatnonzero(keep)
         S, Q, QD, E, starts = stamp_ns[idx], Q[idx], QD[idx], E[idx], seg_start[idx]

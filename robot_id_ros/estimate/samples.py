@@ -7,6 +7,8 @@ One implementation of each rule, used by ``WrenchEstimator.update`` (one sample)
   stamp that jumps back by ``time_jump_s`` or more (a bag looped) or a gap over ``max_gap_s``
   restarts the estimator.
 * ``TareAverage``: the running average of tau_ext that a tare takes as bias.
+* ``first_nonfinite``: where a batch run's state became non-finite (that sample is rejected and
+  the run restarts after it, as ``update`` does).
 * ``check_sample``: the shape and finiteness of (q, qd, effort), and with ``InputBounds`` their
   plausibility: inside the model's joint limits with a margin (a glitch such as a position of
   1e300 is rejected like a malformed sample, kind 'implausible', before it reaches the maths).
@@ -285,6 +287,23 @@ class TareAverage:
         for k in range(start + 1, stop + 1):
             self.add(R[k], dt[k])
         return self.value
+
+
+def first_nonfinite(parts):
+    """Where a batch run's state became non-finite.
+
+    Args:
+        parts: ``[(first input index, BatchResult)]`` of consecutive parts of a run.
+
+    Returns:
+        The input index of the first accepted sample with a non-finite output (tau_ext, wrench
+        or its std), or None.
+    """
+    for i0, p in parts:
+        bad = ~np.isfinite(np.hstack([p.tau_ext, p.wrench, p.wrench_std])).all(axis=1)
+        if bad.any():
+            return i0 + int(p.index[np.argmax(bad)])
+    return None
 
 
 def effort_scale(model: IdentifiedModel, effort_unit='torque', drive_gains=None):
