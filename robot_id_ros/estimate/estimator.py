@@ -16,7 +16,10 @@ and the band's half-width is reported as an interval on tau_ext, adds ``band^2 /
 its variance and enters contact detection (``contact``) as one more standard deviation of that
 joint; ``mapping`` turns tau_ext into the wrench and ``uncertainty`` gives its covariance. The
 stamp, tare and covariance-period rules (``samples``, ``uncertainty.CovarianceSchedule``) are
-shared by ``update`` (one sample) and ``process`` (arrays), which give the same numbers.
+shared by ``update`` (one sample) and ``process`` (arrays), which give the same numbers. So are
+the glitch rules: a sample outside the model's limits with a margin (``samples.InputBounds``) is
+rejected like a malformed one, and a sample that leaves the state non-finite (residual, wrench,
+covariance) is rejected and restarts the estimator (``NONFINITE_REASON``).
 """
 from __future__ import annotations
 
@@ -31,12 +34,15 @@ from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
 from robot_id_ros.estimate.mapping import WrenchMapper
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
-from robot_id_ros.estimate.samples import (EstimatorInputError, StampGate, TareAverage,
-                                           check_sample)
+from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
+                                           StampGate, TareAverage, check_sample,
+                                           first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
                                             stiction_hold, stiction_hold_batch)
 from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertainty
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
+
+NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
 
 
 @dataclass
@@ -120,6 +126,7 @@ class WrenchEstimator:
         # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
         bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
         self._band_rate = 2.0 * math.pi * bandwidth_hz
+        self.bounds = InputBounds(self.robot.limits)
         self.gate = StampGate(c.time_jump_s, c.max_gap_s)
         self._tare_avg = TareAverage(c.tare_window_s)
         self._cov_schedule = CovarianceSchedule(c.covariance_period_s)
@@ -260,10 +267,12 @@ class WrenchEstimator:
             estimator (time jump, gap).
 
         Raises:
-            EstimatorInputError: a sample not to use (shape, non-finite, duplicate or
-                out-of-order stamp); the state is unchanged.
+            EstimatorInputError: a sample not to use (shape, non-finite, implausible, duplicate
+                or out-of-order stamp; the state is unchanged), or (kind 'nonfinite_state') a
+                sample that made the state non-finite: the estimator is reset (tare kept) and
+                the next sample starts afresh.
         """
-        q, qd, tau_m = check_sample(self.n, q, qd, effort_nm)
+        q, qd, tau_m = check_sample(self.n, q, qd, effort_nm, self.bounds)
         stamp_ns = int(stamp_ns)
         dt, reason = self.gate.accept(stamp_ns)
         if reason is not None:
@@ -291,6 +300,11 @@ class WrenchEstimator:
         if self._cov_schedule.due(stamp_ns):
             self._wrench_cov = self._covariance_one(q, qd, dt, band, J, sw)
         self._qd_prev = qd
+        if not (np.isfinite(tau).all() and np.isfinite(wrench).all() and np.isfinite(s_c + s_k)
+                and np.isfinite(self._wrench_cov).all()):
+            self.reset(NONFINITE_REASON)
+            raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
+                                      'estimate non-finite: estimator reset')
         return EstimateResult(stamp_ns, tau, band, wrench, self._wrench_cov, state, s_c, smin,
                               damped, self.frame_id, reason)
 
@@ -319,10 +333,11 @@ class WrenchEstimator:
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
         """Run the estimator over N samples (``update``'s numbers, vectorised).
 
-        Samples with NaN/inf, duplicate or slightly older stamps are rejected (listed); a stamp
-        jumping back by more than ``time_jump_s`` or a gap over ``max_gap_s`` restarts the
-        residual, as ``update`` does. Starts from a reset estimator and leaves one (the tare is
-        kept).
+        Samples with NaN/inf, outside the input bounds, with duplicate or slightly older stamps
+        are rejected (listed); a stamp jumping back by more than ``time_jump_s`` or a gap over
+        ``max_gap_s`` restarts the residual, as ``update`` does; a sample that makes the state
+        non-finite is rejected and the estimator restarts after it (as ``update`` does). Starts
+        from a reset estimator and leaves one (the tare is kept).
 
         Args:
             stamp_ns: (N,) int ns.
@@ -345,9 +360,48 @@ class WrenchEstimator:
         if QD.shape != Q.shape or E.shape != Q.shape or stamp_ns.shape != (N0,) or n != self.n:
             raise EstimatorInputError('shape', f'expected (N, {self.n}) arrays and N stamps, got '
                                       f'{Q.shape}, {QD.shape}, {E.shape}, {stamp_ns.shape}')
-        finite = np.isfinite(Q).all(1) & np.isfinite(QD).all(1) & np.isfinite(E).all(1)
-        self.reset('process')
-        keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, finite)
+        usable = np.isfinite(Q).all(1) & np.isfinite(QD).all(1) & np.isfinite(E).all(1)
+        why = {}
+        for k in np.flatnonzero(usable & ~self.bounds.inside(*(np.where(
+                usable[:, None], A, 0.0) for A in (Q, QD, E)))).tolist():
+            usable[k], why[k] = False, self.bounds.problem(Q[k], QD[k], E[k])
+        bias0, cuts = self.bias.copy(), []     # cuts: where a non-finite state restarted
+        while True:
+            self.bias = bias0.copy()
+            parts, tare = [], [None]           # tare: the stamp of the tare still to take
+            if tare_at_s is not None and usable.any():
+                tare = [int(stamp_ns[np.argmax(usable)]) + int(tare_at_s * 1e9)]
+            for i0, i1 in zip([0] + cuts, cuts + [N0]):
+                self.reset('process')
+                part = self._process_part(stamp_ns[i0:i1], Q[i0:i1], QD[i0:i1], E[i0:i1],
+                                          usable[i0:i1], tare, progress)
+                parts.append((i0, part))
+            bad = first_nonfinite(parts)
+            if bad is None:
+                break
+            usable[bad], why[bad] = False, NONFINITE_REASON
+            cuts = sorted(set(cuts) | {bad + 1} - {N0})
+        self.reset('process done')   # process() starts from and leaves a reset estimator
+        return self._joined(parts, why, cuts)
+
+    def _joined(self, parts, why, cuts):
+        """One ``BatchResult`` of the parts ``[(first input index, BatchResult)]``, the rejected
+        samples' reasons from ``why`` ({input index: reason}) where given."""
+        def cat(name):
+            return np.concatenate([getattr(p, name) for _, p in parts])
+        index = np.concatenate([i0 + p.index for i0, p in parts]).astype(np.int64)
+        rejected = sorted((i0 + k, why.get(i0 + k, r)) for i0, p in parts for k, r in p.rejected)
+        resets = sorted([(i0 + k, r) for i0, p in parts for k, r in p.resets]
+                        + [(c - 1, NONFINITE_REASON) for c in cuts])
+        return BatchResult(cat('stamp_ns'), cat('tau_ext'), cat('wrench'), cat('wrench_std'),
+                           cat('contact_state'), cat('sigma_min'), self.frame_id, index,
+                           rejected, resets)
+
+    def _process_part(self, stamp_ns, Q, QD, E, usable, tare, progress):
+        """``process`` over samples with no restart for a non-finite state among them; ``tare``
+        is ``[stamp ns]`` of the tare, set to ``[None]`` once the tare is taken."""
+        n = self.n
+        keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, usable)
         idx = np.flatnonzero(keep)
         S, Q, QD, E, starts = stamp_ns[idx], Q[idx], QD[idx], E[idx], seg_start[idx]
         N = len(idx)
@@ -367,7 +421,7 @@ class WrenchEstimator:
         R = np.empty((N, n))
         for s0, s1 in zip(seg, seg_end):
             R[s0:s1] = self.residual.batch(dt[s0:s1], Ms[s0:s1], QD[s0:s1], U[s0:s1])
-        T, restart = self._tare_batch(R, S, dt, band, starts, tare_at_s)
+        T, restart = self._tare_batch(R, S, dt, band, starts, tare)
         if self.config.band_weighting:
             sw = self._joint_scale(band)                      # (N, n)
             A, smin, _ = self.mapper.matrices(Js * sw[:, None, :])
@@ -379,7 +433,6 @@ class WrenchEstimator:
         wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end)
         if progress is not None:
             progress(N, N)
-        self.reset('process done')   # process() starts from and leaves a reset estimator
         return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)
 
     def _dynamics(self, Q, QD, progress):
@@ -405,19 +458,21 @@ class WrenchEstimator:
                 Jk[...] = gfj(m, d, fid, ref)
         return Ms, H, Js
 
-    def _tare_batch(self, R, S, dt, band, starts, tare_at_s):
-        """(tared tau_ext (N, n), where the stiction hold restarts (N,) bool); with ``tare_at_s``
-        sets ``self.bias`` at that sample as ``tare`` would there."""
+    def _tare_batch(self, R, S, dt, band, starts, tare):
+        """(tared tau_ext (N, n), where the stiction hold restarts (N,) bool); with ``tare`` =
+        ``[stamp ns]`` sets ``self.bias`` at the first sample from that stamp on as ``tare``
+        would there (and ``tare[0]`` to None: taken)."""
         T = R - self.bias
         restart = starts.copy()         # where the stiction hold starts afresh
         seg = np.flatnonzero(starts)
-        if tare_at_s is not None:
-            k_t = int(np.searchsorted(S, S[0] + int(tare_at_s * 1e9)))
+        if tare[0] is not None:
+            k_t = int(np.searchsorted(S, tare[0]))
             if k_t < len(R):
                 avg = self._tare_avg.over(R, dt, seg[seg <= k_t][-1], k_t)
                 self.bias = self._bias_from(avg, band[k_t])
                 T[k_t:] = R[k_t:] - self.bias
                 restart[k_t] = True
+                tare[0] = None
         return T, restart
 
     def _stiction_batch(self, T, band, restart):

@@ -15,11 +15,15 @@ import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate import CONTACT_STATE_NAMES
+from robot_id_ros.estimate.samples import NONFINITE_STATE
+from robot_id_ros.model.chain import YOUBOT_JOINTS
 
 DROP_FACTOR = 1.5          # a gap over this many nominal periods counts as dropped samples
 NOMINAL_PERIOD_GAIN = 0.02  # how fast the nominal sample period follows the observed one
 PROBLEM_HOLD = (2.0, 1.0)  # a bad sample shows for 2 * stale_timeout_s + 1 s in diagnostics
 TIMING_WINDOW = 5000       # processing time and latency samples kept between two reports
+YOUBOT_RATED_PAYLOAD_KG = 0.5   # KUKA's rated payload of the youBot arm
+MAX_PAYLOAD_COM_M = 1.0    # |each coordinate| of a payload's centre of mass (tool frame), m
 
 
 class WarningThrottle:
@@ -78,6 +82,14 @@ class InputMonitor:
         self.last_problem = f'{kind}: {text}'
         self.last_problem_t = self.clock()
         self.warn(kind, f'joint_states sample not used ({kind}): {text}')
+        if kind == NONFINITE_STATE:      # the estimator reset itself: count it as a reset
+            self.n_resets += 1
+            self.nominal_dt_ns = None
+            self.observer_reset()
+
+    def observer_reset(self):
+        """The observer was reset: the next sample starts a new stamp sequence."""
+        self.last_good_stamp = None
 
     def used(self, stamp_ns, result):
         """A sample stamped ``stamp_ns`` gave ``result``: count resets and dropped samples."""
@@ -102,10 +114,6 @@ class InputMonitor:
         sample's stamp and ``now_ns`` the node's clock now (the latency is their difference)."""
         self.proc_ms.append((time.perf_counter() - t0) * 1e3)
         self.age_ms.append((now_ns - stamp_ns) * 1e-6)
-
-    def observer_reset(self):
-        """The observer was reset by request: the next sample starts a new stamp sequence."""
-        self.last_good_stamp = None
 
     def status(self, est):
         """The diagnostics status now; starts a new rate and timing window.
@@ -178,7 +186,27 @@ def wrench_std(result) -> np.ndarray:
     return np.sqrt(np.maximum(np.diag(result.wrench_covariance), 0.0))
 
 
-def apply_payload(est, model, mass_kg, com_m):
+def payload_bound_kg(model, max_payload_kg=-1.0) -> float:
+    """The largest payload mass the node accepts, kg.
+
+    Args:
+        model: the ``IdentifiedModel``.
+        max_payload_kg: the node's ``max_payload_kg``; < 0: from the model, the youBot arm's
+            rated payload (``YOUBOT_RATED_PAYLOAD_KG``) for the youBot arm joints, else the total
+            mass of the arm's moving links (URDF).
+
+    Returns:
+        The bound, kg.
+    """
+    if max_payload_kg >= 0:
+        return float(max_payload_kg)
+    if list(model.joint_names) == list(YOUBOT_JOINTS):
+        return YOUBOT_RATED_PAYLOAD_KG
+    pm = model.robot.model
+    return float(sum(pm.inertias[i].mass for i in range(1, pm.njoints)))
+
+
+def apply_payload(est, model, mass_kg, com_m, max_mass_kg=math.inf):
     """Set the estimator's payload from the node's payload parameters.
 
     Args:
@@ -187,13 +215,20 @@ def apply_payload(est, model, mass_kg, com_m):
         mass_kg: payload mass [kg]; 0 = no payload, -1 = the model file's (when it has none, the
             estimator keeps its current payload).
         com_m: payload centre of mass [m], 3 values in the tool frame.
+        max_mass_kg: the largest plausible mass [kg] (``payload_bound_kg``).
 
     Raises:
-        InputError: ``com_m`` is not 3 finite values.
+        InputError: (kind 'parameter') a mass above ``max_mass_kg``, or ``com_m`` not 3 finite
+            values within +-``MAX_PAYLOAD_COM_M``; nothing is changed.
     """
     mass, com = float(mass_kg), [float(c) for c in com_m]
-    if len(com) != 3 or not all(math.isfinite(c) for c in com):
-        raise InputError(f'payload_com_m needs 3 finite values (m, tool frame), got {com}',
+    if len(com) != 3 or not all(math.isfinite(c) and abs(c) <= MAX_PAYLOAD_COM_M
+                                for c in com):
+        raise InputError(f'payload_com_m needs 3 finite values within +-{MAX_PAYLOAD_COM_M:g} m '
+                         f'(tool frame), got {com}', kind='parameter')
+    if mass > max_mass_kg:
+        raise InputError(f'payload_mass_kg {mass:g} kg is above the plausible {max_mass_kg:g} kg '
+                         '(max_payload_kg; -1 there: the rated payload or the arm mass)',
                          kind='parameter')
     if mass < 0:
         if model.payload is not None:
@@ -213,4 +248,5 @@ def startup_summary(model_file, model, est) -> str:
             f'{cfg.contact_threshold_sigma:g} std, thresholds from {est.threshold_source}')
 
 
-__all__ = ['InputMonitor', 'WarningThrottle', 'apply_payload', 'startup_summary', 'wrench_std']
+__all__ = ['MAX_PAYLOAD_COM_M', 'YOUBOT_RATED_PAYLOAD_KG', 'InputMonitor', 'WarningThrottle',
+           'apply_payload', 'payload_bound_kg', 'startup_summary', 'wrench_std']

@@ -7,7 +7,11 @@ One implementation of each rule, used by ``WrenchEstimator.update`` (one sample)
   stamp that jumps back by ``time_jump_s`` or more (a bag looped) or a gap over ``max_gap_s``
   restarts the estimator.
 * ``TareAverage``: the running average of tau_ext that a tare takes as bias.
-* ``check_sample``: the shape and finiteness of (q, qd, effort).
+* ``first_nonfinite``: where a batch run's state became non-finite (that sample is rejected and
+  the run restarts after it, as ``update`` does).
+* ``check_sample``: the shape and finiteness of (q, qd, effort), and with ``InputBounds`` their
+  plausibility: inside the model's joint limits with a margin (a glitch such as a position of
+  1e300 is rejected like a malformed sample, kind 'implausible', before it reaches the maths).
 """
 from __future__ import annotations
 
@@ -17,15 +21,84 @@ from robot_id_ros.errors import InputError
 from robot_id_ros.io.model_file import IdentifiedModel
 
 
+# plausibility of a sample (the estimator's input bounds; see InputBounds)
+POSITION_MARGIN_RAD = 0.5         # beyond the URDF position limits (calibration, overshoot)
+VELOCITY_FACTOR = 5.0             # times the URDF velocity limit
+EFFORT_FACTOR = 10.0              # times the URDF effort limit (drives peak above the rating)
+ABS_POSITION_RAD = 1.0e4          # a joint without position limits (continuous): |q| bound
+ABS_VELOCITY_RAD_S = 100.0        # a joint without a velocity limit in the URDF
+ABS_EFFORT_NM = 1.0e4             # a joint without an effort limit in the URDF
+NONFINITE_STATE = 'nonfinite_state'   # kind of the error when the state became non-finite
+
+
 class EstimatorInputError(InputError):
     """A sample the estimator will not use; ``kind`` is one of 'shape', 'nonfinite',
-    'duplicate_stamp', 'out_of_order'. The message says what is wrong."""
+    'implausible', 'duplicate_stamp', 'out_of_order', or 'nonfinite_state' (the sample made the
+    estimator's state non-finite: it was reset). The message says what is wrong."""
 
     def __init__(self, kind, message):
         super().__init__(message, kind)
 
 
-def check_sample(n, q, qd, effort):
+NO_LIMIT = 1.0e6                  # a URDF limit this large (or <= 0, or missing) is no limit
+
+
+def _limit(values, fallback, factor=1.0):
+    """``factor * values`` where a value is a usable limit (0 < v < ``NO_LIMIT``), else
+    ``fallback``."""
+    v = np.asarray(values, dtype=float)
+    ok = np.isfinite(v) & (v > 0) & (v < NO_LIMIT)
+    return np.where(ok, factor * np.where(ok, v, 0.0), fallback)
+
+
+class InputBounds:
+    """The plausible range of a sample, from the model's joint limits with a margin.
+
+    Positions: URDF limits +- ``POSITION_MARGIN_RAD`` (+-``ABS_POSITION_RAD`` for a joint without
+    limits); velocities: ``VELOCITY_FACTOR`` x the URDF velocity limit; efforts:
+    ``EFFORT_FACTOR`` x the URDF effort limit (absolute bounds where the URDF gives none).
+
+    Args:
+        limits: the robot's ``JointLimits`` (rad, rad/s, Nm).
+    """
+
+    def __init__(self, limits):
+        lo = np.asarray(limits.lower_rad, dtype=float)
+        hi = np.asarray(limits.upper_rad, dtype=float)
+        usable = np.isfinite(lo) & np.isfinite(hi) & (np.abs(lo) < ABS_POSITION_RAD) & (
+            np.abs(hi) < ABS_POSITION_RAD) & (lo <= hi)
+        self.q_lo = np.where(usable, lo - POSITION_MARGIN_RAD, -ABS_POSITION_RAD)
+        self.q_hi = np.where(usable, hi + POSITION_MARGIN_RAD, ABS_POSITION_RAD)
+        self.qd_max = _limit(limits.velocity_rad_s, ABS_VELOCITY_RAD_S, VELOCITY_FACTOR)
+        self.effort_max = _limit(limits.effort_nm, ABS_EFFORT_NM, EFFORT_FACTOR)
+
+    def inside(self, Q, QD, E):
+        """Which samples are plausible.
+
+        Args:
+            Q, QD, E: (..., n) positions [rad], velocities [rad/s], efforts [Nm] (finite).
+
+        Returns:
+            (...,) bool.
+        """
+        return ((Q >= self.q_lo) & (Q <= self.q_hi) & (np.abs(QD) <= self.qd_max)
+                & (np.abs(E) <= self.effort_max)).all(axis=-1)
+
+    def problem(self, q, qd, effort):
+        """One line naming the first value of a sample outside the bounds (None: inside)."""
+        checks = (('q', q, self.q_lo, self.q_hi, 'rad'), ('qd', qd, -self.qd_max, self.qd_max,
+                                                          'rad/s'),
+                  ('effort', effort, -self.effort_max, self.effort_max, 'Nm'))
+        for name, x, lo, hi, unit in checks:
+            bad = np.flatnonzero((x < lo) | (x > hi))
+            if bad.size:
+                j = int(bad[0])
+                return (f'{name}[{j}] = {x[j]:.6g} {unit} is outside the plausible range '
+                        f'[{lo[j]:.6g}, {hi[j]:.6g}]')
+        return None
+
+
+def check_sample(n, q, qd, effort, bounds=None):
     """The arrays of one sample, checked.
 
     Args:
@@ -33,18 +106,21 @@ def check_sample(n, q, qd, effort):
         q: n joint positions, rad.
         qd: n joint velocities, rad/s.
         effort: n joint torques, Nm.
+        bounds: ``InputBounds``; None: no plausibility check.
 
     Returns:
         (q, qd, effort) as float arrays (n,) (views of one (3, n) array when possible).
 
     Raises:
-        EstimatorInputError: (kind 'shape' or 'nonfinite') naming the array.
+        EstimatorInputError: (kind 'shape', 'nonfinite' or 'implausible') naming the array.
     """
     try:
         a = np.array((q, qd, effort), dtype=float)   # the common case in one numpy call
     except (ValueError, TypeError):
         a = None
     if a is not None and a.shape == (3, n) and np.isfinite(a).all():
+        if bounds is not None and not bounds.inside(a[0], a[1], a[2]):
+            raise EstimatorInputError('implausible', bounds.problem(a[0], a[1], a[2]))
         return a[0], a[1], a[2]
     arrs = []
     for name, x in (('q', q), ('qd', qd), ('effort', effort)):
@@ -54,6 +130,8 @@ def check_sample(n, q, qd, effort):
         if not np.all(np.isfinite(x)):
             raise EstimatorInputError('nonfinite', f'{name} is NaN or inf')
         arrs.append(x)
+    if bounds is not None and not bounds.inside(*arrs):
+        raise EstimatorInputError('implausible', bounds.problem(*arrs))
     return arrs
 
 
@@ -209,6 +287,23 @@ class TareAverage:
         for k in range(start + 1, stop + 1):
             self.add(R[k], dt[k])
         return self.value
+
+
+def first_nonfinite(parts):
+    """Where a batch run's state became non-finite.
+
+    Args:
+        parts: ``[(first input index, BatchResult)]`` of consecutive parts of a run.
+
+    Returns:
+        The input index of the first accepted sample with a non-finite output (tau_ext, wrench
+        or its std), or None.
+    """
+    for i0, p in parts:
+        bad = ~np.isfinite(np.hstack([p.tau_ext, p.wrench, p.wrench_std])).all(axis=1)
+        if bad.any():
+            return i0 + int(p.index[np.argmax(bad)])
+    return None
 
 
 def effort_scale(model: IdentifiedModel, effort_unit='torque', drive_gains=None):

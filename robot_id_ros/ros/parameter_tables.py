@@ -24,11 +24,15 @@ def wrench_estimator_parameters() -> dict:
             "the robot's joints, base to tip: refuse a model made for another joint set "
             "([''] = no check)", True)),
         **settings_table(EstimatorConfig),
+        'max_payload_kg': (-1.0, float_desc(
+            'largest payload_mass_kg accepted, kg; -1 = from the model: the rated payload of the '
+            "youBot arm (0.5 kg), for another arm its total link mass", -1.0, 1000.0, True)),
         'payload_mass_kg': (-1.0, float_desc(
-            "payload mass, kg; -1 = the model file's payload (changeable at run time)",
-            -1.0, 100.0)),
+            "payload mass, kg; -1 = the model's payload (changeable at run time, at most "
+            'max_payload_kg)', -1.0, 1000.0)),
         'payload_com_m': ([0.0, 0.0, 0.0], desc(
-            'payload centre of mass in the tool frame, m (x, y, z; changeable at run time)')),
+            'payload centre of mass in the tool frame, m (x, y, z; changeable at run time; each '
+            'within +-1 m)')),
         'effort_unit': ('torque', desc("joint_states effort: 'torque' (Nm) or 'current' (A, times "
                                        'the drive gains)', True)),
         'drive_gains_nm_per_a': ([0.0], desc(
@@ -38,12 +42,13 @@ def wrench_estimator_parameters() -> dict:
             'no joint state for this long (wall time): input reported stale', 0.001, 60.0, True)),
         'diagnostics_period_s': (1.0, float_desc(
             'period of /diagnostics (wall time), s', 0.05, 60.0, True)),
-        'qos_depth': (100, desc('joint_states subscription queue depth', True)),
+        'qos_depth': (100, int_desc('joint_states subscription queue depth', 1, 100000, True)),
     }
 
 
 WRENCH_ESTIMATOR_NODE_ONLY = frozenset({
-    'model_file', 'urdf_path', 'joint_names', 'payload_mass_kg', 'payload_com_m', 'effort_unit',
+    'model_file', 'urdf_path', 'joint_names', 'max_payload_kg', 'payload_mass_kg', 'payload_com_m',
+    'effort_unit',
     'drive_gains_nm_per_a', 'stale_timeout_s', 'diagnostics_period_s', 'qos_depth'})
 
 
@@ -83,7 +88,7 @@ def youbot_sim_parameters() -> dict:
             "'tool'; '' = the tool frame", True)),
         'true_parameters_file': ('', desc(
             'YAML file for the TRUE parameters, written at start when set and on '
-            "sim/write_true_parameters; '' = never written")),
+            "sim/write_true_parameters; '' = never written", True)),
         'quantize': (d.quantize, desc(
             'quantise like the drives: encoder ticks, integer rpm, integer mA', True)),
         'coulomb_nm': (list(d.coulomb_nm), desc(
@@ -116,24 +121,26 @@ YOUBOT_SIM_FIELD_NAMES = {'initial_positions': 'initial_positions_rad'}
 YOUBOT_SIM_DRIVER_SETTINGS = ('effort_unit', 'wrench_frame', 'true_parameters_file',
                               'publish_rate_hz', 'real_time_factor', 'start_time_sec')
 
-# Every identification parameter is read at each ~/identify call (none is fixed at start, so none
-# is read-only): change them with ros2 param set between calls.
+# Every identification parameter is read at each ~/identify call. Those that name a file or
+# folder are read-only (fixed at start: a peer cannot make the node read or write another path);
+# the fit options can be changed with ros2 param set between calls (checked by
+# IDENTIFICATION_CHOICES and the ranges).
 IDENTIFICATION_PARAMETERS = {
-    'urdf_path': ('', desc("the robot's URDF; '' = the bundled youBot arm")),
+    'urdf_path': ('', desc("the robot's URDF; '' = the bundled youBot arm", True)),
     'joint_names': (list(NO_STRINGS), desc(
         "actuated joints, base to tip; [''] = the youBot arm joints (bundled URDF) or every 1-DoF "
-        'joint of urdf_path')),
+        'joint of the given URDF')),
     'tool_frame': ('', desc("tool frame; '' = the youBot tool point (bundled URDF) or the last "
                             'frame')),
-    'data_bags': (list(NO_STRINGS), desc("excitation trajectory bags; [''] = none")),
-    'static_bags': (list(NO_STRINGS), desc("static pose bags; [''] = none")),
-    'sweep_bags': (list(NO_STRINGS), desc("friction sweep bags; [''] = none")),
+    'data_bags': (list(NO_STRINGS), desc("excitation trajectory bags; [''] = none", True)),
+    'static_bags': (list(NO_STRINGS), desc("static pose bags; [''] = none", True)),
+    'sweep_bags': (list(NO_STRINGS), desc("friction sweep bags; [''] = none", True)),
     'recordings_dir': ('', desc('when the bag lists are empty: take the latest bag of each kind '
-                                '(by its sidecar) here')),
-    'output_model': ('identified_model.yaml', desc('model file to write')),
-    'report_dir': ('', desc("folder for report.md and plots; '' = no report")),
-    'topic': ('/joint_states', desc('JointState topic in the bags')),
-    'effort_unit': ('torque', desc("effort in the bags: 'torque' (Nm) or 'current' (motor "
+                                '(by its sidecar) here', True)),
+    'output_model': ('identified_model.yaml', desc('model file to write', True)),
+    'report_dir': ('', desc("folder for report.md and plots; '' = no report", True)),
+    'topic': ('/joint_states', desc('JointState topic in the recordings')),
+    'effort_unit': ('torque', desc("effort in the recordings: 'torque' (Nm) or 'current' (motor "
                                    'current, A; needs drive_gains_nm_per_a)')),
     'drive_gains_nm_per_a': ([0.0], desc('drive gains per joint, Nm/A, for effort_unit current; '
                                          '[0.0] = none given')),
@@ -162,6 +169,10 @@ IDENTIFICATION_PARAMETERS = {
 IDENTIFICATION_NODE_ONLY = frozenset({
     'urdf_path', 'joint_names', 'tool_frame', 'data_bags', 'static_bags', 'sweep_bags',
     'recordings_dir', 'output_model', 'report_dir', 'topic'})
+# the identification parameters with a fixed set of values (checked when set at run time)
+IDENTIFICATION_CHOICES = {
+    'effort_unit': ('torque', 'current'), 'weighting': ('wls', 'ols'),
+    'derivative_method': ('auto', 'periodic', 'savgol', 'spline', 'central')}
 IDENTIFICATION_FORMER_NAMES = {'urdf': 'urdf_path', 'joints': 'joint_names',
                                'drive_gains': 'drive_gains_nm_per_a'}
 WRENCH_ESTIMATOR_FORMER_NAMES = {'urdf_file': 'urdf_path'}

@@ -1,4 +1,5 @@
-"""Parameter helpers shared by the nodes: one way to describe and read a parameter.
+"""Parameter helpers shared by the nodes: one way to describe, read and check a parameter, and
+the guard of a node's output folder (``OutputGuard``).
 
 Descriptor builders (``read_only`` parameters are fixed at start: rclpy refuses ``ros2 param
 set`` on them):
@@ -19,16 +20,23 @@ Conventions the nodes share:
 - ``refuse_renamed``: a node refuses to start when it is given a parameter under a former name
   (rclpy would otherwise silently ignore the undeclared name).
 
+Safety over DDS: a parameter naming a file or folder (``is_path_like``) is read-only; a run-time
+change of another is checked by its range or by ``run_time_problem`` in the node's set-parameters
+callback; a node writes only through an ``OutputGuard`` made at start.
+
 One way to declare and read: a node keeps a table ``{name: (default, descriptor)}``, declares it
 with ``declare_table`` (which returns the values) and builds its settings dataclass from those
 values by field name with ``config_from``.
 """
 from __future__ import annotations
 
+import math
+import re
 import sys
 
 from contextlib import contextmanager
 from dataclasses import fields
+from pathlib import Path
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 
@@ -36,6 +44,10 @@ from robot_id_ros.errors import InputError, RobotIdError
 from robot_id_ros.settings import Setting, settings_of
 from robot_id_ros.sim.config import EFFORT_UNITS
 NO_STRINGS = ['']      # the default of a string-array parameter that may be empty
+PATH_WORDS = frozenset({'file', 'files', 'folder', 'folders', 'path', 'paths', 'dir', 'dirs',
+                        'directory', 'bag', 'bags'})   # words that make a parameter path-like
+NAME_PATTERN = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_./:-]{0,255}')   # a joint or frame name
+MAX_LIST = 64          # most entries of a run-time array parameter (names, gains)
 
 
 def desc(text, read_only=False):
@@ -166,6 +178,101 @@ def parameter_check():
         raise InputError(str(exc), kind='parameter') from exc
 
 
+def is_path_like(name, descriptor) -> bool:
+    """Whether a parameter names a file or folder: a word of its name or of its description is a
+    file, folder, path, dir(ectory) or bag (such a parameter must be read-only: fixed at start)."""
+    words = set(name.lower().split('_')) | set(
+        re.findall(r'[a-z]+', descriptor.description.lower()))
+    return bool(words & PATH_WORDS)
+
+
+def run_time_problem(new, choices=None, names=(), topics=(), numbers=None):
+    """Why a run-time change of parameters is refused (the ranges rclpy checks itself).
+
+    Args:
+        new: ``{name: value}`` being set.
+        choices: ``{name: allowed values}`` of string parameters.
+        names: parameters holding a joint or frame name, or a list of them (``NAME_PATTERN``;
+            '' is allowed: it means the default).
+        topics: parameters holding a ROS topic name.
+        numbers: ``{name: (lo, hi)}`` of number-array parameters: at most ``MAX_LIST`` finite
+            values inside ``[lo, hi]``.
+
+    Returns:
+        None when every value is acceptable, else one line naming the parameter and the reason.
+    """
+    choices, numbers = choices or {}, numbers or {}
+    for name, value in new.items():
+        if name in choices and value not in choices[name]:
+            return f'{name} must be one of {list(choices[name])}, got {value!r}'
+        if name in names:
+            values = [value] if isinstance(value, str) else list(value)
+            bad = [v for v in values if v and not NAME_PATTERN.fullmatch(v)]
+            if bad or len(values) > MAX_LIST:
+                return (f'{name}: at most {MAX_LIST} names of letters, digits and _ . / : -, '
+                        f'got {bad or len(values)}')
+        if name in topics:
+            from rclpy.validate_topic_name import validate_topic_name
+            try:
+                validate_topic_name(value)
+            except Exception as exc:  # noqa: BLE001 - rclpy raises its own InvalidTopicName
+                return f'{name}: {value!r} is not a ROS topic name ({exc})'
+        if name in numbers:
+            lo, hi = numbers[name]
+            values = list(value)
+            if len(values) > MAX_LIST or not all(
+                    math.isfinite(v) and lo <= v <= hi for v in values):
+                return (f'{name}: at most {MAX_LIST} finite values in [{lo:g}, {hi:g}], '
+                        f'got {values}')
+    return None
+
+
+class OutputGuard:
+    """The folder a node writes into, fixed at start: a write that would leave it is refused.
+
+    The folder is resolved when the node starts (its configured output is read-only). Before
+    each write ``target()`` checks that the folder still resolves there (no symbolic link was
+    swapped in for it or a parent) and that no existing entry the write may open (the file and
+    its temporaries, or every entry of a folder output) is a symbolic link leading outside.
+
+    Args:
+        path: the configured output: a file, or with ``is_folder`` a folder; '' = none.
+        what: the parameter's name, for messages.
+        is_folder: ``path`` is the output folder itself (a report folder).
+    """
+
+    def __init__(self, path, what, is_folder=False):
+        self.given, self.what = (Path(path) if path else None), what
+        self.name = None if (is_folder or self.given is None) else self.given.name
+        self.folder = None if self.given is None else self._folder_now()
+
+    def _folder_now(self):
+        return (self.given if self.name is None else self.given.parent).resolve()
+
+    def target(self):
+        """The path to write now (None when no output is configured).
+
+        Raises:
+            InputError: (kind 'outside_output') the folder moved, or an entry is a symbolic link
+                to a place outside the folder.
+        """
+        if self.given is None:
+            return None
+        if self._folder_now() != self.folder:
+            raise InputError(f'{self.what}: {self.given} no longer resolves into {self.folder} '
+                             '(a symbolic link was put in its path): not written',
+                             kind='outside_output')
+        if self.folder.is_dir():
+            for entry in self.folder.iterdir():
+                if self.name is not None and not entry.name.startswith(self.name):
+                    continue
+                if entry.is_symlink() and not entry.resolve().is_relative_to(self.folder):
+                    raise InputError(f'{self.what}: {entry} is a symbolic link to '
+                                     f'{entry.resolve()}, outside {self.folder}: not written',
+                                     kind='outside_output')
+        return self.folder if self.name is None else self.folder / self.name
+
+
 def refuse_renamed(node, renamed):
     """InputError naming the new name when ``node`` was given a parameter under a former name.
 
@@ -178,6 +285,7 @@ def refuse_renamed(node, renamed):
         raise InputError(f'renamed parameter(s): {text}', kind='renamed_parameter')
 
 
-__all__ = ['EFFORT_UNITS', 'NO_STRINGS', 'config_from', 'declare_table', 'desc', 'float_desc',
-           'int_desc', 'parameter_check', 'read_table', 'refuse_renamed', 'require',
-           'string_list']
+__all__ = ['EFFORT_UNITS', 'MAX_LIST', 'NAME_PATTERN', 'NO_STRINGS', 'PATH_WORDS', 'OutputGuard',
+           'config_from',
+           'declare_table', 'desc', 'float_desc', 'int_desc', 'is_path_like', 'parameter_check',
+           'read_table', 'refuse_renamed', 'require', 'run_time_problem', 'string_list']

@@ -4,6 +4,8 @@ and without the payload), rotor inertias, friction, drive gains and the configur
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -67,17 +69,27 @@ def true_parameters_dict(arm) -> dict:
 
 
 def write_true_parameters(arm, path) -> Path:
-    """Write ``true_parameters_dict(arm)`` as YAML to ``path`` (its folder created; written to a
-    temporary file, then renamed).
+    """Write ``true_parameters_dict(arm)`` as YAML to ``path`` (its folder created).
+
+    The text goes to a new private temporary file in the same folder (created exclusively, so a
+    symbolic link planted under a temporary name is never followed), then is renamed onto
+    ``path``: a symbolic link at ``path`` is replaced, not written through, so nothing but
+    ``path`` itself is ever written.
 
     Returns:
         The path written.
     """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + '.tmp')
-    tmp.write_text(yaml.safe_dump(true_parameters_dict(arm), sort_keys=False))
-    tmp.replace(p)
+    fd, tmp = tempfile.mkstemp(prefix=f'.{p.name}.', suffix='.tmp', dir=p.parent)
+    try:
+        os.fchmod(fd, 0o644)          # like a file the user writes (mkstemp gives 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write(yaml.safe_dump(true_parameters_dict(arm), sort_keys=False))
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return p
 
 

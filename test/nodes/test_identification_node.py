@@ -60,15 +60,20 @@ def test_identify_service(rclpy_context, tmp_path):
         assert 'base parameters' in res.message and out.is_file()
         m = load_model(out)
         assert m.joint_names == robot.joint_names
-        # bad input: a bag that does not exist -> failure message, nothing written
+        # bad input: a bag that does not exist -> failure message, nothing written (the paths are
+        # read-only: a second node is started with them)
         out2 = tmp_path / 'model2.yaml'
-        node.set_parameters([Parameter('data_bags', value=[str(tmp_path / 'missing')]),
-                             Parameter('output_model', value=str(out2))])
-        res = _call(client_node, client, ex)
+        assert not node.set_parameters([Parameter('data_bags', value=[str(tmp_path / 'missing')])])[0].successful
+        node2 = IdentificationNode(context=rclpy_context, namespace='/second', parameter_overrides=[
+            Parameter('data_bags', value=[str(tmp_path / 'missing')]), Parameter('output_model', value=str(out2))])
+        ex.add_node(node2)
+        res = _call(client_node, client_node.create_client(Trigger, '/second/identification/identify'), ex)
         assert not res.success and 'not found' in res.message
         assert not out2.exists()
     finally:
         ex.shutdown()
         th.join(timeout=5)
         node.destroy_node()
+        if 'node2' in locals():
+            node2.destroy_node()
         client_node.destroy_node()

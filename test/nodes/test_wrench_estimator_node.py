@@ -187,6 +187,11 @@ def test_payload_parameter_at_run_time(rclpy_context, ros_domain_id, model_file)
         assert not ro[0].successful          # read-only
         rig.node.set_parameters([Parameter('payload_mass_kg', value=0.0)])
         assert rig.node.model.payload is None
+        # implausible payloads: above the youBot's rated 0.5 kg, a COM 5 m away
+        heavy = rig.node.set_parameters([Parameter('payload_mass_kg', value=100.0)])
+        assert not heavy[0].successful and 'max_payload_kg' in heavy[0].reason
+        far = rig.node.set_parameters([Parameter('payload_com_m', value=[5.0, 0.0, 0.0])])
+        assert not far[0].successful and rig.node.model.payload is None
     finally:
         rig.close()
 

@@ -269,7 +269,8 @@ def test_payload_and_true_parameter_file(bench_factory, tmp_path):
     cli = b.probe.create_client(Trigger, 'sim/write_true_parameters')
     res = b.call(cli, timeout=5.0)
     assert not res.success and 'true_parameters_file' in res.message
-    b.sim.set_parameters([Parameter('true_parameters_file', value=str(out))])
+    assert not b.sim.set_parameters([Parameter('true_parameters_file', value=str(out))])[0].successful
+    b.sim.driver.true_parameters_file = str(out)       # read-only over ROS: set in-process
     p = Inertia(m=0.4)
     p.com.z = 0.05
     b.payload_pub.publish(p)

@@ -5,7 +5,10 @@ The fit runs in its own mutually exclusive callback group on a multi-threaded ex
 node keeps answering (parameters, other services) while it works. Parameters (see
 config/identification.yaml): bag lists, or ``recordings_dir`` to take the recorders' latest
 bags of each kind; the robot; the output paths; fit options. Every parameter is read at each
-call, so all of them can be changed between calls (none is read-only).
+call. Those naming a file or folder (URDF, bags, output model, report folder) are read-only:
+fixed at start, so a peer can neither make the node read another path nor write elsewhere; the
+outputs are written only into the folders resolved at start (``OutputGuard``). The fit options
+can be changed between calls; a value outside its range or choices is refused with the reason.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import threading
 import traceback
 from pathlib import Path
 
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -27,8 +31,8 @@ from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotMod
 from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import trigger_handler
-from robot_id_ros.ros.params import (config_from, declare_table, read_table, refuse_renamed,
-                                     string_list)
+from robot_id_ros.ros.params import (OutputGuard, config_from, declare_table, read_table,
+                                     refuse_renamed, run_time_problem, string_list)
 
 KIND_OF = {'trajectory': 'data_bags', 'static': 'static_bags', 'friction_sweep': 'sweep_bags'}
 BAG_LISTS = ('data_bags', 'static_bags', 'sweep_bags')
@@ -61,7 +65,10 @@ class IdentificationNode(Node):
     def __init__(self, **kwargs):
         super().__init__('identification', **kwargs)
         refuse_renamed(self, tables.IDENTIFICATION_FORMER_NAMES)
-        declare_table(self, tables.IDENTIFICATION_PARAMETERS)
+        p = declare_table(self, tables.IDENTIFICATION_PARAMETERS)
+        self._model_out = OutputGuard(p['output_model'], 'output_model')
+        self._report_out = OutputGuard(p['report_dir'], 'report_dir', is_folder=True)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
         self._busy = threading.Lock()
         self._group = MutuallyExclusiveCallbackGroup()
         self.create_service(Trigger, '~/identify', trigger_handler(self._identify),
@@ -92,12 +99,19 @@ class IdentificationNode(Node):
         data = [[(read_joint_states(b, robot.joint_names, p['topic']), find_sidecar(b))
                  for b in bags[k]] for k in BAG_LISTS]
         res = identify(robot, *data, options=opts)
-        out = Path(p['output_model'])
+        out, report = self._model_out.target(), self._report_out.target()
         res.model.save(out)
-        if p['report_dir']:
+        if report is not None:
             from robot_id_ros.identify.report import write_report
-            write_report(res, p['report_dir'])
+            write_report(res, report)
         return True, f'model written to {out}\n' + res.summary()
+
+    def _on_set_parameters(self, params):
+        reason = run_time_problem(
+            {prm.name: prm.value for prm in params}, choices=tables.IDENTIFICATION_CHOICES,
+            names=('joint_names', 'tool_frame'), topics=('topic',),
+            numbers={'drive_gains_nm_per_a': (0.0, 1.0e4)})
+        return SetParametersResult(successful=reason is None, reason=reason or '')
 
     def _identify(self):
         if not self._busy.acquire(blocking=False):

@@ -15,8 +15,12 @@ srv  ~/tare, ~/reset, ~/clear_tare (std_srvs/Trigger): zero the current bias; re
      observer (keeps the tare); zero the bias
 
 Every output carries its input sample's stamp. A sample that cannot be used (array lengths, NaN,
-missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning and
-shows in diagnostics; a stamp jumping back (a looped bag) or a long gap resets the observer.
+a value outside the model's limits with a margin, missing joints or effort, duplicate or older
+stamp) publishes nothing, logs a throttled warning and shows in diagnostics (rejected samples by
+kind); a stamp jumping back (a looped bag) or a long gap resets the observer, and so does a
+sample that left the estimate non-finite (counted in the resets). The payload parameters are the
+only ones that change at run time: a mass above max_payload_kg or a centre of mass beyond 1 m is
+refused with the reason.
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ from std_srvs.srv import Trigger
 from robot_id_ros.estimate import (EstimatorConfig, EstimatorInputError, WrenchEstimator,
                                    effort_scale)
 from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_payload,
-                                           startup_summary, wrench_std)
+                                           payload_bound_kg, startup_summary, wrench_std)
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.ros.conversions import stamp_ns, wrench_msg
@@ -62,7 +66,9 @@ class WrenchEstimatorNode(Node):
                                                if k not in tables.WRENCH_ESTIMATOR_NODE_ONLY})
             self.est = WrenchEstimator(self.model, cfg)
             self.scale = effort_scale(self.model, p['effort_unit'], gains if any(gains) else None)
-        apply_payload(self.est, self.model, p['payload_mass_kg'], p['payload_com_m'])
+        self.max_payload_kg = payload_bound_kg(self.model, p['max_payload_kg'])
+        apply_payload(self.est, self.model, p['payload_mass_kg'], p['payload_com_m'],
+                      self.max_payload_kg)
         self.indexer = JointIndexer(self.model.joint_names)
         self.throttle = WarningThrottle(self.get_logger())
         self.monitor = InputMonitor(p['stale_timeout_s'], self.throttle.warn)
@@ -124,7 +130,7 @@ class WrenchEstimatorNode(Node):
             mass = new.get('payload_mass_kg', self.get_parameter('payload_mass_kg').value)
             com = new.get('payload_com_m', self.get_parameter('payload_com_m').value)
             try:
-                apply_payload(self.est, self.model, mass, com)
+                apply_payload(self.est, self.model, mass, com, self.max_payload_kg)
             except (ValueError, TypeError) as exc:
                 return SetParametersResult(successful=False, reason=str(exc))
             self.get_logger().info(f'payload now {mass} kg at {list(com)} m (tool frame)')

@@ -8,7 +8,9 @@ driven by a steady wall timer scaled by ``real_time_factor`` (the node never use
 test-only ``sim/...`` topics and services (a real driver has none) apply an external wrench (frame
 rules: robot_id_ros.sim.driver.wrench_target) or a payload and publish the ground truth:
 sim/true_wrench at the tool frame origin in base axes (frame_id = root link), sim/true_wrench_tool
-in tool axes, sim/true_external_joint_torques = J^T F (Nm).
+in tool axes, sim/true_external_joint_torques = J^T F (Nm). sim/write_true_parameters writes
+only the read-only true_parameters_file (set at start); the run-time parameters (rates, effort
+unit, noise) are checked by their ranges and ``SimDriver.set_parameters``.
 """
 from __future__ import annotations
 
@@ -23,12 +25,13 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
+from robot_id_ros.errors import InputError
 from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.conversions import stamp_ns, time_msg, wrench_msg, wrench_values
 from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_msg, trajectory_points, trigger_handler
-from robot_id_ros.ros.params import config_from, declare_table
+from robot_id_ros.ros.params import OutputGuard, config_from, declare_table
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.driver import SimDriver
 
@@ -61,8 +64,9 @@ class YoubotSimNode(Node):
         self.create_service(Trigger, 'sim/clear_wrench', trigger_handler(self.driver.clear_wrench))
         self.create_service(Trigger, 'sim/clear_payload',
                             trigger_handler(self.driver.clear_payload))
+        self._truth_out = OutputGuard(p['true_parameters_file'], 'true_parameters_file')
         self.create_service(Trigger, 'sim/write_true_parameters', trigger_handler(
-            self.driver.write_true_parameters, self._log_written))
+            self._write_true_parameters, self._log_written))
         self.published_joint_states = 0
         self._anchor = self.driver.realtime.anchor     # re-anchor the simulation time (benchmark)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
@@ -129,6 +133,15 @@ class YoubotSimNode(Node):
         self._report(*self.driver.attach_payload(
             msg.m, [msg.com.x, msg.com.y, msg.com.z],
             [msg.ixx, msg.ixy, msg.iyy, msg.ixz, msg.iyz, msg.izz]))
+
+    def _write_true_parameters(self):
+        """The sim/write_true_parameters service: only the file configured at start (a
+        read-only parameter), never through a symbolic link leading out of its folder."""
+        try:
+            self._truth_out.target()
+        except InputError as exc:
+            return False, str(exc)
+        return self.driver.write_true_parameters()
 
     def _log_written(self, path):
         self.get_logger().info(f'true parameters written to {path}')

@@ -33,7 +33,7 @@ from robot_id_ros.record.session import (CANCELLED, FAILED, FINISHED, Progress, 
                                          SampleBuffer)
 from robot_id_ros.ros.commander import INTERFACES, ArmCommander, Cancelled, CommandSettings
 from robot_id_ros.ros.main import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
-from robot_id_ros.ros.params import EFFORT_UNITS
+from robot_id_ros.ros.params import EFFORT_UNITS, OutputGuard
 from robot_id_ros.ros.recorders.parameters import common_parameters
 
 EXIT_CODES = {FINISHED: EXIT_OK, FAILED: EXIT_FAILED, CANCELLED: EXIT_CANCELLED}
@@ -61,6 +61,7 @@ class RecorderBase(Node):
         for name, (default, descriptor) in table.items():
             self.declare_parameter(name, default, descriptor)
         self.p = {name: self.get_parameter(name).value for name in table}
+        self._output = OutputGuard(self.p['output_path'], 'output_path')
         self.log = self.get_logger()
         self.joint_names = tuple(self.p['joint_names'])
         urdf = self.p['urdf_path'] or str(default_urdf_path())
@@ -176,6 +177,10 @@ class RecorderBase(Node):
         """Start (or resume) the experiment in the worker thread. Returns (ok, message)."""
         if self.state == 'running':
             return False, 'already running'
+        try:
+            self._output.target()      # the bag, its sidecar and temporaries stay in its folder
+        except InputError as exc:
+            return False, str(exc)
         self.commander.reset()
         self.state = 'running'
         self._worker = threading.Thread(target=self._run, name='recorder', daemon=True)

@@ -1,0 +1,181 @@
+"""Nothing a peer can break over DDS (issue 14 item 1): a parameter naming a file or folder is
+read-only on every node, every run-time parameter is range-checked or validated, services take
+no path, and a service writes only into the output folder fixed at start.
+
+The integration test starts each node once in one rclpy context and sets parameters from a
+second context on the same (unique) ROS domain: a separate DDS participant, as another process
+would be.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+rclpy = pytest.importorskip('rclpy')
+
+from robot_id_ros.errors import InputError  # noqa: E402
+from robot_id_ros.ros.params import OutputGuard, is_path_like  # noqa: E402
+from ros_helpers import RosHarness  # noqa: E402
+
+# writable parameters with no range whose values the node checks in its set-parameters callback,
+# each with a value it must refuse
+VALIDATED = {
+    'identification': {'joint_names': ['arm joint 1'], 'tool_frame': 'tool;rm -rf',
+                       'topic': 'not a topic!', 'effort_unit': 'furlongs',
+                       'drive_gains_nm_per_a': [float('nan')], 'weighting': 'magic',
+                       'derivative_method': 'guess'},
+    'youbot_sim': {'effort_unit': 'furlongs'},
+    'wrench_estimator': {'payload_com_m': [5.0, 0.0, 0.0]},
+}
+TRIGGER = 'std_srvs/srv/Trigger'
+
+
+def test_path_like_parameters_are_read_only(node_infos):
+    seen = set()
+    for doc in node_infos:
+        for p in doc.parameters:
+            if is_path_like(p.name, p):
+                seen.add(p.name)
+                assert p.read_only, f'{doc.executable}: {p.name} names a path but is writable'
+    # the scan finds the known ones (the rule is not vacuous)
+    assert {'output_model', 'report_dir', 'data_bags', 'urdf_path', 'true_parameters_file',
+            'output_path', 'trajectory_file', 'poses_file', 'model_file',
+            'recordings_dir'} <= seen
+
+
+def test_writable_parameters_have_a_range_or_a_check(node_infos):
+    for doc in node_infos:
+        for p in doc.parameters:
+            if p.read_only or p.type == 'bool' or p.name == 'use_sim_time':
+                continue
+            assert p.constraints or p.name in VALIDATED.get(doc.executable, {}), (
+                f'{doc.executable}: run-time parameter {p.name} has no range and no check')
+
+
+def test_services_take_no_path(node_infos):
+    for doc in node_infos:
+        for e in doc.endpoints:
+            if e.kind == 'service':
+                assert e.type == TRIGGER, f'{doc.executable}: service {e.name} is {e.type}'
+
+
+def test_output_guard_refuses_symbolic_links_out_of_the_folder(tmp_path):
+    out, outside = tmp_path / 'out', tmp_path / 'outside'
+    out.mkdir()
+    outside.mkdir()
+    secret = outside / 'secret.txt'
+    secret.write_text('keep')
+    guard = OutputGuard(str(out / 'model.yaml'), 'output_model')
+    assert guard.target() == out.resolve() / 'model.yaml'
+    for name in ('model.yaml', 'model.yaml.tmp'):
+        (out / name).symlink_to(secret)
+        with pytest.raises(InputError, match='outside') as exc:
+            guard.target()
+        assert exc.value.kind == 'outside_output'
+        (out / name).unlink()
+    (out / 'model.yaml').symlink_to(out / 'other.yaml')        # a link inside is fine
+    assert guard.target() == out.resolve() / 'model.yaml'
+    report = OutputGuard(str(tmp_path / 'report'), 'report_dir', is_folder=True)
+    (tmp_path / 'report').symlink_to(outside)                   # the folder swapped for a link
+    with pytest.raises(InputError, match='no longer resolves'):
+        report.target()
+    assert OutputGuard('', 'report_dir', is_folder=True).target() is None
+
+
+class Nodes(RosHarness):
+    """Every node in one context; a probe in a second context calls their parameter services."""
+
+    def __init__(self, ctx, domain, tmp_path):
+        super().__init__(step_s=0.005)
+        from rclpy.parameter import Parameter
+
+        from robot_id_ros.ros import docs
+        from robot_id_ros.ros.nodes import (friction_sweep_recorder, identification,
+                                            static_pose_recorder, trajectory_recorder,
+                                            wrench_estimator, youbot_sim)
+        self.truth = tmp_path / 'truth' / 'truth.yaml'
+        given = {
+            'youbot_sim': {'true_parameters_file': str(self.truth), 'real_time_factor': 1.0},
+            'identification': {'output_model': str(tmp_path / 'id' / 'model.yaml'),
+                               'report_dir': str(tmp_path / 'id' / 'report')},
+            'wrench_estimator': {'model_file': str(docs.nominal_model_file(tmp_path))},
+            'trajectory_recorder': {'trajectory_file': str(docs.example_trajectory_file(tmp_path)),
+                                    'output_path': str(tmp_path / 'rec' / 'traj')},
+            'static_pose_recorder': {'output_path': str(tmp_path / 'rec' / 'static')},
+            'friction_sweep_recorder': {'output_path': str(tmp_path / 'rec' / 'sweep')},
+        }
+        modules = {'youbot_sim': youbot_sim, 'identification': identification,
+                   'wrench_estimator': wrench_estimator,
+                   'trajectory_recorder': trajectory_recorder,
+                   'static_pose_recorder': static_pose_recorder,
+                   'friction_sweep_recorder': friction_sweep_recorder}
+        self.nodes_by_exe = {}
+        for exe, values in given.items():
+            cls = docs.node_class(modules[exe])
+            overrides = [Parameter(k, value=v) for k, v in values.items()]
+            self.nodes_by_exe[exe] = self.add(cls(context=ctx, parameter_overrides=overrides))
+        self.probe = self.add(rclpy.create_node('peer', context=self.private_context(domain)))
+
+    def set_remote(self, exe, name, value):
+        """SetParameters from the peer; returns the result (successful, reason)."""
+        from rcl_interfaces.srv import SetParameters
+        from rclpy.parameter import Parameter
+
+        node = self.nodes_by_exe[exe]
+        client = self.probe.create_client(SetParameters, f'/{node.get_name()}/set_parameters')
+        try:
+            req = SetParameters.Request(parameters=[Parameter(name, value=value)
+                                                    .to_parameter_msg()])
+            return self.call(client, req, timeout=20.0).results[0]
+        finally:
+            self.probe.destroy_client(client)
+
+
+def bad_value(value):
+    """A value of the parameter's type that names another path."""
+    if isinstance(value, list):
+        return ['/etc/passwd']
+    return '/tmp/robot_id_ros_peer_was_here'
+
+
+@pytest.mark.integration
+def test_a_peer_cannot_change_paths_or_set_implausible_values(rclpy_context, ros_domain_id,
+                                                               tmp_path):
+    nodes = Nodes(rclpy_context, ros_domain_id, tmp_path)
+    try:
+        assert nodes.truth.is_file()          # written at start, the configured file
+        for exe, node in nodes.nodes_by_exe.items():
+            names = [n for n in node._parameters if n != 'use_sim_time']
+            for name, desc in zip(names, node.describe_parameters(names)):
+                if not is_path_like(name, desc):
+                    continue
+                before = node.get_parameter(name).value
+                res = nodes.set_remote(exe, name, bad_value(before))
+                assert not res.successful, f'{exe}: {name} was changed by a peer'
+                assert node.get_parameter(name).value == before
+            for name, value in VALIDATED.get(exe, {}).items():
+                res = nodes.set_remote(exe, name, value)
+                assert not res.successful and res.reason, f'{exe}: {name} = {value!r} accepted'
+        est = nodes.nodes_by_exe['wrench_estimator']
+        res = nodes.set_remote('wrench_estimator', 'payload_mass_kg', 100.0)
+        assert not res.successful and 'payload_mass_kg' in res.reason
+        assert est.model.payload is None
+        assert nodes.set_remote('wrench_estimator', 'payload_mass_kg', 0.3).successful
+        assert est.model.payload.mass_kg == 0.3
+        assert nodes.set_remote('identification', 'weighting', 'ols').successful
+        # the truth file's folder now holds a link to a file outside: the service refuses
+        secret = tmp_path / 'secret.txt'
+        secret.write_text('keep')
+        nodes.truth.unlink()
+        nodes.truth.symlink_to(secret)
+        from std_srvs.srv import Trigger
+        cli = nodes.probe.create_client(Trigger, '/sim/write_true_parameters')
+        res = nodes.call(cli, timeout=20.0)
+        assert not res.success and 'outside' in res.message
+        assert secret.read_text() == 'keep'
+        nodes.truth.unlink()
+        assert nodes.call(cli, timeout=20.0).success and nodes.truth.is_file()
+        assert not nodes.truth.is_symlink() and os.stat(nodes.truth).st_size > 0
+    finally:
+        nodes.close()
+    assert not Path('/tmp/robot_id_ros_peer_was_here').exists()
