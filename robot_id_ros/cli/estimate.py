@@ -1,6 +1,11 @@
 """robot-id estimate: offline external wrench estimation over a bag; writes /wrench,
-/external_joint_torques and /contact (and with --wrench-std /wrench_std) into a new bag (MCAP), each message stamped
-with its input sample's stamp. Optionally a CSV and a PNG plot of the wrench."""
+/external_joint_torques and /contact (and with --wrench-std /wrench_std) into a new bag, each
+message stamped with its input sample's stamp. Optionally a CSV and a PNG plot of the wrench.
+
+--out x.mcap (or x.db3) writes the single bag file x.mcap, any other name a bag folder (MCAP).
+Every output is written under a temporary name and renamed when complete; the bag, the CSV and
+the plot land together or not at all. --overwrite replaces only an existing bag (a bag only by a
+bag), never an input."""
 from __future__ import annotations
 
 import csv

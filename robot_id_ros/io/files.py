@@ -355,13 +355,17 @@ def _place(final, tmp):
         return None
     if final.is_file() and not final.is_symlink() and not tmp.is_dir():
         backup = _unused_name(final, 'old')
-        os.link(final, backup)          # the old file stays in place until the atomic replace
         try:
-            os.replace(tmp, final)
-        except BaseException:
-            remove_path(backup)
-            raise
-        return backup
+            os.link(final, backup)      # the old file stays in place until the atomic replace
+        except OSError:                 # no hard links here: move it aside as below
+            backup = None
+        if backup is not None:
+            try:
+                os.replace(tmp, final)
+            except BaseException:
+                remove_path(backup)
+                raise
+            return backup
     # a folder cannot be replaced atomically: move the old one aside first
     backup = new_temp(final, directory=final.is_dir() and not final.is_symlink())
     try:

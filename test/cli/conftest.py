@@ -23,7 +23,8 @@ def full_disk():
 
 @pytest.fixture(scope='session')
 def model():
-    fr = FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2, 0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
+    coulomb = [0.5, 0.5, 0.4, 0.2, 0.1]
+    fr = FrictionModel(coulomb_pos_nm=coulomb, coulomb_neg_nm=coulomb,
                        viscous_nm_s_rad=[0.5, 0.4, 0.3, 0.1, 0.05], offset_nm=0.0)
     m = nominal_model(youbot_model(), fr)
     m.residual_std_nm = np.full(5, 0.05)
@@ -50,11 +51,13 @@ def inputs(tmp_path_factory, model):
         for k in range(len(t)):
             bw.write('/joint_states', S[k], bw.joint_state(S[k], names, Q[k], QD[k], E[k]))
     bag = d / 'in.mcap'
-    (d / 'in_folder' / 'in_folder.mcap').rename(bag)   # a single-file bag, whatever BagWriter makes
+    # a single-file bag, whatever BagWriter makes of a name
+    (d / 'in_folder' / 'in_folder.mcap').rename(bag)
     shutil.rmtree(d / 'in_folder')
     return d, d / 'model.yaml', bag
 
 
 def snapshot(folder):
     """{relative path: bytes} of every file under ``folder`` (hidden ones included)."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob('*')) if p.is_file()}
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob('*')) if p.is_file()}

@@ -52,7 +52,7 @@ def test_identify_touches_no_existing_file_and_overwrites_only_a_model(work, cap
     assert snapshot(d) == before
     assert identify(bag, d / 'm.yaml', '--report', d / 'rep') == 0
     first = (d / 'm.yaml').read_text()
-    assert identify(bag, d / 'm.yaml') == 2                     # an existing model: only with the flag
+    assert identify(bag, d / 'm.yaml') == 2       # an existing model: only with the flag
     assert str(d / 'm.yaml') in error_line(capsys)
     assert (d / 'm.yaml').read_text() == first
     assert identify(bag, d / 'm.yaml', '--report', d / 'rep', '--no-offset', '--overwrite') == 0
@@ -124,8 +124,8 @@ def test_an_interrupted_model_write_leaves_no_temporary(work, monkeypatch):
 
 class _Payload:
     def to_dict(self):
-        return {'mass_kg': 0.5, 'com_m': [0.0, 0.0, 0.05], 'mass_std_kg': 0.01, 'com_std_m': [0.001] * 3,
-                'poses': 4, 'method': 'stub'}
+        return {'mass_kg': 0.5, 'com_m': [0.0, 0.0, 0.05], 'mass_std_kg': 0.01,
+                'com_std_m': [0.001] * 3, 'poses': 4, 'method': 'stub'}
 
 
 @pytest.fixture
@@ -157,7 +157,8 @@ def test_payload_touches_no_existing_file(work, capsys, payload_stubbed):
     line = error_line(capsys)
     assert str(d / 'o.yaml') in line and '--overwrite' in line
     assert (d / 'o.yaml').read_text() == 'mine\n'
-    assert run('payload', '--model', model_file, '--data', bag, '--out', d / 'o.yaml', '--overwrite') == 0
+    assert run('payload', '--model', model_file, '--data', bag, '--out', d / 'o.yaml',
+               '--overwrite') == 0
     assert yaml.safe_load((d / 'o.yaml').read_text())['mass_kg'] == 0.5
     assert run('payload', '--model', model_file, '--data', bag, '--out', bag, '--overwrite') == 2
     assert 'is an input' in error_line(capsys)
@@ -166,7 +167,8 @@ def test_payload_touches_no_existing_file(work, capsys, payload_stubbed):
 def test_design_excitation_touches_no_existing_file(tmp_path, capsys):
     (tmp_path / 't.yaml').write_text('mine\n')
     (tmp_path / 't.png').write_text('mine\n')
-    assert run('design-excitation', '--out', tmp_path / 't.yaml', '--harmonics', 2, '--iterations', 1) == 2
+    assert run('design-excitation', '--out', tmp_path / 't.yaml', '--harmonics', 2,
+               '--iterations', 1) == 2
     assert str(tmp_path / 't.yaml') in error_line(capsys)
     assert run('design-excitation', '--out', tmp_path / 'u.yaml', '--plot', tmp_path / 't.png',
                '--harmonics', 2, '--iterations', 1) == 2

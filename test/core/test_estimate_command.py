@@ -47,7 +47,8 @@ def setup(tmp_path_factory):
 
 
 def argv_for(d, **kw):
-    argv = ['estimate', '--model', str(d / 'model.yaml'), '--data', str(kw.pop('data')), '--out', str(kw.pop('out'))]
+    argv = ['estimate', '--model', str(d / 'model.yaml'), '--data', str(kw.pop('data')),
+            '--out', str(kw.pop('out'))]
     for k, v in kw.items():
         argv += [f'--{k.replace("_", "-")}'] + ([] if v is True else [str(v)])
     return argv
