@@ -158,7 +158,7 @@ def _run(args) -> int:
     t_write = time.monotonic() - t2
     skipped = len(series.skipped) + len(res.rejected)
     n_contact = int(np.count_nonzero(res.contact_state))
-    print(f'{N} samples -> {out} ({args.method}, frame {res.frame_id}, wrench {est.mapper.mapping.label}); '
+    print(f'{N} samples -> {out} ({config.method}, frame {res.frame_id}, wrench {est.mapper.mapping.label}); '
           f'{skipped} input samples skipped, {len(res.resets)} resets, contact in {n_contact} samples')
     print(f'time: read {t_read:.2f} s, estimate {t_est:.2f} s ({N / max(t_est, 1e-9):.0f} samples/s), '
           f'write {t_write:.2f} s')

@@ -207,7 +207,8 @@ class BagWriter:
         self.storage = by_suffix or storage or 'mcap'
         self._own = outputs is None
         self.outputs = Outputs(overwrite=overwrite) if outputs is None else outputs
-        self.outputs.check(self.path, BAG_OUTPUT)
+        if not self.outputs.checked(self.path):
+            self.outputs.check(self.path, BAG_OUTPUT)
         self.ts = typestore()
         self._writer = None
         self._conns = {}

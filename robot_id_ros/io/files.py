@@ -216,11 +216,15 @@ class Outputs:
         parent = path.parent if str(path.parent) else Path('.')
         if not parent.is_dir():
             raise kind.error(f'output folder {parent} does not exist (for {path})')
-        if any(p != path and _same(path.resolve(), p.resolve()) for p in self._kinds):
+        if any(_same(path.resolve(), p.resolve()) for p in self._kinds):
             raise kind.error(f'{path} is given as two outputs: give each output its own path')
         self._check_target(path, kind)
         self._kinds[path] = kind
         return path
+
+    def checked(self, path) -> bool:
+        """Whether ``path`` was checked as an output already."""
+        return Path(path) in self._kinds
 
     def check_folder(self, folder, names=(), kind=FILE_OUTPUT) -> Path:
         """Check a folder that outputs are written into (``temp(..., merge=True)``).

@@ -81,6 +81,11 @@ def test_overwrite_replaces_only_a_bag(work, capsys):
     assert estimate(model_file, bag, d / 'out.mcap') == 0
     assert estimate(model_file, bag, d / 'out.mcap', '--overwrite', '--frame', 'tool') == 0
     assert read_messages(d / 'out.mcap', '/wrench')[0][1].header.frame_id == 'arm_tool_link'
+    # one path for two outputs is refused, the bag kept
+    kept = (d / 'out.mcap').read_bytes()
+    assert estimate(model_file, bag, d / 'out.mcap', '--csv', d / 'out.mcap', '--overwrite') == 2
+    assert 'given as two outputs' in error_line(capsys)
+    assert (d / 'out.mcap').read_bytes() == kept
     assert not [p for p in d.iterdir() if p.name.startswith('.')]
 
 
