@@ -3,13 +3,84 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
+
+import yaml
 
 from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
 from robot_id_ros.errors import InputError
+from robot_id_ros.io.files import OutputKind
+from robot_id_ros.io.model_file import KIND as MODEL_KIND
+from robot_id_ros.io.sidecar import sidecar_path
 
 
 class CommandError(InputError):
     """Bad input to a command: printed as one line, exit code 2."""
+
+
+MODEL_FILE_MAX_BYTES = 64 * 2 ** 20   # a larger file is not taken for a model file
+# suffixes matplotlib writes (a plot's format follows its file name)
+PLOT_SUFFIXES = ('.png', '.pdf', '.svg', '.svgz', '.jpg', '.jpeg', '.tif', '.tiff', '.webp',
+                 '.eps', '.ps', '.pgf')
+
+
+def is_model_file(path) -> bool:
+    """Whether ``path`` is a model file: YAML with ``kind: robot_id_ros/model`` at the top.
+
+    Args:
+        path: any path.
+
+    Returns:
+        True for a readable model file; False for anything else (no error).
+    """
+    path = Path(path)
+    try:
+        if not path.is_file() or path.stat().st_size > MODEL_FILE_MAX_BYTES:
+            return False
+        d = yaml.safe_load(path.read_text(encoding='utf-8'))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return isinstance(d, dict) and d.get('kind') == MODEL_KIND
+
+
+MODEL_OUTPUT = OutputKind('model file', is_model_file)   # --overwrite replaces only a model file
+
+
+def add_overwrite_argument(parser, what):
+    """--overwrite: replace an existing output of the same kind (``what``), never an input."""
+    parser.add_argument('--overwrite', action='store_true',
+                        help=f'replace an existing {what} (never an input, never another kind of '
+                             'file); without it no existing file is touched')
+
+
+def bag_inputs(*bags):
+    """The input paths of bags: each bag and its segment sidecar when it has one.
+
+    Args:
+        bags: bag paths, or lists of them; None entries are skipped.
+
+    Returns:
+        A list of paths for ``robot_id_ros.io.files.Outputs(inputs=...)``.
+    """
+    out = []
+    for b in bags:
+        for p in ([b] if isinstance(b, (str, Path)) else (b or [])):
+            out.append(Path(p))
+            if sidecar_path(p).is_file():
+                out.append(sidecar_path(p))
+    return out
+
+
+def check_plot_name(path, flag):
+    """Refuse a plot file name whose suffix matplotlib cannot write (the format follows it).
+
+    Args:
+        path: the plot's file name, or None.
+        flag: the option that gave it, for the message.
+    """
+    if path is not None and Path(path).suffix.lower() not in PLOT_SUFFIXES:
+        raise CommandError(f'{flag} {path}: give a file name ending in one of '
+                           + ', '.join(PLOT_SUFFIXES))
 
 
 def add_robot_arguments(parser, urdf_required=False):

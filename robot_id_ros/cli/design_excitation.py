@@ -7,7 +7,6 @@ positions, velocities and accelerations.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -15,6 +14,9 @@ from robot_id_ros.record import (DEFAULT_ACCELERATION_PER_VELOCITY_S, TABLE_RATE
                                design_within_torque, plot_trajectory)
 from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.cli.common import CommandError, add_robot_arguments, robot_from_args
+
+from robot_id_ros.io.files import Outputs
+from robot_id_ros.cli.common import add_overwrite_argument, check_plot_name
 
 
 def add_parser(subparsers):
@@ -54,6 +56,7 @@ def add_parser(subparsers):
     p.add_argument('--table-rate', type=float, default=TABLE_RATE_HZ_DEFAULT,
                    help=f'rate of the sample table in the file, Hz (default {TABLE_RATE_HZ_DEFAULT:g})')
     p.add_argument('--plot', default=None, help='write a PNG of q, qd, qdd')
+    add_overwrite_argument(p, 'trajectory file or plot')
     return p
 
 
@@ -74,9 +77,11 @@ def run(args) -> int:
         raise CommandError(f'--period must be a positive number of seconds, got {args.period}')
     if args.harmonics < 2:
         raise CommandError(f'--harmonics must be at least 2 (rest at the start needs two), got {args.harmonics}')
-    out = Path(args.out)
-    if out.parent and not out.parent.exists():
-        raise CommandError(f'output folder does not exist: {out.parent}')
+    outputs = Outputs(inputs=[args.urdf], overwrite=args.overwrite)
+    out = outputs.check(args.out)
+    if args.plot:
+        check_plot_name(args.plot, '--plot')
+        outputs.check(args.plot)
     robot = robot_from_args(args)
     floor = None if str(args.floor_z).strip().lower() == 'none' else _floats(args.floor_z, '--floor-z')[0]
     options = RegressorOptions(friction=args.friction, offset=args.offset, rotor_inertia=args.rotor_inertia)
@@ -107,7 +112,16 @@ def run(args) -> int:
         velocity_limits_rad_s=_floats(args.velocity_limits, '--velocity-limits'), floor_z_m=floor,
         criterion=args.criterion, max_iterations=args.iterations, restarts=args.restarts, progress=progress,
         seed=args.seed)
-    res.trajectory.save(out, args.table_rate)
+    limits = None
+    if args.plot:
+        limits = ExcitationLimits.from_robot(
+            robot, args.position_fraction, args.velocity_fraction, args.acceleration_fraction,
+            _floats(args.acceleration_limits, '--acceleration-limits'),
+            _floats(args.velocity_limits, '--velocity-limits'), floor)
+    with outputs:
+        res.trajectory.save(outputs.temp(out), args.table_rate)
+        if args.plot:
+            plot_trajectory(res.trajectory, outputs.temp(args.plot), limits)
     c = res.constraints
     print(f'wrote {out}')
     print(f'condition number {res.cond:.5g} (random start {res.initial_cond:.5g}), log det {res.logdet:.5g}, '
@@ -120,10 +134,5 @@ def run(args) -> int:
           + ', '.join(f'{n} {100 * f:.0f} %' for n, f in zip(robot.joint_names, per_joint))
           + f' of the effort limits (seed {seed})')
     if args.plot:
-        limits = ExcitationLimits.from_robot(
-            robot, args.position_fraction, args.velocity_fraction, args.acceleration_fraction,
-            _floats(args.acceleration_limits, '--acceleration-limits'),
-            _floats(args.velocity_limits, '--velocity-limits'), floor)
-        plot_trajectory(res.trajectory, args.plot, limits)
         print(f'wrote {args.plot}')
     return 0

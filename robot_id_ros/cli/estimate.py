@@ -1,6 +1,11 @@
 """robot-id estimate: offline external wrench estimation over a bag; writes /wrench,
-/external_joint_torques and /contact (and with --wrench-std /wrench_std) into a new bag (MCAP), each message stamped
-with its input sample's stamp. Optionally a CSV and a PNG plot of the wrench."""
+/external_joint_torques and /contact (and with --wrench-std /wrench_std) into a new bag, each
+message stamped with its input sample's stamp. Optionally a CSV and a PNG plot of the wrench.
+
+--out x.mcap (or x.db3) writes the single bag file x.mcap, any other name a bag folder (MCAP).
+Every output is written under a temporary name and renamed when complete; the bag, the CSV and
+the plot land together or not at all. --overwrite replaces only an existing bag (a bag only by a
+bag), never an input."""
 from __future__ import annotations
 
 import csv
@@ -9,12 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_id_ros.io.bags import BagError, BagWriter, read_joint_states
+from robot_id_ros.io.bags import BAG_OUTPUT, BagWriter, read_joint_states
 from robot_id_ros.estimate import (CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig, WrenchEstimator,
                                    effort_scale)
 from robot_id_ros.ros.params_file import estimator_settings
-from robot_id_ros.io.model_file import ModelFileError, load_model
-from robot_id_ros.cli.common import CommandError, Progress
+from robot_id_ros.io.model_file import load_model
+from robot_id_ros.io.files import Outputs
+from robot_id_ros.errors import RobotIdError
+from robot_id_ros.cli.common import (CommandError, Progress, add_overwrite_argument, bag_inputs,
+                                     check_plot_name)
 
 
 def add_parser(subparsers):
@@ -23,7 +31,9 @@ def add_parser(subparsers):
                               description=__doc__)
     p.add_argument('--model', required=True, help='model file (robot-id identify)')
     p.add_argument('--data', required=True, help='input bag (directory, .mcap or .db3) with JointState')
-    p.add_argument('--out', required=True, help='output bag (MCAP; a new path)')
+    p.add_argument('--out', required=True,
+                   help='output bag: a name ending in .mcap (or .db3) is a single bag file, any '
+                        'other a bag folder (MCAP); a new path')
     p.add_argument('--topic', default='/joint_states', help='JointState topic (default /joint_states)')
     p.add_argument('--method', choices=('momentum', 'direct'), default=None,
                    help='momentum observer (default) or direct residual with a causal differentiator')
@@ -64,7 +74,7 @@ def add_parser(subparsers):
     p.add_argument('--plot', default=None, help='also write a PNG plot of the wrench')
     p.add_argument('--wrench-std', action='store_true',
                    help='also write /wrench_std (1-sigma of each wrench component, WrenchStamped)')
-    p.add_argument('--overwrite', action='store_true', help='replace an existing output bag')
+    add_overwrite_argument(p, 'output bag, CSV or plot (a bag only by a bag)')
     return p
 
 
@@ -79,11 +89,14 @@ def _floats(text, n, what):
 
 
 def run(args) -> int:
+    """Run ``robot-id estimate``; every error is raised (``robot-id``'s main prints it in one
+    line on stderr). A bare ValueError from the core becomes a CommandError."""
     try:
         return _run(args)
-    except (ModelFileError, BagError, CommandError, ValueError) as exc:
-        print(f'robot-id estimate: {exc}')
-        return 2
+    except ValueError as exc:
+        if isinstance(exc, RobotIdError):
+            raise
+        raise CommandError(f'{args.data}: {exc}') from exc
 
 
 def estimator_config(args) -> EstimatorConfig:
@@ -114,9 +127,13 @@ def _run(args) -> int:
         mass = args.payload_mass if args.payload_mass is not None else (model.payload.mass_kg if model.payload else 0)
         com = _floats(args.payload_com, 3, '--payload-com') if args.payload_com else \
             (model.payload.com_m if model.payload else np.zeros(3))
-    out = Path(args.out)
-    if out.exists() and not args.overwrite:
-        raise CommandError(f'output bag {out} exists; choose a new path or pass --overwrite')
+    outputs = Outputs(inputs=[args.model, args.params_file] + bag_inputs(args.data),
+                      overwrite=args.overwrite)
+    out = outputs.check(args.out, BAG_OUTPUT)
+    for path in (args.csv, args.plot):
+        if path:
+            outputs.check(path)
+    check_plot_name(args.plot, '--plot')
     config = estimator_config(args)
     est = WrenchEstimator(model, config)
     if args.payload_mass is not None or args.payload_com is not None:
@@ -130,38 +147,18 @@ def _run(args) -> int:
                       progress=Progress('estimating'))
     t_est = time.monotonic() - t1
     t2 = time.monotonic()
-    prog = Progress('writing')
     N = len(res.stamp_ns)
-    with BagWriter(out, overwrite=args.overwrite) as bw:
-        # serialise each topic for all samples at once (byte-identical to rosbags' serialiser),
-        # then write in the same interleaved order as one message at a time
-        S = res.stamp_ns
-        raw_w = bw.cdr_wrench_stamped(S, res.frame_id, res.wrench)
-        raw_sd = bw.cdr_wrench_stamped(S, res.frame_id, res.wrench_std) if args.wrench_std else None
-        raw_tau = bw.cdr_joint_state(S, names, series.q[res.index], np.zeros((N, model.n)), res.tau_ext)
-        raw_c = (bw.cdr_bool(False), bw.cdr_bool(True))
-        contact = (res.contact_state != 0).tolist()
-        stamps = S.tolist()
-        wr = bw.write_raw
-        T_W, T_J, T_B = 'geometry_msgs/msg/WrenchStamped', 'sensor_msgs/msg/JointState', 'std_msgs/msg/Bool'
-        for k in range(N):
-            s = stamps[k]
-            wr('/wrench', T_W, s, raw_w[k])
-            if raw_sd is not None:
-                wr('/wrench_std', T_W, s, raw_sd[k])
-            wr('/external_joint_torques', T_J, s, raw_tau[k])
-            wr('/contact', T_B, s, raw_c[contact[k]])
-            if k % 5000 == 0:
-                prog(k, N)
-        prog(N, N)
+    with outputs:
+        with BagWriter(out, outputs=outputs) as bw:
+            write_wrench_bag(bw, res, names, series.q[res.index], args.wrench_std)
+        if args.csv:
+            write_csv(outputs.temp(args.csv), res, names)
+        if args.plot:
+            plot_wrench(outputs.temp(args.plot), res)
     t_write = time.monotonic() - t2
-    if args.csv:
-        write_csv(args.csv, res, names)
-    if args.plot:
-        plot_wrench(args.plot, res)
     skipped = len(series.skipped) + len(res.rejected)
     n_contact = int(np.count_nonzero(res.contact_state))
-    print(f'{N} samples -> {out} ({args.method}, frame {res.frame_id}, wrench {est.mapper.mapping.label}); '
+    print(f'{N} samples -> {out} ({config.method}, frame {res.frame_id}, wrench {est.mapper.mapping.label}); '
           f'{skipped} input samples skipped, {len(res.resets)} resets, contact in {n_contact} samples')
     print(f'time: read {t_read:.2f} s, estimate {t_est:.2f} s ({N / max(t_est, 1e-9):.0f} samples/s), '
           f'write {t_write:.2f} s')
@@ -170,6 +167,43 @@ def _run(args) -> int:
     for k, reason in res.resets[:5]:
         print(f'  reset at sample {k}: {reason}')
     return 0
+
+
+def write_wrench_bag(bw, res, names, q, wrench_std=False):
+    """Write the estimate into an open bag: /wrench, /external_joint_torques, /contact and (with
+    ``wrench_std``) /wrench_std, one message per sample stamped with its input stamp.
+
+    Args:
+        bw: an open BagWriter.
+        res: the estimator's ``process`` result.
+        names: the model's joint names.
+        q: (N, n) joint positions in rad of the estimated samples (for the JointState).
+        wrench_std: also write /wrench_std.
+    """
+    prog = Progress('writing')
+    N = len(res.stamp_ns)
+    # serialise each topic for all samples at once (byte-identical to rosbags' serialiser),
+    # then write in the same interleaved order as one message at a time
+    S = res.stamp_ns
+    raw_w = bw.cdr_wrench_stamped(S, res.frame_id, res.wrench)
+    raw_sd = bw.cdr_wrench_stamped(S, res.frame_id, res.wrench_std) if wrench_std else None
+    raw_tau = bw.cdr_joint_state(S, names, q, np.zeros((N, len(names))), res.tau_ext)
+    raw_c = (bw.cdr_bool(False), bw.cdr_bool(True))
+    contact = (res.contact_state != 0).tolist()
+    stamps = S.tolist()
+    wr = bw.write_raw
+    T_W, T_J = 'geometry_msgs/msg/WrenchStamped', 'sensor_msgs/msg/JointState'
+    T_B = 'std_msgs/msg/Bool'
+    for k in range(N):
+        s = stamps[k]
+        wr('/wrench', T_W, s, raw_w[k])
+        if raw_sd is not None:
+            wr('/wrench_std', T_W, s, raw_sd[k])
+        wr('/external_joint_torques', T_J, s, raw_tau[k])
+        wr('/contact', T_B, s, raw_c[contact[k]])
+        if k % 5000 == 0:
+            prog(k, N)
+    prog(N, N)
 
 
 def write_csv(path, res, names):
@@ -207,5 +241,5 @@ def plot_wrench(path, res):
     axes[2].set_xlabel('time (s)')
     fig.suptitle('estimated external wrench at the tool (band: 1 std)')
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, format=Path(path).suffix[1:].lower() or 'png')
     plt.close(fig)

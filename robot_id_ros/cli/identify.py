@@ -14,6 +14,12 @@ from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import CommandError, Progress, add_robot_arguments, robot_from_args
 
+# outputs: checked first, written together (issue 14)
+from robot_id_ros.io.files import Outputs
+from robot_id_ros.cli.common import MODEL_OUTPUT, add_overwrite_argument, bag_inputs
+
+REPORT_FILE = 'report.md'   # the report's main file in --report DIR
+
 
 def add_bag_arguments(p):
     p.add_argument('--topic', default='/joint_states', help='JointState topic (default /joint_states)')
@@ -90,6 +96,8 @@ def add_parser(subparsers):
     p.add_argument('--stribeck', action='store_true', help='fit a Stribeck term to the sweeps')
     p.add_argument('--static-offset', action='store_true', help='a torque offset per joint in the static fit')
     p.add_argument('--json', action='store_true', help='print the summary as JSON')
+    add_overwrite_argument(p, 'model file, exported URDF or report files (a model file only by '
+                              'a model file)')
     return p
 
 
@@ -113,14 +121,39 @@ def options_from_args(args, n) -> IdentificationOptions:
         sidecar_window=args.sidecar_window)
 
 
+def _check_outputs(args):
+    """The outputs of identify, checked before any work (see ``robot_id_ros.io.files.Outputs``)."""
+    outputs = Outputs(inputs=[args.urdf] + bag_inputs(args.data, args.static, args.sweeps,
+                                                      args.validate),
+                      overwrite=args.overwrite)
+    outputs.check(args.out, MODEL_OUTPUT)
+    if args.export_urdf:
+        outputs.check(args.export_urdf)
+    if args.report:
+        outputs.check_folder(args.report, [REPORT_FILE])
+    return outputs
+
+
+def _write_outputs(args, outputs, res, vals):
+    """Write the model, the exported URDF and the report: all land together or none does."""
+    with outputs:
+        res.model.save(outputs.temp(args.out))
+        if args.export_urdf:
+            from robot_id_ros.model.urdf_export import export_urdf
+            export_urdf(res.model.robot, res.model.parameters, outputs.temp(args.export_urdf))
+        if args.report:
+            from robot_id_ros.identify.report import write_report
+            write_report(res, outputs.temp(args.report, merge=True), vals)
+
+
 def run(args) -> int:
+    """Run ``robot-id identify``; every error is raised (main prints it in one line)."""
     if not args.data and not args.static:
         raise CommandError('give --data (trajectories) and/or --static (static poses)')
     if args.export_urdf and not args.physical_consistency:
         raise CommandError('--export-urdf needs --physical-consistency (a URDF must hold valid inertias)')
+    outputs = _check_outputs(args)
     out = Path(args.out)
-    if not out.parent.exists():
-        raise CommandError(f'output folder {out.parent} does not exist')
     robot = robot_from_args(args)
     opts = options_from_args(args, robot.n)
     data = read_bags(args.data, robot.joint_names, args.topic, 'data')
@@ -134,13 +167,7 @@ def run(args) -> int:
         vals.append(v)
     if vals:
         res.model.validation = {'held_out': [{k: v for k, v in x.metrics.items()} for x in vals]}
-    if args.export_urdf:
-        from robot_id_ros.model.urdf_export import export_urdf
-        export_urdf(res.model.robot, res.model.parameters, args.export_urdf)
-    res.model.save(out)
-    if args.report:
-        from robot_id_ros.identify.report import write_report
-        write_report(res, args.report, vals)
+    _write_outputs(args, outputs, res, vals)
     if args.json:
         print(json.dumps({'model': str(out), 'summary': res.summary_lines,
                           'identification': {k: v for k, v in res.model.identification.items() if k != 'options'},

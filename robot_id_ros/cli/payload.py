@@ -13,13 +13,15 @@ import numpy as np
 import yaml
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.io.files import atomic_write_text
+from robot_id_ros.io.files import Outputs
 from robot_id_ros.identify import IdentificationOptions, static_poses
 from robot_id_ros.io.model_file import Payload, load_model
 from robot_id_ros.identify.payload import estimate_drive_gains, identify_payload
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import CommandError
 from robot_id_ros.cli.identify import add_bag_arguments, parse_floats
+
+from robot_id_ros.cli.common import add_overwrite_argument, bag_inputs
 
 
 def add_parser(subparsers):
@@ -32,6 +34,7 @@ def add_parser(subparsers):
     p.add_argument('--known-mass', type=float, default=None, help='drive-gain mode: the known payload mass (kg)')
     p.add_argument('--known-com', default=None, help='drive-gain mode: the known COM x,y,z in the tool frame (m)')
     p.add_argument('--json', action='store_true', help='print JSON')
+    add_overwrite_argument(p, 'output file')
     return p
 
 
@@ -42,9 +45,9 @@ def _poses(path, model, args, opts):
 
 def run(args) -> int:
     model = load_model(args.model)
-    out = Path(args.out)
-    if not out.parent.exists():
-        raise CommandError(f'output folder {out.parent} does not exist')
+    outputs = Outputs(inputs=[args.model] + bag_inputs(args.data, args.without),
+                      overwrite=args.overwrite)
+    out = outputs.check(args.out)
     opts = IdentificationOptions()
     gains_mode = args.known_mass is not None
     if gains_mode:
@@ -70,7 +73,8 @@ def run(args) -> int:
         po = _poses(args.without, model, args, opts) if args.without else None
         r = identify_payload(model, pw, po)
         d = r.to_dict()
-    atomic_write_text(out, yaml.safe_dump(d, sort_keys=False))
+    with outputs:
+        Path(outputs.temp(out)).write_text(yaml.safe_dump(d, sort_keys=False))
     if args.json:
         print(json.dumps(d, indent=2))
     elif gains_mode:

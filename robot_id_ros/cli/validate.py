@@ -10,6 +10,9 @@ from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import Progress
 from robot_id_ros.cli.identify import add_bag_arguments, parse_floats
 
+from robot_id_ros.io.files import Outputs
+from robot_id_ros.cli.common import CommandError, add_overwrite_argument, bag_inputs
+
 
 def add_parser(subparsers):
     p = subparsers.add_parser('validate', help='prediction error of a model on held-out data', description=__doc__)
@@ -29,11 +32,19 @@ def add_parser(subparsers):
                    help='also leave out samples within this time of a slower one (default: as identified)')
     p.add_argument('--report', default=None, metavar='DIR', help='write a plot of measured vs predicted torque here')
     p.add_argument('--json', action='store_true', help='print JSON')
+    add_overwrite_argument(p, 'plot in --report')
     return p
 
 
+VALIDATION_PLOT = 'validation.png'   # in --report DIR
+
+
 def run(args) -> int:
+    """Run ``robot-id validate``; every error is raised (main prints it in one line)."""
     model = load_model(args.model)
+    outputs = Outputs(inputs=[args.model] + bag_inputs(args.data), overwrite=args.overwrite)
+    if args.report:
+        outputs.check_folder(args.report, [VALIDATION_PLOT])
     series = read_joint_states(args.data, model.joint_names, args.topic, require_effort=True,
                                progress=Progress('reading'))
     base = IdentificationOptions()
@@ -43,18 +54,18 @@ def run(args) -> int:
         base.drive_gains_nm_per_a = parse_floats(args.drive_gains, model.n, '--drive-gains')
     if base.effort_unit == 'current' and base.drive_gains_nm_per_a is None:
         if model.drive_gains_nm_per_a is None:
-            raise ValueError('--effort-unit current needs drive gains: the model has none, give --drive-gains')
+            raise CommandError('--effort-unit current needs drive gains: the model has none, give '
+                               '--drive-gains')
         base.drive_gains_nm_per_a = list(model.drive_gains_nm_per_a)
     v = validate(model, series, base, find_sidecar(args.data), args.filter_hz, args.min_velocity,
                  args.min_velocity_scope, args.min_velocity_margin)
     m = v.metrics
     if args.report:
-        from pathlib import Path
-
         from robot_id_ros.identify.report import plot_torques
-        Path(args.report).mkdir(parents=True, exist_ok=True)
-        plot_torques(Path(args.report) / 'validation.png', v.trajectory.t_s, v.trajectory.tau, v.predicted,
-                     list(model.joint_names), f'validation: {args.data}')
+        with outputs:
+            plot_torques(outputs.temp(args.report, merge=True) / VALIDATION_PLOT, v.trajectory.t_s,
+                         v.trajectory.tau, v.predicted, list(model.joint_names),
+                         f'validation: {args.data}')
     if args.json:
         print(json.dumps(m, indent=2))
         return 0

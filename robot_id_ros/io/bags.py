@@ -14,12 +14,14 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.errors import InputError
+from robot_id_ros.io.files import OutputKind, Outputs
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 # the sidecar's path is the sidecar module's; kept importable from here for the recorders
 from robot_id_ros.io.sidecar import sidecar_path  # noqa: F401
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
 BAG_FORMAT_VERSION = 8          # rosbag2 metadata version written (the rosbags default)
+BAG_FILE_STORAGE = {'.mcap': 'mcap', '.db3': 'sqlite3'}   # a single-file bag: its storage
 PROGRESS_EVERY_MESSAGES = 5000  # read_joint_states calls ``progress`` once per this many messages
 # a message without the selected joints (or naming one twice) makes the whole bag unusable
 _FATAL_JOINT_STATE_KINDS = ('missing_joint', 'duplicate_joint')
@@ -161,36 +163,94 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
     return series
 
 
-class BagWriter:
-    """Writes messages into a new rosbag2 bag (MCAP by default, or sqlite3 for a .db3 name).
+def is_bag(path) -> bool:
+    """Whether ``path`` is a bag that can be read (a bag folder, or a .mcap / .db3 file)."""
+    try:
+        reader = _open_reader(path)
+    except BagError:
+        return False
+    reader.close()
+    return True
 
-    Use as a context manager; ``write(topic, stamp_ns, msg)`` with a message built by the
-    helpers below (rosbags message objects).
+
+BAG_OUTPUT = OutputKind('bag', is_bag, BagError)   # --overwrite replaces only a readable bag
+
+
+class BagWriter:
+    """Writes messages into a new rosbag2 bag, atomically.
+
+    A path ending in ``.mcap`` or ``.db3`` names a single bag file (MCAP or sqlite3); any other
+    path a bag folder (``metadata.yaml`` and one storage file named after the folder). The bag is
+    written under a temporary name beside ``path`` and renamed onto it when the ``with`` block
+    ends normally; on an exception (a full disk, KeyboardInterrupt) the temporary is removed and
+    ``path`` is left as it was. Write with ``write(topic, stamp_ns, msg)`` (messages from the
+    builders below) or ``write_raw`` (the ``cdr_*`` builders).
+
+    Args:
+        path: the bag file or folder to write.
+        storage: 'mcap' (default) or 'sqlite3' for a bag folder; a file's suffix decides for it.
+        overwrite: replace an existing bag (only a bag that can be read; never another file).
+        outputs: the command's ``robot_id_ros.io.files.Outputs``: the bag is checked against
+            its inputs and renamed with its other outputs when the ``Outputs`` block ends
+            (``overwrite`` is then the ``Outputs``'); None: the bag is renamed on leaving this
+            writer's block.
+
+    Raises:
+        BagError: ``path`` exists (without ``overwrite``, or is not a bag), is an input, or its
+            folder does not exist; a storage that contradicts the suffix.
     """
 
-    def __init__(self, path, storage='mcap', overwrite=False):
-        from rosbags.rosbag2 import StoragePlugin, Writer
-
+    def __init__(self, path, storage=None, overwrite=False, outputs=None):
         self.path = Path(path)
-        if self.path.exists():
-            if not overwrite:
-                raise BagError(f'output bag {self.path} exists; choose a new path or remove it')
-            import shutil
-
-            shutil.rmtree(self.path) if self.path.is_dir() else self.path.unlink()
-        if not self.path.parent.exists():
-            raise BagError(f'output folder {self.path.parent} does not exist')
-        plugin = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}[storage]
+        by_suffix = BAG_FILE_STORAGE.get(self.path.suffix)
+        if storage not in (None, 'mcap', 'sqlite3') or storage not in (None, by_suffix or storage):
+            raise BagError(f'bag {self.path}: storage {storage!r} does not fit the name (.mcap is '
+                           'MCAP, .db3 sqlite3, a folder either)')
+        self.storage = by_suffix or storage or 'mcap'
+        self._own = outputs is None
+        self.outputs = Outputs(overwrite=overwrite) if outputs is None else outputs
+        if not self.outputs.checked(self.path):
+            self.outputs.check(self.path, BAG_OUTPUT)
         self.ts = typestore()
-        self._writer = Writer(self.path, version=BAG_FORMAT_VERSION, storage_plugin=plugin)
+        self._writer = None
         self._conns = {}
 
     def __enter__(self):
-        self._writer.open()
+        from rosbags.rosbag2 import StoragePlugin, Writer
+
+        single = self.path.suffix in BAG_FILE_STORAGE
+        name = self.path.stem if single else self.path.name
+        ext = {'mcap': '.mcap', 'sqlite3': '.db3'}[self.storage]
+        # rosbags writes a folder <name>/ with <name><ext>: a file output is that storage file
+        target = self.outputs.temp(self.path, inner=f'{name}/{name}{ext}' if single else name)
+        plugin = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}[self.storage]
+        try:
+            self._writer = Writer(target.parent if single else target, version=BAG_FORMAT_VERSION,
+                                  storage_plugin=plugin)
+            self._writer.open()
+        except BaseException:
+            if self._own:
+                self.outputs.discard()
+            raise
         return self
 
-    def __exit__(self, *exc):
-        self._writer.close()
+    def __exit__(self, exc_type, exc, tb):
+        writer, self._writer = self._writer, None
+        if exc is None:
+            try:
+                writer.close()
+            except BaseException as err:   # a full disk while writing the index or metadata
+                exc = err
+        if exc is not None:
+            try:
+                writer.abort()
+            except Exception:  # noqa: BLE001 - the first error is the one to report
+                pass
+        if self._own:   # commits, or removes the temporary (an OSError becomes one line)
+            self.outputs.__exit__(None if exc is None else type(exc), exc, None)
+        if exc is not None and exc_type is None:
+            raise exc
+        return False
 
     def write(self, topic, stamp_ns, msg):
         conn = self._conns.get(topic)

@@ -46,14 +46,34 @@ def setup(tmp_path_factory):
     return d, t, S, F
 
 
+def argv_for(d, **kw):
+    argv = ['estimate', '--model', str(d / 'model.yaml'), '--data', str(kw.pop('data')),
+            '--out', str(kw.pop('out'))]
+    for k, v in kw.items():
+        argv += [f'--{k.replace("_", "-")}'] + ([] if v is True else [str(v)])
+    return argv
+
+
 def args_for(d, **kw):
     p = argparse.ArgumentParser()
     sub = p.add_subparsers()
     estimate.add_parser(sub)
-    argv = ['estimate', '--model', str(d / 'model.yaml'), '--data', str(kw.pop('data')), '--out', str(kw.pop('out'))]
-    for k, v in kw.items():
-        argv += [f'--{k.replace("_", "-")}'] + ([] if v is True else [str(v)])
-    return p.parse_args(argv)
+    return p.parse_args(argv_for(d, **kw))
+
+
+def main_for(d, **kw):
+    """robot-id estimate through the command's main: errors are one line on stderr, exit 2."""
+    from robot_id_ros.cli.main import main
+    return main(argv_for(d, **kw))
+
+
+def err_line(capsys):
+    """The one error line on stderr (nothing on stdout)."""
+    cap = capsys.readouterr()
+    assert cap.out == '', cap.out
+    lines = cap.err.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
 
 
 @pytest.mark.parametrize('unit', ['torque', 'current'])
@@ -96,13 +116,13 @@ def test_tool_frame_and_direct(setup):
 
 def test_errors_are_one_line(setup, capsys):
     d, *_ = setup
-    rc = estimate.run(args_for(d, data=d / 'missing.mcap', out=d / 'x'))
-    assert rc == 2 and 'bag not found' in capsys.readouterr().out
+    rc = main_for(d, data=d / 'missing.mcap', out=d / 'x')
+    assert rc == 2 and 'bag not found' in err_line(capsys)
     (d / 'exists').mkdir(exist_ok=True)
-    rc = estimate.run(args_for(d, data=d / 'in_torque.mcap', out=d / 'exists'))
-    assert rc == 2 and 'exists' in capsys.readouterr().out
-    rc = estimate.run(args_for(d, data=d / 'in_torque.mcap', out=d / 'y', drive_gains='1,2'))
-    assert rc == 2 and 'need 5 values' in capsys.readouterr().out
+    rc = main_for(d, data=d / 'in_torque.mcap', out=d / 'exists')
+    assert rc == 2 and 'exists' in err_line(capsys)
+    rc = main_for(d, data=d / 'in_torque.mcap', out=d / 'y', drive_gains='1,2')
+    assert rc == 2 and 'need 5 values' in err_line(capsys)
 
 
 def test_params_file_gives_the_nodes_settings_and_flags_override(setup, tmp_path, capsys):
@@ -122,9 +142,9 @@ def test_params_file_gives_the_nodes_settings_and_flags_override(setup, tmp_path
     assert cfg.stiction_mode == 'deadzone' and cfg.stiction_velocity_rad_s == youbot['stiction_velocity_rad_s']
     assert estimate.estimator_config(args_for(d, data='x', out='y')).stiction_mode == 'none'   # core defaults
     (tmp_path / 'other.yaml').write_text('youbot_sim:\n  ros__parameters:\n    seed: 3\n')
-    rc = estimate.run(args_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o1', params_file=tmp_path / 'other.yaml'))
-    assert rc == 2 and 'no "wrench_estimator: ros__parameters:"' in capsys.readouterr().out
+    rc = main_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o1', params_file=tmp_path / 'other.yaml')
+    assert rc == 2 and 'no "wrench_estimator: ros__parameters:"' in err_line(capsys)
     (tmp_path / 'bad.yaml').write_text("wrench_estimator:\n  ros__parameters:\n    stiction_mode: sometimes\n")
-    rc = estimate.run(args_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o2', params_file=tmp_path / 'bad.yaml'))
-    assert rc == 2 and 'bad.yaml' in capsys.readouterr().out
+    rc = main_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o2', params_file=tmp_path / 'bad.yaml')
+    assert rc == 2 and 'bad.yaml' in err_line(capsys)
     assert not (tmp_path / 'o1').exists() and not (tmp_path / 'o2').exists()
