@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Pieces shared by the robot-id subcommands: model options, progress, errors."""
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def add_overwrite_argument(parser, what):
 
 
 def bag_inputs(*bags):
-    """The input paths of bags: each bag and its segment sidecar when it has one.
+    """Return the input paths of bags: each bag and its segment sidecar when it has one.
 
     Args:
         bags: bag paths, or lists of them; None entries are skipped.
@@ -87,19 +89,22 @@ def add_robot_arguments(parser, urdf_required=False):
     """--urdf, --joints, --tool-frame (youBot defaults when --urdf is not given)."""
     parser.add_argument('--urdf', required=urdf_required, default=None,
                         help='robot URDF (default: the bundled youBot arm)')
-    parser.add_argument('--joints', default=None,
-                        help='comma-separated actuated joints, base to tip (default: the actuated joints '
-                             'from the URDF root to the tool frame; fingers, mimic joints and side '
-                             'branches are left out with a note)')
-    parser.add_argument('--tool-frame', default=None,
-                        help='frame where the wrench acts (default: the youBot tool point on the youBot '
-                             'arm, else a tool/tcp frame at the end of the longest actuated chain)')
+    parser.add_argument(
+        '--joints', default=None,
+        help='comma-separated actuated joints, base to tip (default: the actuated joints '
+        'from the URDF root to the tool frame; fingers, mimic joints and side '
+        'branches are left out with a note)')
+    parser.add_argument(
+        '--tool-frame', default=None,
+        help='frame where the wrench acts (default: the youBot tool point on the youBot '
+        'arm, else a tool/tcp frame at the end of the longest actuated chain)')
 
 
 def robot_from_args(args) -> RobotModel:
     joints = [j.strip() for j in args.joints.split(',') if j.strip()] if args.joints else None
     if args.urdf is None:
-        return RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS, args.tool_frame or YOUBOT_TOOL_FRAME)
+        return RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS, args.tool_frame or
+                          YOUBOT_TOOL_FRAME)
     robot = RobotModel(args.urdf, joints, args.tool_frame)
     if robot.selection_note:
         print(f'note: {robot.selection_note}', file=sys.stderr)
@@ -125,8 +130,9 @@ class Progress:
         if total and done > 0:
             frac = done / total
             eta = el * (1 - frac) / frac
-            print(f'{self.label}: {done}/{total} ({100 * frac:.0f}%) {el:.1f}s elapsed, ~{eta:.0f}s left',
-                  file=self.stream, flush=True)
+            print(
+                f'{self.label}: {done}/{total} ({100 * frac:.0f}%) {el:.1f}s elapsed, ~{eta:.0f}s left',
+                file=self.stream, flush=True)
         elif total:
             print(f'{self.label}: 0/{total} {el:.1f}s elapsed', file=self.stream, flush=True)
         else:

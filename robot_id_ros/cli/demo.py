@@ -1,7 +1,10 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id demo: the whole pipeline on the simulated youBot (hidden true parameters) over real
 DDS: static poses, friction sweeps, optimised excitation, identification, held-out validation,
 then the wrench estimator under a scripted sequence of known forces. Prints a results table and
-writes a report folder (model file, bags, plots, results.json)."""
+writes a report folder (model file, bags, plots, results.json).
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,7 +13,7 @@ from robot_id_ros.cli.common import CommandError
 
 
 def add_parser(subparsers):
-    """Adds ``robot-id demo`` to ``subparsers``; returns its parser."""
+    """Add ``robot-id demo`` to ``subparsers``; returns its parser."""
     p = subparsers.add_parser('demo', help='the whole pipeline on the simulated youBot',
                               description=__doc__)
     p.add_argument('--out', default='demo_out', help='report folder (default: demo_out)')
@@ -28,7 +31,7 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    """Runs the demo into an empty ``--out`` folder; returns the exit status (0)."""
+    """Run the demo into an empty ``--out`` folder; returns the exit status (0)."""
     from robot_id_ros.demo.pipeline import DemoConfig, DemoError, run_demo
 
     out = Path(args.out)

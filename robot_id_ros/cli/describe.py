@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id describe: the model summary (joints, tool frame, parameter counts, base parameters)."""
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ from robot_id_ros.cli.common import add_robot_arguments, robot_from_args
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser('describe', help='model summary: joints, tool frame, standard and base parameters',
-                              description=__doc__)
+    p = subparsers.add_parser(
+        'describe', help='model summary: joints, tool frame, standard and base parameters',
+        description=__doc__)
     add_robot_arguments(p)
-    p.add_argument('--friction', action='store_true', help='add Coulomb + viscous friction per joint')
+    p.add_argument('--friction', action='store_true',
+                   help='add Coulomb + viscous friction per joint')
     p.add_argument('--offset', action='store_true', help='add a torque offset per joint')
-    p.add_argument('--rotor-inertia', action='store_true', help='add reflected rotor inertia per joint')
+    p.add_argument('--rotor-inertia', action='store_true',
+                   help='add reflected rotor inertia per joint')
     p.add_argument('--json', action='store_true', help='print JSON')
     return p
 
@@ -34,10 +39,17 @@ def describe(robot, options: RegressorOptions):
         'unidentifiable': base.unidentifiable(),
         'base_tolerance': base.tolerance,
         'options': options.to_dict(),
-        'limits': {n: {'lower_rad': float(lo), 'upper_rad': float(hi), 'velocity_rad_s': float(v),
-                       'effort_nm': float(e)}
-                   for n, lo, hi, v, e in zip(robot.joint_names, robot.limits.lower_rad, robot.limits.upper_rad,
-                                              robot.limits.velocity_rad_s, robot.limits.effort_nm)},
+        'limits': {
+            n: {
+                'lower_rad': float(lo),
+                'upper_rad': float(hi),
+                'velocity_rad_s': float(v),
+                'effort_nm': float(e)
+            }
+            for n, lo, hi, v, e in
+            zip(robot.joint_names, robot.limits.lower_rad, robot.limits.upper_rad,
+                robot.limits.velocity_rad_s, robot.limits.effort_nm)
+        },
     }
 
 

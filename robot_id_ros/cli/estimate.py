@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id estimate: offline external wrench estimation over a bag; writes /wrench,
 /external_joint_torques and /contact (and with --wrench-std /wrench_std) into a new bag, each
 message stamped with its input sample's stamp. Optionally a CSV and a PNG plot of the wrench.
@@ -5,7 +7,8 @@ message stamped with its input sample's stamp. Optionally a CSV and a PNG plot o
 --out x.mcap (or x.db3) writes the single bag file x.mcap, any other name a bag folder (MCAP).
 Every output is written under a temporary name and renamed when complete; the bag, the CSV and
 the plot land together or not at all. --overwrite replaces only an existing bag (a bag only by a
-bag), never an input."""
+bag), never an input.
+"""
 from __future__ import annotations
 
 import csv
@@ -15,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.io.bags import BAG_OUTPUT, BagWriter, read_joint_states
-from robot_id_ros.estimate import (CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig, WrenchEstimator,
-                                   effort_scale)
+from robot_id_ros.estimate import (CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig,
+                                   WrenchEstimator, effort_scale)
 from robot_id_ros.ros.params_file import estimator_settings
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import Outputs
@@ -27,50 +30,67 @@ from robot_id_ros.cli.common import (CommandError, Progress, add_overwrite_argum
 
 def add_parser(subparsers):
     _C = EstimatorConfig
-    p = subparsers.add_parser('estimate', help='offline wrench estimation over a bag (bag in, bag out)',
+    p = subparsers.add_parser('estimate',
+                              help='offline wrench estimation over a bag (bag in, bag out)',
                               description=__doc__)
     p.add_argument('--model', required=True, help='model file (robot-id identify)')
-    p.add_argument('--data', required=True, help='input bag (directory, .mcap or .db3) with JointState')
+    p.add_argument('--data', required=True,
+                   help='input bag (directory, .mcap or .db3) with JointState')
     p.add_argument('--out', required=True,
                    help='output bag: a name ending in .mcap (or .db3) is a single bag file, any '
                         'other a bag folder (MCAP); a new path')
-    p.add_argument('--topic', default='/joint_states', help='JointState topic (default /joint_states)')
-    p.add_argument('--method', choices=('momentum', 'direct'), default=None,
-                   help='momentum observer (default) or direct residual with a causal differentiator')
+    p.add_argument('--topic', default='/joint_states',
+                   help='JointState topic (default /joint_states)')
+    p.add_argument(
+        '--method', choices=('momentum', 'direct'), default=None,
+        help='momentum observer (default) or direct residual with a causal differentiator')
     p.add_argument('--frame', choices=('base', 'tool'), default=None,
                    help='express the wrench in the URDF root frame (base) or the tool frame')
     p.add_argument('--wrench', choices=('auto', 'force', 'full', 'torque'), default=None,
                    help='auto: full wrench for >= 6 joints, force at the tool point for fewer')
     p.add_argument('--effort-unit', choices=('torque', 'current'), default='torque',
                    help='effort is joint torque in Nm (default) or motor current in A')
-    p.add_argument('--drive-gains', default=None,
-                   help='comma-separated Nm/A per joint for --effort-unit current (default: the model file)')
-    p.add_argument('--observer-gain-hz', type=float, default=None,
-                   help=f'momentum observer bandwidth in Hz (core default {_C.observer_gain_hz:g})')
-    p.add_argument('--filter-hz', type=float, default=None,
-                   help=f'direct method: differentiator bandwidth in Hz (core default {_C.direct_filter_hz:g})')
-    p.add_argument('--stiction-velocity', type=float, default=None,
-                   help=f'rad/s below which friction is unknown within its bounds (core default {_C.stiction_velocity_rad_s:g})')
-    p.add_argument('--sigma-guard', type=float, default=None,
-                   help='damped least squares starts below this smallest singular value of J^T (m for a force; '
-                        f'core default {_C.sigma_guard:g})')
+    p.add_argument(
+        '--drive-gains', default=None,
+        help='comma-separated Nm/A per joint for --effort-unit current (default: the model file)')
+    p.add_argument(
+        '--observer-gain-hz', type=float, default=None,
+        help=f'momentum observer bandwidth in Hz (core default {_C.observer_gain_hz:g})')
+    p.add_argument(
+        '--filter-hz', type=float, default=None,
+        help=f'direct method: differentiator bandwidth in Hz (core default {_C.direct_filter_hz:g})'
+    )
+    p.add_argument(
+        '--stiction-velocity', type=float, default=None, help=
+        f'rad/s below which friction is unknown within its bounds (core default {_C.stiction_velocity_rad_s:g})'
+    )
+    p.add_argument(
+        '--sigma-guard', type=float, default=None,
+        help='damped least squares starts below this smallest singular value of J^T (m for a force; '
+        f'core default {_C.sigma_guard:g})')
     p.add_argument('--damping', type=float, default=None,
                    help=f'damping reached at a singularity (core default {_C.damping:g})')
-    p.add_argument('--band-weighting', action='store_true', default=None,
-                   help='weight joints by 1 / (residual variance + stiction band^2 / 3) in the wrench least squares')
-    p.add_argument('--stiction-mode', choices=STICTION_MODES, default=None,
-                   help="resting joints (friction unknown within the stiction band): 'deadzone' maps only the "
-                        "external torque outside the band, 'hold' keeps the torque a joint had when it stopped "
-                        f'as far as the band allows (youBot: hold); core default {_C.stiction_mode}'),
-    p.add_argument('--params-file', default=None, metavar='YAML',
-                   help='estimator settings from a wrench_estimator parameters file (the node\'s), e.g. '
-                        'config/wrench_estimator.yaml for the youBot; flags given as well override it '
-                        '(default: the core defaults)')
+    p.add_argument(
+        '--band-weighting', action='store_true', default=None, help=
+        'weight joints by 1 / (residual variance + stiction band^2 / 3) in the wrench least squares'
+    )
+    p.add_argument(
+        '--stiction-mode', choices=STICTION_MODES, default=None,
+        help="resting joints (friction unknown within the stiction band): 'deadzone' maps only the "
+        "external torque outside the band, 'hold' keeps the torque a joint had when it stopped "
+        f'as far as the band allows (youBot: hold); core default {_C.stiction_mode}'),
+    p.add_argument(
+        '--params-file', default=None, metavar='YAML',
+        help='estimator settings from a wrench_estimator parameters file (the node\'s), e.g. '
+        'config/wrench_estimator.yaml for the youBot; flags given as well override it '
+        '(default: the core defaults)')
     p.add_argument('--tare-at', type=float, default=None, metavar='S',
                    help='tare (zero the current bias) S seconds after the first sample')
-    p.add_argument('--payload-mass', type=float, default=None, help='payload mass in kg (overrides the model)')
+    p.add_argument('--payload-mass', type=float, default=None,
+                   help='payload mass in kg (overrides the model)')
     p.add_argument('--payload-com', default=None, help='payload COM x,y,z in m in the tool frame')
-    p.add_argument('--csv', default=None, help='also write a CSV: stamp, wrench, std, contact, tau_ext')
+    p.add_argument('--csv', default=None,
+                   help='also write a CSV: stamp, wrench, std, contact, tau_ext')
     p.add_argument('--plot', default=None, help='also write a PNG plot of the wrench')
     p.add_argument('--wrench-std', action='store_true',
                    help='also write /wrench_std (1-sigma of each wrench component, WrenchStamped)')
@@ -90,7 +110,8 @@ def _floats(text, n, what):
 
 def run(args) -> int:
     """Run ``robot-id estimate``; every error is raised (``robot-id``'s main prints it in one
-    line on stderr). A bare ValueError from the core becomes a CommandError."""
+    line on stderr). A bare ValueError from the core becomes a CommandError.
+    """
     try:
         return _run(args)
     except ValueError as exc:
@@ -107,10 +128,18 @@ def estimator_config(args) -> EstimatorConfig:
             settings = estimator_settings(args.params_file)
         except ValueError as e:
             raise CommandError(str(e)) from None
-    flags = {'method': args.method, 'frame': args.frame, 'wrench_mode': args.wrench,
-             'observer_gain_hz': args.observer_gain_hz, 'direct_filter_hz': args.filter_hz,
-             'stiction_velocity_rad_s': args.stiction_velocity, 'sigma_guard': args.sigma_guard,
-             'damping': args.damping, 'stiction_mode': args.stiction_mode, 'band_weighting': args.band_weighting}
+    flags = {
+        'method': args.method,
+        'frame': args.frame,
+        'wrench_mode': args.wrench,
+        'observer_gain_hz': args.observer_gain_hz,
+        'direct_filter_hz': args.filter_hz,
+        'stiction_velocity_rad_s': args.stiction_velocity,
+        'sigma_guard': args.sigma_guard,
+        'damping': args.damping,
+        'stiction_mode': args.stiction_mode,
+        'band_weighting': args.band_weighting
+    }
     settings.update({k: v for k, v in flags.items() if v is not None})
     try:
         return EstimatorConfig(**settings).validated()
@@ -124,7 +153,8 @@ def _run(args) -> int:
     gains = _floats(args.drive_gains, model.n, '--drive-gains') if args.drive_gains else None
     scale = effort_scale(model, args.effort_unit, gains)
     if args.payload_mass is not None or args.payload_com is not None:
-        mass = args.payload_mass if args.payload_mass is not None else (model.payload.mass_kg if model.payload else 0)
+        mass = args.payload_mass if args.payload_mass is not None else (
+            model.payload.mass_kg if model.payload else 0)
         com = _floats(args.payload_com, 3, '--payload-com') if args.payload_com else \
             (model.payload.com_m if model.payload else np.zeros(3))
     outputs = Outputs(inputs=[args.model, args.params_file] + bag_inputs(args.data),
@@ -139,12 +169,12 @@ def _run(args) -> int:
     if args.payload_mass is not None or args.payload_com is not None:
         est.set_payload(mass, com)
     t0 = time.monotonic()
-    series = read_joint_states(args.data, names, topic=args.topic, require_velocity=True, require_effort=True,
-                               progress=Progress('reading'))
+    series = read_joint_states(args.data, names, topic=args.topic, require_velocity=True,
+                               require_effort=True, progress=Progress('reading'))
     t_read = time.monotonic() - t0
     t1 = time.monotonic()
-    res = est.process(series.stamp_ns, series.q, series.qd, series.effort * scale, tare_at_s=args.tare_at,
-                      progress=Progress('estimating'))
+    res = est.process(series.stamp_ns, series.q, series.qd, series.effort * scale,
+                      tare_at_s=args.tare_at, progress=Progress('estimating'))
     t_est = time.monotonic() - t1
     t2 = time.monotonic()
     N = len(res.stamp_ns)
@@ -158,10 +188,13 @@ def _run(args) -> int:
     t_write = time.monotonic() - t2
     skipped = len(series.skipped) + len(res.rejected)
     n_contact = int(np.count_nonzero(res.contact_state))
-    print(f'{N} samples -> {out} ({config.method}, frame {res.frame_id}, wrench {est.mapper.mapping.label}); '
-          f'{skipped} input samples skipped, {len(res.resets)} resets, contact in {n_contact} samples')
-    print(f'time: read {t_read:.2f} s, estimate {t_est:.2f} s ({N / max(t_est, 1e-9):.0f} samples/s), '
-          f'write {t_write:.2f} s')
+    print(
+        f'{N} samples -> {out} ({config.method}, frame {res.frame_id}, wrench {est.mapper.mapping.label}); '
+        f'{skipped} input samples skipped, {len(res.resets)} resets, contact in {n_contact} samples'
+    )
+    print(
+        f'time: read {t_read:.2f} s, estimate {t_est:.2f} s ({N / max(t_est, 1e-9):.0f} samples/s), '
+        f'write {t_write:.2f} s')
     for k, reason in (series.skipped + res.rejected)[:5]:
         print(f'  skipped sample {k}: {reason}')
     for k, reason in res.resets[:5]:
@@ -209,13 +242,15 @@ def write_wrench_bag(bw, res, names, q, wrench_std=False):
 def write_csv(path, res, names):
     with open(path, 'w', newline='') as fh:
         w = csv.writer(fh)
-        w.writerow(['stamp_ns', 'fx', 'fy', 'fz', 'mx', 'my', 'mz', 'fx_std', 'fy_std', 'fz_std', 'mx_std',
-                    'my_std', 'mz_std', 'contact', 'sigma_min'] + [f'tau_ext_{n}' for n in names])
+        w.writerow([
+            'stamp_ns', 'fx', 'fy', 'fz', 'mx', 'my', 'mz', 'fx_std', 'fy_std', 'fz_std', 'mx_std',
+            'my_std', 'mz_std', 'contact', 'sigma_min'
+        ] + [f'tau_ext_{n}' for n in names])
         for k in range(len(res.stamp_ns)):
-            w.writerow([int(res.stamp_ns[k])] + [f'{x:.6g}' for x in res.wrench[k]]
-                       + [f'{x:.6g}' for x in res.wrench_std[k]] + [CONTACT_STATE_NAMES[res.contact_state[k]],
-                                                                    f'{res.sigma_min[k]:.6g}']
-                       + [f'{x:.6g}' for x in res.tau_ext[k]])
+            w.writerow([int(res.stamp_ns[k])] + [f'{x:.6g}' for x in res.wrench[k]] +
+                       [f'{x:.6g}' for x in res.wrench_std[k]] +
+                       [CONTACT_STATE_NAMES[res.contact_state[k]], f'{res.sigma_min[k]:.6g}'] +
+                       [f'{x:.6g}' for x in res.tau_ext[k]])
 
 
 def plot_wrench(path, res):
@@ -228,8 +263,8 @@ def plot_wrench(path, res):
     fig, axes = plt.subplots(3, 1, sharex=True, figsize=(10, 8))
     for i, lab in enumerate(('fx', 'fy', 'fz')):
         axes[0].plot(t, res.wrench[:, i], label=lab)
-        axes[0].fill_between(t, res.wrench[:, i] - res.wrench_std[:, i], res.wrench[:, i] + res.wrench_std[:, i],
-                             alpha=0.15)
+        axes[0].fill_between(t, res.wrench[:, i] - res.wrench_std[:, i],
+                             res.wrench[:, i] + res.wrench_std[:, i], alpha=0.15)
     axes[0].set_ylabel(f'force (N), {res.frame_id}')
     axes[0].legend(loc='upper right')
     for i, lab in enumerate(('mx', 'my', 'mz')):

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id identify: fit the dynamic model from recorded bags; write the model file and a report.
 
 Trajectories (--data) give the full dynamic model (base parameters, friction, intervals); static
@@ -22,9 +24,12 @@ REPORT_FILE = 'report.md'   # the report's main file in --report DIR
 
 
 def add_bag_arguments(p):
-    p.add_argument('--topic', default='/joint_states', help='JointState topic (default /joint_states)')
-    p.add_argument('--effort-unit', choices=('torque', 'current'), default=None,
-                   help='effort in the bags: joint torque in Nm (default) or motor current in A (needs drive gains)')
+    p.add_argument('--topic', default='/joint_states',
+                   help='JointState topic (default /joint_states)')
+    p.add_argument(
+        '--effort-unit', choices=('torque', 'current'), default=None, help=
+        'effort in the bags: joint torque in Nm (default) or motor current in A (needs drive gains)'
+    )
     p.add_argument('--drive-gains', default=None,
                    help='comma-separated joint torque per motor current (Nm/A), one per joint')
 
@@ -50,51 +55,75 @@ def read_bags(paths, joint_names, topic, label):
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser('identify', help='identify the dynamic model from bags; writes the model file',
+    p = subparsers.add_parser('identify',
+                              help='identify the dynamic model from bags; writes the model file',
                               description=__doc__)
     add_robot_arguments(p)
-    p.add_argument('--data', nargs='+', default=[], metavar='BAG', help='excitation trajectory bag(s)')
+    p.add_argument('--data', nargs='+', default=[], metavar='BAG',
+                   help='excitation trajectory bag(s)')
     p.add_argument('--static', nargs='+', default=[], metavar='BAG', help='static pose bag(s)')
-    p.add_argument('--sweeps', nargs='+', default=[], metavar='BAG', help='friction sweep bag(s) (with sidecar)')
+    p.add_argument('--sweeps', nargs='+', default=[], metavar='BAG',
+                   help='friction sweep bag(s) (with sidecar)')
     p.add_argument('--out', required=True, metavar='MODEL.yaml', help='model file to write')
-    p.add_argument('--report', default=None, metavar='DIR', help='write report.md and PNG plots here')
-    p.add_argument('--validate', nargs='+', default=[], metavar='BAG', help='held-out bag(s) for the report')
+    p.add_argument('--report', default=None, metavar='DIR',
+                   help='write report.md and PNG plots here')
+    p.add_argument('--validate', nargs='+', default=[], metavar='BAG',
+                   help='held-out bag(s) for the report')
     add_bag_arguments(p)
-    p.add_argument('--weighting', choices=('wls', 'ols'), default='wls',
-                   help='wls: per-joint noise variance weights (default); ols: ordinary least squares')
-    p.add_argument('--no-column-scaling', action='store_true', help='do not scale regressor columns')
-    p.add_argument('--no-friction', action='store_true', help='no Coulomb/viscous friction columns')
-    p.add_argument('--asymmetric-coulomb', action='store_true', help='direction-dependent Coulomb friction')
+    p.add_argument(
+        '--weighting', choices=('wls', 'ols'), default='wls',
+        help='wls: per-joint noise variance weights (default); ols: ordinary least squares')
+    p.add_argument('--no-column-scaling', action='store_true',
+                   help='do not scale regressor columns')
+    p.add_argument('--no-friction', action='store_true',
+                   help='no Coulomb/viscous friction columns')
+    p.add_argument('--asymmetric-coulomb', action='store_true',
+                   help='direction-dependent Coulomb friction')
     p.add_argument('--no-offset', action='store_true', help='no per-joint torque offset')
-    p.add_argument('--rotor-inertia', action='store_true', help='identify reflected rotor inertia per joint')
-    p.add_argument('--prior-weight', type=float, default=0.0,
-                   help='damped least squares toward the URDF values (0 = none; 1 weighs like one column)')
-    p.add_argument('--known', action='append', default=[], metavar='NAME=VALUE',
-                   help='a known standard parameter (e.g. m5=0.25), subtracted before the fit; repeatable')
-    p.add_argument('--physical-consistency', action='store_true',
-                   help='constrain to physically valid inertias (LMI); reports the cost in fit error')
-    p.add_argument('--export-urdf', default=None, metavar='URDF',
-                   help='with --physical-consistency: write a URDF carrying the identified inertias')
+    p.add_argument('--rotor-inertia', action='store_true',
+                   help='identify reflected rotor inertia per joint')
+    p.add_argument(
+        '--prior-weight', type=float, default=0.0,
+        help='damped least squares toward the URDF values (0 = none; 1 weighs like one column)')
+    p.add_argument(
+        '--known', action='append', default=[], metavar='NAME=VALUE',
+        help='a known standard parameter (e.g. m5=0.25), subtracted before the fit; repeatable')
+    p.add_argument(
+        '--physical-consistency', action='store_true',
+        help='constrain to physically valid inertias (LMI); reports the cost in fit error')
+    p.add_argument(
+        '--export-urdf', default=None, metavar='URDF',
+        help='with --physical-consistency: write a URDF carrying the identified inertias')
     p.add_argument('--derivative-method', default='auto',
                    choices=('auto', 'periodic', 'savgol', 'spline', 'central'),
                    help='how to differentiate positions (auto: periodic when the run repeats)')
     p.add_argument('--velocity-source', choices=('position', 'measured'), default='position',
                    help='differentiate positions (default) or filter the recorded velocity')
-    p.add_argument('--cutoff-hz', type=float, default=None, help='position band limit (default: automatic)')
+    p.add_argument('--cutoff-hz', type=float, default=None,
+                   help='position band limit (default: automatic)')
     p.add_argument('--torque-filter', action='store_true',
                    help='fit the torque low-passed at the cut-off (parallel filtering)')
-    p.add_argument('--period', type=float, default=None, help='excitation period in s (default: sidecar/detected)')
-    p.add_argument('--trim', type=float, default=None, help='seconds dropped at both ends of non-periodic runs')
-    p.add_argument('--max-samples', type=int, default=None, help='decimate each trajectory to at most this many')
-    p.add_argument('--stribeck-column', action='store_true',
-                   help='a Stribeck column per joint in the trajectory fit (velocity from the sweeps, else fitted)')
-    p.add_argument('--min-velocity', type=float, default=0.0, metavar='RAD_S',
-                   help="leave a joint's samples out of the trajectory fit where its |velocity| is below this "
-                        '(stiction regime; 0.05 suits the youBot); default 0 = keep all')
-    p.add_argument('--sidecar-window', action='store_true',
-                   help="fit only inside the sidecar's excitation periods (also for non-periodic derivative methods)")
+    p.add_argument('--period', type=float, default=None,
+                   help='excitation period in s (default: sidecar/detected)')
+    p.add_argument('--trim', type=float, default=None,
+                   help='seconds dropped at both ends of non-periodic runs')
+    p.add_argument('--max-samples', type=int, default=None,
+                   help='decimate each trajectory to at most this many')
+    p.add_argument(
+        '--stribeck-column', action='store_true', help=
+        'a Stribeck column per joint in the trajectory fit (velocity from the sweeps, else fitted)'
+    )
+    p.add_argument(
+        '--min-velocity', type=float, default=0.0, metavar='RAD_S',
+        help="leave a joint's samples out of the trajectory fit where its |velocity| is below this "
+        '(stiction regime; 0.05 suits the youBot); default 0 = keep all')
+    p.add_argument(
+        '--sidecar-window', action='store_true', help=
+        "fit only inside the sidecar's excitation periods (also for non-periodic derivative methods)"
+    )
     p.add_argument('--stribeck', action='store_true', help='fit a Stribeck term to the sweeps')
-    p.add_argument('--static-offset', action='store_true', help='a torque offset per joint in the static fit')
+    p.add_argument('--static-offset', action='store_true',
+                   help='a torque offset per joint in the static fit')
     p.add_argument('--json', action='store_true', help='print the summary as JSON')
     add_overwrite_argument(p, 'model file, exported URDF or report files (a model file only by '
                               'a model file)')
@@ -110,15 +139,16 @@ def options_from_args(args, n) -> IdentificationOptions:
         known[k.strip()] = parse_floats(v, 1, f'--known {k}')[0]
     gains = parse_floats(args.drive_gains, n, '--drive-gains') if args.drive_gains else None
     return IdentificationOptions(
-        friction=not args.no_friction, coulomb_asymmetric=args.asymmetric_coulomb, offset=not args.no_offset,
-        rotor_inertia=args.rotor_inertia, weighting=args.weighting, column_scaling=not args.no_column_scaling,
-        prior_weight=args.prior_weight, known_parameters=known, derivative_method=args.derivative_method,
-        cutoff_hz=args.cutoff_hz, period_s=args.period, max_samples=args.max_samples, trim_s=args.trim,
+        friction=not args.no_friction, coulomb_asymmetric=args.asymmetric_coulomb,
+        offset=not args.no_offset, rotor_inertia=args.rotor_inertia, weighting=args.weighting,
+        column_scaling=not args.no_column_scaling, prior_weight=args.prior_weight,
+        known_parameters=known, derivative_method=args.derivative_method, cutoff_hz=args.cutoff_hz,
+        period_s=args.period, max_samples=args.max_samples, trim_s=args.trim,
         effort_unit=args.effort_unit or 'torque', drive_gains_nm_per_a=gains,
-        velocity_source=args.velocity_source, torque_filter=args.torque_filter, stribeck=args.stribeck,
-        static_offset=args.static_offset, physical_consistency=args.physical_consistency,
-        stribeck_column=args.stribeck_column, min_velocity_rad_s=args.min_velocity,
-        sidecar_window=args.sidecar_window)
+        velocity_source=args.velocity_source, torque_filter=args.torque_filter,
+        stribeck=args.stribeck, static_offset=args.static_offset,
+        physical_consistency=args.physical_consistency, stribeck_column=args.stribeck_column,
+        min_velocity_rad_s=args.min_velocity, sidecar_window=args.sidecar_window)
 
 
 def _check_outputs(args):
@@ -151,7 +181,8 @@ def run(args) -> int:
     if not args.data and not args.static:
         raise CommandError('give --data (trajectories) and/or --static (static poses)')
     if args.export_urdf and not args.physical_consistency:
-        raise CommandError('--export-urdf needs --physical-consistency (a URDF must hold valid inertias)')
+        raise CommandError(
+            '--export-urdf needs --physical-consistency (a URDF must hold valid inertias)')
     outputs = _check_outputs(args)
     out = Path(args.out)
     robot = robot_from_args(args)
@@ -169,15 +200,25 @@ def run(args) -> int:
         res.model.validation = {'held_out': [{k: v for k, v in x.metrics.items()} for x in vals]}
     _write_outputs(args, outputs, res, vals)
     if args.json:
-        print(json.dumps({'model': str(out), 'summary': res.summary_lines,
-                          'identification': {k: v for k, v in res.model.identification.items() if k != 'options'},
-                          'validation': [x.metrics for x in vals]}, indent=2, default=float))
+        print(
+            json.dumps(
+                {
+                    'model': str(out),
+                    'summary': res.summary_lines,
+                    'identification': {
+                        k: v
+                        for k, v in res.model.identification.items() if k != 'options'
+                    },
+                    'validation': [x.metrics for x in vals]
+                }, indent=2, default=float))
     else:
         print(res.summary())
         for x in vals:
             m = x.metrics
-            print(f'validation {m["source"]}: relative error {100 * m["relative_error"]:.4g} % '
-                  f'(filtered at {m["filter_hz"]:g} Hz: {100 * m["relative_error_filtered"]:.4g} %), RMSE '
-                  + ', '.join(f'{e:.4g}' for e in m['rmse_nm']) + ' Nm')
-        print(f'model written to {out}' + (f'; report in {args.report}/report.md' if args.report else ''))
+            print(
+                f'validation {m["source"]}: relative error {100 * m["relative_error"]:.4g} % '
+                f'(filtered at {m["filter_hz"]:g} Hz: {100 * m["relative_error_filtered"]:.4g} %), RMSE '
+                + ', '.join(f'{e:.4g}' for e in m['rmse_nm']) + ' Nm')
+        print(f'model written to {out}' +
+              (f'; report in {args.report}/report.md' if args.report else ''))
     return 0

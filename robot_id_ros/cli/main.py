@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id: the command line of robot_id_ros (see ``robot-id --help``).
 
 Every subcommand lives in ``robot_id_ros.cli.<name>`` with ``add_parser`` and ``run``. Bad
@@ -16,7 +18,8 @@ COMMANDS = ('describe', 'design_excitation', 'identify', 'validate', 'estimate',
 
 def build_parser():
     parser = argparse.ArgumentParser(
-        prog='robot-id', description='Dynamic identification and sensorless force estimation for robot arms.')
+        prog='robot-id',
+        description='Dynamic identification and sensorless force estimation for robot arms.')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     sub.required = True
     for name in COMMANDS:
@@ -34,7 +37,8 @@ def build_parser():
 def main(argv=None) -> int:
     """Entry point. The package's own errors (``robot_id_ros.errors.RobotIdError``) and file
     errors (OSError) print one line on stderr and exit 2; anything else is a bug and shows its
-    traceback. ``--debug`` before the command shows the traceback of every error."""
+    traceback. ``--debug`` before the command shows the traceback of every error.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = '--debug' in argv[:1]
     if debug:

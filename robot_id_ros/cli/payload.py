@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id payload: payload mass and centre of mass (tool frame) from static poses.
 
 With --without (the same poses recorded without the payload) the payload torque is the paired
@@ -25,14 +27,20 @@ from robot_id_ros.cli.common import add_overwrite_argument, bag_inputs
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser('payload', help='payload mass and COM from static poses', description=__doc__)
-    p.add_argument('--model', required=True, metavar='MODEL.yaml', help='model file (robot-id identify)')
-    p.add_argument('--data', required=True, metavar='BAG', help='static poses held with the payload')
-    p.add_argument('--without', default=None, metavar='BAG', help='the same poses held without the payload')
+    p = subparsers.add_parser('payload', help='payload mass and COM from static poses',
+                              description=__doc__)
+    p.add_argument('--model', required=True, metavar='MODEL.yaml',
+                   help='model file (robot-id identify)')
+    p.add_argument('--data', required=True, metavar='BAG',
+                   help='static poses held with the payload')
+    p.add_argument('--without', default=None, metavar='BAG',
+                   help='the same poses held without the payload')
     p.add_argument('--out', required=True, metavar='PAYLOAD.yaml', help='file to write')
     add_bag_arguments(p)
-    p.add_argument('--known-mass', type=float, default=None, help='drive-gain mode: the known payload mass (kg)')
-    p.add_argument('--known-com', default=None, help='drive-gain mode: the known COM x,y,z in the tool frame (m)')
+    p.add_argument('--known-mass', type=float, default=None,
+                   help='drive-gain mode: the known payload mass (kg)')
+    p.add_argument('--known-com', default=None,
+                   help='drive-gain mode: the known COM x,y,z in the tool frame (m)')
     p.add_argument('--json', action='store_true', help='print JSON')
     add_overwrite_argument(p, 'output file')
     return p
@@ -52,7 +60,8 @@ def run(args) -> int:
     gains_mode = args.known_mass is not None
     if gains_mode:
         if args.without is None or args.known_com is None:
-            raise CommandError('drive-gain mode needs --without and --known-com as well as --known-mass')
+            raise CommandError(
+                'drive-gain mode needs --without and --known-com as well as --known-mass')
         raw = IdentificationOptions()  # efforts as recorded (currents)
         pw, po = _poses(args.data, model, args, raw), _poses(args.without, model, args, raw)
         pl = Payload(args.known_mass, np.array(parse_floats(args.known_com, 3, '--known-com')))
@@ -64,10 +73,12 @@ def run(args) -> int:
     else:
         if args.effort_unit == 'current':
             opts.effort_unit = 'current'
-            gains = (parse_floats(args.drive_gains, model.n, '--drive-gains') if args.drive_gains
-                     else (list(model.drive_gains_nm_per_a) if model.drive_gains_nm_per_a is not None else None))
+            gains = (parse_floats(args.drive_gains, model.n, '--drive-gains')
+                     if args.drive_gains else (list(model.drive_gains_nm_per_a) if
+                                               model.drive_gains_nm_per_a is not None else None))
             if gains is None:
-                raise CommandError('--effort-unit current needs drive gains (model or --drive-gains)')
+                raise CommandError(
+                    '--effort-unit current needs drive gains (model or --drive-gains)')
             opts.drive_gains_nm_per_a = gains
         pw = _poses(args.data, model, args, opts)
         po = _poses(args.without, model, args, opts) if args.without else None
@@ -80,9 +91,11 @@ def run(args) -> int:
     elif gains_mode:
         for n in model.joint_names:
             g, s = d['drive_gains_nm_per_a'][n], d['drive_gains_std'][n]
-            print(f'{n:24s} ' + ('not loaded by the payload' if g is None else f'{g:.4g} +- {s:.2g} Nm/A'))
+            print(f'{n:24s} ' +
+                  ('not loaded by the payload' if g is None else f'{g:.4g} +- {s:.2g} Nm/A'))
     else:
-        print(f'mass {d["mass_kg"]:.4g} +- {d["mass_std_kg"]:.2g} kg, COM (tool frame) '
-              + ', '.join(f'{c:.4g}' for c in d['com_m']) + ' m +- ' + ', '.join(f'{c:.2g}' for c in d['com_std_m'])
-              + f' ({d["poses"]} poses, {d["method"]})')
+        print(f'mass {d["mass_kg"]:.4g} +- {d["mass_std_kg"]:.2g} kg, COM (tool frame) ' +
+              ', '.join(f'{c:.4g}' for c in d['com_m']) + ' m +- ' +
+              ', '.join(f'{c:.2g}'
+                        for c in d['com_std_m']) + f' ({d["poses"]} poses, {d["method"]})')
     return 0

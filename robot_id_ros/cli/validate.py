@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id validate: prediction error of a model file on held-out data (RMSE, relative errors)."""
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ from robot_id_ros.cli.common import CommandError, add_overwrite_argument, bag_in
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser('validate', help='prediction error of a model on held-out data', description=__doc__)
-    p.add_argument('--model', required=True, metavar='MODEL.yaml', help='model file (robot-id identify)')
+    p = subparsers.add_parser('validate', help='prediction error of a model on held-out data',
+                              description=__doc__)
+    p.add_argument('--model', required=True, metavar='MODEL.yaml',
+                   help='model file (robot-id identify)')
     p.add_argument('--data', required=True, metavar='BAG', help='held-out bag')
     add_bag_arguments(p)
     p.add_argument('--filter-hz', type=float, default=None,
@@ -25,12 +29,15 @@ def add_parser(subparsers):
     p.add_argument('--min-velocity', type=float, default=None, metavar='RAD_S',
                    help='also report the RMSE "in motion": joint j\'s samples with |qd_j| >= this '
                         '(default: the threshold the model was identified with, if any; 0: none)')
-    p.add_argument('--min-velocity-scope', choices=('joint', 'all'), default=None,
-                   help="in-motion rows: 'joint' (the joint's own velocity) or 'all' (every joint's); "
-                        'default: as identified')
-    p.add_argument('--min-velocity-margin', type=float, default=None, metavar='S',
-                   help='also leave out samples within this time of a slower one (default: as identified)')
-    p.add_argument('--report', default=None, metavar='DIR', help='write a plot of measured vs predicted torque here')
+    p.add_argument(
+        '--min-velocity-scope', choices=('joint', 'all'), default=None,
+        help="in-motion rows: 'joint' (the joint's own velocity) or 'all' (every joint's); "
+        'default: as identified')
+    p.add_argument(
+        '--min-velocity-margin', type=float, default=None, metavar='S',
+        help='also leave out samples within this time of a slower one (default: as identified)')
+    p.add_argument('--report', default=None, metavar='DIR',
+                   help='write a plot of measured vs predicted torque here')
     p.add_argument('--json', action='store_true', help='print JSON')
     add_overwrite_argument(p, 'plot in --report')
     return p
@@ -70,13 +77,16 @@ def run(args) -> int:
         print(json.dumps(m, indent=2))
         return 0
     print(f'{m["samples"]} samples ({m["derivative_method"]} derivatives)')
-    print(f'relative error {100 * m["relative_error"]:.4g} % as recorded, {100 * m["relative_error_filtered"]:.4g} % '
-          f'against the effort low-passed at {m["filter_hz"]:g} Hz')
+    print(
+        f'relative error {100 * m["relative_error"]:.4g} % as recorded, {100 * m["relative_error_filtered"]:.4g} % '
+        f'against the effort low-passed at {m["filter_hz"]:g} Hz')
     for nm, r, e in zip(m['joint_names'], m['rmse_nm'], m['per_joint_relative_error']):
         print(f'  {nm:24s} RMSE {r:.4g} Nm  relative {100 * e:.3g} %')
     if 'rmse_in_motion_nm' in m:
-        print(f'in motion (joint rows with |qd| >= {m["min_velocity_rad_s"]:g} rad/s, scope {m["min_velocity_scope"]}, '
-              f'margin {m["min_velocity_margin_s"]:g} s): relative error {100 * m["relative_error_in_motion"]:.4g} %')
+        print(
+            f'in motion (joint rows with |qd| >= {m["min_velocity_rad_s"]:g} rad/s, scope {m["min_velocity_scope"]}, '
+            f'margin {m["min_velocity_margin_s"]:g} s): relative error {100 * m["relative_error_in_motion"]:.4g} %'
+        )
         for nm, r, fr in zip(m['joint_names'], m['rmse_in_motion_nm'], m['in_motion_fraction']):
             print(f'  {nm:24s} RMSE {r:.4g} Nm  over {100 * fr:.3g} % of the samples')
     return 0

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """External torque and wrench estimation without a force/torque sensor (``WrenchEstimator``).
 
 Conventions
@@ -48,7 +50,8 @@ NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that
 @dataclass
 class EstimateResult:
     """One estimate. ``wrench`` = (fx, fy, fz, mx, my, mz) applied to the tool at the tool origin,
-    in ``frame_id``; rows that the mode does not estimate are zero and their covariance too."""
+    in ``frame_id``; rows that the mode does not estimate are zero and their covariance too.
+    """
 
     stamp_ns: int
     tau_ext: np.ndarray           # (n,) Nm, tared
@@ -142,7 +145,7 @@ class WrenchEstimator:
                 f'default residual std {c.default_residual_std_nm} Nm (model file has none)')
 
     def _detector(self):
-        """The contact detector: thresholds in Nm from the config, else k residual std."""
+        """Return the contact detector: thresholds in Nm from the config, else k residual std."""
         c = self.config
         contact_nm = (np.asarray(c.contact_threshold_nm, float)
                       if c.contact_threshold_nm is not None
@@ -158,9 +161,10 @@ class WrenchEstimator:
                                c.contact_threshold_sigma, c.collision_threshold_sigma)
 
     def _joint_scale(self, band):
-        """sqrt of the relative least-squares weight of each joint, 1 / (residual variance +
+        """Sqrt of the relative least-squares weight of each joint, 1 / (residual variance +
         band^2 / 3), normalised to 1 for the most certain joint (so the mapper's singular-value
-        guard keeps its meaning); (n,) or (N, n)."""
+        guard keeps its meaning); (n,) or (N, n).
+        """
         w = 1.0 / (self.residual_std_nm ** 2 + np.asarray(band) ** 2 / 3.0)
         return np.sqrt(w / w.max(axis=-1, keepdims=True))
 
@@ -222,7 +226,8 @@ class WrenchEstimator:
 
     def _bias_from(self, avg, band):
         """The tare's bias from the average residual ``avg`` (Nm) and the stiction band then: all
-        of it, or with a stiction mode only the part outside the band (see ``tare``)."""
+        of it, or with a stiction mode only the part outside the band (see ``tare``).
+        """
         if self.config.stiction_mode != 'none' and band is not None:
             return deadzone(avg, band)
         return avg.copy()
@@ -309,7 +314,7 @@ class WrenchEstimator:
                               damped, self.frame_id, reason)
 
     def _stiction_one(self, tau, band):
-        """The torque that goes into the wrench at this sample (see ``stiction_mode``)."""
+        """Return the torque that goes into the wrench at this sample (see ``stiction_mode``)."""
         mode = self.config.stiction_mode
         if mode == 'hold':
             self._held = (deadzone(tau, band) if self._held is None
@@ -386,7 +391,8 @@ class WrenchEstimator:
 
     def _joined(self, parts, why, cuts):
         """One ``BatchResult`` of the parts ``[(first input index, BatchResult)]``, the rejected
-        samples' reasons from ``why`` ({input index: reason}) where given."""
+        samples' reasons from ``why`` ({input index: reason}) where given.
+        """
         def cat(name):
             return np.concatenate([getattr(p, name) for _, p in parts])
         index = np.concatenate([i0 + p.index for i0, p in parts]).astype(np.int64)
@@ -399,7 +405,8 @@ class WrenchEstimator:
 
     def _process_part(self, stamp_ns, Q, QD, E, usable, tare, progress):
         """``process`` over samples with no restart for a non-finite state among them; ``tare``
-        is ``[stamp ns]`` of the tare, set to ``[None]`` once the tare is taken."""
+        is ``[stamp ns]`` of the tare, set to ``[None]`` once the tare is taken.
+        """
         n = self.n
         keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, usable)
         idx = np.flatnonzero(keep)
@@ -437,7 +444,8 @@ class WrenchEstimator:
 
     def _dynamics(self, Q, QD, progress):
         """Pinocchio terms of N samples, one call pair per sample: M (N, n, n), C qd + g (N, n)
-        and the tool Jacobian (N, 6, n)."""
+        and the tool Jacobian (N, 6, n).
+        """
         N, n = Q.shape
         Ms = np.empty((N, n, n))
         H = np.empty((N, n))
@@ -461,7 +469,8 @@ class WrenchEstimator:
     def _tare_batch(self, R, S, dt, band, starts, tare):
         """(tared tau_ext (N, n), where the stiction hold restarts (N,) bool); with ``tare`` =
         ``[stamp ns]`` sets ``self.bias`` at the first sample from that stamp on as ``tare``
-        would there (and ``tare[0]`` to None: taken)."""
+        would there (and ``tare[0]`` to None: taken).
+        """
         T = R - self.bias
         restart = starts.copy()         # where the stiction hold starts afresh
         seg = np.flatnonzero(starts)
@@ -486,7 +495,8 @@ class WrenchEstimator:
 
     def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end):
         """(N, 6) wrench std, recomputed where the covariance schedule says and held in between
-        (as ``update`` does)."""
+        (as ``update`` does).
+        """
         cov_idx = self._cov_schedule.samples(S, seg, seg_end)
         qdd = np.zeros((len(cov_idx), self.n))
         prev_ok = (cov_idx > 0) & ~starts[cov_idx]

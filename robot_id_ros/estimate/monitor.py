@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """What the wrench estimator node reports about its input (ROS-free): counts of received, used,
 rejected and dropped samples, observer resets, processing time and latency, stale input, and the
 diagnostics status made from them (a level word, a message and key/values); the node's payload
@@ -111,12 +113,13 @@ class InputMonitor:
 
     def published(self, t0, stamp_ns, now_ns):
         """The outputs of a sample are out: ``t0`` is what ``received`` returned, ``stamp_ns`` the
-        sample's stamp and ``now_ns`` the node's clock now (the latency is their difference)."""
+        sample's stamp and ``now_ns`` the node's clock now (the latency is their difference).
+        """
         self.proc_ms.append((time.perf_counter() - t0) * 1e3)
         self.age_ms.append((now_ns - stamp_ns) * 1e-6)
 
     def status(self, est):
-        """The diagnostics status now; starts a new rate and timing window.
+        """Return the diagnostics status now; starts a new rate and timing window.
 
         Args:
             est: the ``WrenchEstimator`` (its method, frame, mapping and tare bias are reported).
@@ -187,7 +190,7 @@ def wrench_std(result) -> np.ndarray:
 
 
 def payload_bound_kg(model, max_payload_kg=-1.0) -> float:
-    """The largest payload mass the node accepts, kg.
+    """Return the largest payload mass the node accepts, kg.
 
     Args:
         model: the ``IdentifiedModel``.

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Which joint-state samples the estimator takes, and the rules that follow the stamps.
 
 One implementation of each rule, used by ``WrenchEstimator.update`` (one sample) and
@@ -34,7 +36,8 @@ NONFINITE_STATE = 'nonfinite_state'   # kind of the error when the state became 
 class EstimatorInputError(InputError):
     """A sample the estimator will not use; ``kind`` is one of 'shape', 'nonfinite',
     'implausible', 'duplicate_stamp', 'out_of_order', or 'nonfinite_state' (the sample made the
-    estimator's state non-finite: it was reset). The message says what is wrong."""
+    estimator's state non-finite: it was reset). The message says what is wrong.
+    """
 
     def __init__(self, kind, message):
         super().__init__(message, kind)
@@ -45,7 +48,8 @@ NO_LIMIT = 1.0e6                  # a URDF limit this large (or <= 0, or missing
 
 def _limit(values, fallback, factor=1.0):
     """``factor * values`` where a value is a usable limit (0 < v < ``NO_LIMIT``), else
-    ``fallback``."""
+    ``fallback``.
+    """
     v = np.asarray(values, dtype=float)
     ok = np.isfinite(v) & (v > 0) & (v < NO_LIMIT)
     return np.where(ok, factor * np.where(ok, v, 0.0), fallback)
@@ -99,7 +103,7 @@ class InputBounds:
 
 
 def check_sample(n, q, qd, effort, bounds=None):
-    """The arrays of one sample, checked.
+    """Return the arrays of one sample, checked.
 
     Args:
         n: number of joints.
@@ -271,7 +275,7 @@ class TareAverage:
         return self.value
 
     def over(self, R, dt, start, stop):
-        """The average after the samples ``start..stop`` (inclusive) of one segment.
+        """Return the average after the samples ``start..stop`` (inclusive) of one segment.
 
         Args:
             R: (N, n) Nm, tau_ext before the tare.

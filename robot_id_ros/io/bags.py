@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """rosbag2 input and output with ``rosbags`` (pure Python; sqlite3 and MCAP; no ROS needed).
 
 A recording is a bag directory (``metadata.yaml`` + storage files), or a single ``.mcap`` or
@@ -40,7 +42,8 @@ def typestore():
 @dataclass
 class JointStateSeries:
     """Joint states of one bag in model joint order: q rad, qd rad/s, effort Nm or A, each (N, n);
-    velocity/effort may be None. ``stamp_ns``: (N,) header stamps, ns."""
+    velocity/effort may be None. ``stamp_ns``: (N,) header stamps, ns.
+    """
 
     joint_names: tuple
     stamp_ns: np.ndarray
@@ -60,12 +63,12 @@ class JointStateSeries:
         return len(self.stamp_ns)
 
     def slice_stamp(self, start_ns, end_ns):
-        """The samples with start_ns <= stamp_ns <= end_ns (bag time, ns)."""
+        """Return the samples with start_ns <= stamp_ns <= end_ns (bag time, ns)."""
         m = (self.stamp_ns >= start_ns) & (self.stamp_ns <= end_ns)
         return self.select(m)
 
     def select(self, mask):
-        """The samples a boolean mask (or an index array) selects, as a new series."""
+        """Return the samples a boolean mask (or an index array) selects, as a new series."""
         return JointStateSeries(self.joint_names, self.stamp_ns[mask], self.q[mask],
                                 None if self.qd is None else self.qd[mask],
                                 None if self.effort is None else self.effort[mask], self.source,
@@ -278,7 +281,8 @@ class BagWriter:
 
     def cdr_wrench_stamped(self, stamps_ns, frame_id, wrench):
         """CDR bytes of N ``WrenchStamped`` messages: stamps (N,) ns, wrench (N, 6) = force N,
-        torque Nm."""
+        torque Nm.
+        """
         stamps = np.asarray(stamps_ns, dtype=np.int64)
         W = np.asarray(wrench, dtype='<f8').reshape(len(stamps), 6)
         fb = frame_id.encode()

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """File helpers shared by the package: YAML-safe plain values and atomic outputs.
 
 Everything the package writes for a user goes through here. A file or folder is written under a
@@ -35,13 +37,14 @@ _UMASK = _current_umask()
 
 class OutputError(InputError):
     """An output path that is refused (an input, an existing file, another kind of file); the
-    message names the path and the way out."""
+    message names the path and the way out.
+    """
 
     kind = 'output'
 
 
 def to_plain(obj):
-    """numpy scalars/arrays, tuples and paths to plain Python values that yaml.safe_dump writes."""
+    """Numpy scalars/arrays, tuples and paths to plain Python values that yaml.safe_dump writes."""
     if isinstance(obj, dict):
         return {str(k): to_plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -106,7 +109,7 @@ def remove_path(path):
 
 
 def _fsync_tree(path):
-    """fsync every regular file under ``path`` (or ``path`` itself) and the folders under it."""
+    """Fsync every regular file under ``path`` (or ``path`` itself) and the folders under it."""
     path = Path(path)
     files = [path] if not path.is_dir() else [p for p in path.rglob('*') if p.is_file()]
     for f in files:
@@ -270,7 +273,7 @@ class Outputs:
 
     # writing ------------------------------------------------------------------------------
     def temp(self, path, directory=False, merge=False, inner=None) -> Path:
-        """A new temporary beside ``path`` that leaving the ``with`` block renames onto it.
+        """Return a new temporary beside ``path`` that leaving the ``with`` block renames onto it.
 
         Args:
             path: a checked output (``check``, or ``check_folder`` for ``merge``).
@@ -338,7 +341,7 @@ class Outputs:
         self.discard()   # what is left of the temporary folders
 
     def _moves(self):
-        """(final, content) pairs; a merge folder gives one pair per file it holds."""
+        """(Return final, content) pairs; a merge folder gives one pair per file it holds."""
         moves = []
         for final, _, content, merge in self._planned:
             if not merge or not final.is_dir():
@@ -353,7 +356,8 @@ class Outputs:
 
 def _place(final, tmp):
     """Rename ``tmp`` onto ``final``, keeping what ``final`` was as a backup; returns the
-    backup's path (None when ``final`` did not exist). On a failure nothing has changed."""
+    backup's path (None when ``final`` did not exist). On a failure nothing has changed.
+    """
     if not os.path.lexists(final):
         os.rename(tmp, final)
         return None

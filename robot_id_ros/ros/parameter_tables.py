@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The parameter tables of the wrench_estimator, youbot_sim and identification nodes.
 
 Each table is ``{name: (default, descriptor)}`` in declaration order (``ros.params.declare_table``
@@ -15,7 +17,7 @@ DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 
 
 def wrench_estimator_parameters() -> dict:
-    """The wrench_estimator table; every parameter is read-only except the payload ones."""
+    """Return the wrench_estimator table; every parameter is read-only except the payload ones."""
     return {
         'model_file': ('', desc('model file from robot-id identify (required)', True)),
         'urdf_path': ('', desc("the robot's URDF: refuse a model made for another URDF "
@@ -53,7 +55,7 @@ WRENCH_ESTIMATOR_NODE_ONLY = frozenset({
 
 
 def youbot_sim_parameters() -> dict:
-    """The youbot_sim table; the read-only parameters shape the simulated robot."""
+    """Return the youbot_sim table; the read-only parameters shape the simulated robot."""
     d = SimConfig()
     return {
         'seed': (d.seed, int_desc(

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Parameter helpers shared by the nodes: one way to describe, read and check a parameter, and
 the guard of a node's output folder (``OutputGuard``).
 
@@ -65,13 +67,14 @@ def int_desc(text, lo, hi, read_only=False):
 
 
 def string_list(value):
-    """The non-empty strings of a string-array parameter value (``['']`` -> ``[]``)."""
+    """Return the non-empty strings of a string-array parameter value (``['']`` -> ``[]``)."""
     return [str(s) for s in (value or []) if s]
 
 
 def setting_descriptor(spec: Setting, value) -> ParameterDescriptor:
-    """The parameter descriptor of a declared setting (``robot_id_ros.settings``): its
-    description, range (numbers) and read_only."""
+    """Return the parameter descriptor of a declared setting (``robot_id_ros.settings``): its
+    description, range (numbers) and read_only.
+    """
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
     if numeric and (spec.lo is not None or spec.hi is not None):
         lo = -sys.float_info.max if spec.lo is None else spec.lo
@@ -84,9 +87,10 @@ def setting_descriptor(spec: Setting, value) -> ParameterDescriptor:
 
 
 def settings_table(cls, base=None) -> dict:
-    """The parameter table ``{name: (default, descriptor)}`` of a settings dataclass's node
+    """Return the parameter table ``{name: (default, descriptor)}`` of a settings dataclass's node
     settings, from their declarations; defaults from ``base`` (default ``cls()``); a None default
-    is declared as the setting's ``unset`` value."""
+    is declared as the setting's ``unset`` value.
+    """
     base = base if base is not None else cls()
     table = {}
     for name, (_, spec) in settings_of(cls).items():
@@ -117,7 +121,7 @@ def declare_table(node, table) -> dict:
 
 
 def read_table(node, names) -> dict:
-    """The current values of the parameters ``names`` (an iterable of names, or a table).
+    """Return the current values of the parameters ``names`` (an iterable of names, or a table).
 
     Returns:
         ``{name: value}``.
@@ -126,7 +130,7 @@ def read_table(node, names) -> dict:
 
 
 def config_from(cls, values, node_only=(), renamed=None, **given):
-    """A settings dataclass built from parameter values by field name.
+    """Return a settings dataclass built from parameter values by field name.
 
     Args:
         cls: the dataclass (e.g. ``EstimatorConfig``).
@@ -180,7 +184,8 @@ def parameter_check():
 
 def is_path_like(name, descriptor) -> bool:
     """Whether a parameter names a file or folder: a word of its name or of its description is a
-    file, folder, path, dir(ectory) or bag (such a parameter must be read-only: fixed at start)."""
+    file, folder, path, dir(ectory) or bag (such a parameter must be read-only: fixed at start).
+    """
     words = set(name.lower().split('_')) | set(
         re.findall(r'[a-z]+', descriptor.description.lower()))
     return bool(words & PATH_WORDS)
@@ -250,7 +255,7 @@ class OutputGuard:
         return (self.given if self.name is None else self.given.parent).resolve()
 
     def target(self):
-        """The path to write now (None when no output is configured).
+        """Return the path to write now (None when no output is configured).
 
         Raises:
             InputError: (kind 'outside_output') the folder moved, or an entry is a symbolic link
@@ -277,7 +282,8 @@ def refuse_renamed(node, renamed):
     """InputError naming the new name when ``node`` was given a parameter under a former name.
 
     ``renamed``: {former name: current name}. Checks the node's parameter overrides (command line
-    ``-p``, params files, ``parameter_overrides``), which hold undeclared names too."""
+    ``-p``, params files, ``parameter_overrides``), which hold undeclared names too.
+    """
     given = getattr(node, '_parameter_overrides', {}) or {}
     old = sorted(n for n in renamed if n in given)
     if old:

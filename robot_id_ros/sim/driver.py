@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The simulated youBot driver around the physics (ROS-free): where an external wrench may act,
 the commands and disturbances it accepts or rejects, its settings that change at run time, the
 last problem, and the diagnostics status (a level word, a message and key/values).
@@ -21,7 +23,7 @@ FINGERS = [0.0, 0.0]        # the gripper fingers' position, velocity and effort
 
 
 def root_frame(arm) -> str:
-    """The model's root link (the frame of 'base' axes)."""
+    """Return the model's root link (the frame of 'base' axes)."""
     return arm.model.model.frames[1].name
 
 
@@ -192,7 +194,8 @@ class SimDriver:
 
     def write_true_file(self):
         """Write the true parameters to ``true_parameters_file``; returns the path (OSError when it
-        cannot be written)."""
+        cannot be written).
+        """
         return self.arm.write_true_parameters(self.true_parameters_file)
 
     def write_true_parameters(self):
@@ -229,7 +232,7 @@ class SimDriver:
         return None
 
     def status(self):
-        """The diagnostics status of the simulation.
+        """Return the diagnostics status of the simulation.
 
         Returns:
             ``(level, message, values)``: ``'ok'`` or ``'warn'``, one line, ``{key: text}``.

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures of the robot-id output tests: a youBot model file and a small JointState bag."""
 import errno
 import os

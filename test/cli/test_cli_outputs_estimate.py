@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id estimate's outputs (issue 14 item 3): atomic, never an input, --overwrite only of a
 bag, a .mcap name is a single bag file, every error one line on stderr naming the file."""
 import pytest

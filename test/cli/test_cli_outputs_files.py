@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot_id_ros.io.files: the atomic output helper every robot-id command writes through."""
 import os
 

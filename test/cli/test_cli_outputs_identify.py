@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id identify, payload, design-excitation and validate outputs (issue 14 item 3): a model
 and its report land together or not at all; --overwrite replaces only an output of the same kind
 and never an input; without it no existing file is touched; a full disk or Ctrl-C leaves no

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """robot-id estimate: bag in -> bag out with /wrench, /external_joint_torques, /contact."""
 import argparse
 
@@ -17,7 +19,8 @@ GAINS = np.array([5.226, 5.226, 3.35, 3.621, 3.479])
 @pytest.fixture(scope='module')
 def setup(tmp_path_factory):
     d = tmp_path_factory.mktemp('est')
-    fr = FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2, 0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
+    fr = FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2,
+                                       0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
                        viscous_nm_s_rad=[0.5, 0.4, 0.3, 0.1, 0.05], offset_nm=0.0)
     model = nominal_model(youbot_model(), fr)
     model.drive_gains_nm_per_a = GAINS
@@ -38,11 +41,15 @@ def setup(tmp_path_factory):
     for unit, scale in (('torque', 1.0), ('current', GAINS)):
         with BagWriter(d / f'in_{unit}.mcap') as bw:
             for k in range(len(t)):
-                bw.write('/joint_states', S[k], bw.joint_state(S[k], names, np.r_[Q[k], 0, 0], np.r_[QD[k], 0, 0],
-                                                               np.r_[E[k] / scale, 0, 0]))
+                bw.write(
+                    '/joint_states', S[k],
+                    bw.joint_state(S[k], names, np.r_[Q[k], 0, 0], np.r_[QD[k], 0, 0],
+                                   np.r_[E[k] / scale, 0, 0]))
             # a bad sample (NaN effort) is skipped, not estimated
-            bw.write('/joint_states', S[-1] + 10 ** 6, bw.joint_state(S[-1] + 10 ** 6, names, np.r_[Q[-1], 0, 0],
-                                                                       np.r_[QD[-1], 0, 0], [np.nan] * 7))
+            bw.write(
+                '/joint_states', S[-1] + 10**6,
+                bw.joint_state(S[-1] + 10**6, names, np.r_[Q[-1], 0, 0], np.r_[QD[-1], 0, 0],
+                               [np.nan] * 7))
     return d, t, S, F
 
 
@@ -109,7 +116,8 @@ def test_bag_in_bag_out(setup, unit, capsys):
 def test_tool_frame_and_direct(setup):
     d, t, S, F = setup
     out = d / 'out_tool'
-    assert estimate.run(args_for(d, data=d / 'in_torque.mcap', out=out, frame='tool', method='direct')) == 0
+    assert estimate.run(
+        args_for(d, data=d / 'in_torque.mcap', out=out, frame='tool', method='direct')) == 0
     w = read_messages(out, '/wrench')
     assert w[0][1].header.frame_id == 'arm_tool_link'
 
@@ -138,13 +146,19 @@ def test_params_file_gives_the_nodes_settings_and_flags_override(setup, tmp_path
     youbot = youbot_estimator_settings()
     assert cfg.stiction_mode == youbot['stiction_mode'] == 'hold' and cfg.band_weighting is True
     assert cfg.contact_threshold_sigma == youbot['contact_threshold_sigma']
-    cfg = estimate.estimator_config(args_for(d, data='x', out='y', params_file=cfg_file, stiction_mode='deadzone'))
-    assert cfg.stiction_mode == 'deadzone' and cfg.stiction_velocity_rad_s == youbot['stiction_velocity_rad_s']
-    assert estimate.estimator_config(args_for(d, data='x', out='y')).stiction_mode == 'none'   # core defaults
+    cfg = estimate.estimator_config(
+        args_for(d, data='x', out='y', params_file=cfg_file, stiction_mode='deadzone'))
+    assert cfg.stiction_mode == 'deadzone' and cfg.stiction_velocity_rad_s == youbot[
+        'stiction_velocity_rad_s']
+    assert estimate.estimator_config(args_for(d, data='x',
+                                              out='y')).stiction_mode == 'none'  # core defaults
     (tmp_path / 'other.yaml').write_text('youbot_sim:\n  ros__parameters:\n    seed: 3\n')
-    rc = main_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o1', params_file=tmp_path / 'other.yaml')
+    rc = main_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o1',
+                  params_file=tmp_path / 'other.yaml')
     assert rc == 2 and 'no "wrench_estimator: ros__parameters:"' in err_line(capsys)
-    (tmp_path / 'bad.yaml').write_text("wrench_estimator:\n  ros__parameters:\n    stiction_mode: sometimes\n")
-    rc = main_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o2', params_file=tmp_path / 'bad.yaml')
+    (tmp_path / 'bad.yaml'
+     ).write_text("wrench_estimator:\n  ros__parameters:\n    stiction_mode: sometimes\n")
+    rc = main_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o2',
+                  params_file=tmp_path / 'bad.yaml')
     assert rc == 2 and 'bad.yaml' in err_line(capsys)
     assert not (tmp_path / 'o1').exists() and not (tmp_path / 'o2').exists()

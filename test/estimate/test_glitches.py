@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """One glitched sample (issue 14, "from a glitch") never reaches the outputs as an absurd or NaN
 value, the estimator recovers within its settling time, the contact flag keeps following the data,
 and ``process`` applies the same rules as ``update``."""

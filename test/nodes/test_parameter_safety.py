@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Nothing a peer can break over DDS (issue 14 item 1): a parameter naming a file or folder is
 read-only on every node, every run-time parameter is range-checked or validated, services take
 no path, and a service writes only into the output folder fixed at start.

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Integration tests of the wrench_estimator node over real DDS.
 
 The node runs on one rclpy context; a feeder node on a second context of the same ROS domain
@@ -22,13 +24,15 @@ from robot_id_ros.ros.nodes.wrench_estimator import WrenchEstimatorNode
 from ros_helpers import RosHarness
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
-NAMES = [f'arm_joint_{i}' for i in range(1, 6)] + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
+NAMES = [f'arm_joint_{i}'
+         for i in range(1, 6)] + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
 T0 = 1_700_000_000
 
 
 @pytest.fixture(scope='module')
 def model_file(tmp_path_factory):
-    fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5, viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
+    fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5,
+                       viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
     m = nominal_model(youbot_model(), fr)
     m.residual_std_nm = np.full(5, 0.05)
     path = tmp_path_factory.mktemp('node') / 'model.yaml'
@@ -42,8 +46,8 @@ class Rig(RosHarness):
 
     def __init__(self, ctx, domain, model_file, reliable=False, **params):
         super().__init__(step_s=0.001)
-        overrides = [Parameter('model_file', value=str(model_file))] + [Parameter(k, value=v)
-                                                                         for k, v in params.items()]
+        overrides = [Parameter('model_file', value=str(model_file))
+                     ] + [Parameter(k, value=v) for k, v in params.items()]
         self.node = self.add(WrenchEstimatorNode(context=ctx, parameter_overrides=overrides))
         self.feeder = f = self.add(Node('feeder', context=self.private_context(domain)))
         qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE if reliable
@@ -51,21 +55,22 @@ class Rig(RosHarness):
         self.pub = f.create_publisher(JointState, 'joint_states', qos)
         self.wrench, self.tau, self.contact, self.diag = [], [], [], []
         f.create_subscription(WrenchStamped, 'wrench_estimator/wrench', self.wrench.append, 1000)
-        f.create_subscription(JointState, 'wrench_estimator/external_joint_torques', self.tau.append, 1000)
+        f.create_subscription(JointState, 'wrench_estimator/external_joint_torques',
+                              self.tau.append, 1000)
         f.create_subscription(Bool, 'wrench_estimator/contact', self.contact.append, 1000)
         f.create_subscription(DiagnosticArray, '/diagnostics', self.diag.append, 100)
         self.tare = f.create_client(Trigger, 'wrench_estimator/tare')
         self.reset = f.create_client(Trigger, 'wrench_estimator/reset')
 
     def connect(self):
-        assert self.spin(until=lambda: self.pub.get_subscription_count() > 0
-                         and self.feeder.count_publishers('wrench_estimator/wrench') > 0
-                         and len(self.feeder.get_subscriptions_info_by_topic('wrench_estimator/wrench')) > 0)
+        assert self.spin(until=lambda: self.pub.get_subscription_count(
+        ) > 0 and self.feeder.count_publishers('wrench_estimator/wrench') > 0 and len(
+            self.feeder.get_subscriptions_info_by_topic('wrench_estimator/wrench')) > 0)
         self.spin(0.3)
 
     def send(self, stamp_ns, q, qd, effort, names=NAMES):
         m = JointState()
-        m.header.stamp.sec, m.header.stamp.nanosec = int(stamp_ns // 10 ** 9), int(stamp_ns % 10 ** 9)
+        m.header.stamp.sec, m.header.stamp.nanosec = int(stamp_ns // 10**9), int(stamp_ns % 10**9)
         m.name = list(names)
         m.position = [float(x) for x in q]
         m.velocity = [float(x) for x in qd]
@@ -97,7 +102,8 @@ def test_known_force_recovered_over_dds(rclpy_context, ros_domain_id, model_file
         rig.connect()
         s = feed(rig, model, T0 * 10 ** 9, 60, [0, 0, 0])
         s = feed(rig, model, s, 100, [3.0, -2.0, -8.0])
-        assert rig.spin(until=lambda: rig.wrench and stamp_of(rig.wrench[-1]) == s - 5_000_000, timeout=5)
+        assert rig.spin(until=lambda: rig.wrench and stamp_of(rig.wrench[-1]) == s - 5_000_000,
+                        timeout=5)
         w = rig.wrench[-1].wrench.force
         np.testing.assert_allclose([w.x, w.y, w.z], [3.0, -2.0, -8.0], atol=0.05)
         assert rig.wrench[-1].header.frame_id == 'arm_link_0'
@@ -130,14 +136,14 @@ def test_bad_input_no_output_diagnostics_and_recovery(rclpy_context, ros_domain_
         good_e = np.r_[effort_for(model, BENT, [0, 0, 0]), 0, 0]
         q7, z7 = np.r_[BENT, 0, 0], np.zeros(7)
         bad = [
-            (s - 5_000_000, q7, z7, good_e, NAMES),                  # duplicate stamp (of the last good one)
-            (s - 20_000_000, q7, z7, good_e, NAMES),                 # out of order
-            (s, q7[:6], z7, good_e, NAMES),                          # mismatched lengths
-            (s + 1, q7, z7, np.r_[good_e[:6], np.nan], NAMES),       # NaN (in a finger: ignored)
-            (s + 2, q7, z7, np.r_[np.nan, good_e[1:]], NAMES),       # NaN in an arm joint
-            (s + 3, q7, z7, np.r_[np.inf, good_e[1:]], NAMES),       # inf
-            (s + 4, q7[1:], z7[1:], good_e[1:], NAMES[1:]),          # missing joint
-            (s + 5, q7, z7, [], NAMES),                              # no effort
+            (s - 5_000_000, q7, z7, good_e, NAMES),  # duplicate stamp (of the last good one)
+            (s - 20_000_000, q7, z7, good_e, NAMES),  # out of order
+            (s, q7[:6], z7, good_e, NAMES),  # mismatched lengths
+            (s + 1, q7, z7, np.r_[good_e[:6], np.nan], NAMES),  # NaN (in a finger: ignored)
+            (s + 2, q7, z7, np.r_[np.nan, good_e[1:]], NAMES),  # NaN in an arm joint
+            (s + 3, q7, z7, np.r_[np.inf, good_e[1:]], NAMES),  # inf
+            (s + 4, q7[1:], z7[1:], good_e[1:], NAMES[1:]),  # missing joint
+            (s + 5, q7, z7, [], NAMES),  # no effort
         ]
         for stamp, q, qd, e, names in bad:
             rig.send(stamp, q, qd, e, names)
@@ -145,17 +151,20 @@ def test_bad_input_no_output_diagnostics_and_recovery(rclpy_context, ros_domain_
         rig.spin(0.5)
         bad_stamps = {b[0] for b in bad} - {s + 1}
         assert not ({stamp_of(m) for m in rig.wrench[n_before:]} & bad_stamps)
-        assert len(rig.wrench) - n_before <= 1            # only the sample with a NaN finger effort
+        assert len(rig.wrench) - n_before <= 1  # only the sample with a NaN finger effort
         assert rig.node.monitor.n_rejected == 7
         kinds = rig.node.monitor.rejected_by_kind
-        for k in ('shape', 'nonfinite', 'missing_joint', 'no_effort', 'duplicate_stamp', 'out_of_order'):
+        for k in ('shape', 'nonfinite', 'missing_joint', 'no_effort', 'duplicate_stamp',
+                  'out_of_order'):
             assert kinds.get(k), (k, kinds)
         # diagnostics say what is wrong; the stall shows as stale input
-        assert rig.spin(until=lambda: any('stale input' in st.message for d in rig.diag for st in d.status),
-                        timeout=5)
+        assert rig.spin(
+            until=lambda: any('stale input' in st.message for d in rig.diag for st in d.status),
+            timeout=5)
         assert any('bad input' in st.message for d in rig.diag for st in d.status)
         vals = {kv.key: kv.value for kv in rig.diag[-1].status[0].values}
-        for key in ('input_rate_hz', 'sigma_min', 'dropped_samples', 'rejected_samples', 'stale_input'):
+        for key in ('input_rate_hz', 'sigma_min', 'dropped_samples', 'rejected_samples',
+                    'stale_input'):
             assert key in vals
         # good data again: output resumes (after the gap the observer restarts)
         n_mid = len(rig.wrench)
@@ -199,15 +208,21 @@ def test_payload_parameter_at_run_time(rclpy_context, ros_domain_id, model_file)
 def test_refuses_a_model_for_another_joint_set(rclpy_context, model_file):
     path, _ = model_file
     with pytest.raises(ModelFileError, match='arm_joint_1.*not.*joint_a'):
-        WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
-            Parameter('model_file', value=str(path)), Parameter('joint_names', value=['joint_a', 'joint_b'])])
+        WrenchEstimatorNode(
+            context=rclpy_context, parameter_overrides=[
+                Parameter('model_file', value=str(path)),
+                Parameter('joint_names', value=['joint_a', 'joint_b'])
+            ])
     with pytest.raises(ModelFileError, match='not found'):
         WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
             Parameter('model_file', value='/nonexistent/model.yaml')])
     # the model's own joint list and URDF pass the check
-    node = WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
-        Parameter('model_file', value=str(path)), Parameter('urdf_path', value=str(youbot_model().urdf_path)),
-        Parameter('joint_names', value=[f'arm_joint_{i}' for i in range(1, 6)])])
+    node = WrenchEstimatorNode(
+        context=rclpy_context, parameter_overrides=[
+            Parameter('model_file', value=str(path)),
+            Parameter('urdf_path', value=str(youbot_model().urdf_path)),
+            Parameter('joint_names', value=[f'arm_joint_{i}' for i in range(1, 6)])
+        ])
     node.destroy_node()
 
 
@@ -220,13 +235,15 @@ def test_main_start_error_on_stderr_exit_code_2(ros_domain_id, model_file, tmp_p
     env = isolated_env(ros_domain_id)
     path, _ = model_file
     cases = [(['-p', f'model_file:={tmp_path / "missing.yaml"}'], 'model file not found'),
-             (['-p', f'model_file:={path}', '-p', 'urdf_file:=/x.urdf'], 'urdf_file is now urdf_path'),
+             (['-p', f'model_file:={path}', '-p',
+               'urdf_file:=/x.urdf'], 'urdf_file is now urdf_path'),
              (['-p', f'model_file:={path}', '-p', 'joint_names:=arm_joint_1'], 'joint_names')]
     for args, text in cases:
-        r = subprocess.run([sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args', *args],
-                           env=env, capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args', *args],
+            env=env, capture_output=True, text=True, timeout=60)
         assert r.returncode == 2, (args, r.returncode, r.stdout, r.stderr)
         assert r.stdout == '', (args, r.stdout)
         lines = r.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith('wrench_estimator: cannot start: ') and text in lines[0], (
-            args, r.stderr)
+        assert len(lines) == 1 and lines[0].startswith(
+            'wrench_estimator: cannot start: ') and text in lines[0], (args, r.stderr)

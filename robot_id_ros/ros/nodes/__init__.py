@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Thin rclpy nodes, one module per executable.
 
 Convention (checked by test/test_node_parameters.py, relied on by robot_id_ros.ros.docs):

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """friction_sweep_recorder: constant-velocity sweeps of single joints for friction identification.
 
 For each joint of ``sweep_joints``: the other joints hold ``hold_configuration`` (default: the

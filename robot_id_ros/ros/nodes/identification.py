@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """identification node: runs the identification on recorded bags when its ``~/identify`` service
 (std_srvs/srv/Trigger) is called, and writes the model file (and a report).
 
@@ -40,7 +42,8 @@ BAG_LISTS = ('data_bags', 'static_bags', 'sweep_bags')
 
 def latest_recordings(folder):
     """``{'data_bags' | 'static_bags' | 'sweep_bags': [path]}``: the newest bag of each kind in
-    ``folder``, found by its sidecar."""
+    ``folder``, found by its sidecar.
+    """
     best = {}
     for sc in Path(folder).glob('*.segments.yaml'):
         try:

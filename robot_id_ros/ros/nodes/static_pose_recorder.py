@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """static_pose_recorder: drive the arm through static poses and record averaged holding efforts.
 
 For each pose (from ``poses_file`` or generated for a well-conditioned gravity regressor): move

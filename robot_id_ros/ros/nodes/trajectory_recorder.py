@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """trajectory_recorder: play a periodic excitation trajectory and record the joint states.
 
 Loads ``trajectory_file`` (written by ``robot-id design-excitation``), plans a smooth quintic

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """wrench_estimator: real-time external wrench estimation from joint states (no F/T sensor).
 
 Interface (names relative to the node's namespace, ``~/`` = node-private):

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """youbot_sim: the simulated youBot arm driver (thin rclpy wrapper of
 robot_id_ros.sim.SimulatedArm).
 
@@ -135,8 +137,9 @@ class YoubotSimNode(Node):
             [msg.ixx, msg.ixy, msg.iyy, msg.ixz, msg.iyz, msg.izz]))
 
     def _write_true_parameters(self):
-        """The sim/write_true_parameters service: only the file configured at start (a
-        read-only parameter), never through a symbolic link leading out of its folder."""
+        """Return the sim/write_true_parameters service: only the file configured at start (a
+        read-only parameter), never through a symbolic link leading out of its folder.
+        """
         try:
             self._truth_out.target()
         except InputError as exc:

@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """RecorderBase: the node shell of the three recorders (not an executable itself).
 
 A recorder subscribes to the driver's ``joint_states`` (any QoS reliability), writes every message
@@ -118,7 +120,7 @@ class RecorderBase(Node):
             self.buffer.append(sample)
 
     def latest(self):
-        """The newest joint state (``StampedSample``: stamp_ns, q, qd, effort), or None."""
+        """Return the newest joint state (``StampedSample``: stamp_ns, q, qd, effort), or None."""
         return self.commander.latest()
 
     # ------------------------------------------------------------------ waits of the worker
@@ -138,7 +140,8 @@ class RecorderBase(Node):
 
     def follow(self, after_ns):
         """Yield the buffered joint states stamped after ``after_ns`` (ns), one by one, waiting
-        for each new one (the generator never ends by itself)."""
+        for each new one (the generator never ends by itself).
+        """
         while True:
             for sample in self.wait_for(lambda: self.buffer.after(after_ns) or None):
                 after_ns = sample.stamp_ns
@@ -189,7 +192,8 @@ class RecorderBase(Node):
 
     def stop(self):
         """Cancel a running experiment and wait for the worker to close bag and sidecar
-        (``run_node`` calls it before ``destroy_node``)."""
+        (``run_node`` calls it before ``destroy_node``).
+        """
         if self.state == 'running':
             self.commander.cancel()
             if self._worker is not None:

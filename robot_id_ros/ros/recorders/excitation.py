@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The excitation trajectory of trajectory_recorder: loaded, checked against the safety limits,
-and played as a ``record.Motion`` (also by the demo's director)."""
+and played as a ``record.Motion`` (also by the demo's director).
+"""
 from __future__ import annotations
 
 import numpy as np

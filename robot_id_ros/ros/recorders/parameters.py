@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The recorders' parameters, one table per node: ``name: (default, descriptor)``.
 
 ``common_parameters()`` are those of every recorder; each node adds its own table. The node
@@ -76,7 +78,7 @@ def _passive_duration():
 
 
 def static_pose_parameters():
-    """The parameters of static_pose_recorder besides the common ones."""
+    """Return the parameters of static_pose_recorder besides the common ones."""
     return {
         'poses_file': ('', desc("YAML list of poses (joint vectors in joint_names order, or "
                                 "{joint: angle} maps; optionally under key 'poses'); '' = "
@@ -114,7 +116,7 @@ def static_pose_parameters():
 
 
 def trajectory_parameters():
-    """The parameters of trajectory_recorder besides the common ones."""
+    """Return the parameters of trajectory_recorder besides the common ones."""
     return {
         'trajectory_file': ('', desc('excitation trajectory YAML written by robot-id '
                                      'design-excitation', RO)),
@@ -130,7 +132,7 @@ def trajectory_parameters():
 
 
 def friction_sweep_parameters():
-    """The parameters of friction_sweep_recorder besides the common ones."""
+    """Return the parameters of friction_sweep_recorder besides the common ones."""
     return {
         'sweep_joints': (['arm_joint_2', 'arm_joint_3', 'arm_joint_4'], desc(
             'joints to sweep, one after the other (names from joint_names)', RO)),

@@ -1,6 +1,9 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The poses and static holds of static_pose_recorder: its pose list (from a file or generated,
 the stored one when resuming); waiting until the arm settles; averaging a window of joint states;
-the ``static_hold`` sidecar segment (shared by its active and passive runs)."""
+the ``static_hold`` sidecar segment (shared by its active and passive runs).
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +13,7 @@ from robot_id_ros import record as rec
 
 
 def make_poses(recorder):
-    """The poses of ``poses_file``, or generated; sets ``recorder.condition_number``.
+    """Return the poses of ``poses_file``, or generated; sets ``recorder.condition_number``.
 
     Returns:
         (k, n) array of joint positions, rad.
@@ -45,7 +48,8 @@ def make_poses(recorder):
 
 def resumed_poses(recorder, info):
     """The poses of this recording: stored into the sidecar ``info`` on a new recording, read
-    back from it when resuming (a warning when the parameters now give others)."""
+    back from it when resuming (a warning when the parameters now give others).
+    """
     if 'poses_rad' not in info:
         info['poses_rad'] = recorder.poses.tolist()
         info['gravity_regressor_condition_number'] = float(recorder.condition_number)
@@ -133,7 +137,7 @@ def average(recorder, samples, target):
 
 
 def hold_segment(w, pose_index, approach, approach_per_joint, target=None):
-    """The ``static_hold`` sidecar segment of the averaged window ``w``.
+    """Return the ``static_hold`` sidecar segment of the averaged window ``w``.
 
     Args:
         w: the averaged window (stamps ns, positions rad, efforts in the effort unit).

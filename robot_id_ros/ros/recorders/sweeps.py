@@ -1,5 +1,8 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """The passes of friction_sweep_recorder: the ``constant_velocity`` sidecar segment of a pass,
-and the end-of-run friction estimate from the recorded passes (ROS-free)."""
+and the end-of-run friction estimate from the recorded passes (ROS-free).
+"""
 from __future__ import annotations
 
 import numpy as np
