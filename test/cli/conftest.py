@@ -1,8 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
 """Fixtures of the robot-id output tests: a youBot model file and a small JointState bag."""
-import errno
-import os
 import shutil
 
 import numpy as np
@@ -16,11 +14,6 @@ from robot_id_ros.model.robot import youbot_model
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])   # rad, away from the joint limits
 RATE_HZ = 200.0
 DURATION_S = 4.0
-
-
-def full_disk():
-    """The error a write raises on a full disk."""
-    return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
 @pytest.fixture(scope='session')
@@ -57,9 +50,3 @@ def inputs(tmp_path_factory, model):
     (d / 'in_folder' / 'in_folder.mcap').rename(bag)
     shutil.rmtree(d / 'in_folder')
     return d, d / 'model.yaml', bag
-
-
-def snapshot(folder):
-    """{relative path: bytes} of every file under ``folder`` (hidden ones included)."""
-    return {str(p.relative_to(folder)): p.read_bytes()
-            for p in sorted(folder.rglob('*')) if p.is_file()}

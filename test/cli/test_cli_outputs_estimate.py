@@ -4,7 +4,7 @@
 bag, a .mcap name is a single bag file, every error one line on stderr naming the file."""
 import pytest
 
-from conftest import full_disk, snapshot
+from cli_output_helpers import full_disk, snapshot
 from robot_id_ros.cli.main import main
 from robot_id_ros.io.bags import read_joint_states, read_messages
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import full_disk, snapshot
+from cli_output_helpers import full_disk, snapshot
 from robot_id_ros.errors import OperationError
 from robot_id_ros.io.files import FILE_OUTPUT, OutputError, OutputKind, Outputs, atomic_write_text
 

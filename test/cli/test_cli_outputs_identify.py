@@ -9,7 +9,7 @@ import os
 import pytest
 import yaml
 
-from conftest import full_disk, snapshot
+from cli_output_helpers import full_disk, snapshot
 from robot_id_ros.cli.main import main
 from robot_id_ros.io.model_file import load_model
 
