@@ -27,7 +27,8 @@ MOTION_FORCES_N = [(5, 0, 0), (0, 0, -5), (0, 5, 0), (0, 0, 15), (-5, 0, 0), (0,
                    (15, 0, 0)]
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 DIRECTOR_QUEUE_DEPTH = 200     # queued messages per subscription
-MOVE_LEAD_S = 0.2              # a move starts this long (sim time) after it is sent
+MOVE_LEAD_S = 0.2              # a move starts this long (sim time, at least the commander's
+#                                wall-clock minimum) after it is sent
 TRAJECTORY_LEAD_S = 0.3        # the excitation starts this long after it is sent
 POINT_PERIOD_S = 0.05          # time between the points of a sent trajectory, s
 SERVICE_TIMEOUT_S = 10.0       # wall seconds for a service to appear and to answer
@@ -302,16 +303,16 @@ class Director:
     # ------------------------------------------------------------------ actions
     def _move(self, a):
         move = rec.QuinticMove(self.commander.latest().q, a.value, a.duration_s)
-        self.commander.send_motion(move, self.commander.now_ns() + int(MOVE_LEAD_S * 1e9))
-        self.wait_s(a.duration_s + MOVE_LEAD_S)
+        start = self.commander.send_motion(move, lead_s=MOVE_LEAD_S)
+        self.wait_s((start - self.commander.now_ns()) * 1e-9 + a.duration_s)
 
     def _trajectory(self, a):
         from robot_id_ros.ros.recorders.excitation import ExcitationMotion
 
         traj, length_s = a.value
         motion = ExcitationMotion(traj, length_s / traj.period_s)
-        self.commander.send_motion(motion, self.commander.now_ns() + int(TRAJECTORY_LEAD_S * 1e9))
-        self.wait_s(TRAJECTORY_LEAD_S)
+        start = self.commander.send_motion(motion, lead_s=TRAJECTORY_LEAD_S)
+        self.wait_s((start - self.commander.now_ns()) * 1e-9)
 
     def _tare(self, a):
         self.call(a.kind, self._trigger.Request(), f'{a.kind} the estimator')

@@ -39,7 +39,7 @@ from robot_id_ros import record as rec
 from robot_id_ros.errors import OperationError
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.record.session import StampedSample
-from robot_id_ros.ros.conversions import stamp_ns, trajectory_msg
+from robot_id_ros.ros.conversions import stamp_ns, time_msg, trajectory_msg
 
 INTERFACES = ('trajectory', 'trajectory_stream')
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
@@ -48,6 +48,12 @@ JOINT_STATE_QUEUE_DEPTH = 1000
 COMMAND_QUEUE_DEPTH = 10
 HOLD_TIME_S = 0.2            # hold_position reaches the measured pose this long after receipt
 MOVE_MIN_DURATION_S = 0.2    # shortest point-to-point move of move_to
+# a motion is sent at least this long (wall clock) before it starts, whatever the lead asked in
+# ROS time: a simulation running 4x faster than real time turns a 0.3 s lead into 75 ms of wall
+# time, less than a long trajectory takes to reach a driver on a loaded machine (it then starts
+# late, jumps and trips the tracking check)
+MIN_COMMAND_LEAD_WALL_S = 0.5
+RATE_WINDOW_S = 1.0          # wall time over which the ROS clock's rate is measured
 
 
 class Cancelled(Exception):
@@ -126,6 +132,8 @@ class ArmCommander:
         self._error: BaseException | None = None
         self._listeners: list = []
         self._stream_thread: threading.Thread | None = None
+        self._rate_anchor: tuple | None = None   # (wall s, stamp ns) the clock rate is measured from
+        self.clock_rate = 1.0                    # ROS seconds per wall second (>1: sim is faster)
         qos = QoSProfile(depth=queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT,
                          durability=DurabilityPolicy.VOLATILE)
         self.subscription = node.create_subscription(JointState, joint_states_topic,
@@ -142,6 +150,7 @@ class ArmCommander:
     def _on_joint_state(self, msg: JointState) -> None:
         self._last_wall = time.monotonic()     # the driver is alive, however long we take here
         stamp = stamp_ns(msg.header.stamp) or self.now_ns()
+        self._measure_rate(self._last_wall, stamp)
         sample = self._convert(msg, stamp)
         for listener in tuple(self._listeners):
             listener(stamp, msg, sample)
@@ -150,6 +159,23 @@ class ArmCommander:
                 self._latest = sample
             self._seq += 1
             self._cond.notify_all()
+
+    def _measure_rate(self, wall_s: float, stamp: int) -> None:
+        """Update ``clock_rate`` from the joint states' stamps against the wall clock."""
+        anchor = self._rate_anchor
+        if anchor is None or stamp < anchor[1]:
+            self._rate_anchor = (wall_s, stamp)
+            return
+        if wall_s - anchor[0] >= RATE_WINDOW_S:
+            rate = (stamp - anchor[1]) * 1e-9 / (wall_s - anchor[0])
+            self.clock_rate = min(max(rate, 0.1), 100.0)
+            self._rate_anchor = (wall_s, stamp)
+
+    def lead_ns(self, lead_s: float | None = None) -> int:
+        """The lead of a command, ns of ROS time: ``lead_s`` (default the settings') but at least
+        ``MIN_COMMAND_LEAD_WALL_S`` of wall time at the clock's measured rate."""
+        lead_s = self.settings.lead_s if lead_s is None else lead_s
+        return int(max(lead_s, MIN_COMMAND_LEAD_WALL_S * self.clock_rate) * 1e9)
 
     def _convert(self, msg: JointState, stamp: int) -> StampedSample | None:
         try:
@@ -329,25 +355,34 @@ class ArmCommander:
         return self.wait_until_stamp(self._latest.stamp_ns + int(seconds * 1e9), idle=idle)
 
     # ------------------------------------------------------------------ commanding
-    def send_motion(self, motion, start_ns: int | None = None, background: bool = False) -> int:
+    def send_motion(self, motion, start_ns: int | None = None, background: bool = False,
+                    lead_s: float | None = None) -> int:
         """Command ``motion`` (a ``record.Motion``) to start at ``start_ns``.
 
         Args:
             motion: the planned motion (positions rad, velocities rad/s).
-            start_ns: start time (ROS time, ns); default ``time_ref_ns()`` + ``lead_s``.
+            start_ns: start time (ROS time, ns); default: now + ``lead_ns(lead_s)``, taken after
+                the message is built, so building it does not eat into the lead.
             background: with 'trajectory_stream', stream from a thread and return at once
                 (a streaming failure then reaches the waits through ``fail()``).
+            lead_s: the lead when ``start_ns`` is not given (default the settings').
 
         Returns:
             The start time, ns.
         """
         if self.passive:
             raise OperationError('a passive commander never commands the arm')
-        if start_ns is None:
-            start_ns = self.time_ref_ns() + int(self.settings.lead_s * 1e9)
         if self.settings.interface == 'trajectory':
-            self._publish_points(motion, 0.0, motion.duration_s, start_ns, start_ns)
-        elif background:
+            msg = self._points_msg(motion, 0.0, motion.duration_s, 0, 0)
+            if start_ns is None:
+                start_ns = self.time_ref_ns() + self.lead_ns(lead_s)
+            if msg is not None:
+                msg.header.stamp = time_msg(start_ns)
+                self.publisher.publish(msg)
+            return start_ns
+        if start_ns is None:
+            start_ns = self.time_ref_ns() + self.lead_ns(lead_s)
+        if background:
             self._stream_thread = threading.Thread(target=self._stream_reporting,
                                                    args=(motion, start_ns), daemon=True)
             self._stream_thread.start()
@@ -355,16 +390,21 @@ class ArmCommander:
             self._stream(motion, start_ns)
         return start_ns
 
-    def _publish_points(self, motion, t0_s, t1_s, stamp: int, origin_ns: int) -> None:
-        """Send ``motion`` on [t0_s, t1_s] as one message stamped ``stamp`` (0: on receipt),
-        point times counted from ``origin_ns``.
-        """
+    def _points_msg(self, motion, t0_s, t1_s, stamp: int, origin_ns: int):
+        """``motion`` on [t0_s, t1_s] as one JointTrajectory stamped ``stamp`` (0: on receipt),
+        point times counted from ``origin_ns``; None when no point is left."""
         rel, q, qd = rec.sample_for_command(motion, t0_s, t1_s, self.settings.point_period_s)
         t = rel + (t0_s + (origin_ns - stamp) * 1e-9)
         keep = t >= 0 if self.settings.send_start_point else t > 0
-        if np.any(keep):
-            self.publisher.publish(trajectory_msg(self.joint_names, t[keep], q[keep], qd[keep],
-                                                  start_ns=stamp))
+        if not np.any(keep):
+            return None
+        return trajectory_msg(self.joint_names, t[keep], q[keep], qd[keep], start_ns=stamp)
+
+    def _publish_points(self, motion, t0_s, t1_s, stamp: int, origin_ns: int) -> None:
+        """Send ``motion`` on [t0_s, t1_s] as one message (see ``_points_msg``)."""
+        msg = self._points_msg(motion, t0_s, t1_s, stamp, origin_ns)
+        if msg is not None:
+            self.publisher.publish(msg)
 
     def _stream(self, motion, start_ns: int) -> None:
         """Chunks of ``chunk_s``, each sent ``lead_s`` before it begins, relative to receipt."""

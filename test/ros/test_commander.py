@@ -248,3 +248,23 @@ def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, 
     t = np.array(log.true_t_s)
     applied = np.all(np.abs(forces - [0.0, 0.0, 5.0]) < 1e-6, axis=1)
     assert applied.any() and np.all((t[applied] >= phase.t0_s) & (t[applied] <= phase.t1_s))
+
+
+def test_the_lead_covers_half_a_second_of_wall_time_at_the_clock_rate(rig_factory):
+    """A simulation 4x faster than real time: a 0.3 s lead (75 ms of wall time) is stretched to
+    MIN_COMMAND_LEAD_WALL_S of wall time, so a long trajectory reaches the driver before it starts;
+    at real time the asked lead stays when it is longer."""
+    from robot_id_ros.ros.commander import MIN_COMMAND_LEAD_WALL_S
+    rig = rig_factory(settings=CommandSettings(lead_s=0.3))
+    c = rig.commander
+    rig.publishing = False                       # only the samples below are measured
+    time.sleep(0.2)
+    c._rate_anchor = None
+    c._measure_rate(100.0, 10**9)
+    c._measure_rate(101.0, 5 * 10**9)           # 4 s of ROS time in 1 s of wall time
+    assert c.clock_rate == pytest.approx(4.0)
+    assert c.lead_ns() == int(4.0 * MIN_COMMAND_LEAD_WALL_S * 1e9)
+    assert c.lead_ns(5.0) == int(5e9)
+    c._measure_rate(102.0, 6 * 10**9)            # back to real time
+    assert c.clock_rate == pytest.approx(1.0)
+    assert c.lead_ns(1.0) == int(1e9)

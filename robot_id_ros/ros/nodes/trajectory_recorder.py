@@ -60,18 +60,19 @@ class TrajectoryRecorder(RecorderBase):
                       f's, ramp-out {ramp_out.duration_s:.1f} s')
         self.monitor = rec.TrackingMonitor(self.n, self.p['max_tracking_error_rad'],
                                            self.p['tracking_error_samples'])
-        start = self.commander.time_ref_ns() + int(self.p['command_lead_s'] * 1e9)
+        # sent first: its start time is taken once the message is built (see send_motion)
+        start = self.commander.send_motion(motion, background=True,
+                                           lead_s=self.p['command_lead_s'])
         exc_start = start + int(ramp_in.duration_s * 1e9)
+        end = start + int(motion.duration_s * 1e9)
+        track = self._tracker(motion, start, end)
+        self.commander.add_listener(track)
         self.session.info.setdefault('runs', []).append(
             {'start_ns': start, 'excitation_start_ns': exc_start, 'period_s': T,
              'periods': periods, 'ramp_in_s': ramp_in.duration_s,
              'ramp_out_s': ramp_out.duration_s})
         self.session.save()
-        end = start + int(motion.duration_s * 1e9)
-        track = self._tracker(motion, start, end)
-        self.commander.add_listener(track)
         try:
-            self.commander.send_motion(motion, start, background=True)
             for k in range(periods):
                 t0, t1 = exc_start + int(k * T * 1e9), exc_start + int((k + 1) * T * 1e9)
                 self.progress.set(k, periods, f'period {k + 1} of {periods}')
