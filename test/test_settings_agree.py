@@ -60,3 +60,29 @@ def test_the_generator_rewrites_a_stale_comment_and_keeps_the_youbot_note():
     assert '    # momentum observer bandwidth' in new
     assert '# youBot: 12 because\n    #   measured\n    observer_gain_hz: 12.0' in new
     assert annotate_params_file(new, EstimatorConfig) == new
+
+
+# (settings dataclass, robot-id subcommand module that takes them as flags)
+CLI_SETTINGS = [(EstimatorConfig, 'estimate')]
+
+
+@pytest.mark.parametrize('cls, command', CLI_SETTINGS)
+def test_cli_flags_are_the_declared_settings(cls, command):
+    import argparse
+    import importlib
+
+    from robot_id_ros.settings import flag_of
+    module = importlib.import_module(f'robot_id_ros.cli.{command}')
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    module.add_parser(sub)
+    actions = {a.dest: a for a in sub.choices[command.replace('_', '-')]._actions}
+    for name, (_, spec) in settings_of(cls).items():
+        assert name in actions, f'robot-id {command} has no flag for setting {name}'
+        action = actions[name]
+        assert flag_of(name, spec) in action.option_strings, name
+        assert set(spec.aliases) <= set(action.option_strings), name
+        assert action.help.startswith(spec.description().replace('%', '%%')), name
+        assert action.default is None, name
+        if spec.choices:
+            assert tuple(action.choices) == tuple(spec.choices), name

@@ -3,6 +3,7 @@
 """Pieces shared by the robot-id subcommands: model options, progress, errors."""
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ import yaml
 
 from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
 from robot_id_ros.errors import InputError
+from robot_id_ros.settings import default_of, flag_of, from_plain, settings_of
 from robot_id_ros.io.files import OutputKind
 from robot_id_ros.io.model_file import KIND as MODEL_KIND
 from robot_id_ros.io.sidecar import sidecar_path
@@ -137,3 +139,49 @@ class Progress:
             print(f'{self.label}: 0/{total} {el:.1f}s elapsed', file=self.stream, flush=True)
         else:
             print(f'{self.label}: {done} {el:.1f}s elapsed', file=self.stream, flush=True)
+
+
+def _float_tuple(text):
+    """argparse type: comma-separated numbers as a tuple of floats."""
+    try:
+        return tuple(float(x) for x in text.split(','))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'not a comma-separated list of numbers: {text!r}')
+
+
+def add_setting_flags(parser, cls, title: str) -> None:
+    """One flag per setting of the dataclass ``cls``, generated from its declaration
+    (``robot_id_ros.settings``): name, former names, choices, type and help; every default is
+    None (not given), so a parameters file or the core default applies."""
+    group = parser.add_argument_group(title)
+    for name, (field, spec) in settings_of(cls).items():
+        flag = flag_of(name, spec)
+        if not flag:
+            continue
+        default = default_of(field)
+        shown = 'none' if default is None else default
+        kwargs = {'dest': name, 'default': None,
+                  'help': f'{spec.description()}; core default {shown}'.replace('%', '%%')}
+        if isinstance(default, bool):
+            kwargs['action'] = argparse.BooleanOptionalAction
+        elif spec.choices:
+            kwargs['choices'] = spec.choices
+        elif default is None or isinstance(default, tuple):
+            kwargs['type'], kwargs['metavar'] = _float_tuple, 'X,Y,..'
+        else:
+            kwargs['type'] = type(default)
+        group.add_argument(flag, *spec.aliases, **kwargs)
+
+
+def settings_from_args(args, cls, base: dict | None = None):
+    """The settings dataclass from ``base`` (e.g. a parameters file's values) with the flags given
+    on top, checked; a bad value is a CommandError naming the setting."""
+    values = dict(base or {})
+    values.update({name: getattr(args, name) for name in settings_of(cls)
+                   if getattr(args, name, None) is not None})
+    try:
+        config = from_plain(cls, values)
+        validated = getattr(config, 'validated', None)
+        return validated() if validated is not None else config
+    except ValueError as exc:
+        raise CommandError(f'{cls.__name__} settings: {exc}') from None

@@ -18,18 +18,18 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.io.bags import BAG_OUTPUT, BagWriter, read_joint_states
-from robot_id_ros.estimate import (CONTACT_STATE_NAMES, STICTION_MODES, EstimatorConfig,
-                                   WrenchEstimator, effort_scale)
+from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
+                                   effort_scale)
 from robot_id_ros.ros.params_file import estimator_settings
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import Outputs
 from robot_id_ros.errors import RobotIdError
-from robot_id_ros.cli.common import (CommandError, Progress, add_overwrite_argument, bag_inputs,
-                                     check_plot_name)
+from robot_id_ros.cli.common import (CommandError, Progress, add_overwrite_argument,
+                                     add_setting_flags, bag_inputs, check_plot_name,
+                                     settings_from_args)
 
 
 def add_parser(subparsers):
-    _C = EstimatorConfig
     p = subparsers.add_parser('estimate',
                               help='offline wrench estimation over a bag (bag in, bag out)',
                               description=__doc__)
@@ -41,44 +41,11 @@ def add_parser(subparsers):
                         'other a bag folder (MCAP); a new path')
     p.add_argument('--topic', default='/joint_states',
                    help='JointState topic (default /joint_states)')
-    p.add_argument(
-        '--method', choices=('momentum', 'direct'), default=None,
-        help='momentum observer (default) or direct residual with a causal differentiator')
-    p.add_argument('--frame', choices=('base', 'tool'), default=None,
-                   help='express the wrench in the URDF root frame (base) or the tool frame')
-    p.add_argument('--wrench', choices=('auto', 'force', 'full', 'torque'), default=None,
-                   help='auto: full wrench for >= 6 joints, force at the tool point for fewer')
     p.add_argument('--effort-unit', choices=('torque', 'current'), default='torque',
                    help='effort is joint torque in Nm (default) or motor current in A')
     p.add_argument(
         '--drive-gains', default=None,
         help='comma-separated Nm/A per joint for --effort-unit current (default: the model file)')
-    p.add_argument(
-        '--observer-gain-hz', type=float, default=None,
-        help=f'momentum observer bandwidth in Hz (core default {_C.observer_gain_hz:g})')
-    p.add_argument(
-        '--filter-hz', type=float, default=None,
-        help=f'direct method: differentiator bandwidth in Hz (core default {_C.direct_filter_hz:g})'
-    )
-    p.add_argument(
-        '--stiction-velocity', type=float, default=None, help=
-        f'rad/s below which friction is unknown within its bounds (core default {_C.stiction_velocity_rad_s:g})'
-    )
-    p.add_argument(
-        '--sigma-guard', type=float, default=None,
-        help='damped least squares starts below this smallest singular value of J^T (m for a force; '
-        f'core default {_C.sigma_guard:g})')
-    p.add_argument('--damping', type=float, default=None,
-                   help=f'damping reached at a singularity (core default {_C.damping:g})')
-    p.add_argument(
-        '--band-weighting', action='store_true', default=None, help=
-        'weight joints by 1 / (residual variance + stiction band^2 / 3) in the wrench least squares'
-    )
-    p.add_argument(
-        '--stiction-mode', choices=STICTION_MODES, default=None,
-        help="resting joints (friction unknown within the stiction band): 'deadzone' maps only the "
-        "external torque outside the band, 'hold' keeps the torque a joint had when it stopped "
-        f'as far as the band allows (youBot: hold); core default {_C.stiction_mode}'),
     p.add_argument(
         '--params-file', default=None, metavar='YAML',
         help='estimator settings from a wrench_estimator parameters file (the node\'s), e.g. '
@@ -95,6 +62,9 @@ def add_parser(subparsers):
     p.add_argument('--wrench-std', action='store_true',
                    help='also write /wrench_std (1-sigma of each wrench component, WrenchStamped)')
     add_overwrite_argument(p, 'output bag, CSV or plot (a bag only by a bag)')
+    add_setting_flags(p, EstimatorConfig, 'estimator settings (default: --params-file, else the '
+                      'core defaults; --wrench, --filter-hz and --stiction-velocity are the former '
+                      'names of three of them)')
     return p
 
 
@@ -121,30 +91,15 @@ def run(args) -> int:
 
 
 def estimator_config(args) -> EstimatorConfig:
-    """EstimatorConfig from --params-file (a wrench_estimator parameters file), then the flags given."""
+    """EstimatorConfig from --params-file (a wrench_estimator parameters file), then the flags
+    given (generated from EstimatorConfig's declarations)."""
     settings = {}
     if args.params_file:
         try:
             settings = estimator_settings(args.params_file)
         except ValueError as e:
             raise CommandError(str(e)) from None
-    flags = {
-        'method': args.method,
-        'frame': args.frame,
-        'wrench_mode': args.wrench,
-        'observer_gain_hz': args.observer_gain_hz,
-        'direct_filter_hz': args.filter_hz,
-        'stiction_velocity_rad_s': args.stiction_velocity,
-        'sigma_guard': args.sigma_guard,
-        'damping': args.damping,
-        'stiction_mode': args.stiction_mode,
-        'band_weighting': args.band_weighting
-    }
-    settings.update({k: v for k, v in flags.items() if v is not None})
-    try:
-        return EstimatorConfig(**settings).validated()
-    except ValueError as e:
-        raise CommandError(f'estimator settings: {e}') from None
+    return settings_from_args(args, EstimatorConfig, settings)
 
 
 def _run(args) -> int:
