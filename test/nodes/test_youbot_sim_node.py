@@ -67,7 +67,7 @@ class Bench(RosHarness):
         st = msgs[-1].header.stamp
         return st.sec + 1e-9 * st.nanosec - 1000.0
 
-    def spin_sim_seconds(self, seconds, timeout_s=20.0):
+    def spin_sim_seconds(self, seconds, timeout_s=60.0):
         """Spin until joint states (and truth) stamped ``seconds`` after the sim's present arrived."""
         t_end = self.sim.arm.t + seconds
         assert self.spin(until=lambda: self.received_sim_time(self.js) >= t_end - 1e-6
@@ -94,6 +94,10 @@ def bench_factory(rclpy_context):
     yield make
     for b in made:
         b.close()
+
+
+def stamp_s(stamp):
+    return stamp.sec + 1e-9 * stamp.nanosec
 
 
 def traj(names, points):
@@ -129,9 +133,11 @@ def test_joint_states_clock_and_rest_effort(bench_factory):
     assert np.allclose(steps, np.round(steps), atol=1e-3) and np.all(np.round(steps) >= 1)
     assert np.mean(np.round(steps) == 1) > 0.7
     assert 1000.0 < stamps[-1] < 1010.0
-    assert b.clock, 'no /clock'
-    c = b.clock[-1].clock
-    assert abs(c.sec + 1e-9 * c.nanosec - stamps[-1]) < 0.05
+    # /clock carries the joint states' stamps (compared in sim time: the probe may drain the two
+    # topics at different moments under load)
+    assert b.spin(until=lambda: b.clock and stamp_s(b.clock[-1].clock) >= stamps[-1], timeout=60)
+    clock = np.array([stamp_s(c.clock) for c in b.clock])
+    assert np.min(np.abs(clock - stamps[-1])) < 0.0051
     # at rest: effort is the TRUE gravity torque within stiction band and noise, and not the URDF's
     arm = b.sim.arm
     q = np.array(m.position[:5])

@@ -1,18 +1,11 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""youbot_sim: the simulated youBot arm driver (thin rclpy wrapper of
-robot_id_ros.sim.SimulatedArm).
+"""youbot_sim: the simulated youBot arm driver (a thin rclpy wrapper of ``sim.SimDriver``).
 
-Like the real driver it publishes joint_states (5 arm joints, then 2 gripper fingers with zero
-effort; effort in Nm, or A with effort_unit: current) and follows JointTrajectory commands. It is
-the clock source: /clock, and the stamps of joint states and truth, are the simulation time,
-driven by a steady wall timer scaled by ``real_time_factor`` (the node never uses sim time). The
-test-only ``sim/...`` topics and services (a real driver has none) apply an external wrench (frame
-rules: robot_id_ros.sim.driver.wrench_target) or a payload and publish the ground truth:
-sim/true_wrench at the tool frame origin in base axes (frame_id = root link), sim/true_wrench_tool
-in tool axes, sim/true_external_joint_torques = J^T F (Nm). sim/write_true_parameters writes
-only the read-only true_parameters_file (set at start); the run-time parameters (rates, effort
-unit, noise) are checked by their ranges and ``SimDriver.set_parameters``.
+Like the real driver it publishes joint_states and follows JointTrajectory commands; it is the
+clock source (/clock and every stamp are simulation time, a steady wall timer scaled by
+``real_time_factor``). The test-only ``sim/...`` topics and services apply a wrench or a payload
+and publish the ground truth (frame rules: ``robot_id_ros.sim.driver.wrench_target``).
 """
 from __future__ import annotations
 
@@ -37,6 +30,7 @@ from robot_id_ros.ros.params import OutputGuard, config_from, declare_table
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.driver import SimDriver
 
+
 class YoubotSimNode(Node):
     """The simulated youBot driver node."""
 
@@ -44,28 +38,25 @@ class YoubotSimNode(Node):
         super().__init__(node_name, **kwargs)
         p = declare_table(self, tables.youbot_sim_parameters())
         if self.get_parameter('use_sim_time').value:
-            self.get_logger().error('use_sim_time is true on youbot_sim, which is the clock '
-                                    'source: ignored (the simulation is driven by the wall clock '
-                                    'and real_time_factor)')
+            self.get_logger().error('use_sim_time ignored: youbot_sim is the clock source')
         cfg = config_from(SimConfig, p, tables.YOUBOT_SIM_NODE_ONLY, tables.YOUBOT_SIM_FIELD_NAMES)
         self.driver = SimDriver(cfg, name=self.get_name(), **{
             k: p[k] for k in tables.YOUBOT_SIM_DRIVER_SETTINGS})
         self.arm = arm = self.driver.arm
         qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
         self.pub_js = self.create_publisher(JointState, p['joint_states_topic'], qos)
-        self.pub_clock = (self.create_publisher(ClockMsg, '/clock', 10) if p['publish_clock']
-                          else None)
+        self.pub_clock = p['publish_clock'] and self.create_publisher(ClockMsg, '/clock', 10)
         self.pub_diag = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         truth = ((WrenchStamped, 'sim/true_wrench'), (WrenchStamped, 'sim/true_wrench_tool'),
                  (JointState, 'sim/true_external_joint_torques'))
-        self.pub_truth = ([self.create_publisher(t, n, qos) for t, n in truth]
-                          if p['publish_ground_truth'] else None)
+        self.pub_truth = p['publish_ground_truth'] and [self.create_publisher(t, n, qos)
+                                                        for t, n in truth]
         self.create_subscription(JointTrajectory, p['command_topic'], self._on_trajectory, 10)
         self.create_subscription(WrenchStamped, 'sim/wrench', self._on_wrench, 10)
         self.create_subscription(Inertia, 'sim/payload', self._on_payload, 10)
-        self.create_service(Trigger, 'sim/clear_wrench', trigger_handler(self.driver.clear_wrench))
-        self.create_service(Trigger, 'sim/clear_payload',
-                            trigger_handler(self.driver.clear_payload))
+        for name in ('clear_wrench', 'clear_payload'):
+            handler = trigger_handler(getattr(self.driver, name))
+            self.create_service(Trigger, f'sim/{name}', handler)
         self._truth_out = OutputGuard(p['true_parameters_file'], 'true_parameters_file')
         self.create_service(Trigger, 'sim/write_true_parameters', trigger_handler(
             self._write_true_parameters, self._log_written))
@@ -74,15 +65,14 @@ class YoubotSimNode(Node):
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._timer = None
         self._make_timer()
-        self.create_timer(1.0, self._publish_diagnostics, clock=self._steady)
+        status = self.driver.status
+        self.create_timer(1.0, lambda: self._diagnostics(*status()), clock=self._steady)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         if self.driver.true_parameters_file:     # at start, a failure to write stops the node
             self._log_written(self.driver.write_true_file())
         self._publish(arm.measure())
-        self.get_logger().info(
-            f'youbot_sim: seed {cfg.seed}, physics {cfg.physics_rate_hz:g} Hz, joint_states at '
-            f'{p["publish_rate_hz"]:g} Hz on {self.pub_js.topic_name}, commands on '
-            f'{p["command_topic"]}, real-time factor {p["real_time_factor"]:g}')
+        self.get_logger().info(f'youbot_sim: seed {cfg.seed}, {p["publish_rate_hz"]:g} Hz on '
+                               f'{self.pub_js.topic_name}, x{p["real_time_factor"]:g} real time')
 
     def _make_timer(self):
         if self._timer is not None:
@@ -99,9 +89,9 @@ class YoubotSimNode(Node):
         stamp = time_msg(self.driver.realtime.stamp_ns(m.t_s))
         self.pub_js.publish(joint_state_msg(stamp, *self.driver.joint_state(m)))
         self.published_joint_states += 1
-        if self.pub_clock is not None:
+        if self.pub_clock:
             self.pub_clock.publish(ClockMsg(clock=stamp))
-        if self.pub_truth is not None:
+        if self.pub_truth:
             base, tool, tau = self.pub_truth
             base.publish(wrench_msg(m.true_wrench_base, self.driver.root_frame, stamp))
             tool.publish(wrench_msg(m.true_wrench_tool, self.driver.tool_frame, stamp))
@@ -112,9 +102,6 @@ class YoubotSimNode(Node):
         stamp = time_msg(self.driver.realtime.stamp_ns(self.arm.t))
         self.pub_diag.publish(diagnostic_array(stamp, f'{self.get_name()}: {what}', 'youbot_sim',
                                                level, message, values))
-
-    def _publish_diagnostics(self):
-        self._diagnostics(*self.driver.status())
 
     def _report(self, done, text):
         """Log what an input did; a rejected input is an error and a diagnostics warning."""
@@ -132,14 +119,12 @@ class YoubotSimNode(Node):
         self._report(*self.driver.apply_wrench(msg.header.frame_id, wrench_values(msg.wrench)))
 
     def _on_payload(self, msg: Inertia):
-        self._report(*self.driver.attach_payload(
-            msg.m, [msg.com.x, msg.com.y, msg.com.z],
-            [msg.ixx, msg.ixy, msg.iyy, msg.ixz, msg.iyz, msg.izz]))
+        com, inertia = [msg.com.x, msg.com.y, msg.com.z], [msg.ixx, msg.ixy, msg.iyy, msg.ixz,
+                                                           msg.iyz, msg.izz]
+        self._report(*self.driver.attach_payload(msg.m, com, inertia))
 
     def _write_true_parameters(self):
-        """Return the sim/write_true_parameters service: only the file configured at start (a
-        read-only parameter), never through a symbolic link leading out of its folder.
-        """
+        """Write the configured true-parameters file (never through a link out of its folder)."""
         try:
             self._truth_out.target()
         except InputError as exc:
