@@ -1,8 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Old import paths of the flat layout (``robot_id_ros.core.*``, ``robot_id_ros.nodes.*``,
-``robot_id_ros.commands.*``), kept for one release: importing one gives the module at its new
-place and a DeprecationWarning naming it.
+"""Old import paths of the flat layout, kept for one release.
+
+``robot_id_ros.core.*``, ``robot_id_ros.nodes.*``, ``robot_id_ros.commands.*``: importing one
+gives the module at its new place and a DeprecationWarning naming it.
 """
 from __future__ import annotations
 

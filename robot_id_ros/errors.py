@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The package's errors: one base, ``RobotIdError``, so that callers (the CLI, the nodes) catch
-what this package raises on purpose and let real bugs surface as tracebacks.
+"""The package's errors, under one base, ``RobotIdError``.
+
+With one base, callers (the CLI, the nodes) catch what this package raises on purpose and let real
+bugs surface as tracebacks.
 
 - ``InputError`` is bad input: a file, a message, a parameter, an argument. It stays a
   ``ValueError`` so code written against the earlier per-module ``ValueError`` types keeps working.

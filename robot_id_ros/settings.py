@@ -1,8 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""One declaration per setting: a dataclass field carries its documentation, unit, range, choices
-and whether it may change at run time, and everything else is generated from it - the node
-parameter descriptors (``robot_id_ros.ros.params.declare_settings``), the ``robot-id`` flags
+"""One declaration per setting, everything else generated from it.
+
+A dataclass field carries its documentation, unit, range, choices and whether it may change at
+run time, and everything else is generated from it - the node parameter descriptors
+(``robot_id_ros.ros.params.declare_settings``), the ``robot-id`` flags
 (``robot_id_ros.cli.common.add_setting_flags``), the comments of the parameter files and the
 validation of a value (``check``).
 
@@ -63,7 +65,7 @@ class Setting:
     unset: Any = None
 
     def description(self) -> str:
-        """The doc with its unit and choices, as node descriptors, flags and YAML show it."""
+        """Return the doc with unit and choices, as node descriptors, flags and YAML show it."""
         text = self.doc
         if self.choices:
             text += ' (one of: ' + ', '.join(repr(c) for c in self.choices) + ')'
@@ -73,7 +75,7 @@ class Setting:
 
 
 def setting(default: Any, doc: str, **kwargs) -> Any:
-    """Return a dataclass field that is a setting (see ``Setting`` for the keyword arguments)."""
+    """Return a dataclass field that is a setting; ``Setting`` lists the keyword arguments."""
     meta = {META_KEY: Setting(doc, **kwargs)}
     if isinstance(default, (list, dict, set)):
         value = default

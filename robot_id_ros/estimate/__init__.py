@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Stage 3, using the model online (ROS-free): residual observers, stiction handling, the wrench
-mapping, contact detection and uncertainty, chained by ``WrenchEstimator``.
+"""Stage 3, using the model online (ROS-free).
+
+Residual observers, stiction handling, the wrench mapping, contact detection and uncertainty,
+chained by ``WrenchEstimator``.
 
 Modules: ``config`` (EstimatorConfig), ``samples`` (stamp rules, tare average, input checks),
 ``stiction``, ``residuals``, ``mapping``, ``contact``, ``uncertainty``, ``estimator``. Import the

@@ -55,9 +55,11 @@ def check_choice(name: str, value, choices: tuple, kind: str = 'config') -> str:
 
 @dataclass
 class EstimatorConfig:
-    """Settings of ``WrenchEstimator``: each field declares its doc, unit and range once
-    (``robot_id_ros.settings``); the node's parameters, the ``robot-id estimate`` flags and the
-    comments of config/wrench_estimator.yaml are generated from them.
+    """Settings of ``WrenchEstimator``.
+
+    Each field declares its doc, unit and range once (``robot_id_ros.settings``); the node's
+    parameters, the ``robot-id estimate`` flags and the comments of config/wrench_estimator.yaml
+    are generated from them.
     """
 
     method: Method = setting(

@@ -86,7 +86,7 @@ class ContactDetector:
         self.state = CONTACT_NONE
 
     def scores(self, tau_ext, band):
-        """The test statistics of tau_ext, each divided by its threshold (1 = at the threshold).
+        """Return the test statistics of tau_ext, each over its threshold (1 = at the threshold).
 
         Args:
             tau_ext: (n,) or (N, n) Nm.
@@ -127,7 +127,7 @@ class ContactDetector:
         return st
 
     def states(self, s_contact, s_collision, starts):
-        """The states ``step`` gives over N samples (vectorised); the own state is not changed.
+        """Return the states ``step`` gives over N samples (vectorised); own state unchanged.
 
         Because the collision score never exceeds the contact score (collision thresholds >=
         contact thresholds), each step clamps the previous state between a floor, the number of

@@ -49,8 +49,9 @@ NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that
 
 @dataclass
 class EstimateResult:
-    """One estimate. ``wrench`` = (fx, fy, fz, mx, my, mz) applied to the tool at the tool origin,
-    in ``frame_id``; rows that the mode does not estimate are zero and their covariance too.
+    """One estimate; ``wrench`` (fx, fy, fz, mx, my, mz) is applied to the tool at its origin.
+
+    In ``frame_id``; wrench rows the mode does not estimate are zero, their covariance too.
     """
 
     stamp_ns: int
@@ -161,9 +162,9 @@ class WrenchEstimator:
                                c.contact_threshold_sigma, c.collision_threshold_sigma)
 
     def _joint_scale(self, band):
-        """Sqrt of the relative least-squares weight of each joint, 1 / (residual variance +
-        band^2 / 3), normalised to 1 for the most certain joint (so the mapper's singular-value
-        guard keeps its meaning); (n,) or (N, n).
+        """Return sqrt(w), w = 1 / (residual variance + band^2 / 3) per joint; (n,) or (N, n).
+
+        Normalised to 1 at the most certain joint (the mapper's sigma guard keeps its meaning).
         """
         w = 1.0 / (self.residual_std_nm ** 2 + np.asarray(band) ** 2 / 3.0)
         return np.sqrt(w / w.max(axis=-1, keepdims=True))
@@ -183,8 +184,7 @@ class WrenchEstimator:
         return self.gate.last_ns
 
     def reset(self, reason='reset'):
-        """Restart the residual (observer state, filters), the stamps and the contact state;
-        keeps the tare.
+        """Restart the residual (observer, filters), stamps and contact state; keep the tare.
 
         Args:
             reason: kept as ``last_reset_reason``.
@@ -205,8 +205,7 @@ class WrenchEstimator:
         self.last_reset_reason = reason
 
     def tare(self):
-        """Take the recent average tau_ext (before tare) as bias: the current reading becomes
-        zero.
+        """Take the recent mean tau_ext (before tare) as bias: the current reading becomes zero.
 
         With a stiction mode ('deadzone', 'hold') a resting joint's bias is only the part of its
         average outside its stiction band: inside, the residual is static friction that the next
@@ -225,9 +224,7 @@ class WrenchEstimator:
         return self.bias
 
     def _bias_from(self, avg, band):
-        """The tare's bias from the average residual ``avg`` (Nm) and the stiction band then: all
-        of it, or with a stiction mode only the part outside the band (see ``tare``).
-        """
+        """Return the tare bias from mean residual ``avg`` (Nm) and the band (see ``tare``)."""
         if self.config.stiction_mode != 'none' and band is not None:
             return deadzone(avg, band)
         return avg.copy()
@@ -390,9 +387,7 @@ class WrenchEstimator:
         return self._joined(parts, why, cuts)
 
     def _joined(self, parts, why, cuts):
-        """One ``BatchResult`` of the parts ``[(first input index, BatchResult)]``, the rejected
-        samples' reasons from ``why`` ({input index: reason}) where given.
-        """
+        """Join parts ``[(first input index, BatchResult)]``; ``why`` {index: reason} first."""
         def cat(name):
             return np.concatenate([getattr(p, name) for _, p in parts])
         index = np.concatenate([i0 + p.index for i0, p in parts]).astype(np.int64)
@@ -404,9 +399,7 @@ class WrenchEstimator:
                            rejected, resets)
 
     def _process_part(self, stamp_ns, Q, QD, E, usable, tare, progress):
-        """``process`` over samples with no restart for a non-finite state among them; ``tare``
-        is ``[stamp ns]`` of the tare, set to ``[None]`` once the tare is taken.
-        """
+        """Run ``process`` between non-finite restarts; ``tare``: [stamp ns], [None] once taken."""
         n = self.n
         keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, usable)
         idx = np.flatnonzero(keep)
@@ -443,9 +436,7 @@ class WrenchEstimator:
         return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)
 
     def _dynamics(self, Q, QD, progress):
-        """Pinocchio terms of N samples, one call pair per sample: M (N, n, n), C qd + g (N, n)
-        and the tool Jacobian (N, 6, n).
-        """
+        """Return M (N, n, n), C qd + g (N, n) and the tool Jacobian (N, 6, n) of N samples."""
         N, n = Q.shape
         Ms = np.empty((N, n, n))
         H = np.empty((N, n))
@@ -467,9 +458,10 @@ class WrenchEstimator:
         return Ms, H, Js
 
     def _tare_batch(self, R, S, dt, band, starts, tare):
-        """(tared tau_ext (N, n), where the stiction hold restarts (N,) bool); with ``tare`` =
-        ``[stamp ns]`` sets ``self.bias`` at the first sample from that stamp on as ``tare``
-        would there (and ``tare[0]`` to None: taken).
+        """Return tared tau_ext (N, n) and where the stiction hold restarts, (N,) bool.
+
+        With ``tare`` = ``[stamp ns]``, set ``self.bias`` at the first sample from that stamp on as
+        ``tare`` would there (and ``tare[0]`` to None: taken).
         """
         T = R - self.bias
         restart = starts.copy()         # where the stiction hold starts afresh
@@ -494,9 +486,7 @@ class WrenchEstimator:
         return T
 
     def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end):
-        """(N, 6) wrench std, recomputed where the covariance schedule says and held in between
-        (as ``update`` does).
-        """
+        """Return the (N, 6) wrench std, recomputed on the covariance schedule, held in between."""
         cov_idx = self._cov_schedule.samples(S, seg, seg_end)
         qdd = np.zeros((len(cov_idx), self.n))
         prev_ok = (cov_idx > 0) & ~starts[cov_idx]

@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Wrench mapping: tau_ext (Nm) -> the wrench at the tool frame origin, by damped least squares
-on J^T (``WrenchMapper``), with the matrix A (``wrench = A tau``) for covariance propagation.
+"""Wrench mapping: tau_ext (Nm) -> the wrench at the tool frame origin.
+
+By damped least squares on J^T (``WrenchMapper``), with the matrix A (``wrench = A tau``) for
+covariance propagation.
 """
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""What the wrench estimator node reports about its input (ROS-free): counts of received, used,
-rejected and dropped samples, observer resets, processing time and latency, stale input, and the
-diagnostics status made from them (a level word, a message and key/values); the node's payload
-parameters and its start-up summary.
+"""What the wrench estimator node reports about its input (ROS-free).
+
+Counts of received, used, rejected and dropped samples, observer resets, processing time and
+latency, stale input, and the diagnostics status made from them (a level word, a message and
+key/values); the node's payload parameters and its start-up summary.
 
 Times: ``clock()`` is a monotonic wall clock in seconds; stamps are integer nanoseconds.
 """
@@ -69,7 +70,7 @@ class InputMonitor:
         self.window_in = 0
 
     def received(self) -> float:
-        """A sample arrived (used or not); returns the processing start (``time.perf_counter``)."""
+        """Count a sample (used or not); return the processing start (``time.perf_counter``)."""
         t0 = time.perf_counter()
         self.n_in += 1
         self.window_in += 1
@@ -78,7 +79,7 @@ class InputMonitor:
         return t0
 
     def rejected(self, kind, text):
-        """A sample could not be used: ``kind`` is the error's kind, ``text`` its message."""
+        """Count an unusable sample: ``kind`` is the error's kind, ``text`` its message."""
         self.n_rejected += 1
         self.rejected_by_kind[kind] = self.rejected_by_kind.get(kind, 0) + 1
         self.last_problem = f'{kind}: {text}'
@@ -90,11 +91,11 @@ class InputMonitor:
             self.observer_reset()
 
     def observer_reset(self):
-        """The observer was reset: the next sample starts a new stamp sequence."""
+        """Note an observer reset: the next sample starts a new stamp sequence."""
         self.last_good_stamp = None
 
     def used(self, stamp_ns, result):
-        """A sample stamped ``stamp_ns`` gave ``result``: count resets and dropped samples."""
+        """Take ``result`` of the sample stamped ``stamp_ns``: count resets and dropped samples."""
         if result.reset_reason:
             self.n_resets += 1
             self.nominal_dt_ns = None
@@ -112,8 +113,10 @@ class InputMonitor:
         self.n_out += 1
 
     def published(self, t0, stamp_ns, now_ns):
-        """The outputs of a sample are out: ``t0`` is what ``received`` returned, ``stamp_ns`` the
-        sample's stamp and ``now_ns`` the node's clock now (the latency is their difference).
+        """Record that the outputs of a sample are out (processing time and latency).
+
+        ``t0`` is what ``received`` returned, ``stamp_ns`` the sample's stamp and ``now_ns`` the
+        node's clock now (the latency is their difference).
         """
         self.proc_ms.append((time.perf_counter() - t0) * 1e3)
         self.age_ms.append((now_ns - stamp_ns) * 1e-6)

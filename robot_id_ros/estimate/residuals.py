@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+
 class MomentumObserver:
     """Generalized momentum observer, one sample at a time (see the module docstring).
 
@@ -71,8 +72,9 @@ class MomentumObserver:
         return self.r
 
     def batch(self, dt, M, QD, U):
-        """The residual over one segment of N samples from a reset state (``step``'s numbers, to
-        rounding); the observer's own state is not changed.
+        """Return the residual over one segment of N samples from a reset state.
+
+        ``step``'s numbers, to rounding; the observer's own state is not changed.
 
         Args:
             dt: (N,) s, dt[k] the interval before sample k (dt[0] unused).
@@ -204,8 +206,9 @@ class DirectResidual:
         return M @ qdd + u_f
 
     def batch(self, dt, M, QD, U):
-        """The residual over one segment from a reset state, sample by sample (``step``); leaves
-        the residual reset. Arguments and result as ``MomentumObserver.batch``.
+        """Return the residual over one segment from a reset state, sample by sample (``step``).
+
+        Leaves the residual reset. Arguments and result as ``MomentumObserver.batch``.
         """
         self.reset()
         R = np.empty_like(U)

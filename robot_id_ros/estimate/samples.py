@@ -34,9 +34,10 @@ NONFINITE_STATE = 'nonfinite_state'   # kind of the error when the state became 
 
 
 class EstimatorInputError(InputError):
-    """A sample the estimator will not use; ``kind`` is one of 'shape', 'nonfinite',
-    'implausible', 'duplicate_stamp', 'out_of_order', or 'nonfinite_state' (the sample made the
-    estimator's state non-finite: it was reset). The message says what is wrong.
+    """A sample the estimator will not use; the message says what is wrong.
+
+    ``kind`` is one of 'shape', 'nonfinite', 'implausible', 'duplicate_stamp', 'out_of_order', or
+    'nonfinite_state' (the sample made the estimator's state non-finite: it was reset).
     """
 
     def __init__(self, kind, message):
@@ -47,9 +48,7 @@ NO_LIMIT = 1.0e6                  # a URDF limit this large (or <= 0, or missing
 
 
 def _limit(values, fallback, factor=1.0):
-    """``factor * values`` where a value is a usable limit (0 < v < ``NO_LIMIT``), else
-    ``fallback``.
-    """
+    """Return ``factor * values`` where usable (0 < v < ``NO_LIMIT``), else ``fallback``."""
     v = np.asarray(values, dtype=float)
     ok = np.isfinite(v) & (v > 0) & (v < NO_LIMIT)
     return np.where(ok, factor * np.where(ok, v, 0.0), fallback)
@@ -243,8 +242,9 @@ class StampGate:
 
 
 class TareAverage:
-    """The running average of tau_ext that a tare takes as bias: first order, time constant
-    ``window_s`` (s; 0: the latest sample), restarted with the residual.
+    """The running average of tau_ext that a tare takes as bias.
+
+    First order, time constant ``window_s`` (s; 0: the latest sample), restarted with the residual.
 
     Args:
         window_s: time constant, s (>= 0).

@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Uncertainty of the estimate: the covariance of the model torque (``TorqueUncertainty``) and
-how often the wrench covariance is recomputed (``CovarianceSchedule``).
+"""Uncertainty of the estimate.
+
+The covariance of the model torque (``TorqueUncertainty``) and how often the wrench covariance is
+recomputed (``CovarianceSchedule``).
 """
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ from robot_id_ros.io.model_file import IdentifiedModel
 
 
 class TorqueUncertainty:
-    """Covariance of the model torque: parameters (base covariance of the identification, else
-    the standard parameters' std) + identification residual + stiction band.
+    """Covariance of the model torque: parameters + identification residual + stiction band.
+
+    The parameters' part is the base covariance of the identification, else the standard
+    parameters' std.
 
     Args:
         model: the identified model (its ``base_covariance`` or ``parameter_std`` if any).
@@ -57,9 +61,11 @@ class TorqueUncertainty:
 
 
 class CovarianceSchedule:
-    """When the wrench covariance is recomputed: at the first sample after a reset, then at the
-    first sample at least ``period_s`` after the last recomputation (held in between). ``due`` is
-    the rule one sample at a time, ``samples`` the same rule over arrays.
+    """When the wrench covariance is recomputed.
+
+    At the first sample after a reset, then at the first sample at least ``period_s`` after the
+    last recomputation (held in between). ``due`` is the rule one sample at a time, ``samples``
+    the same rule over arrays.
 
     Args:
         period_s: the period, s (> 0).
@@ -89,7 +95,7 @@ class CovarianceSchedule:
         return False
 
     def samples(self, stamp_ns, seg_start, seg_end):
-        """The samples ``due`` picks over N accepted samples, from a reset at each segment start.
+        """Return the samples ``due`` picks over N accepted samples, reset at each segment start.
 
         Args:
             stamp_ns: (N,) int64 ns, increasing within each segment.

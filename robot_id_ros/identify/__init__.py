@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Stage 2, fitting the model (ROS-free): signal processing, static gravity, friction sweeps, full
-dynamics by least squares, physical consistency, validation, payloads and the report.
+"""Stage 2, fitting the model (ROS-free).
+
+Signal processing, static gravity, friction sweeps, full dynamics by least squares, physical
+consistency, validation, payloads and the report.
 
 Three data kinds, each optional (at least one of trajectories or static poses is needed):
 

@@ -51,10 +51,11 @@ _SOLVERS = ('CLARABEL', 'SCS')
 
 @dataclass
 class ConsistencyResult:
-    """The consistent fit: theta (standard), beta (base), the pseudo-inertias' smallest
-    eigenvalues after (>= margin) and for the least-squares set, the relative fit error and
-    per-joint residual RMS (Nm) before and after, the time (s) against the least-squares step's,
-    and the solver's status.
+    """The physically consistent fit.
+
+    theta (standard), beta (base), the pseudo-inertias' smallest eigenvalues after (>= margin) and
+    for the least-squares set, the relative fit error and per-joint residual RMS (Nm) before and
+    after, the time (s) against the least-squares step's, and the solver's status.
     """
 
     theta: np.ndarray

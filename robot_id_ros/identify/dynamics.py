@@ -1,8 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The full dynamic fit (ROS-free): base parameters (``BaseParameters``) with friction and
-optionally rotor inertia and offsets, on processed trajectories, by OLS or WLS (see
-``least_squares``); known standard parameters subtracted (Swevers eq. 16-18).
+"""The full dynamic fit (ROS-free).
+
+Base parameters (``BaseParameters``) with friction and optionally rotor inertia and offsets, on
+processed trajectories, by OLS or WLS (see ``least_squares``); known standard parameters
+subtracted (Swevers eq. 16-18).
 """
 from __future__ import annotations
 
@@ -27,9 +29,11 @@ STRIBECK_VELOCITY_GRID_RAD_S = (0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.07, 0.1, 
 
 @dataclass
 class DynamicsResult:
-    """The dynamic fit: regressor (with the chosen Stribeck velocity), base parameters, least
-    squares, standard vector theta and its reference (URDF, known values), the known columns,
-    the normal equations, the number of samples and the step times (s).
+    """The dynamic fit and what it was made of.
+
+    Regressor (with the chosen Stribeck velocity), base parameters, least squares, standard vector
+    theta and its reference (URDF, known values), the known columns, the normal equations, the
+    number of samples and the step times (s).
     """
 
     regressor: Regressor
@@ -44,8 +48,9 @@ class DynamicsResult:
 
 
 def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, grid, progress):
-    """Normalize equations over every trajectory (a list of them, one per Stribeck velocity of
-    ``grid``, when ``grid``), and the total number of samples.
+    """Return the normal equations over every trajectory and the total number of samples.
+
+    With ``grid``, a list of normal equations, one per Stribeck velocity of ``grid``.
     """
     neq = NormalEquations.zeros(reg.n, base.n_base)
     neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid] if grid else None
@@ -69,9 +74,7 @@ def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, gr
 
 
 def _best_stribeck_velocity(neqs, grid, base, options):
-    """Index in ``grid`` of the OLS fit with the highest Gaussian likelihood (per-joint
-    variances).
-    """
+    """Return the index in ``grid`` of the most likely OLS fit (Gaussian, per-joint variances)."""
     scores = []
     for ne in neqs:
         try:
@@ -84,8 +87,9 @@ def _best_stribeck_velocity(neqs, grid, base, options):
 
 
 def _check_excitation(ls: LeastSquaresResult, base: BaseParameters, options):
-    """Raise ``IdentificationError`` naming the unidentifiable groups (weak directions), unless a
-    prior regularises them.
+    """Raise ``IdentificationError`` naming the unidentifiable groups (weak directions).
+
+    Not when a prior regularises them.
     """
     if ls.weak_directions and not options.prior_weight > 0:
         exprs = dict(zip(base.names, base.expressions()))

@@ -1,9 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Least squares on base parameters (ROS-free): the free columns once known parameters are taken
-out, per-joint normal equations accumulated in chunks (memory does not grow with the record), and
-their OLS / WLS solution with column scaling, a damped prior and confidence intervals (Swevers et
-al. 1997, eq. 20-29).
+"""Least squares on base parameters (ROS-free).
+
+The free columns once known parameters are taken out, per-joint normal equations accumulated in
+chunks (memory does not grow with the record), and their OLS / WLS solution with column scaling,
+a damped prior and confidence intervals (Swevers et al. 1997, eq. 20-29).
 """
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ def structural_base(regressor: Regressor, free, static=False, seed=0) -> BasePar
 
 @dataclass
 class NormalEquations:
-    """Per-joint normal equations of y_j = W_j beta over all samples: A[j] = W_j' W_j,
-    c[j] = W_j' y_j, yy[j] = y_j' y_j, count[j] rows.
+    """Per-joint normal equations of y_j = W_j beta over all samples.
+
+    A[j] = W_j' W_j, c[j] = W_j' y_j, yy[j] = y_j' y_j, count[j] rows.
     """
 
     A: np.ndarray
@@ -103,7 +105,7 @@ class NormalEquations:
 
 def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), known_values=(),
                chunk=4000, neq=None, progress=None, mask=None, stribeck_velocities=None):
-    """Normalize equations of TAU - W[:, known] theta_known = W[:, columns] beta.
+    """Accumulate the normal equations of TAU - W[:, known] theta_known = W[:, columns] beta.
 
     Args:
         regressor: the regressor W.
@@ -192,8 +194,10 @@ def _cond_from_normal(A):
 
 @dataclass
 class _Solution:
-    """One solve: beta, the weighted normal matrix A, its scaled form As (and As_p with the
-    prior), the inverse of As_p, the column scales S.
+    """One solve of the normal equations.
+
+    beta, the weighted normal matrix A, its scaled form As (and As_p with the prior), the inverse
+    of As_p, the column scales S.
     """
 
     beta: np.ndarray
@@ -235,8 +239,9 @@ def _solve_weighted(neq: NormalEquations, weights, column_scaling, prior, prior_
 
 
 def _weak_directions(As, max_condition, names):
-    """Parameter groups along the eigenvectors of the scaled normal matrix whose eigenvalue is
-    below the largest over ``max_condition``^2.
+    """Return the parameter groups along weak eigenvectors of the scaled normal matrix.
+
+    Weak: the eigenvalue is below the largest over ``max_condition``^2.
     """
     weak = []
     ev, V = np.linalg.eigh(As)

@@ -1,7 +1,8 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""How to identify (``IdentificationOptions``), the stage's error, and the checks and unit
-conversion every data kind goes through (ROS-free).
+"""How to identify (``IdentificationOptions``), the stage's error, checks (ROS-free).
+
+The checks and unit conversion every data kind goes through.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Payload mass and centre of mass from static poses, and drive gains from a known payload (seed 003).
+"""Payload mass and centre of mass from static poses; drive gains from a known payload (seed 003).
 
 A payload of mass m with centre of mass c (in the tool frame) held at rest adds the joint torque
 
@@ -66,7 +66,7 @@ class PayloadResult:
 
 
 def match_poses(with_q, without_q, tolerance_rad=0.02):
-    """Index pairs (i_with, i_without) of poses equal within ``tolerance_rad`` (max over joints)."""
+    """Return index pairs (i_with, i_without) of poses within ``tolerance_rad`` (max |dq|)."""
     pairs = []
     for i, q in enumerate(with_q):
         d = np.abs(without_q - q).max(axis=1)
@@ -154,9 +154,11 @@ class DriveGainResult:
 def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: StaticPoses,
                          without_current: StaticPoses, tolerance_rad=0.02,
                          min_torque_nm=0.02) -> DriveGainResult:
-    """Per-joint current-to-torque gain (Nm/A) from static poses held with and without a known
-    payload, efforts recorded as motor current (A). Joints the payload barely loads (|dtau| below
-    ``min_torque_nm`` at every pose) get NaN: they are not identified by this experiment.
+    """Estimate each joint's current-to-torque gain (Nm/A) with and without a known payload.
+
+    From static poses held with and without the payload, efforts recorded as motor current (A).
+    Joints the payload barely loads (|dtau| below ``min_torque_nm`` at every pose) get NaN: they
+    are not identified by this experiment.
     """
     pairs = match_poses(with_current.q, without_current.q, tolerance_rad)
     if len(pairs) < 2:

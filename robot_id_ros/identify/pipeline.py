@@ -1,8 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The whole identification (ROS-free): static poses, friction sweeps, trajectories, the dynamic
-or static model, physical consistency and the in-sample metrics, in that order; the model file's
-``identification:`` section is the ``IdentificationRecord`` the steps fill.
+"""The whole identification (ROS-free).
+
+Static poses, friction sweeps, trajectories, the dynamic or static model, physical consistency
+and the in-sample metrics, in that order; the model file's ``identification:`` section is the
+``IdentificationRecord`` the steps fill.
 """
 from __future__ import annotations
 
@@ -50,9 +52,11 @@ class StaticFitRecord:
 
 @dataclass
 class DynamicsRecord:
-    """The dynamic fit's entries: samples, base parameters, condition numbers, relative error,
-    residual RMS per joint (Nm), the known parameters, the unidentifiable standard parameters,
-    per trajectory the position cut-off (Hz) and derivative method, the torque cut-off (Hz).
+    """The dynamic fit's entries.
+
+    Samples, base parameters, condition numbers, relative error, residual RMS per joint (Nm), the
+    known parameters, the unidentifiable standard parameters, per trajectory the position cut-off
+    (Hz) and derivative method, the torque cut-off (Hz).
     """
 
     samples: int
@@ -70,8 +74,10 @@ class DynamicsRecord:
 
 @dataclass
 class GravityModelRecord:
-    """The entries of a static-only model: poses, the identified gravity combinations with their
-    values and standard deviations, the dropped ones, condition numbers.
+    """The entries of a static-only model.
+
+    Poses, the identified gravity combinations with their values and standard deviations, the
+    dropped ones, condition numbers.
     """
 
     poses: int
@@ -120,9 +126,10 @@ class IdentificationRecord:
 
 @dataclass
 class IdentificationResult:
-    """The identified model and every intermediate result: the fits that were run, the
-    processed trajectories, the in-sample metrics and predicted torque (Nm) per trajectory, the
-    step times (s), the summary lines and the ``IdentificationRecord``.
+    """The identified model and every intermediate result.
+
+    The fits that were run, the processed trajectories, the in-sample metrics and predicted torque
+    (Nm) per trajectory, the step times (s), the summary lines and the ``IdentificationRecord``.
     """
 
     model: IdentifiedModel
@@ -176,8 +183,10 @@ def _fit_sweeps(robot: RobotModel, sweeps, options, res: IdentificationResult):
 
 
 def _dynamics_options(options: IdentificationOptions, res: IdentificationResult):
-    """The options of the dynamic fit: the Stribeck column's velocity from the sweeps' Stribeck
-    fit, when the column has none and the sweeps have one.
+    """Return the options of the dynamic fit.
+
+    The Stribeck column's velocity comes from the sweeps' Stribeck fit, when the column has none
+    and the sweeps have one.
     """
     sw = res.friction_sweeps
     if (options.stribeck_column and options.friction and options.stribeck_velocity_rad_s is None
@@ -224,8 +233,10 @@ def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progres
 
 
 def _assemble_dynamic_model(robot: RobotModel, options, res: IdentificationResult, theta):
-    """Return the model of the dynamic fit: friction's Stribeck term from the fitted column or the
-    sweeps, breakaway the larger of the model's and the sweeps'.
+    """Return the model of the dynamic fit.
+
+    Friction's Stribeck term from the fitted column or the sweeps, breakaway the larger of the
+    model's and the sweeps'.
     """
     dyn = res.dynamics
     ls, reg_opts, n = dyn.ls, dyn.regressor.options, robot.n
@@ -255,8 +266,8 @@ def _assemble_dynamic_model(robot: RobotModel, options, res: IdentificationResul
 def _dynamics_record(dyn: DynamicsResult, trajectories, options) -> DynamicsRecord:
     """Return the section's entries of the dynamic fit."""
     ls = dyn.ls
-    torque_cutoff = options.torque_cutoff_hz or float(np.median([tr.cutoff_hz
-                                                                  for tr in trajectories]))
+    torque_cutoff = options.torque_cutoff_hz or float(
+        np.median([tr.cutoff_hz for tr in trajectories]))
     return DynamicsRecord(int(dyn.samples), int(dyn.base.n_base), ls.condition_number,
                           ls.condition_number_scaled, ls.relative_error,
                           ls.residual_rms_nm.tolist(), dict(options.known_parameters),
@@ -265,8 +276,10 @@ def _dynamics_record(dyn: DynamicsResult, trajectories, options) -> DynamicsReco
 
 
 def _assemble_static_model(robot: RobotModel, options, res: IdentificationResult):
-    """The model of the static fit alone: URDF inertias but the gravity combinations, friction
-    from the sweeps (if any) with the static offsets.
+    """Return the model of the static fit alone.
+
+    URDF inertias but the gravity combinations, friction from the sweeps (if any) with the static
+    offsets.
     """
     g = res.gravity
     reg_opts = RegressorOptions(offset=options.static_offset)

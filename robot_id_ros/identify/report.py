@@ -84,8 +84,9 @@ def plot_static(path, gravity, joint_names, point_mass=None):
 
 
 def write_report(result, out_dir, validations=(), title='Identification report'):
-    """Write ``out_dir``/report.md and its PNGs for an ``IdentificationResult`` (and optional
-    ``ValidationResult`` list). Returns the markdown path.
+    """Write ``out_dir``/report.md and its PNGs for an ``IdentificationResult``.
+
+    ``validations`` is an optional ``ValidationResult`` list. Returns the markdown path.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -107,8 +108,8 @@ def write_report(result, out_dir, validations=(), title='Identification report')
             ['condition number (weighted regressor)', _g(ls.condition_number)],
             ['condition number (unit-norm columns)', _g(ls.condition_number_scaled)],
             ['relative error (fit data)', f'{100 * ls.relative_error:.4g} %'],
-            ['degrees of freedom', ls.dof]] + [[k.replace('_', ' ') + ' [s]', _g(v, 3)]
-                                                 for k, v in result.timings_s.items()])
+            ['degrees of freedom', ls.dof]]
+            + [[k.replace('_', ' ') + ' [s]', _g(v, 3)] for k, v in result.timings_s.items()])
         L += ['', '### Per joint', '']
         fm = result.fit_metrics
         L += _table(['joint', 'residual RMS [Nm]', 'noise std used [Nm]', 'relative error'], [[

@@ -1,9 +1,11 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Gravity from static poses (ROS-free): efforts averaged over static holds, fitted with the
-static (gravity) regressor truncated to the combinations the poses identify (combinations the poses
-do not excite are kept at the URDF value and reported), and a point-mass baseline (weightless
-rods, one point mass per body, the potential energy differentiated).
+"""Gravity from static poses (ROS-free).
+
+Efforts averaged over static holds, fitted with the static (gravity) regressor truncated to the
+combinations the poses identify (combinations the poses do not excite are kept at the URDF value
+and reported), and a point-mass baseline (weightless rods, one point mass per body, the potential
+energy differentiated).
 """
 from __future__ import annotations
 
@@ -40,8 +42,10 @@ _POINT_MASS_ACTIVE_NORM = 1e-9
 
 @dataclass
 class StaticPoses:
-    """Averaged static holds: q (P, n) rad, tau (P, n) Nm, tau_std (P, n) Nm, samples (P,),
-    approach (P,) direction of the motion before the hold (-1, 0, 1).
+    """Averaged static holds.
+
+    q (P, n) rad, tau (P, n) Nm, tau_std (P, n) Nm, samples (P,), approach (P,) direction of the
+    motion before the hold (-1, 0, 1).
     """
 
     q: np.ndarray
@@ -102,7 +106,7 @@ def _holds_at_rest(series: JointStateSeries, options: IdentificationOptions):
 
 def static_poses(series: JointStateSeries, options: IdentificationOptions, sidecar=None,
                  robot: RobotModel | None = None) -> StaticPoses:
-    """Return Static holds of a bag, averaged.
+    """Return the static holds of a bag, averaged.
 
     The holds are the sidecar's ``static_hold`` segments (averaged over their window in the bag)
     or, without a sidecar, stretches where every joint rests (|qd| below the threshold) for at
@@ -135,9 +139,11 @@ def static_poses(series: JointStateSeries, options: IdentificationOptions, sidec
 
 @dataclass
 class GravityResult:
-    """The static fit: base (identified static combinations, structurally identifiable AND
-    excited), their values, the least squares, theta (standard vector: URDF inertias, dropped
-    combinations at the URDF), offsets_nm (per joint, zeros unless static_offset), dropped
+    """The static (gravity) fit.
+
+    base (identified static combinations, structurally identifiable AND excited), their values,
+    the least squares, theta (standard vector: URDF inertias, dropped combinations at the URDF),
+    offsets_nm (per joint, zeros unless static_offset), dropped
     ([{'name', 'expression', 'reason'}]), structural (expressions of the structural static base),
     the poses and residual_nm (P, n), measured - model at the poses.
     """
@@ -160,8 +166,9 @@ class GravityResult:
 
 
 def _excited_combinations(Wb, max_condition, names, exprs):
-    """(kept, dropped local indices, norms, dropped reasons) by a pivoted QR of the scaled base
-    regressor of the poses, rank tolerance 1/``max_condition``.
+    """Return (kept, dropped local indices, norms, dropped reasons) of the poses' combinations.
+
+    By a pivoted QR of the scaled base regressor of the poses, rank tolerance 1/``max_condition``.
     """
     norms = np.linalg.norm(Wb, axis=0)
     scale = np.where(norms > 0, norms, 1.0)
@@ -252,8 +259,10 @@ def identify_gravity(robot: RobotModel, poses: StaticPoses,
 
 @dataclass
 class PointMassResult:
-    """The point-mass gravity model: weightless rods, one point mass (kg) per body at the URDF
-    centre of mass; points per body (m, in the body's joint frame); residual_nm (P, n).
+    """The point-mass gravity model.
+
+    Weightless rods, one point mass (kg) per body at the URDF centre of mass; points per body (m,
+    in the body's joint frame); residual_nm (P, n).
     """
 
     masses_kg: np.ndarray
@@ -267,8 +276,9 @@ class PointMassResult:
 
 
 def _point_mass_gravity_columns(robot: RobotModel, points, q, h=1e-6):
-    """dV/dq for unit point masses (n x bodies): the potential energy V = -m g.p(q) differentiated
-    by central differences of step ``h`` rad.
+    """Return dV/dq for unit point masses (n x bodies).
+
+    The potential energy V = -m g.p(q) differentiated by central differences of step ``h`` rad.
     """
     m, d = robot.model, robot.data
     g = robot.gravity_m_s2

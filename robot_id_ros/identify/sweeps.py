@@ -1,8 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Friction from constant-velocity sweeps (ROS-free): forward and backward passes over the same
-positions; half their difference at matched positions is pure friction (gravity cancels), fitted
-per joint as Coulomb + viscous (+ Stribeck).
+"""Friction from constant-velocity sweeps (ROS-free).
+
+Forward and backward passes over the same positions; half their difference at matched positions
+is pure friction (gravity cancels), fitted per joint as Coulomb + viscous (+ Stribeck).
 """
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ _STRIBECK_VELOCITY_BOUNDS_RAD_S = (1e-4, 10)
 
 @dataclass
 class FrictionSweepResult:
-    """friction; points: joint name -> {'speed_rad_s', 'half_difference_nm', 'asymmetry_nm'};
+    """Friction fitted from the sweeps.
+
+    friction; points: joint name -> {'speed_rad_s', 'half_difference_nm', 'asymmetry_nm'};
     residual_nm (n,) RMS of the per-joint fit; joints_fitted: names.
     """
 
@@ -86,8 +89,9 @@ def _half_differences(by, j, gravity):
 
 
 def _fit_curve(speeds, diffs, stribeck):
-    """(fc, fv, fs, vs) of d(v) = fc + fv v (+ fs exp(-(v/vs)^2) when ``stribeck`` and enough
-    speeds); fs = 0 and vs the default otherwise.
+    """Return (fc, fv, fs, vs) of d(v) = fc + fv v (+ fs exp(-(v/vs)^2)).
+
+    The Stribeck term when ``stribeck`` and enough speeds; fs = 0 and vs the default otherwise.
     """
     if len(speeds) == 1:
         fc, fv = diffs[0], 0.0

@@ -1,9 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Excitation runs made ready for the fit (ROS-free): positions resampled to a uniform grid and
-differentiated zero-phase (exact band-limited Fourier series when the run is periodic, else
-Savitzky-Golay, spline or central differences), torque in Nm as recorded; and the selection of the
-rows where the joints move (``motion_mask``).
+"""Excitation runs made ready for the fit (ROS-free).
+
+Positions resampled to a uniform grid and differentiated zero-phase (exact band-limited Fourier
+series when the run is periodic, else Savitzky-Golay, spline or central differences), torque in Nm
+as recorded; and the selection of the rows where the joints move (``motion_mask``).
 """
 from __future__ import annotations
 
@@ -35,8 +36,10 @@ NOISE_VARIANCE_MIN_CYCLES = 4
 
 @dataclass
 class Trajectory:
-    """One processed trajectory on a uniform grid: t_s (N,) s; q, qd, qdd (N, n) in rad, rad/s,
-    rad/s^2; tau (N, n) torque as recorded, Nm; rate_hz; derivative method; cutoff_hz.
+    """One processed trajectory on a uniform grid.
+
+    t_s (N,) s; q, qd, qdd (N, n) in rad, rad/s, rad/s^2; tau (N, n) torque as recorded, Nm;
+    rate_hz; derivative method; cutoff_hz.
     """
 
     t_s: np.ndarray
@@ -57,8 +60,10 @@ class Trajectory:
         return len(self.t_s)
 
     def decimated(self, max_samples):
-        """Return This trajectory with every k-th sample, k the smallest giving <= ``max_samples``
-        (itself when ``max_samples`` is None or not exceeded).
+        """Return this trajectory with every k-th sample, at most ``max_samples`` samples.
+
+        k is the smallest giving <= ``max_samples``; itself when ``max_samples`` is None or not
+        exceeded.
         """
         if max_samples is None or len(self) <= max_samples:
             return self
@@ -139,9 +144,10 @@ def _acceleration_bandwidth(q, rate, period_s, snr=30.0):
 
 
 def _refine_period(Q, P0, harmonics=15, max_points=4000):
-    """Period (samples) minimising the misfit of a ``harmonics``-term Fourier series to Q, searched
-    within +-1 % of ``P0``: with few cycles the autocorrelation peak is not precise enough for
-    exact periodic differentiation (a wrong period leaks into every harmonic).
+    """Return the period (samples) best fitted by a ``harmonics``-term Fourier series to Q.
+
+    Searched within +-1 % of ``P0``: with few cycles the autocorrelation peak is not precise enough
+    for exact periodic differentiation (a wrong period leaks into every harmonic).
     """
     N = Q.shape[0]
     step = max(1, N // max_points)
@@ -161,8 +167,9 @@ def _refine_period(Q, P0, harmonics=15, max_points=4000):
 
 
 def _is_periodic(q, rate):
-    """Detect period (s) when q repeats (>= 2 cycles, cycle mismatch below
-    ``PERIODIC_MISMATCH_FRACTION`` of its spread), else None.
+    """Return the period (s) when q repeats, else None.
+
+    Repeats: >= 2 cycles, cycle mismatch below ``PERIODIC_MISMATCH_FRACTION`` of its spread.
     """
     try:
         P = signals.detect_period(q, rate)
@@ -181,8 +188,10 @@ def _is_periodic(q, rate):
 
 @dataclass
 class _Resampled:
-    """A run on a uniform grid before differentiation: t (s from 0), Q (rad), TAU (Nm), V (rad/s,
-    measured velocity or None), rate_hz, the sidecar's excitation window or None, notes.
+    """A run on a uniform grid before differentiation.
+
+    t (s from 0), Q (rad), TAU (Nm), V (rad/s, measured velocity or None), rate_hz, the sidecar's
+    excitation window or None, notes.
     """
 
     t: np.ndarray
@@ -226,8 +235,10 @@ def _resampled(series: JointStateSeries, options: IdentificationOptions, sidecar
 
 
 def _periodic_method(r: _Resampled, options: IdentificationOptions, source):
-    """(method, period_s) for derivative method 'auto' or 'periodic': 'periodic' with the period
-    given, from the sidecar or detected, else 'savgol' (auto) or an error (periodic).
+    """Return (method, period_s) for derivative method 'auto' or 'periodic'.
+
+    'periodic' with the period given, from the sidecar or detected, else 'savgol' (auto) or an
+    error (periodic).
     """
     period = options.period_s
     if period is None and r.window is not None:
@@ -285,9 +296,7 @@ def _periodic_trajectory(r: _Resampled, options: IdentificationOptions, period, 
 
 
 def _nonperiodic_trajectory(r: _Resampled, options: IdentificationOptions, method, source):
-    """Zero-phase derivatives by ``method``; ``trim_s`` (default 1/cut-off) dropped at both
-    ends.
-    """
+    """Differentiate zero-phase by ``method``; ``trim_s`` (default 1/cut-off) dropped at ends."""
     rate = r.rate_hz
     cutoff = options.cutoff_hz or min(NONPERIODIC_CUTOFF_HZ,
                                       NONPERIODIC_CUTOFF_RATE_FRACTION * rate)

@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Prediction error of a model on data (ROS-free): the metrics of ``robot-id validate`` and of
-the fit, and held-out validation with the data processed as at identification.
+"""Prediction error of a model on data (ROS-free).
+
+The metrics of ``robot-id validate`` and of the fit, and held-out validation with the data
+processed as at identification.
 """
 from __future__ import annotations
 

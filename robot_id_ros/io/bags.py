@@ -41,8 +41,10 @@ def typestore():
 
 @dataclass
 class JointStateSeries:
-    """Joint states of one bag in model joint order: q rad, qd rad/s, effort Nm or A, each (N, n);
-    velocity/effort may be None. ``stamp_ns``: (N,) header stamps, ns.
+    """Joint states of one bag in model joint order.
+
+    q rad, qd rad/s, effort Nm or A, each (N, n); velocity/effort may be None. ``stamp_ns``: (N,)
+    header stamps, ns.
     """
 
     joint_names: tuple
@@ -280,8 +282,9 @@ class BagWriter:
             raise BagError(f'internal: fast CDR layout of {msg.__msgtype__} differs from rosbags')
 
     def cdr_wrench_stamped(self, stamps_ns, frame_id, wrench):
-        """CDR bytes of N ``WrenchStamped`` messages: stamps (N,) ns, wrench (N, 6) = force N,
-        torque Nm.
+        """Return CDR bytes of N ``WrenchStamped`` messages.
+
+        stamps (N,) ns, wrench (N, 6) = force N, torque Nm.
         """
         stamps = np.asarray(stamps_ns, dtype=np.int64)
         W = np.asarray(wrench, dtype='<f8').reshape(len(stamps), 6)
@@ -375,7 +378,7 @@ def _put_stamps(rec, stamps):
 
 
 def _rows(rec):
-    """The rows of a (N, size) uint8 array as N bytes objects (one copy of the whole buffer)."""
+    """Return the rows of a (N, size) uint8 array as N bytes objects (one copy of the buffer)."""
     buf = rec.tobytes()
     size = rec.shape[1]
     return [buf[k:k + size] for k in range(0, len(buf), size)]

@@ -36,15 +36,16 @@ _UMASK = _current_umask()
 
 
 class OutputError(InputError):
-    """An output path that is refused (an input, an existing file, another kind of file); the
-    message names the path and the way out.
+    """An output path that is refused (an input, an existing file, another kind of file).
+
+    The message names the path and the way out.
     """
 
     kind = 'output'
 
 
 def to_plain(obj):
-    """Numpy scalars/arrays, tuples and paths to plain Python values that yaml.safe_dump writes."""
+    """Convert numpy scalars/arrays, tuples and paths to plain values yaml.safe_dump writes."""
     if isinstance(obj, dict):
         return {str(k): to_plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -124,8 +125,9 @@ def _fsync_tree(path):
 
 
 def atomic_write_text(path, text):
-    """Write ``text`` to ``path`` through a temporary file, fsync'd and renamed into place: a crash
-    leaves either the old file or the new one, never half of one, and no temporary is left
+    """Write ``text`` to ``path`` through a temporary file, fsync'd and renamed into place.
+
+    A crash leaves either the old file or the new one, never half of one, and no temporary is left
     behind on a failure (full disk, KeyboardInterrupt).
 
     Args:
@@ -341,7 +343,7 @@ class Outputs:
         self.discard()   # what is left of the temporary folders
 
     def _moves(self):
-        """(Return final, content) pairs; a merge folder gives one pair per file it holds."""
+        """Return (final, content) pairs; a merge folder gives one pair per file it holds."""
         moves = []
         for final, _, content, merge in self._planned:
             if not merge or not final.is_dir():
@@ -355,8 +357,10 @@ class Outputs:
 
 
 def _place(final, tmp):
-    """Rename ``tmp`` onto ``final``, keeping what ``final`` was as a backup; returns the
-    backup's path (None when ``final`` did not exist). On a failure nothing has changed.
+    """Rename ``tmp`` onto ``final``, keeping what ``final`` was as a backup.
+
+    Returns the backup's path (None when ``final`` did not exist). On a failure nothing has
+    changed.
     """
     if not os.path.lexists(final):
         os.rename(tmp, final)

@@ -15,8 +15,10 @@ from robot_id_ros.errors import InputError
 
 
 class JointStateError(InputError):
-    """A joint state that cannot be used; the message says what is wrong. ``kind``: 'duplicate_joint',
-    'missing_joint', 'no_position', 'no_velocity', 'no_effort', 'shape' or 'nonfinite'.
+    """A joint state that cannot be used; the message says what is wrong.
+
+    ``kind``: 'duplicate_joint', 'missing_joint', 'no_position', 'no_velocity', 'no_effort',
+    'shape' or 'nonfinite'.
     """
 
     kind = 'joint_state'
@@ -24,7 +26,7 @@ class JointStateError(InputError):
 
 @dataclass
 class JointSample:
-    """One sample in model joint order: q (rad), qd (rad/s), effort (Nm or A), or None when absent."""
+    """One sample in model joint order: q (rad), qd (rad/s), effort (Nm or A); None if absent."""
 
     q: np.ndarray
     qd: np.ndarray | None

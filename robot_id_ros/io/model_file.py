@@ -120,8 +120,10 @@ class IdentifiedModel:
         return self.robot.n
 
     def _friction_from_parameters(self):
-        """Where the parameter vector has friction columns, they are the friction: copy them into
-        ``friction`` (one source of truth for the torque; breakaway and Stribeck stay as given).
+        """Copy the parameter vector's friction columns, where it has them, into ``friction``.
+
+        Those columns are the friction (one source of truth for the torque; breakaway and Stribeck
+        stay as given).
         """
         kinds = self.regressor.joint_kinds
         nk, n0 = len(kinds), self.regressor.n_inertial
@@ -155,7 +157,7 @@ class IdentifiedModel:
             self.set_payload(self.payload)
 
     def set_payload(self, payload: Payload | None):
-        """Attach (or with None, remove) a payload rigidly at the tool frame; changes g, M and C."""
+        """Attach (None: remove) a payload rigidly at the tool frame; this changes g, M and C."""
         m = self.robot.model
         last = m.njoints - 1
         m.inertias[last] = self._rigid_inertias[-1].copy()
@@ -170,7 +172,7 @@ class IdentifiedModel:
         return self.robot.inverse_dynamics(q, qd, qdd)
 
     def torque(self, q, qd, qdd):
-        """Predicted joint torque (Nm): rigid body (with payload) + rotor inertia + friction."""
+        """Return the predicted joint torque, Nm: rigid body (with payload) + rotor + friction."""
         return self.rigid_body_torque(q, qd, qdd) + self.friction.torque(qd)
 
     def predict(self, Q, QD, QDD):
@@ -283,7 +285,8 @@ def _from_dict(d, path, urdf_path, joint_names):
         sha = file_sha256(urdf_path)
         if sha != rd['urdf_sha256']:
             raise ModelFileError(
-                f'model {path} was made for URDF {rd["urdf_file"]} (sha256 {rd["urdf_sha256"][:12]}), '
+                f'model {path} was made for URDF {rd["urdf_file"]} '
+                f'(sha256 {rd["urdf_sha256"][:12]}), '
                 f'not for {urdf_path} (sha256 {sha[:12]}): identify again for this URDF')
     xml = str(rd['urdf_xml'])
     # the embedded URDF is built from a private temporary file under a fixed name: the model

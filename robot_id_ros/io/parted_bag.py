@@ -50,9 +50,7 @@ class MergeResult:
 
 
 def _part_number(file_name, bag_name):
-    """The part number k of a part file ``<bag_name>_<k>.mcap``; None for another file (the merged
-    ``<bag_name>.mcap``).
-    """
+    """Return k of a part file ``<bag_name>_<k>.mcap``; None for another (the merged) file."""
     head, tail = f'{bag_name}_', '.mcap'
     if not (file_name.startswith(head) and file_name.endswith(tail)):
         return None
@@ -71,8 +69,8 @@ class PartedBagWriter:
 
     resume=True continues an existing bag (new parts after the committed ones; leftovers of an
     interrupted part or merge are deleted). ``finalize()`` ends a recording: the parts become one
-    file ``<name>.mcap`` that Foxglove or PlotJuggler open in one go. Errors (unwritable folder, full disk) raise ``RecordingError``
-    naming the path and what is already safe.
+    file ``<name>.mcap`` that Foxglove or PlotJuggler open in one go. Errors (unwritable folder,
+    full disk) raise ``RecordingError`` naming the path and what is already safe.
 
     Args:
         path: the bag directory (created; its parent folder must exist and be writable).
@@ -372,10 +370,10 @@ class PartedBagWriter:
         return info['rosbag2_bagfile_information'], read_back
 
     def _relabel_merged(self):
-        """Give the merged file of an earlier ``finalize`` a part name, so that the next merge can
-        write ``<name>.mcap`` again. Every step leaves a readable bag: a hard link (a copy where
-        links are not supported) under the part name, the listing switched to it, the old name
-        removed (a crash leaves an unlisted name, which a resume deletes).
+        """Give the merged file of an earlier ``finalize`` a part name (frees ``<name>.mcap``).
+
+        Each step leaves a readable bag: a hard link (else a copy) under the part name, the listing
+        switched to it, the old name removed (a crash leaves an unlisted name; resume deletes it).
         """
         old = self.path / self.merged_name
         new = self.path / f'{self.name}_{self._next_index:05d}.mcap'
@@ -449,8 +447,9 @@ def merge_mcap_files(files, out):
 
 
 def _overlapping_groups(files):
-    """``files`` in order of their first message, in groups that overlap in time (a file joins
-    the group when it starts before every message of the group has passed).
+    """Return ``files`` by first message, in groups that overlap in time.
+
+    A file joins the group when it starts before every message of the group has passed.
     """
     from rosbags.rosbag2 import Reader
 
@@ -469,7 +468,7 @@ def _overlapping_groups(files):
 
 
 def _copy_connection(writer, c):
-    """A connection of ``writer`` like the read connection ``c`` (same definition and QoS)."""
+    """Add a connection to ``writer`` like the read connection ``c`` (same definition and QoS)."""
     ext = c.ext
     kw = {'serialization_format': getattr(ext, 'serialization_format', 'cdr'),
           'offered_qos_profiles': getattr(ext, 'offered_qos_profiles', ())}

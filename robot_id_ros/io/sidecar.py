@@ -79,7 +79,7 @@ def write_sidecar(path, data):
 
 
 def read_sidecar(path):
-    """A sidecar dict, checked against the schema; older ``effort_unit`` spellings read as today's.
+    """Read a sidecar dict, checked against the schema; old ``effort_unit`` spellings as today's.
 
     Args:
         path: the sidecar file.

@@ -47,9 +47,7 @@ class BaseParameters:
 
     @property
     def names(self):
-        """Name of each base parameter: the name of its leading standard parameter, suffixed R
-        when regrouped.
-        """
+        """Name of each base parameter: its leading standard one's, suffixed R if regrouped."""
         out = []
         for i, idx in enumerate(self.independent):
             grouped = np.any(np.abs(self.K[i]) > K_ZERO)
@@ -64,9 +62,10 @@ class BaseParameters:
         return theta[self.independent] + self.K @ theta[self.dependent]
 
     def to_standard(self, beta, theta_reference):
-        """A standard parameter vector with the dependent parameters at their reference values
-        whose base parameters are ``beta``: torque-equivalent to beta, and as close to the
-        reference as the regrouping allows.
+        """Return a standard parameter vector whose base parameters are ``beta``.
+
+        The dependent parameters are at their reference values: torque-equivalent to beta, and as
+        close to the reference as the regrouping allows.
         """
         theta = np.array(theta_reference, dtype=float)
         theta[self.independent] = np.asarray(beta, dtype=float) - self.K @ theta[self.dependent]
@@ -89,7 +88,7 @@ class BaseParameters:
         return B
 
     def standard_jacobian(self):
-        """D theta / d beta of ``to_standard`` (p x b)."""
+        """Return d theta / d beta of ``to_standard`` (p x b)."""
         J = np.zeros((len(self.standard_names), self.n_base))
         J[self.independent, np.arange(self.n_base)] = 1.0
         return J
@@ -114,7 +113,7 @@ class BaseParameters:
         return out
 
     def unidentifiable(self):
-        """Return Standard parameters that have no effect on torque at all."""
+        """Return the standard parameters that have no effect on torque at all."""
         zero_cols = ~np.any(np.abs(self.K) > K_ZERO, axis=0)
         return [self.standard_names[d] for d, z in zip(self.dependent, zero_cols) if z]
 
@@ -138,8 +137,10 @@ class BaseParameters:
 
 
 def random_states(regressor: Regressor, count, rng):
-    """Random (q, qd, qdd) exciting every column: angles over a full turn, velocities and
-    accelerations of order 1 (structural rank does not depend on limits).
+    """Return random (q, qd, qdd) exciting every column.
+
+    Angles over a full turn, velocities and accelerations of order 1 (structural rank does not
+    depend on limits).
     """
     n = regressor.n
     Q = rng.uniform(-np.pi, np.pi, (count, n))

@@ -58,8 +58,9 @@ def _chain_to(model, joint_id, actuated):
 
 
 def _longest_chain(model, one_dof, actuated):  # noqa: C901 - one walk, commented
-    """Walk down from the root along the tallest branch of actuated joints; stop at a gripper
-    (several 1-DoF leaf joints on one body). Returns (joint ids, notes).
+    """Walk down from the root along the tallest branch of actuated joints.
+
+    Stop at a gripper (several 1-DoF leaf joints on one body). Returns (joint ids, notes).
     """
     children = {j: [] for j in [0, *one_dof]}
     for j in sorted(one_dof):
@@ -115,13 +116,15 @@ TOOL_WORDS = ('tcp', 'tool', 'end_effector', 'eef', 'ee_link', 'effector')
 
 
 def _parent_frame(frame):
-    """The frame a frame hangs from (``parentFrame`` in Pinocchio 3, ``previousFrame`` before)."""
+    """Return the frame a frame hangs from (``parentFrame`` in Pinocchio 3, else previousFrame)."""
     return frame.parentFrame if hasattr(type(frame), 'parentFrame') else frame.previousFrame
 
 
 def _deepest_fixed_frame(model, joint_id):
-    """The tool frame of a chain's last joint: a body frame on its body named like a tool (tcp,
-    tool, end effector), else the one at the end of the fixed links hanging from it.
+    """Return the tool frame of a chain's last joint.
+
+    A body frame on its body named like a tool (tcp, tool, end effector), else the one at the end
+    of the fixed links hanging from it.
     """
     named = [
         f.name for f in model.frames
@@ -157,7 +160,8 @@ def select_chain(model, urdf_text: str, tool_frame: str | None = None) -> ChainS
     one_dof = {i for i in range(1, model.njoints) if model.joints[i].nv == 1}
     mimic = mimic_joints(urdf_text)
     actuated = {i for i in one_dof if names[i] not in mimic}
-    if all(n in names for n in YOUBOT_JOINTS) and (tool_frame is None or tool_frame == YOUBOT_TOOL_FRAME) \
+    if all(n in names for n in YOUBOT_JOINTS) \
+            and (tool_frame is None or tool_frame == YOUBOT_TOOL_FRAME) \
             and model.existFrame(YOUBOT_TOOL_FRAME):
         chain = [names.index(n) for n in YOUBOT_JOINTS]
         tool = YOUBOT_TOOL_FRAME

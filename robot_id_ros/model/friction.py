@@ -66,16 +66,19 @@ class FrictionModel:
                    np.zeros(n))  # separate arrays: no aliasing
 
     def torque(self, qd):
-        """Friction torque (Nm) at joint velocities ``qd`` (shape (n,) or (N, n)), with the smooth
-        sign (the identification's regressor).
+        """Return the friction torque, Nm, at joint velocities ``qd``, (n,) or (N, n).
+
+        With the smooth sign (the identification's regressor).
         """
         qd = np.asarray(qd, dtype=float)
         return self._torque(qd, smooth_sign(qd, self.sign_velocity_rad_s))
 
     def sliding_torque(self, qd):
-        """Friction torque (Nm) of joints known to slide in the direction of ``qd``: the exact sign,
-        so a joint creeping at a small but measured velocity gets its full Coulomb (+ Stribeck)
-        friction, as the physical law has it; zero velocity gives the offset. (n,) or (N, n).
+        """Return the friction torque, Nm, of joints known to slide in the direction of ``qd``.
+
+        With the exact sign, so a joint creeping at a small but measured velocity gets its full
+        Coulomb (+ Stribeck) friction, as the physical law has it; zero velocity gives the offset.
+        (n,) or (N, n).
         """
         qd = np.asarray(qd, dtype=float)
         return self._torque(qd, np.sign(qd))

@@ -148,7 +148,8 @@ class Regressor:
         N, n = Q.shape
         if n != self.n or QD.shape != Q.shape or QDD.shape != Q.shape:
             raise ValueError(
-                f'expected (N, {self.n}) arrays of equal shape, got {Q.shape}, {QD.shape}, {QDD.shape}'
+                f'expected (N, {self.n}) arrays of equal shape, got {Q.shape}, {QD.shape}, '
+                f'{QDD.shape}'
             )
         W = np.zeros((N, n, self.p))
         model, data, q_pin = self.robot.model, self.robot.data, self.robot.q_pin
@@ -170,7 +171,7 @@ class Regressor:
         return W
 
     def static_columns(self):
-        """Indicate of the columns a static regressor can excite: m, mx, my, mz of each link (+ offsets)."""
+        """Return the columns a static regressor excites: m, mx, my, mz per link (+ offsets)."""
         cols = [10 * i + k for i in range(self.n) for k in range(4)]
         if 'fo' in self.joint_kinds:
             nk = len(self.joint_kinds)

@@ -57,8 +57,6 @@ def default_urdf_path() -> Path:
     return package_share_dir() / 'urdf' / 'youbot_arm.urdf'
 
 
-
-
 def file_sha256(path: str | os.PathLike) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -107,7 +105,6 @@ class RobotModel:
         self.urdf_sha256 = file_sha256(urdf_path)
         self.robot_name = full.name
         all_names = [full.names[i] for i in range(1, full.njoints)]
-        one_dof = [n for n in all_names if full.joints[full.getJointId(n)].nv == 1]
         self.selection_note = ''
         if joint_names is None:
             chosen = select_chain(full, text, tool_frame)
@@ -287,5 +284,5 @@ def _ancestors(model, joint_id):
 
 
 def youbot_model(tool_frame=YOUBOT_TOOL_FRAME) -> RobotModel:
-    """The project's youBot arm model: the 5 arm joints, fingers locked, tool at the tool point."""
+    """Return the project's youBot arm model: 5 arm joints, fingers locked, tool at tool point."""
     return RobotModel(default_urdf_path(), YOUBOT_JOINTS, tool_frame)

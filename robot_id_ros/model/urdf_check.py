@@ -42,8 +42,10 @@ def _numbers(text, count, where):
 
 
 def check_urdf_text(xml_text: str, source: str = 'URDF') -> None:
-    """Raise URDFError for XML that does not parse, a mass that is not a finite number >= 0, an
-    inertia entry that is not finite, a negative moment of inertia, or a malformed origin.
+    """Raise URDFError for a URDF text that is not a valid model.
+
+    That is: XML that does not parse, a mass that is not a finite number >= 0, an inertia entry
+    that is not finite, a negative moment of inertia, or a malformed origin.
 
     Args:
         xml_text: the URDF's text.

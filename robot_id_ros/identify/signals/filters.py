@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Zero-phase filtering and differentiation of uniformly sampled, non-periodic data: Butterworth
-(forward-backward), Savitzky-Golay, smoothing splines, central differences; and decimation.
+"""Zero-phase filtering and differentiation of uniformly sampled, non-periodic data.
+
+Butterworth (forward-backward), Savitzky-Golay, smoothing splines, central differences; and
+decimation.
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ def savgol_window_for_cutoff(rate_hz, cutoff_hz, polyorder=5):
 
 
 def derivatives(X, rate_hz, cutoff_hz=None, method='savgol', polyorder=5, window=None):
-    """Filter signal and its first and second time derivatives, for non-periodic data.
+    """Filter a signal and return its first and second time derivatives, for non-periodic data.
 
     All methods are zero-phase (no delay) on uniform samples at ``rate_hz``:
 
@@ -124,8 +126,10 @@ def derivatives(X, rate_hz, cutoff_hz=None, method='savgol', polyorder=5, window
 
 
 def decimate(X, factor, rate_hz=None, order=8):
-    """Keep every ``factor``-th sample after a zero-phase anti-alias low-pass at 0.8 x the new
-    Nyquist frequency. Returns the decimated array (and nothing else; new rate = rate / factor).
+    """Keep every ``factor``-th sample after a zero-phase anti-alias low-pass.
+
+    The low-pass is at 0.8 x the new Nyquist frequency. Returns the decimated array (and nothing
+    else; new rate = rate / factor).
     """
     A, _ = as_data(X)
     factor = int(factor)

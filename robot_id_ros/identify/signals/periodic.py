@@ -1,8 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Periodic data (an excitation played repeatedly): exact band-limited Fourier derivatives and
-low-pass, period detection, cycle alignment and cycle averaging (Swevers et al. 1997,
-eq. 31-32).
+"""Periodic data (an excitation played repeatedly).
+
+Exact band-limited Fourier derivatives and low-pass, period detection, cycle alignment and cycle
+averaging (Swevers et al. 1997, eq. 31-32).
 """
 from __future__ import annotations
 
@@ -50,9 +51,11 @@ def _harmonic_eval(coef, t, period_s, K):
 
 
 def periodic_derivatives(X, rate_hz, period_s, cutoff_hz):
-    """Band-limited periodic signal and its derivatives: Fourier series of the data truncated at
-    ``cutoff_hz`` (harmonics k/period_s <= cutoff), derivatives by multiplying the spectrum by jw
-    and -w^2. Exact (no delay, no edge effect) for periodic data.
+    """Return the band-limited periodic signal and its derivatives.
+
+    Fourier series of the data truncated at ``cutoff_hz`` (harmonics k/period_s <= cutoff),
+    derivatives by multiplying the spectrum by jw and -w^2. Exact (no delay, no edge effect) for
+    periodic data.
 
     When the data span a whole number of periods of an integer number of samples, this is the FFT
     of the whole record; otherwise the same harmonics are fitted by least squares over all samples
@@ -183,10 +186,11 @@ def _parabolic_peak(y, i):
 
 
 def cycle_offset(x, reference, rate_hz=None):
-    """Shift (in samples, float) that best aligns the periodic data ``x`` with one cycle
-    ``reference`` (e.g. the commanded trajectory sampled at the data rate): cycles of x start at
-    offset + k * len(reference). By circular cross-correlation of the reference with the first
-    whole cycle of x, refined by parabolic interpolation. Returns a value in
+    """Return the shift (samples, float) best aligning periodic data ``x`` with a cycle.
+
+    ``reference`` is one cycle (e.g. the commanded trajectory sampled at the data rate): cycles of
+    x start at offset + k * len(reference). By circular cross-correlation of the reference with
+    the first whole cycle of x, refined by parabolic interpolation. Returns a value in
     [0, len(reference)).
     """
     A, _ = as_data(x, 'x')
@@ -230,6 +234,7 @@ class CycleAverage:
 
     def sample_rate_hz(self, input_rate_hz):
         """Rate of the samples of ``mean``: round(P) samples span one period of P input samples.
+
         Use it (and period_s = samples_per_period / input_rate_hz) with
         ``periodic_derivatives``.
         """
