@@ -86,99 +86,45 @@ class RobotModel:
     def __init__(self, urdf_path, joint_names=None, tool_frame=None,
                  gravity_m_s2=GRAVITY_DEFAULT_M_S2):
         urdf_path = Path(urdf_path)
-        if not urdf_path.is_file():
-            raise ModelError(
-                f'URDF not found: {urdf_path} (give the path of an existing .urdf file)')
-        try:
-            text = urdf_path.read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ModelError(f'cannot read URDF {urdf_path}: {exc}') from exc
-        try:
-            check_urdf_text(text, str(urdf_path))
-        except URDFError as exc:
-            raise ModelError(str(exc)) from exc
-        try:
-            full = pin.buildModelFromUrdf(str(urdf_path))
-        except Exception as exc:  # noqa: BLE001 - pinocchio raises assorted types
-            raise ModelError(f'cannot parse URDF {urdf_path}: {exc}') from exc
+        full, text = _read_urdf(urdf_path)
         self.urdf_path = urdf_path
         self.urdf_sha256 = file_sha256(urdf_path)
         self.robot_name = full.name
-        all_names = [full.names[i] for i in range(1, full.njoints)]
         self.selection_note = ''
         if joint_names is None:
             chosen = select_chain(full, text, tool_frame)
             joint_names, self.selection_note = list(chosen.joint_names), chosen.note
             tool_frame = tool_frame or chosen.tool_frame or None
-        joint_names = [str(n) for n in joint_names]
-        if not joint_names:
-            raise ModelError('no joints selected')
-        missing = [n for n in joint_names if n not in all_names]
-        if missing:
-            raise ModelError(f'URDF {urdf_path.name} has no joint(s) {", ".join(missing)}; '
-                             f'its joints are: {", ".join(all_names)}')
-        if len(set(joint_names)) != len(joint_names):
-            raise ModelError(f'joint selection names a joint twice: {joint_names}')
-        for n in joint_names:
-            if full.joints[full.getJointId(n)].nv != 1:
-                raise ModelError(
-                    f'joint {n} is not a 1-DoF joint (revolute, continuous or prismatic)')
-        ids = [full.getJointId(n) for n in joint_names]
-        # serial check: every selected joint is an ancestor of the next one, in order
-        for a, b in zip(ids[:-1], ids[1:]):
-            if a not in _ancestors(full, b):
-                raise ModelError(
-                    f'joint selection is not a serial chain in order: {full.names[a]} is not '
-                    f'an ancestor of {full.names[b]} (list the joints from base to tip)')
-        locked = [full.getJointId(n) for n in all_names if n not in joint_names]
-        q_ref = pin.neutral(full)
-        try:
-            self.model = pin.buildReducedModel(full, locked, q_ref) if locked else full
-        except ValueError as exc:  # pinocchio cannot lock a joint named like a link
-            raise ModelError(
-                f'URDF {urdf_path.name}: Pinocchio cannot lock the joints left out of the '
-                f'selection ({exc}); give --joints with every joint of the arm, or rename '
-                'the joint that shares its name with a link') from exc
+        joint_names = _check_selection(full, [str(n) for n in joint_names], urdf_path.name)
+        self.model = _reduced_model(full, joint_names, urdf_path.name)
         self.model.gravity.linear = np.asarray(gravity_m_s2, dtype=float)
         self.gravity_m_s2 = np.asarray(gravity_m_s2, dtype=float)
         self.data = self.model.createData()
-        # reduced model joint order is tree order; map to the requested order
-        red_names = [self.model.names[i] for i in range(1, self.model.njoints)]
-        if red_names != joint_names:
-            raise ModelError(f'joint selection must be given in chain order from base to tip: '
-                             f'{", ".join(red_names)}')
         self.joint_names = tuple(joint_names)
         self.n = len(joint_names)
         self._continuous = [self.model.joints[i].nq == 2 for i in range(1, self.model.njoints)]
-        # tool frame
-        if tool_frame is None:
-            tool_frame = self.model.frames[len(self.model.frames) - 1].name
-        if not self.model.existFrame(tool_frame):
-            names = sorted({f.name for f in self.model.frames})
-            raise ModelError(
-                f'URDF {urdf_path.name} has no frame {tool_frame!r}; frames: {", ".join(names)}')
-        self.tool_frame = tool_frame
-        self.tool_frame_id = frame_id(self.model, tool_frame)
-        tool_parent = self.model.frames[self.tool_frame_id].parentJoint
-        if tool_parent != self.model.njoints - 1:
-            raise ModelError(f'tool frame {tool_frame} is not on the last selected joint\'s body '
-                             f'({joint_names[-1]}): choose a frame at the tip of the chain')
-        lo, hi = [], []
-        for i in range(1, self.model.njoints):
-            j = self.model.joints[i]
-            if j.nq == 2:
-                lo.append(-np.inf)
-                hi.append(np.inf)
-            else:
-                lo.append(self.model.lowerPositionLimit[j.idx_q])
-                hi.append(self.model.upperPositionLimit[j.idx_q])
-        self.limits = JointLimits(np.array(lo), np.array(hi), np.array(self.model.velocityLimit),
-                                  np.array(self.model.effortLimit))
+        self._set_tool_frame(tool_frame, urdf_path.name)
+        self.limits = _joint_limits(self.model)
         # the link (body) each selected joint moves: its first body frame
         self.link_names = tuple(
             next(f.name for f in self.model.frames
                  if f.type == pin.FrameType.BODY and f.parentJoint == i)
             for i in range(1, self.model.njoints))
+
+    def _set_tool_frame(self, tool_frame, urdf_name):
+        """Set the tool frame (default: the model's last frame); it must be on the last body."""
+        if tool_frame is None:
+            tool_frame = self.model.frames[len(self.model.frames) - 1].name
+        if not self.model.existFrame(tool_frame):
+            names = sorted({f.name for f in self.model.frames})
+            raise ModelError(
+                f'URDF {urdf_name} has no frame {tool_frame!r}; frames: {", ".join(names)}')
+        self.tool_frame = tool_frame
+        self.tool_frame_id = frame_id(self.model, tool_frame)
+        tool_parent = self.model.frames[self.tool_frame_id].parentJoint
+        if tool_parent != self.model.njoints - 1:
+            raise ModelError(f'tool frame {tool_frame} is not on the last selected joint\'s body '
+                             f'({self.joint_names[-1]}): choose a frame at the tip of the chain')
 
     # --- configuration helpers -------------------------------------------------------------
     def q_pin(self, q):
@@ -272,6 +218,84 @@ class RobotModel:
         hi = np.where(np.isfinite(self.limits.upper_rad), self.limits.upper_rad - margin_rad,
                       np.pi)
         return lo + (hi - lo) * rng.random((count, self.n))
+
+
+def _read_urdf(urdf_path: Path):
+    """Return the full Pinocchio model of a URDF and its text, its numbers checked first."""
+    if not urdf_path.is_file():
+        raise ModelError(
+            f'URDF not found: {urdf_path} (give the path of an existing .urdf file)')
+    try:
+        text = urdf_path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelError(f'cannot read URDF {urdf_path}: {exc}') from exc
+    try:
+        check_urdf_text(text, str(urdf_path))
+    except URDFError as exc:
+        raise ModelError(str(exc)) from exc
+    try:
+        full = pin.buildModelFromUrdf(str(urdf_path))
+    except Exception as exc:  # noqa: BLE001 - pinocchio raises assorted types
+        raise ModelError(f'cannot parse URDF {urdf_path}: {exc}') from exc
+    return full, text
+
+
+def _check_selection(full, joint_names, urdf_name):
+    """Check that the joints exist, are 1-DoF and form a serial chain from base to tip."""
+    all_names = [full.names[i] for i in range(1, full.njoints)]
+    if not joint_names:
+        raise ModelError('no joints selected')
+    missing = [n for n in joint_names if n not in all_names]
+    if missing:
+        raise ModelError(f'URDF {urdf_name} has no joint(s) {", ".join(missing)}; '
+                         f'its joints are: {", ".join(all_names)}')
+    if len(set(joint_names)) != len(joint_names):
+        raise ModelError(f'joint selection names a joint twice: {joint_names}')
+    for n in joint_names:
+        if full.joints[full.getJointId(n)].nv != 1:
+            raise ModelError(
+                f'joint {n} is not a 1-DoF joint (revolute, continuous or prismatic)')
+    ids = [full.getJointId(n) for n in joint_names]
+    # serial check: every selected joint is an ancestor of the next one, in order
+    for a, b in zip(ids[:-1], ids[1:]):
+        if a not in _ancestors(full, b):
+            raise ModelError(
+                f'joint selection is not a serial chain in order: {full.names[a]} is not '
+                f'an ancestor of {full.names[b]} (list the joints from base to tip)')
+    return joint_names
+
+
+def _reduced_model(full, joint_names, urdf_name):
+    """Return the model of the selected joints, every other joint locked at its neutral value."""
+    locked = [i for i in range(1, full.njoints) if full.names[i] not in joint_names]
+    try:
+        model = pin.buildReducedModel(full, locked, pin.neutral(full)) if locked else full
+    except ValueError as exc:  # pinocchio cannot lock a joint named like a link
+        raise ModelError(
+            f'URDF {urdf_name}: Pinocchio cannot lock the joints left out of the '
+            f'selection ({exc}); give --joints with every joint of the arm, or rename '
+            'the joint that shares its name with a link') from exc
+    # reduced model joint order is tree order; it must be the requested order
+    red_names = [model.names[i] for i in range(1, model.njoints)]
+    if red_names != joint_names:
+        raise ModelError(f'joint selection must be given in chain order from base to tip: '
+                         f'{", ".join(red_names)}')
+    return model
+
+
+def _joint_limits(model) -> JointLimits:
+    """Return the position (none for continuous joints), velocity and effort limits."""
+    lo, hi = [], []
+    for i in range(1, model.njoints):
+        j = model.joints[i]
+        if j.nq == 2:
+            lo.append(-np.inf)
+            hi.append(np.inf)
+        else:
+            lo.append(model.lowerPositionLimit[j.idx_q])
+            hi.append(model.upperPositionLimit[j.idx_q])
+    return JointLimits(np.array(lo), np.array(hi), np.array(model.velocityLimit),
+                       np.array(model.effortLimit))
 
 
 def _ancestors(model, joint_id):
