@@ -10,7 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
+from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel,
+                                      default_urdf_path)
 from robot_id_ros.errors import InputError
 from robot_id_ros.settings import default_of, flag_of, from_plain, settings_of
 from robot_id_ros.io.files import OutputKind
@@ -133,7 +134,8 @@ class Progress:
             frac = done / total
             eta = el * (1 - frac) / frac
             print(
-                f'{self.label}: {done}/{total} ({100 * frac:.0f}%) {el:.1f}s elapsed, ~{eta:.0f}s left',
+                f'{self.label}: {done}/{total} ({100 * frac:.0f}%) {el:.1f}s elapsed, '
+                f'~{eta:.0f}s left',
                 file=self.stream, flush=True)
         elif total:
             print(f'{self.label}: 0/{total} {el:.1f}s elapsed', file=self.stream, flush=True)
@@ -142,7 +144,7 @@ class Progress:
 
 
 def _float_tuple(text):
-    """argparse type: comma-separated numbers as a tuple of floats."""
+    """Parse comma-separated numbers as a tuple of floats (an argparse type)."""
     try:
         return tuple(float(x) for x in text.split(','))
     except ValueError:
@@ -150,9 +152,11 @@ def _float_tuple(text):
 
 
 def add_setting_flags(parser, cls, title: str) -> None:
-    """One flag per setting of the dataclass ``cls``, generated from its declaration
-    (``robot_id_ros.settings``): name, former names, choices, type and help; every default is
-    None (not given), so a parameters file or the core default applies."""
+    """Add one flag per setting of the dataclass ``cls``, generated from its declaration.
+
+    The declaration (``robot_id_ros.settings``) gives name, former names, choices, type and help;
+    every default is None (not given), so a parameters file or the core default applies.
+    """
     group = parser.add_argument_group(title)
     for name, (field, spec) in settings_of(cls).items():
         flag = flag_of(name, spec)
@@ -174,8 +178,11 @@ def add_setting_flags(parser, cls, title: str) -> None:
 
 
 def settings_from_args(args, cls, base: dict | None = None):
-    """The settings dataclass from ``base`` (e.g. a parameters file's values) with the flags given
-    on top, checked; a bad value is a CommandError naming the setting."""
+    """Build the settings dataclass from ``base`` with the flags given on top, checked.
+
+    ``base`` holds e.g. a parameters file's values; a bad value is a CommandError naming the
+    setting.
+    """
     values = dict(base or {})
     values.update({name: getattr(args, name) for name in settings_of(cls)
                    if getattr(args, name, None) is not None})

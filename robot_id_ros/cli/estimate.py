@@ -1,8 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""robot-id estimate: offline external wrench estimation over a bag; writes /wrench,
-/external_joint_torques and /contact (and with --wrench-std /wrench_std) into a new bag, each
-message stamped with its input sample's stamp. Optionally a CSV and a PNG plot of the wrench.
+"""robot-id estimate: offline external wrench estimation over a bag.
+
+It writes /wrench, /external_joint_torques and /contact (and with --wrench-std /wrench_std) into
+a new bag, each message stamped with its input sample's stamp. Optionally a CSV and a PNG plot of
+the wrench.
 
 --out x.mcap (or x.db3) writes the single bag file x.mcap, any other name a bag folder (MCAP).
 Every output is written under a temporary name and renamed when complete; the bag, the CSV and
@@ -63,8 +65,8 @@ def add_parser(subparsers):
                    help='also write /wrench_std (1-sigma of each wrench component, WrenchStamped)')
     add_overwrite_argument(p, 'output bag, CSV or plot (a bag only by a bag)')
     add_setting_flags(p, EstimatorConfig, 'estimator settings (default: --params-file, else the '
-                      'core defaults; --wrench, --filter-hz and --stiction-velocity are the former '
-                      'names of three of them)')
+                      'core defaults; --wrench, --filter-hz and --stiction-velocity are the '
+                      'former names of three of them)')
     return p
 
 
@@ -79,8 +81,10 @@ def _floats(text, n, what):
 
 
 def run(args) -> int:
-    """Run ``robot-id estimate``; every error is raised (``robot-id``'s main prints it in one
-    line on stderr). A bare ValueError from the core becomes a CommandError.
+    """Run ``robot-id estimate``; every error is raised.
+
+    ``robot-id``'s main prints it in one line on stderr. A bare ValueError from the core becomes
+    a CommandError.
     """
     try:
         return _run(args)
@@ -91,8 +95,11 @@ def run(args) -> int:
 
 
 def estimator_config(args) -> EstimatorConfig:
-    """EstimatorConfig from --params-file (a wrench_estimator parameters file), then the flags
-    given (generated from EstimatorConfig's declarations)."""
+    """Build the EstimatorConfig from --params-file, then the flags given.
+
+    --params-file is a wrench_estimator parameters file; the flags are generated from
+    EstimatorConfig's declarations.
+    """
     settings = {}
     if args.params_file:
         try:
@@ -144,12 +151,14 @@ def _run(args) -> int:
     skipped = len(series.skipped) + len(res.rejected)
     n_contact = int(np.count_nonzero(res.contact_state))
     print(
-        f'{N} samples -> {out} ({config.method}, frame {res.frame_id}, wrench {est.mapper.mapping.label}); '
-        f'{skipped} input samples skipped, {len(res.resets)} resets, contact in {n_contact} samples'
+        f'{N} samples -> {out} ({config.method}, frame {res.frame_id}, '
+        f'wrench {est.mapper.mapping.label}); '
+        f'{skipped} input samples skipped, {len(res.resets)} resets, '
+        f'contact in {n_contact} samples'
     )
     print(
-        f'time: read {t_read:.2f} s, estimate {t_est:.2f} s ({N / max(t_est, 1e-9):.0f} samples/s), '
-        f'write {t_write:.2f} s')
+        f'time: read {t_read:.2f} s, estimate {t_est:.2f} s '
+        f'({N / max(t_est, 1e-9):.0f} samples/s), write {t_write:.2f} s')
     for k, reason in (series.skipped + res.rejected)[:5]:
         print(f'  skipped sample {k}: {reason}')
     for k, reason in res.resets[:5]:
@@ -158,8 +167,10 @@ def _run(args) -> int:
 
 
 def write_wrench_bag(bw, res, names, q, wrench_std=False):
-    """Write the estimate into an open bag: /wrench, /external_joint_torques, /contact and (with
-    ``wrench_std``) /wrench_std, one message per sample stamped with its input stamp.
+    """Write the estimate into an open bag.
+
+    Topics /wrench, /external_joint_torques, /contact and (with ``wrench_std``) /wrench_std, one
+    message per sample stamped with its input stamp.
 
     Args:
         bw: an open BagWriter.

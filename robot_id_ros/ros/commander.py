@@ -61,8 +61,9 @@ class Cancelled(Exception):
 
 
 class DriverError(rec.RecordingError):
-    """The driver does not publish, stopped publishing, or does not take commands. ``kind``:
-    'no_driver', 'driver_silent' or 'no_subscriber'.
+    """The driver does not publish, stopped publishing, or does not take commands.
+
+    ``kind``: 'no_driver', 'driver_silent' or 'no_subscriber'.
     """
 
     kind = 'driver'
@@ -95,7 +96,9 @@ class ArmCommander:
                  command_topic=DEFAULT_COMMAND_TOPIC, settings: CommandSettings | None = None,
                  limits=None, position_limits=None, passive=False, driver_timeout_s=None,
                  queue_depth=JOINT_STATE_QUEUE_DEPTH):
-        """Args:
+        """Subscribe to the joint states and create the command publisher.
+
+        Args:
             node: the rclpy node to create the subscription and publisher on (spun elsewhere).
             joint_names: commanded joints, base to tip (the order of every array here).
             joint_states_topic: the driver's JointState topic.
@@ -132,7 +135,8 @@ class ArmCommander:
         self._error: BaseException | None = None
         self._listeners: list = []
         self._stream_thread: threading.Thread | None = None
-        self._rate_anchor: tuple | None = None   # (wall s, stamp ns) the clock rate is measured from
+        # (wall s, stamp ns) the clock rate is measured from
+        self._rate_anchor: tuple | None = None
         self.clock_rate = 1.0                    # ROS seconds per wall second (>1: sim is faster)
         qos = QoSProfile(depth=queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT,
                          durability=DurabilityPolicy.VOLATILE)
@@ -172,8 +176,11 @@ class ArmCommander:
             self._rate_anchor = (wall_s, stamp)
 
     def lead_ns(self, lead_s: float | None = None) -> int:
-        """The lead of a command, ns of ROS time: ``lead_s`` (default the settings') but at least
-        ``MIN_COMMAND_LEAD_WALL_S`` of wall time at the clock's measured rate."""
+        """Return the lead of a command, ns of ROS time.
+
+        That is ``lead_s`` (default the settings') but at least ``MIN_COMMAND_LEAD_WALL_S`` of
+        wall time at the clock's measured rate.
+        """
         lead_s = self.settings.lead_s if lead_s is None else lead_s
         return int(max(lead_s, MIN_COMMAND_LEAD_WALL_S * self.clock_rate) * 1e9)
 
@@ -190,7 +197,7 @@ class ArmCommander:
         return StampedSample(stamp, s.q, s.qd, s.effort)
 
     def _on_matched(self, _info) -> None:
-        """A subscriber matched the command topic, or the clock moved: wake the waiters."""
+        """Wake the waiters: a subscriber matched the command topic, or the clock moved."""
         self._notify()
 
     def _notify(self) -> None:
@@ -199,8 +206,9 @@ class ArmCommander:
             self._cond.notify_all()
 
     def add_listener(self, fn) -> None:
-        """Call ``fn(stamp_ns, msg, sample)`` for every joint state (``sample``: a
-        ``StampedSample``, or None when the message is unusable).
+        """Call ``fn(stamp_ns, msg, sample)`` for every joint state.
+
+        ``sample``: a ``StampedSample``, or None when the message is unusable.
         """
         self._listeners.append(fn)
 
@@ -218,8 +226,10 @@ class ArmCommander:
         return self.node.get_clock().now().nanoseconds
 
     def time_ref_ns(self) -> int:
-        """Return the present in ROS time (ns): the node clock, never behind the newest joint state
-        stamp (the clock may lag, or be zero before the first /clock message with sim time).
+        """Return the present in ROS time (ns).
+
+        That is the node clock, never behind the newest joint state stamp (the clock may lag, or
+        be zero before the first /clock message with sim time).
         """
         last = self._latest
         return max(self.now_ns(), last.stamp_ns if last is not None else 0)
@@ -251,7 +261,9 @@ class ArmCommander:
         self._error = None
 
     def check(self) -> None:
-        """Raise the error given to ``fail()``, ``Cancelled``, or ``DriverError`` when the driver
+        """Raise the pending error, if any.
+
+        That is the error given to ``fail()``, ``Cancelled``, or ``DriverError`` when the driver
         has been silent longer than ``driver_timeout_s``.
         """
         if self._error is not None:
@@ -321,8 +333,9 @@ class ArmCommander:
         return got
 
     def wait_for_subscriber(self, timeout_s: float, hint: str = '') -> None:
-        """Wait until the driver subscribes to the command topic (commands published before
-        are lost). ``hint`` ends the error message.
+        """Wait until the driver subscribes to the command topic.
+
+        Commands published before are lost. ``hint`` ends the error message.
 
         Raises:
             DriverError: nothing subscribed within ``timeout_s`` wall seconds.
@@ -334,8 +347,9 @@ class ArmCommander:
                               f"driver's trajectory controller running?{hint}", 'no_subscriber')
 
     def wait_until_stamp(self, t_ns: int, idle=None) -> StampedSample:
-        """Block until a joint state stamped at or after ``t_ns`` (ns, driver time) arrived;
-        return it. ``idle``: see ``wait_for``.
+        """Block until a joint state stamped at or after ``t_ns`` arrived; return it.
+
+        ``t_ns`` is in ns, driver time. ``idle``: see ``wait_for``.
         """
         def ready():
             last = self._latest
@@ -343,8 +357,9 @@ class ArmCommander:
         return self.wait_for(ready, idle=idle)
 
     def wait_until_time(self, t_ns: int, idle=None, clock_only: bool = False) -> None:
-        """Block until ``time_ref_ns()`` reaches ``t_ns`` (ns, ROS time); with ``clock_only``,
-        until the node clock (``now_ns()``) does. ``idle``: see ``wait_for``.
+        """Block until ``time_ref_ns()`` reaches ``t_ns`` (ns, ROS time).
+
+        With ``clock_only``, until the node clock (``now_ns()``) does. ``idle``: see ``wait_for``.
         """
         now = self.now_ns if clock_only else self.time_ref_ns
         self.wait_for(lambda: True if now() >= t_ns else None,
@@ -391,8 +406,11 @@ class ArmCommander:
         return start_ns
 
     def _points_msg(self, motion, t0_s, t1_s, stamp: int, origin_ns: int):
-        """``motion`` on [t0_s, t1_s] as one JointTrajectory stamped ``stamp`` (0: on receipt),
-        point times counted from ``origin_ns``; None when no point is left."""
+        """Build ``motion`` on [t0_s, t1_s] as one JointTrajectory.
+
+        The message is stamped ``stamp`` (0: on receipt), point times counted from
+        ``origin_ns``; None when no point is left.
+        """
         rel, q, qd = rec.sample_for_command(motion, t0_s, t1_s, self.settings.point_period_s)
         t = rel + (t0_s + (origin_ns - stamp) * 1e-9)
         keep = t >= 0 if self.settings.send_start_point else t > 0
@@ -428,8 +446,10 @@ class ArmCommander:
                 self.fail(rec.RecordingError(f'streaming the trajectory failed: {exc}'))
 
     def hold_position(self) -> None:
-        """Stop the arm where it is: a one-point trajectory to the measured position (clipped to
-        ``position_limits``), reached ``HOLD_TIME_S`` after receipt.
+        """Stop the arm where it is.
+
+        Sends a one-point trajectory to the measured position (clipped to ``position_limits``),
+        reached ``HOLD_TIME_S`` after receipt.
         """
         last = self._latest
         if self.passive or last is None:
@@ -439,8 +459,10 @@ class ArmCommander:
                                               [np.zeros(len(q))]))
 
     def move_to(self, q_target, min_duration_s: float = MOVE_MIN_DURATION_S, idle=None):
-        """Point-to-point quintic from the measured pose to ``q_target`` (rad) within ``limits``;
-        returns the motion once its time has passed (driver time).
+        """Move point-to-point to ``q_target`` (rad) and return the motion.
+
+        A quintic from the measured pose within ``limits``; returns the motion once its time has
+        passed (driver time).
         """
         if self.limits is None:
             raise OperationError('move_to needs the commander to have SafetyLimits')

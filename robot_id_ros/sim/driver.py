@@ -1,8 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The simulated youBot driver around the physics (ROS-free): where an external wrench may act,
-the commands and disturbances it accepts or rejects, its settings that change at run time, the
-last problem, and the diagnostics status (a level word, a message and key/values).
+"""The simulated youBot driver around the physics (ROS-free).
+
+Where an external wrench may act, the commands and disturbances it accepts or rejects, its
+settings that change at run time, the last problem, and the diagnostics status (a level word, a
+message and key/values).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def root_frame(arm) -> str:
 
 
 def check_wrench_frame(arm, frame):
-    """SimConfigError unless ``frame`` is a frame of the model on its last link."""
+    """Raise SimConfigError unless ``frame`` is a frame of the model on its last link."""
     pm = arm.model.model
     if not pm.existFrame(frame):
         raise SimConfigError(f'wrench frame {frame!r} is not a frame of the model')
@@ -76,8 +78,10 @@ def wrench_target(arm, frame_id, wrench, wrench_frame):
 
 
 class SimDriver:
-    """The simulated driver behind the youbot_sim node: the arm, its real-time pacing, the inputs
-    it accepts or rejects (with the reason), and its diagnostics status.
+    """The simulated driver behind the youbot_sim node.
+
+    The arm, its real-time pacing, the inputs it accepts or rejects (with the reason), and its
+    diagnostics status.
 
     Args:
         config: the ``SimConfig`` of the arm.
@@ -116,8 +120,9 @@ class SimDriver:
         self.last_problem = None    # (wall time [s], text)
 
     def joint_state(self, m):
-        """What the driver publishes of a ``Measurement``: the arm joints, then the gripper fingers
-        (at 0 rad, still, zero effort).
+        """Return what the driver publishes of a ``Measurement``.
+
+        The arm joints, then the gripper fingers (at 0 rad, still, zero effort).
 
         Returns:
             ``(names, position [rad], velocity [rad/s], effort)`` lists; effort in Nm or, with
@@ -135,7 +140,7 @@ class SimDriver:
         return problem
 
     def problem(self, text):
-        """Record an input problem (it shows in the status for ``PROBLEM_HOLD_S``)."""
+        """Record an input problem; it shows in the status for ``PROBLEM_HOLD_S``."""
         self.last_problem = (self.clock(), text)
 
     def _rejected(self, text):
@@ -143,8 +148,9 @@ class SimDriver:
         return False, text
 
     def command(self, joint_names, points, start_stamp_ns=0):
-        """Follow a trajectory (see ``SimulatedArm.set_trajectory``) starting at the stamp
-        ``start_stamp_ns`` [ns] (0: now).
+        """Follow a trajectory (see ``SimulatedArm.set_trajectory``).
+
+        It starts at the stamp ``start_stamp_ns`` [ns] (0: now).
 
         Returns:
             ``(accepted, text)``: what was done, or why the trajectory was rejected.
@@ -193,8 +199,9 @@ class SimDriver:
         return True, 'payload detached'
 
     def write_true_file(self):
-        """Write the true parameters to ``true_parameters_file``; returns the path (OSError when it
-        cannot be written).
+        """Write the true parameters to ``true_parameters_file``; return the path.
+
+        Raises OSError when it cannot be written.
         """
         return self.arm.write_true_parameters(self.true_parameters_file)
 

@@ -26,8 +26,9 @@ Physics
   with white noise; the driver's effort is current * Kt * N.
 
 Sign conventions: the external wrench F = (force, torque) is what the environment applies to the
-robot at the origin of the wrench frame; it adds tau_ext = J^T F to the joint torques.  At rest the
-motor torque (the published effort) is g(q) - tau_ext + (static friction within the breakaway band).
+robot at the origin of the wrench frame; it adds tau_ext = J^T F to the joint torques.  At rest
+the motor torque (the published effort) is g(q) - tau_ext + (static friction within the breakaway
+band).
 """
 from __future__ import annotations
 
@@ -134,7 +135,7 @@ class SimulatedArm:
 
     # --- state ---------------------------------------------------------------------------------
     def reset(self, q, t_s=0.0):
-        """Place the arm at rest at ``q`` holding it (integral term preloaded with true gravity)."""
+        """Place the arm at rest at ``q``, held (integral term preloaded with true gravity)."""
         q = np.asarray(q, dtype=float)
         if q.shape != (self.n,) or not np.all(np.isfinite(q)):
             raise SimInputError(f'reset pose must be {self.n} finite values, got {q.tolist()}')
@@ -174,7 +175,8 @@ class SimulatedArm:
 
         points: sequence of (time_from_start_s, positions, velocities, accelerations) with
         velocities / accelerations possibly empty.  Starts at ``start_time_s`` (sim time; default
-        now, and never earlier than now).  Raises ``TrajectoryError`` (nothing changes) when invalid.
+        now, and never earlier than now).  Raises ``TrajectoryError`` (nothing changes) when
+        invalid.
         """
         cmd = validate_command(joint_names, points, self.joint_names, self.lower, self.upper,
                                self.velocity_limit)
@@ -245,7 +247,7 @@ class SimulatedArm:
         self.tau_ext = J.T @ self._wrench
 
     def true_wrench(self):
-        """(base, tool): the applied wrench moved to the tool frame origin, in base and tool axes."""
+        """Return (base, tool): the applied wrench moved to the tool origin, in base/tool axes."""
         if not self._wrench_active:
             return np.zeros(6), np.zeros(6)
         pin.framesForwardKinematics(self._pm, self._pd, self.q)
@@ -261,9 +263,11 @@ class SimulatedArm:
         return base, tool
 
     def attach_payload(self, mass_kg, com_tool_m=(0.0, 0.0, 0.0), inertia_com_kg_m2=None):
-        """Attach a rigid payload to the tool: mass, COM in the tool frame, rotational inertia about
-        its COM in tool axes (3x3 or the 6 values ixx ixy iyy ixz iyz izz; default a point mass).
-        Replaces any payload already attached; ``mass_kg = 0`` detaches.
+        """Attach a rigid payload to the tool.
+
+        Mass, COM in the tool frame, rotational inertia about its COM in tool axes (3x3 or the 6
+        values ixx ixy iyy ixz iyz izz; default a point mass). Replaces any payload already
+        attached; ``mass_kg = 0`` detaches.
         """
         m = float(mass_kg)
         if not np.isfinite(m) or m < 0:
@@ -305,7 +309,7 @@ class SimulatedArm:
         self.payload = None
 
     def true_standard_parameters(self, with_payload=True):
-        """The true 10 n inertial parameters (Pinocchio order per link), payload included or not."""
+        """Return the true 10 n inertial parameters (Pinocchio order per link), payload or not."""
         if with_payload:
             return np.concatenate(
                 [self._pm.inertias[i].toDynamicParameters() for i in range(1, self.n + 1)])
@@ -313,7 +317,10 @@ class SimulatedArm:
 
     # --- physics -------------------------------------------------------------------------------
     def _friction_slip(self, qd, d, mask):
-        """Friction torque of the slipping joints ``mask`` (velocities qd, directions d, full length)."""
+        """Return the friction torque of the slipping joints ``mask``.
+
+        qd: velocities, d: directions (full length).
+        """
         qd, d = qd[mask], d[mask]
         fc = np.where(d > 0, self._fcp[mask], self._fcn[mask])
         return d * fc * (1.0 +
@@ -478,7 +485,7 @@ class SimulatedArm:
         return self.nominal.gravity_torque(self.q if q is None else q)
 
     def link_names(self):
-        """The URDF link moved by each joint (the body its 10 inertial parameters belong to)."""
+        """Return each joint's moved URDF link (the body its 10 inertial parameters belong to)."""
         return list(self.nominal.link_names)
 
     def true_parameters_dict(self):

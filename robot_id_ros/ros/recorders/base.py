@@ -53,7 +53,9 @@ class RecorderBase(Node):
     NODE_NAME = 'recorder'
 
     def __init__(self, node_name=None, extra_parameters=None, **kwargs):
-        """Args:
+        """Declare the parameters and build the model, commander and services.
+
+        Args:
             node_name: the node's name (default ``NODE_NAME``).
             extra_parameters: the subclass's parameter table, declared after the common ones.
             **kwargs: rclpy Node keyword arguments (context, parameter_overrides, ...).
@@ -139,8 +141,9 @@ class RecorderBase(Node):
         return self.commander.wait_until_stamp(t_ns, idle=self._idle)
 
     def follow(self, after_ns):
-        """Yield the buffered joint states stamped after ``after_ns`` (ns), one by one, waiting
-        for each new one (the generator never ends by itself).
+        """Yield the buffered joint states stamped after ``after_ns`` (ns), one by one.
+
+        Waits for each new one (the generator never ends by itself).
         """
         while True:
             for sample in self.wait_for(lambda: self.buffer.after(after_ns) or None):
@@ -191,8 +194,9 @@ class RecorderBase(Node):
         return True, f'started; recording to {self.p["output_path"]}'
 
     def stop(self):
-        """Cancel a running experiment and wait for the worker to close bag and sidecar
-        (``run_node`` calls it before ``destroy_node``).
+        """Cancel a running experiment and wait for the worker to close bag and sidecar.
+
+        ``run_node`` calls it before ``destroy_node``.
         """
         if self.state == 'running':
             self.commander.cancel()
@@ -256,11 +260,11 @@ class RecorderBase(Node):
 
     # ------------------------------------------------------------------ hooks for subclasses
     def run_experiment(self):
-        """The active experiment (worker thread); raise to fail the run."""
+        """Run the active experiment (worker thread); raise to fail the run."""
         raise NotImplementedError
 
     def run_passive(self):
-        """Default passive run: record until cancelled (or ``passive_duration_s``)."""
+        """Run passively (the default): record until cancelled (or ``passive_duration_s``)."""
         t_stop = self.passive_stop_ns()
         self.progress.set(0, 0, 'passive recording')
         self.wait_for(lambda: True if t_stop is not None

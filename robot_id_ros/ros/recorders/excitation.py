@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The excitation trajectory of trajectory_recorder: loaded, checked against the safety limits,
-and played as a ``record.Motion`` (also by the demo's director).
+"""The excitation trajectory of trajectory_recorder.
+
+It is loaded, checked against the safety limits, and played as a ``record.Motion`` (also by the
+demo's director).
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ class ExcitationMotion(rec.Motion):
 
 
 def load_excitation(recorder):
-    """The ``trajectory_file`` of ``recorder``, checked against its joints and safety limits.
+    """Load the ``trajectory_file`` of ``recorder``, checked against its joints and limits.
 
     Raises:
         InputError: no file, unreadable, or made for other joints.

@@ -1,8 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The poses and static holds of static_pose_recorder: its pose list (from a file or generated,
-the stored one when resuming); waiting until the arm settles; averaging a window of joint states;
-the ``static_hold`` sidecar segment (shared by its active and passive runs).
+"""The poses and static holds of static_pose_recorder.
+
+Its pose list (from a file or generated, the stored one when resuming); waiting until the arm
+settles; averaging a window of joint states; the ``static_hold`` sidecar segment (shared by its
+active and passive runs).
 """
 from __future__ import annotations
 
@@ -47,8 +49,10 @@ def make_poses(recorder):
 
 
 def resumed_poses(recorder, info):
-    """The poses of this recording: stored into the sidecar ``info`` on a new recording, read
-    back from it when resuming (a warning when the parameters now give others).
+    """Return the poses of this recording.
+
+    They are stored into the sidecar ``info`` on a new recording, read back from it when resuming
+    (a warning when the parameters now give others).
     """
     if 'poses_rad' not in info:
         info['poses_rad'] = recorder.poses.tolist()

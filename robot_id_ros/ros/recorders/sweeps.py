@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The passes of friction_sweep_recorder: the ``constant_velocity`` sidecar segment of a pass,
-and the end-of-run friction estimate from the recorded passes (ROS-free).
+"""The passes of friction_sweep_recorder.
+
+The ``constant_velocity`` sidecar segment of a pass, and the end-of-run friction estimate from
+the recorded passes (ROS-free).
 """
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ MIN_PASS_SAMPLES = 5     # a pass with fewer samples in memory is left out of th
 
 
 def sweep_segment(sp, start_ns, cruise_trim_s):
-    """The segment of pass ``sp`` (a ``SweepPass``) started at ``start_ns``: its constant-velocity
-    part, trimmed by ``cruise_trim_s`` (s) at the start.
+    """Return the sidecar segment of pass ``sp`` (a ``SweepPass``) started at ``start_ns``.
+
+    It is the constant-velocity part, trimmed by ``cruise_trim_s`` (s) at the start.
 
     Raises:
         RecordingError: the trim leaves nothing of the constant-velocity part.
