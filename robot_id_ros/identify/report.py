@@ -99,6 +99,18 @@ def write_report(result, out_dir, validations=(), title='Identification report')
         '', '```'
     ]
     L += result.summary_lines + ['```', '']
+    L += _dynamics_section(result, out, names)
+    L += _friction_section(result, out, names)
+    L += _gravity_section(result, out, names)
+    L += _validation_sections(validations, out, names)
+    path = out / 'report.md'
+    path.write_text('\n'.join(L) + '\n')
+    return path
+
+
+def _dynamics_section(result, out, names):
+    """Return the lines of the fit section (with its plots), if any."""
+    L = []
     dyn = result.dynamics
     if dyn is not None:
         ls = dyn.ls
@@ -135,7 +147,13 @@ def write_report(result, out_dir, validations=(), title='Identification report')
             plot_torques(out / f, tr.t_s, tr.tau, pred, names,
                          f'fit: {Path(tr.source).name or "trajectory"}')
             L += ['', f'![fit {k}]({f})']
-    f = model.friction
+    return L
+
+
+def _friction_section(result, out, names):
+    """Return the lines of the friction section (with its plot)."""
+    L = []
+    f = result.model.friction
     L += ['', '## Friction', '']
     L += _table([
         'joint', 'fc+ [Nm]', 'fc- [Nm]', 'fv [Nm s/rad]', 'offset [Nm]', 'Stribeck [Nm]',
@@ -153,6 +171,12 @@ def write_report(result, out_dir, validations=(), title='Identification report')
         plot_friction(out / 'friction.png', result.friction_sweeps,
                       result.friction_sweeps.friction, names)
         L += ['', '![friction](friction.png)']
+    return L
+
+
+def _gravity_section(result, out, names):
+    """Return the lines of the static gravity section, if any."""
+    L = []
     if result.gravity is not None:
         g = result.gravity
         L += [
@@ -175,6 +199,12 @@ def write_report(result, out_dir, validations=(), title='Identification report')
         ] for j, nm in enumerate(names)])
         plot_static(out / 'static.png', g, names)
         L += ['', '![static](static.png)']
+    return L
+
+
+def _validation_sections(validations, out, names):
+    """Return the lines of one section per validation run."""
+    L = []
     for k, v in enumerate(validations):
         m = v.metrics
         L += ['', f'## Validation: {m.get("source", "")}', '',
@@ -188,6 +218,4 @@ def write_report(result, out_dir, validations=(), title='Identification report')
         plot_torques(out / fn, v.trajectory.t_s, v.trajectory.tau, v.predicted, names,
                      f'validation: {Path(m.get("source", "")).name}')
         L += ['', f'![validation {k}]({fn})']
-    path = out / 'report.md'
-    path.write_text('\n'.join(L) + '\n')
-    return path
+    return L
