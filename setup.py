@@ -1,6 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""ament_python package robot_id_ros: colcon build in a ROS 2 workspace, or pip install standalone."""
+"""ament_python package robot_id_ros.
+
+colcon build in a ROS 2 workspace, or pip install standalone.
+"""
 from glob import glob
 
 from setuptools import find_packages, setup
@@ -51,8 +54,8 @@ setup(
     zip_safe=True,
     maintainer='robot_id_ros maintainers',
     maintainer_email='maintainers@robot-id-ros.invalid',
-    description=
-    'Sensorless force estimation for robot arms by dynamic identification (KUKA youBot and any URDF arm).',
+    description=('Sensorless force estimation for robot arms by dynamic identification '
+                 '(KUKA youBot and any URDF arm).'),
     license='Apache-2.0',
     tests_require=['pytest'],
     entry_points={'console_scripts': [f'{name} = {target}' for name, target in NODES.items()]},

@@ -26,7 +26,7 @@ JOINTS = [f'arm_joint_{i}' for i in range(1, 6)]
 
 
 def write_parted(bag, seconds, rate_hz, commit_s):
-    """A parted bag of ``seconds`` x ``rate_hz`` JointState messages; returns (messages, parts)."""
+    """Write a parted bag of ``seconds`` x ``rate_hz`` JointStates; return (messages, parts)."""
     from robot_id_ros.io.bags import JOINT_STATE_TYPE, BagWriter
     from robot_id_ros.io.parted_bag import PartedBagWriter
 
@@ -119,8 +119,8 @@ def main():
             size = sum(f.stat().st_size for f in bag.glob('*.mcap')) / 2**20
             figures.append(run_child(bag, trace))
         s = read_joint_states(bag, JOINTS)
-        assert len(s) == n and sorted(p.name for p in bag.iterdir()) == ['metadata.yaml',
-                                                                           f'{bag.name}.mcap']
+        assert len(s) == n and sorted(p.name for p in bag.iterdir()) == [
+            'metadata.yaml', f'{bag.name}.mcap']
         r, tr = figures
         print(f'{n} JointState messages ({a.seconds:g} s at {a.rate:g} Hz, 5 joints) in {parts} '
               f'parts, {size:.1f} MiB of MCAP')

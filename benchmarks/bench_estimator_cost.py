@@ -3,22 +3,25 @@
 """Cost of the estimation core per sample, as a ratio to Pinocchio's RNEA + frame Jacobian.
 
 Same machine, same run, same samples (youBot, 200 Hz excitation-like motion with a known force):
-  reference  pin.rnea + pin.computeFrameJacobian per sample (the floor any model-based estimator pays)
-  floor      the Pinocchio calls update() makes per sample (q copy, crba + M copy, nonLinearEffects,
-             getFrameJacobian) in a Python loop and nothing else: what a one-sample Python path pays
-             before any arithmetic of its own. The rest of update()'s cost is per-call overhead:
-             friction, observer, tare average, wrench mapping, contact and (every covariance period)
-             the covariance are dozens of numpy operations on 5-vectors per sample, each costing
-             about as much as on a large array; that overhead, not the dynamics, keeps a one-sample
-             Python path far above the reference
+  reference  pin.rnea + pin.computeFrameJacobian per sample (the floor any model-based
+             estimator pays)
+  floor      the Pinocchio calls update() makes per sample (q copy, crba + M copy,
+             nonLinearEffects, getFrameJacobian) in a Python loop and nothing else: what a
+             one-sample Python path pays before any arithmetic of its own. The rest of update()'s
+             cost is per-call overhead: friction, observer, tare average, wrench mapping, contact
+             and (every covariance period) the covariance are dozens of numpy operations on
+             5-vectors per sample, each costing about as much as on a large array; that overhead,
+             not the dynamics, keeps a one-sample Python path far above the reference
   update     WrenchEstimator.update, one sample at a time (the node's path)
   process    WrenchEstimator.process over the whole array (the offline path)
   offline    robot-id estimate end to end (read bag, estimate, write bag): samples/s
 update and process are timed for the default EstimatorConfig and for the demo's
-(robot_id_ros.demo.pipeline.DEMO_ESTIMATOR, read from config/wrench_estimator.yaml: the youBot's), with --method.
+(robot_id_ros.demo.pipeline.DEMO_ESTIMATOR, read from config/wrench_estimator.yaml: the youBot's),
+with --method.
 Each time is the best of a few repeats (the machine may be shared).
 
-Reproduce: .venv/bin/python benchmarks/bench_estimator_cost.py [--samples N] [--method momentum|direct]
+Reproduce:
+    .venv/bin/python benchmarks/bench_estimator_cost.py [--samples N] [--method momentum|direct]
 """
 import argparse
 import functools
@@ -86,8 +89,8 @@ def main():
             pin.computeFrameJacobian(m, d, Q[k], fid, pin.LOCAL_WORLD_ALIGNED)
 
     def floor():
-        crba, nle, gfj, world, ref = pin.crba, pin.nonLinearEffects, pin.getFrameJacobian, pin.Convention.WORLD, \
-            pin.LOCAL_WORLD_ALIGNED
+        crba, nle, gfj = pin.crba, pin.nonLinearEffects, pin.getFrameJacobian
+        world, ref = pin.Convention.WORLD, pin.LOCAL_WORLD_ALIGNED
         for k in range(n):
             q = np.array(Q[k])
             crba(m, d, q, world)
@@ -140,11 +143,12 @@ def main():
         t_off = time.perf_counter() - t0
         assert rc == 0, buf.getvalue()
     print(
-        f'youBot, {n} samples, method {a.method}, numpy {np.__version__}, pinocchio {pin.__version__}'
-    )
+        f'youBot, {n} samples, method {a.method}, numpy {np.__version__}, '
+        f'pinocchio {pin.__version__}')
     print(f'reference  RNEA + frame Jacobian   {t_ref * 1e6:8.2f} us/sample')
     print(
-        f'floor      Python per-sample floor {t_floor * 1e6:8.2f} us/sample   ratio {t_floor / t_ref:6.1f}x   '
+        f'floor      Python per-sample floor {t_floor * 1e6:8.2f} us/sample   '
+        f'ratio {t_floor / t_ref:6.1f}x   '
         '(update\'s Pinocchio calls alone)')
     for name in configs:
         print(f'update     {name:8s} (node path)   {t_upd[name] * 1e6:8.2f} us/sample   ratio '
@@ -153,7 +157,8 @@ def main():
         print(f'process    {name:8s} (batch)       {t_bat[name] * 1e6:8.2f} us/sample   ratio '
               f'{t_bat[name] / t_ref:6.1f}x   {1 / t_bat[name]:,.0f} samples/s')
     print(
-        f'offline    default, robot-id estimate, read+estimate+write bag: {n / t_off:,.0f} samples/s '
+        f'offline    default, robot-id estimate, read+estimate+write bag: '
+        f'{n / t_off:,.0f} samples/s '
         f'({t_off:.2f} s)')
     print('  ' + buf.getvalue().strip().splitlines()[-1] if buf.getvalue().strip() else '')
     print('reproduce: .venv/bin/python benchmarks/bench_estimator_cost.py '

@@ -8,7 +8,9 @@ publishes JointState at --rate Hz (best effort, stamped with the wall clock at p
 same machine): input-to-output through DDS, the node and DDS back. Dropped = inputs without an
 output.
 
-Reproduce: .venv/bin/python benchmarks/bench_estimator_latency.py [--seconds 60] [--rate 1000] [--youbot-settings]
+Reproduce:
+    .venv/bin/python benchmarks/bench_estimator_latency.py [--seconds 60] [--rate 1000]
+        [--youbot-settings]
 """
 import argparse
 import os
@@ -45,9 +47,9 @@ def main():
     ap.add_argument('--seconds', type=float, default=60.0)
     ap.add_argument('--rate', type=float, default=1000.0)
     ap.add_argument(
-        '--youbot-settings', action='store_true', help=
-        "the estimator settings of config/wrench_estimator.yaml (the demo's), not the core defaults"
-    )
+        '--youbot-settings', action='store_true',
+        help="the estimator settings of config/wrench_estimator.yaml (the demo's), not the core "
+        'defaults')
     a = ap.parse_args()
     fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5,
                        viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
@@ -127,18 +129,21 @@ def main():
     L = np.array(lat) * 1e-6
     dropped = len(set(sent) - got)
     print(
-        f'estimator settings: {"config/wrench_estimator.yaml (youBot)" if a.youbot_settings else "core defaults"}'
-    )
+        'estimator settings: '
+        f'{"config/wrench_estimator.yaml (youBot)" if a.youbot_settings else "core defaults"}')
     print(
-        f'wrench_estimator fed at {a.rate:.0f} Hz for {a.seconds:.0f} s ({len(sent)} samples, achieved '
+        f'wrench_estimator fed at {a.rate:.0f} Hz for {a.seconds:.0f} s ({len(sent)} samples, '
+        'achieved '
         f'{len(sent) / elapsed:.0f} Hz) over loopback DDS from a separate process')
     if len(L):
         print(
-            f'input-to-output latency: p50 {np.percentile(L, 50):.3f} ms, p99 {np.percentile(L, 99):.3f} ms, '
+            f'input-to-output latency: p50 {np.percentile(L, 50):.3f} ms, '
+            f'p99 {np.percentile(L, 99):.3f} ms, '
             f'max {L.max():.3f} ms')
     print(f'outputs received {len(got)}, dropped samples {dropped}')
     print(
-        f'reproduce: .venv/bin/python benchmarks/bench_estimator_latency.py --seconds {a.seconds:g} '
+        'reproduce: .venv/bin/python benchmarks/bench_estimator_latency.py '
+        f'--seconds {a.seconds:g} '
         f'--rate {a.rate:g}' + (' --youbot-settings' if a.youbot_settings else ''))
     return 0
 

@@ -10,7 +10,8 @@ satisfies the same limits on the same dense grid, and compare condition numbers 
 observation matrix. Prints the optimised cond, the median of the random ones, their ratio and the
 optimisation time.
 
-Reproduce:  .venv/bin/python benchmarks/bench_excitation.py [--random 20] [--iterations 100] [--friction]
+Reproduce:
+    .venv/bin/python benchmarks/bench_excitation.py [--random 20] [--iterations 100] [--friction]
 """
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def ur5_model():
 
     share = Path(pinocchio.__file__).resolve()
     for parent in share.parents:
-        cand = parent / 'cmeel.prefix/share/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf'
+        cand = parent / ('cmeel.prefix/share/example-robot-data/robots/ur_description/urdf/'
+                         'ur5_robot.urdf')
         if cand.is_file():
             return RobotModel(cand)
     raise SystemExit('UR5 URDF (example-robot-data) not found')
@@ -56,8 +58,10 @@ def bench(name, robot, floor, args):
     lines.append(
         f'{name:8s} n={robot.n} base={res.n_base:3d}  optimised cond {res.cond:9.4g}  '
         f'random median {med:9.4g} (min {min(conds):.4g}, {len(conds)} trajectories)  '
-        f'ratio {res.cond / med:.3f}  optimisation {res.time_s:.1f} s ({res.iterations} iterations)  '
-        f'limits used: pos {res.constraints["position_ratio"]:.2f} vel {res.constraints["velocity_ratio"]:.2f} '
+        f'ratio {res.cond / med:.3f}  optimisation {res.time_s:.1f} s '
+        f'({res.iterations} iterations)  '
+        f'limits used: pos {res.constraints["position_ratio"]:.2f} '
+        f'vel {res.constraints["velocity_ratio"]:.2f} '
         f'acc {res.constraints["acceleration_ratio"]:.2f}')
     return lines
 
@@ -75,7 +79,8 @@ def main(argv=None):
     if args.random < 20:
         p.error('--random must be at least 20')
     print(
-        f'excitation benchmark: T = {args.period:g} s, N = {args.harmonics}, friction {args.friction}, '
+        f'excitation benchmark: T = {args.period:g} s, N = {args.harmonics}, '
+        f'friction {args.friction}, '
         f'{args.iterations} iterations, seed {args.seed}')
     t0 = time.monotonic()
     for name, robot, floor in (('youBot', youbot_model(), 0.0), ('UR5', ur5_model(), None)):

@@ -13,15 +13,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 from robot_id_ros.io.bags import read_joint_states  # noqa: E402
 from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
 from robot_id_ros.model.robot import RobotModel  # noqa: E402
-from test_real_data import DATA, LWR_OPTIONS, PANDA_OPTIONS, PANDA_OPTIONS_10HZ, _erd_panda  # noqa: E402
+from test_real_data import (  # noqa: E402
+    DATA, LWR_OPTIONS, PANDA_OPTIONS, PANDA_OPTIONS_10HZ, _erd_panda)
 
 
 def main():
     robot = RobotModel(_erd_panda(), [f'panda_joint{i}' for i in range(1, 8)])
     s = read_joint_states(DATA / 'panda_gaz2019' / 'excitation_trajectory_1', robot.joint_names)
-    # the reported configuration is the last one (PANDA_OPTIONS). Comparable figure: ||tau_f - Y theta|| / ||tau_f||
-    # over all 7 joints and all samples of the fitted window (0.7 .. 20.3 s), tau_f = the recorded effort
-    # low-passed at 10 Hz (zero-phase Butterworth, order 4 forward-backward); the fit itself is OLS on the raw effort.
+    # the reported configuration is the last one (PANDA_OPTIONS). Comparable figure:
+    # ||tau_f - Y theta|| / ||tau_f|| over all 7 joints and all samples of the fitted window
+    # (0.7 .. 20.3 s), tau_f = the recorded effort low-passed at 10 Hz (zero-phase Butterworth,
+    # order 4 forward-backward); the fit itself is OLS on the raw effort.
     for label, opts in (
         ('defaults (WLS, q-derived velocity)',
          {}), ('OLS, measured velocity, savgol 10 Hz, 0.7 s trimmed (former)', PANDA_OPTIONS_10HZ),
@@ -31,10 +33,13 @@ def main():
         r = identify(robot, [s], options=IdentificationOptions(**opts))
         m = r.fit_metrics
         print(
-            f'Panda [{label}]: {r.dynamics.base.n_base} coefficients, cond {r.dynamics.ls.condition_number:.1f} '
+            f'Panda [{label}]: {r.dynamics.base.n_base} coefficients, '
+            f'cond {r.dynamics.ls.condition_number:.1f} '
             f'(unit columns {r.dynamics.ls.condition_number_scaled:.1f}); relative error '
-            f'{100 * m["relative_error"]:.2f} % raw, {100 * m["relative_error_filtered"]:.2f} % vs effort '
-            f'low-passed at {m["filter_hz"]:g} Hz; published 1.41 % (64 coefficients, cond 121.88); '
+            f'{100 * m["relative_error"]:.2f} % raw, '
+            f'{100 * m["relative_error_filtered"]:.2f} % vs effort '
+            f'low-passed at {m["filter_hz"]:g} Hz; '
+            'published 1.41 % (64 coefficients, cond 121.88); '
             f'{time.perf_counter() - t0:.1f} s')
     d = DATA / 'kuka_lwr4_flobaroid'
     robot = RobotModel(d / 'kuka_lwr4_gaz.urdf')

@@ -5,18 +5,20 @@
 Data made like the recorders make them (see test/core/test_identification_sim.py): one excitation
 run and a held-out run of a second designed excitation (``--periods`` periods of 8 s, 200 Hz),
 and static poses each approached from both directions. Or, with ``--bags DIR``, the bags of a
-``robot-id demo`` run (DIR/bags/{excitation,validation,static}, truth DIR/truth/true_parameters.yaml).
+``robot-id demo`` run (DIR/bags/{excitation,validation,static}, truth
+DIR/truth/true_parameters.yaml).
 
-Prints, per joint, the held-out torque RMSE / sensing noise floor (sqrt(10 mA^2 + 1 mA^2/12) Kt N):
-over all samples of the excitation periods, and in motion (joint j's samples with processed
+Prints, per joint, the held-out torque RMSE / sensing noise floor (sqrt(10 mA^2 + 1 mA^2/12)
+Kt N): over all samples of the excitation periods, and in motion (joint j's samples with processed
 |qd_j| >= 0.05 rad/s), for the demo's former options, the new options and the simulator's true
 parameters processed alike (the floor); and static holds: measured minus predicted / breakaway
 torque (the stiction band), for the static-gravity fit predicting each pose from the others
 (leave-pose-out) and for the dynamic model (fitted on the excitation only), with the gravity error
 against the true gravity (evaluation only).
 
-Reproduce: .venv/bin/python benchmarks/bench_identification_sim.py [--seed 3] [--periods 4] [--poses 12]
-           .venv/bin/python benchmarks/bench_identification_sim.py --bags /tmp/demo1
+Reproduce:
+    .venv/bin/python benchmarks/bench_identification_sim.py [--seed 3] [--periods 4] [--poses 12]
+    .venv/bin/python benchmarks/bench_identification_sim.py --bags /tmp/demo1
 """
 import argparse
 import dataclasses
@@ -28,13 +30,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
 
-from robot_id_ros.identify import IdentificationOptions, identify, static_poses, validate  # noqa: E402
+from robot_id_ros.identify import (  # noqa: E402
+    IdentificationOptions, identify, static_poses, validate)
 from robot_id_ros.sim.config import SimConfig  # noqa: E402
-from test_identification_sim import (
+from test_identification_sim import (  # noqa: E402
     MIN_VELOCITY_RAD_S,
     SIM_OPTIONS,
     make_data,
-    noise_floor_nm,  # noqa: E402
+    noise_floor_nm,
     static_leave_pose_out)
 
 FORMER = dict(friction=True, offset=False, rotor_inertia=True, coulomb_asymmetric=False)
@@ -64,8 +67,8 @@ def load_bags(d):
     bp = np.array([f[x]['breakaway_pos_nm'] for x in j])
     bn = np.array([f[x]['breakaway_neg_nm'] for x in j])
     tm = true_model_from_dict(truth)
-    return robot, cfg, tm, bp, bn, lambda q: tm.robot.gravity_torque(q), bag('excitation'), bag('validation'), \
-        bag('static')
+    return (robot, cfg, tm, bp, bn, lambda q: tm.robot.gravity_torque(q), bag('excitation'),
+            bag('validation'), bag('static'))
 
 
 def main():
@@ -87,13 +90,14 @@ def main():
         tm, bp, bn, g_true = true_model_of(
             arm), arm.breakaway_pos, arm.breakaway_neg, arm.true_gravity_torque
         print(
-            f'data: ROS-free SimulatedArm seed {a.seed}, {a.periods} periods of 8 s per run, {a.poses} static poses '
+            f'data: ROS-free SimulatedArm seed {a.seed}, {a.periods} periods of 8 s per run, '
+            f'{a.poses} static poses '
             f'x 2 directions ({time.perf_counter() - t0:.1f} s to simulate)')
     noise = noise_floor_nm(cfg)
     print('noise floor (Nm): ' + ' '.join(f'{v:.4f}' for v in noise))
     print(
-        f'\nheld-out excitation: RMSE / noise floor per joint (in motion: |qd_j| >= {MIN_VELOCITY_RAD_S:g} rad/s)'
-    )
+        '\nheld-out excitation: RMSE / noise floor per joint '
+        f'(in motion: |qd_j| >= {MIN_VELOCITY_RAD_S:g} rad/s)')
     print(f'{"model":44s} {"all samples":30s}  {"in motion":30s}  in-motion fraction')
     models = {}
     for name, kw in (('former demo options (periodic, sym. Coulomb)', FORMER), ('new demo options',
@@ -106,8 +110,8 @@ def main():
         m = v.metrics
         every, motion = np.array(m['rmse_nm']) / noise, np.array(m['rmse_in_motion_nm']) / noise
         print(
-            f'{name:44s} {fmt(every):30s}  {fmt(motion):30s}  {fmt(m["in_motion_fraction"])}   ({dt:.2f} s)'
-        )
+            f'{name:44s} {fmt(every):30s}  {fmt(motion):30s}  '
+            f'{fmt(m["in_motion_fraction"])}   ({dt:.2f} s)')
     for name, kw in (('true parameters, former processing', FORMER),
                      ('true parameters, new processing', SIM_OPTIONS)):
         tm.identification = {'options': dataclasses.asdict(IdentificationOptions(**kw))}
@@ -116,7 +120,8 @@ def main():
         print(f'{name:44s} {fmt(every):30s}  {fmt(motion):30s}')
     new = models['new demo options']
     print(
-        f'  new: Stribeck velocity chosen by the fit {new.regressor_options.stribeck_velocity_rad_s:g} rad/s; '
+        '  new: Stribeck velocity chosen by the fit '
+        f'{new.regressor_options.stribeck_velocity_rad_s:g} rad/s; '
         f'fit residual RMS (in motion) {fmt(new.residual_std_nm)} Nm')
 
     opts = IdentificationOptions()
@@ -130,11 +135,11 @@ def main():
         return np.where(e > 0, e / bp, -e / bn)
 
     print(
-        f'\nstatic holds: {len(poses)} ({len(set(pose_index))} poses); breakaway +/- (Nm): {fmt(bp)} / {fmt(bn)}'
-    )
+        f'\nstatic holds: {len(poses)} ({len(set(pose_index))} poses); '
+        f'breakaway +/- (Nm): {fmt(bp)} / {fmt(bn)}')
     print(
-        '  max over holds of (measured - predicted) / breakaway in that direction; inside the band: <= 1'
-    )
+        '  max over holds of (measured - predicted) / breakaway in that direction; '
+        'inside the band: <= 1')
     lpo = static_leave_pose_out(robot, poses, pose_index, opts)
     dyn = np.array([new.robot.gravity_torque(q) for q in poses.q])
     for name, pred in (('true gravity (the floor)', gt), ('static gravity fit, leave-pose-out',

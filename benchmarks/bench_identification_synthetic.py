@@ -22,11 +22,11 @@ from robot_id_ros.identify import IdentificationOptions, identify, validate  # n
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros.model.regressor import Regressor, RegressorOptions  # noqa: E402
 from robot_id_ros.model.base_parameters import compute_base_parameters  # noqa: E402
-from test_identification import (
+from test_identification import (  # noqa: E402
     FRICTION,
     SIGMA,
     fourier_trajectory,
-    synthetic_series,  # noqa: E402
+    synthetic_series,
     train_and_held_out,
     true_theta)
 
@@ -73,7 +73,8 @@ def main():
         inside += ok.sum()
         total += len(ok)
     print(
-        f'95 % interval coverage of the true base parameters: {inside}/{total} = {inside / total:.3f} '
+        '95 % interval coverage of the true base parameters: '
+        f'{inside}/{total} = {inside / total:.3f} '
         '(10 noise realisations x 44 base parameters)')
     # runtime 1e5 x 5
     t, Q, QD, QDD = fourier_trajectory(robot, rng, period_s=10.0, rate_hz=1000.0, periods=10)
@@ -82,7 +83,8 @@ def main():
     r = identify(robot, [s])
     dt = time.perf_counter() - t0
     print(
-        f'runtime: {len(s)} samples x {robot.n} joints identified in {dt:.2f} s (limit 10 s); steps: '
+        f'runtime: {len(s)} samples x {robot.n} joints identified in {dt:.2f} s (limit 10 s); '
+        'steps: '
         + ', '.join(f'{k} {v:.2f} s' for k, v in r.timings_s.items()))
     t0 = time.perf_counter()
     r = identify(robot, [s], options=IdentificationOptions(physical_consistency=True))

@@ -1,13 +1,16 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Payload mass and COM on the simulated youBot (issue 6: mass within 2 %, COM within 5 mm, 0.3 kg).
+"""Payload mass and COM on the simulated youBot (issue 6's acceptance, 0.3 kg).
+
+Acceptance: mass within 2 %, COM within 5 mm.
 
 Data as in test/core/test_payload_sim.py: default SimConfig (stiction, 10 mA noise, 1 mA
 quantisation), ``--poses`` poses chosen for the payload (``payload_poses``), each approached from
 both directions, settled ``--settle`` s, ``--window`` s averaged at 200 Hz, recorded without and
 then with 0.3 kg at (10, -5, 30) mm in the tool frame. Per seed, ``identify_payload`` on:
 
-  both     every hold paired with the same pose and approach of the other run (what robot-id payload does)
+  both     every hold paired with the same pose and approach of the other run (what robot-id
+           payload does)
   +1 only  only the holds approached from below (half the holds)
   -1 only  only the holds approached from above
   avg+-    the two approaches of a pose averaged first, then paired (one row per pose)
@@ -15,7 +18,9 @@ then with 0.3 kg at (10, -5, 30) mm in the tool frame. Per seed, ``identify_payl
 and prints mass error (% of 0.3 kg) with the reported standard deviation, the COM error (mm) per
 axis with its norm and the reported standard deviations.
 
-Reproduce: .venv/bin/python benchmarks/bench_payload_sim.py [--seeds 3 7 11] [--poses 12] [--window 1.5] [--settle 1.5]
+Reproduce:
+    .venv/bin/python benchmarks/bench_payload_sim.py [--seeds 3 7 11] [--poses 12] [--window 1.5]
+        [--settle 1.5]
 """
 import argparse
 import sys
@@ -54,9 +59,11 @@ def row(label, robot, with_, without):
     dc = 1000 * (pl.com_m - COM_TOOL_M)
     ok = abs(dm) < 2 and np.linalg.norm(dc) < 5
     return (
-        f'  {label:8s} {r.poses:3d}  mass {dm:+6.2f} % (std {100 * pl.mass_std_kg / MASS_KG:4.2f} %)  '
+        f'  {label:8s} {r.poses:3d}  mass {dm:+6.2f} % '
+        f'(std {100 * pl.mass_std_kg / MASS_KG:4.2f} %)  '
         f'COM err {dc[0]:+5.2f} {dc[1]:+5.2f} {dc[2]:+5.2f} mm |{np.linalg.norm(dc):4.2f}| '
-        f'(std {1000 * pl.com_std_m[0]:4.2f} {1000 * pl.com_std_m[1]:4.2f} {1000 * pl.com_std_m[2]:4.2f})  '
+        f'(std {1000 * pl.com_std_m[0]:4.2f} {1000 * pl.com_std_m[1]:4.2f} '
+        f'{1000 * pl.com_std_m[2]:4.2f})  '
         f'{"PASS" if ok else "FAIL"}'), ok
 
 
@@ -68,7 +75,8 @@ def main():
     ap.add_argument('--settle', type=float, default=1.5, help='wait after the approach, s')
     a = ap.parse_args()
     print(
-        f'payload {MASS_KG} kg at {1000 * COM_TOOL_M} mm (tool frame); {a.poses} poses x 2 approaches, '
+        f'payload {MASS_KG} kg at {1000 * COM_TOOL_M} mm (tool frame); '
+        f'{a.poses} poses x 2 approaches, '
         f'settle {a.settle} s, window {a.window} s; pass = mass within 2 % and |COM error| < 5 mm')
     verdicts = []
     for seed in a.seeds:
@@ -95,8 +103,8 @@ def main():
             if label == 'both':
                 verdicts.append(ok)
     print(
-        f'both directions paired: {sum(bool(v) for v in verdicts)} of {len(verdicts)} seeds within 2 % / 5 mm'
-    )
+        f'both directions paired: {sum(bool(v) for v in verdicts)} of {len(verdicts)} seeds '
+        'within 2 % / 5 mm')
 
 
 if __name__ == '__main__':

@@ -1,8 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The whole pipeline on the simulated youBot (the demo in its full configuration): identification
-quality against the sensing noise floor and force-estimation accuracy against the true-parameter
-floor and seed 000's gravity-only baseline, with the wall time of every stage.
+"""The whole pipeline on the simulated youBot (the demo in its full configuration).
+
+Identification quality against the sensing noise floor and force-estimation accuracy against the
+true-parameter floor and seed 000's gravity-only baseline, with the wall time of every stage.
 
     .venv/bin/python benchmarks/bench_pipeline_youbot.py [--out DIR] [--seed N]
 
@@ -32,8 +33,8 @@ def main():
     print('\n==== bench_pipeline_youbot ====')
     print(results_table(res))
     print(
-        f'\nwall time {wall:.0f} s (seed {a.seed}{", quick" if a.quick else ""}); report in {out / "run"}'
-    )
+        f'\nwall time {wall:.0f} s (seed {a.seed}{", quick" if a.quick else ""}); '
+        f'report in {out / "run"}')
     print('reproduce: .venv/bin/python benchmarks/bench_pipeline_youbot.py' +
           (' --quick' if a.quick else '') + f' --seed {a.seed}')
     return 0

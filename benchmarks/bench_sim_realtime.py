@@ -1,6 +1,8 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Real-time factor of the simulated youBot: 60 s of robot time, 1 kHz physics, 200 Hz joint states.
+"""Real-time factor of the simulated youBot.
+
+60 s of robot time, 1 kHz physics, 200 Hz joint states.
 
     .venv/bin/python benchmarks/bench_sim_realtime.py            # core loop and node
     .venv/bin/python benchmarks/bench_sim_realtime.py --core-only
@@ -42,9 +44,10 @@ def bench_core():
         arm.measure()
     wall = time.perf_counter() - t0
     print(
-        f'core: {ROBOT_S:.0f} s robot time ({n_pub * steps_per_pub} steps at 1 kHz, {n_pub} measurements) '
-        f'in {wall:.2f} s wall: real-time factor {ROBOT_S / wall:.1f}, {wall / (n_pub * steps_per_pub) * 1e6:.1f} us/step'
-    )
+        f'core: {ROBOT_S:.0f} s robot time ({n_pub * steps_per_pub} steps at 1 kHz, '
+        f'{n_pub} measurements) '
+        f'in {wall:.2f} s wall: real-time factor {ROBOT_S / wall:.1f}, '
+        f'{wall / (n_pub * steps_per_pub) * 1e6:.1f} us/step')
     return wall
 
 
@@ -82,8 +85,10 @@ def bench_node():
         wall = time.perf_counter() - t0
         robot = sim.arm.t - t_start_sim
         print(
-            f'node: {robot:.1f} s robot time at requested real-time factor 10, 1 kHz physics, 200 Hz '
-            f'joint_states + /clock + ground truth: {wall:.2f} s wall, achieved real-time factor {robot / wall:.2f}; '
+            f'node: {robot:.1f} s robot time at requested real-time factor 10, 1 kHz physics, '
+            '200 Hz '
+            f'joint_states + /clock + ground truth: {wall:.2f} s wall, '
+            f'achieved real-time factor {robot / wall:.2f}; '
             f'{sim.published_joint_states - n0} joint_states published')
         ex.shutdown()
         sim.destroy_node()

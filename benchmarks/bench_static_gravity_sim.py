@@ -17,7 +17,8 @@ import sys
 import numpy as np
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.identify import IdentificationOptions, StaticPoses, identify_gravity, static_poses
+from robot_id_ros.identify import (IdentificationOptions, StaticPoses, identify_gravity,
+                                   static_poses)
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.sim.true_model import load_true_model

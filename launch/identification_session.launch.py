@@ -1,34 +1,38 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""One stage of an identification session on the arm: a recorder, or the identification node.
+r"""One stage of an identification session on the arm: a recorder, or the identification node.
 
     ros2 launch robot_id_ros identification_session.launch.py stage:=static        # -> static_bag
     ros2 launch robot_id_ros identification_session.launch.py stage:=sweeps        # -> sweeps_bag
     robot-id design-excitation --urdf URDF --out excitation.yaml
-    ros2 launch robot_id_ros identification_session.launch.py stage:=excitation trajectory:=excitation.yaml
-    ros2 launch robot_id_ros identification_session.launch.py stage:=identification model:=youbot_model.yaml
+    ros2 launch robot_id_ros identification_session.launch.py stage:=excitation \
+        trajectory:=excitation.yaml
+    ros2 launch robot_id_ros identification_session.launch.py stage:=identification \
+        model:=youbot_model.yaml
 
 | stage | executable | writes |
 |---|---|---|
 | static | static_pose_recorder | ``output_path`` (default static_bag) + sidecar |
 | sweeps | friction_sweep_recorder | ``output_path`` (default sweeps_bag) + sidecar |
 | excitation | trajectory_recorder | ``output_path`` (default excitation_bag) + sidecar |
-| identification | identification | the model file ``model`` from the newest bags in ``recordings_dir`` |
+| identification | identification | model ``model`` from the newest bags in ``recordings_dir`` |
 
 Stages run one at a time, so each can be checked before the next moves the arm. A recorder starts
 its experiment when the driver publishes (``autostart``, default true; false: call its ``~/start``
 service) and the launch ends when it is done; the identification stage calls the node's
 ``~/identify`` service and ends when the fit returns (the node logs the result). Relative paths
-are relative to the directory ros2 launch runs in. ``sim:=true`` also starts the simulated youBot (youbot_sim) to try a stage
-without the arm (add ``use_sim_time:=true`` when its real_time_factor is not 1).
+are relative to the directory ros2 launch runs in. ``sim:=true`` also starts the simulated youBot
+(youbot_sim) to try a stage without the arm (add ``use_sim_time:=true`` when its real_time_factor
+is not 1).
 
 Parameters: each stage's node reads the package's config/<executable>.yaml; ``params_file`` names
 an extra params file applied on top of it (sections keyed by node name or ``/**``). The arguments
 below override both.
 
-youBot drivers: joint states on ``joint_states_topic`` (default /joint_states: youbot_driver_ros_interface
-remaps its ``arm_1/joint_states`` there, joint_state_broadcaster publishes there; for an unremapped
-wrapper use ``joint_states_topic:=/arm_1/joint_states``). Commands go out as
+youBot drivers: joint states on ``joint_states_topic`` (default /joint_states:
+youbot_driver_ros_interface remaps its ``arm_1/joint_states`` there, joint_state_broadcaster
+publishes there; for an unremapped wrapper use ``joint_states_topic:=/arm_1/joint_states``).
+Commands go out as
 trajectory_msgs/JointTrajectory on ``command_topic`` (default the ros2_control
 joint_trajectory_controller/joint_trajectory; the youBot wrapper's own interfaces, brics_actuator
 position commands and the arm_1/arm_controller/follow_joint_trajectory action, need an adapter).
@@ -40,7 +44,8 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, EmitEvent, ExecuteProcess, OpaqueFunction, RegisterEventHandler
+from launch.actions import (DeclareLaunchArgument, EmitEvent, ExecuteProcess, OpaqueFunction,
+                            RegisterEventHandler)
 from launch.event_handlers import OnProcessExit
 from launch.events import Shutdown
 from launch.substitutions import LaunchConfiguration

@@ -1,10 +1,11 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The simulated youBot arm driver, with the wrench estimator on its joint states.
+r"""The simulated youBot arm driver, with the wrench estimator on its joint states.
 
     ros2 launch robot_id_ros youbot_sim.launch.py model:=youbot_model.yaml
     ros2 launch robot_id_ros youbot_sim.launch.py                 # the simulator alone
-    ros2 topic pub --once /sim/wrench geometry_msgs/msg/WrenchStamped "{wrench: {force: {z: -5.0}}}"
+    ros2 topic pub --once /sim/wrench geometry_msgs/msg/WrenchStamped \
+        "{wrench: {force: {z: -5.0}}}"
     ros2 topic echo /wrench_estimator/wrench
 
 The simulator is the clock source: it publishes /clock and always runs on wall time (scaled by
@@ -18,8 +19,8 @@ robot: joint states on ``joint_states_topic`` (default /joint_states: the youBot
 unremapped wrapper use ``joint_states_topic:=/arm_1/joint_states``), commands
 (trajectory_msgs/JointTrajectory) on ``command_topic`` (default the ros2_control
 joint_trajectory_controller/joint_trajectory). The simulator publishes at the real wrapper's
-default 50 Hz; the real driver's rate is its parameter ``youBotDriverCycleFrequencyInHz`` (raise it,
-e.g. to 200, for force bandwidth); the simulator's is ``publish_rate_hz`` in its params file.
+default 50 Hz; the real driver's rate is its parameter ``youBotDriverCycleFrequencyInHz`` (raise
+it, e.g. to 200, for force bandwidth); the simulator's is ``publish_rate_hz`` in its params file.
 """
 import os
 

@@ -1,8 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The estimator benchmarks run to the end on a tiny input (their figures are not asserted: speed is
-shown by the full runs quoted in the README, not by timed tests). A benchmark that no longer runs
-(e.g. after a change to the settings it combines) fails here instead of at the next README update."""
+"""The estimator benchmarks run to the end on a tiny input (their figures are not asserted: speed
+is shown by the full runs quoted in the README, not by timed tests). A benchmark that no longer
+runs (e.g. after a change to the settings it combines) fails here instead of at the next README
+update."""
 import subprocess
 import sys
 from pathlib import Path

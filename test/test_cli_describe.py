@@ -24,7 +24,7 @@ def test_describe_youbot_json():
 
 
 @pytest.mark.parametrize('arm, flags, n_base', [(panda, [], 43), (panda, ['--friction'], 57),
-                                                 (ur5, [], 36), (ur5, ['--friction'], 48)])
+                                                (ur5, [], 36), (ur5, ['--friction'], 48)])
 def test_describe_other_arms(arm, flags, n_base):
     urdf, joints = arm()
     r = robot_id('describe', '--urdf', str(urdf), '--joints', ','.join(joints), *flags, '--json')

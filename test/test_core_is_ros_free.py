@@ -1,6 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The numeric core imports no ROS: every module of every ROS-free sub-package, found recursively."""
+"""The numeric core imports no ROS: every module of every ROS-free sub-package, found
+recursively."""
 import subprocess
 import sys
 from pathlib import Path

@@ -1,6 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The README's main command, `robot-id demo --quick`, end to end over real DDS (about 2-3 minutes).
+"""The README's main command, `robot-id demo --quick`, end to end over real DDS (about 2-3
+minutes).
 
 It starts the simulated youBot and the package's real nodes as separate processes, so this also
 proves the executables work together: recorders -> bags -> identification -> estimator node."""
@@ -45,7 +46,8 @@ def test_demo_writes_model_bags_and_plots(demo_out):
 
 
 def test_demo_physics(demo_out):
-    """What the pipeline must achieve even in the short configuration on the hidden-parameter sim."""
+    """What the pipeline must achieve even in the short configuration on the hidden-parameter
+    sim."""
     out, _ = demo_out
     res = json.loads((out / 'results.json').read_text())
     ident = res['identification']

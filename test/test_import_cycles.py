@@ -8,7 +8,8 @@ from pathlib import Path
 import robot_id_ros
 
 PACKAGE = Path(robot_id_ros.__file__).parent
-# the deprecated aliases of the old layout import the new modules by name only; not part of the graph
+# the deprecated aliases of the old layout import the new modules by name only; not part of the
+# graph
 SKIP = {'robot_id_ros.core', 'robot_id_ros.nodes', 'robot_id_ros.commands', 'robot_id_ros._moved'}
 
 

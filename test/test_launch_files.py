@@ -299,7 +299,8 @@ def test_executables_are_console_scripts(path):
         exe, pkg = _kw(c, 'executable'), _kw(c, 'package')
         assert isinstance(
             exe, ast.Constant), f'{path.name}:{c.lineno}: executable must be a string constant'
-        assert exe.value in scripts, f'{path.name}:{c.lineno}: {exe.value!r} is not a console script of setup.py'
+        assert exe.value in scripts, (
+            f'{path.name}:{c.lineno}: {exe.value!r} is not a console script of setup.py')
         assert isinstance(
             pkg, ast.Constant) and pkg.value == PACKAGE, f'{path.name}:{c.lineno}: package'
 
@@ -318,14 +319,16 @@ def test_referenced_files_exist_and_are_installed(path):
     scripts = console_scripts()
     for rel, line in refs:
         exe = re.fullmatch(r'config/([\w-]+)\.yaml', rel)
-        if exe and exe.group(1) in scripts and not (ROOT / 'robot_id_ros' / 'ros' / 'nodes' / f'{exe.group(1)}.py').is_file() \
+        if exe and exe.group(1) in scripts and not (
+                ROOT / 'robot_id_ros' / 'ros' / 'nodes' / f'{exe.group(1)}.py').is_file() \
                 and not (ROOT / rel).is_file():
             pending.append(
                 f'{rel} (module robot_id_ros.ros.nodes.{exe.group(1)} does not exist yet)')
             continue
         assert (ROOT /
                 rel).is_file(), f'{path.name}:{line}: {rel} does not exist in the repository'
-        assert rel in installed, f'{path.name}:{line}: {rel} is not installed by setup.py data_files'
+        assert rel in installed, (
+            f'{path.name}:{line}: {rel} is not installed by setup.py data_files')
         assert installed[rel] == ROOT / rel
     if pending:
         pytest.skip(
@@ -374,7 +377,8 @@ def test_params_file_defaults_to_the_package_config(path):
             d = vals[0]
         assert isinstance(d, ast.Call) and _callee(d) in ('join', 'PathJoinSubstitution') and \
             _is_share_call(d.args[0] if _callee(d) == 'join' else d.args[0].elts[0], t, scope), (
-                f'{path.name}: {name} must default to a config under get_package_share_directory({PACKAGE!r})')
+                f'{path.name}: {name} must default to a config under '
+                f'get_package_share_directory({PACKAGE!r})')
         parts = d.args[1:] if _callee(d) == 'join' else d.args[0].elts[1:]
         assert [p.value for p in parts][0] == 'config' and parts[-1].value.endswith('.yaml'), name
 
@@ -393,8 +397,8 @@ def test_node_names_match_their_config_sections(path):
             continue          # test_node_parameters reports a node without its config
         keys = set(yaml.safe_load(cfg.read_text()))
         assert keys & {'/**', name.value, f'/{name.value}', f'/**/{name.value}'}, (
-            f'{path.name}: node {exe} is named {name.value!r}, config/{exe}.yaml has sections {sorted(keys)}'
-        )
+            f'{path.name}: node {exe} is named {name.value!r}, '
+            f'config/{exe}.yaml has sections {sorted(keys)}')
 
 
 @pytest.fixture(scope='module')
@@ -415,7 +419,8 @@ def test_launch_parameters_and_remappings_match_the_nodes(path, node_docs):
             continue
         declared = {p.name for p in d.parameters} | BUILTIN_PARAMETERS
         keys = parameter_keys(t, c)
-        assert keys <= declared, f'{path.name}:{c.lineno}: {exe} does not declare {sorted(keys - declared)}'
+        assert keys <= declared, (
+            f'{path.name}:{c.lineno}: {exe} does not declare {sorted(keys - declared)}')
         names = {
             e.name
             for e in d.endpoints if e.kind in ('publishes', 'subscribes', 'service', 'client')
@@ -434,8 +439,8 @@ def test_generate_launch_description_on_a_ros2_machine(path):
     if importlib.util.find_spec('launch_ros') is None or importlib.util.find_spec(
             'launch') is None:
         pytest.skip(
-            'launch / launch_ros are not importable here (no PyPI wheels); this runs on a ROS 2 machine'
-        )
+            'launch / launch_ros are not importable here (no PyPI wheels); '
+            'this runs on a ROS 2 machine')
     if importlib.util.find_spec('ament_index_python') is None:
         pytest.skip('ament_index_python is not importable')
     from ament_index_python.packages import PackageNotFoundError, get_package_share_directory

@@ -16,7 +16,8 @@ def test_every_old_path_imports_its_new_module_with_a_deprecation_warning():
         '        warnings.simplefilter("always")',
         '        mod = importlib.import_module(old)',
         '    assert mod is importlib.import_module(new), old',
-        '    assert any(issubclass(x.category, DeprecationWarning) and new in str(x.message) for x in w), old',
+        '    assert any(issubclass(x.category, DeprecationWarning) and new in str(x.message) '
+        'for x in w), old',
         'from robot_id_ros.core.model import RobotModel',
         'from robot_id_ros.model.robot import RobotModel as R2',
         'assert RobotModel is R2',

@@ -3,8 +3,8 @@
 """Every config/<executable>.yaml agrees with its node's OWN parameter declarations.
 
 For each node executable of setup.py the node class (the one rclpy Node subclass its module
-defines, see robot_id_ros/ros/nodes/__init__.py) is instantiated in-process on an isolated ROS domain
-and its declared parameters are read back:
+defines, see robot_id_ros/ros/nodes/__init__.py) is instantiated in-process on an isolated ROS
+domain and its declared parameters are read back:
 
 - every parameter set in the config is declared by the node (an undeclared one would be silently
   ignored by ROS 2), with a value of the declared type, and reaches the node;
@@ -102,8 +102,8 @@ def ros_parameter(name, value):
     from rclpy.parameter import Parameter
     if isinstance(value, list) and not value:
         pytest.fail(
-            f'{name}: an empty list in a ROS 2 params file leaves the parameter unset (rcl reads [] as '
-            'no value); give a non-empty list or drop the parameter')
+            f'{name}: an empty list in a ROS 2 params file leaves the parameter unset '
+            '(rcl reads [] as no value); give a non-empty list or drop the parameter')
     try:
         return Parameter(name, value=value)
     except TypeError as exc:
@@ -138,12 +138,12 @@ def construct(cls, exe, **kwargs):
         return cls(**kwargs)
     except InvalidParameterTypeException as exc:
         pytest.fail(
-            f'config/{exe}.yaml gives a value of the wrong type (a double needs a decimal point: 50.0, '
-            f'not 50): {exc}')
+            f'config/{exe}.yaml gives a value of the wrong type '
+            f'(a double needs a decimal point: 50.0, not 50): {exc}')
     except ParameterUninitializedException as exc:
         pytest.fail(
-            f'{exe}: construction reads a parameter declared without a default that config/{exe}.yaml '
-            f'does not set: {exc}')
+            f'{exe}: construction reads a parameter declared without a default that '
+            f'config/{exe}.yaml does not set: {exc}')
 
 
 def same_value(a, b):
@@ -168,8 +168,8 @@ def test_node_module_follows_the_convention(exe, module_name):
 def test_every_node_has_its_config(exe, module_name):
     node_module(module_name)
     assert (ROOT / 'config' / f'{exe}.yaml').is_file(), (
-        f'node robot_id_ros.ros.nodes.{module_name} exists but config/{exe}.yaml does not (launch files load it)'
-    )
+        f'node robot_id_ros.ros.nodes.{module_name} exists but config/{exe}.yaml does not '
+        '(launch files load it)')
 
 
 @pytest.mark.parametrize('exe,module_name', NODE_EXECUTABLES, ids=[e for e, _ in NODE_EXECUTABLES])
@@ -200,15 +200,16 @@ def test_config_matches_the_node_declarations(exe, module_name, rclpy_context, t
         name = node.get_name()
         for key in sections:
             assert key in ('/**', name, f'/{name}', f'/**/{name}'), (
-                f'config/{exe}.yaml section {key!r} does not apply to node {name!r} (use {name!r} or /**)'
-            )
+                f'config/{exe}.yaml section {key!r} does not apply to node {name!r} '
+                f'(use {name!r} or /**)')
     finally:
         node.destroy_node()
 
 
 @pytest.mark.parametrize('exe,module_name', NODE_EXECUTABLES, ids=[e for e, _ in NODE_EXECUTABLES])
 def test_config_loads_as_a_params_file(exe, module_name, ros_domain_id, tmp_path):
-    """The way ros2 run/launch load it: rcl parses the file and applies the sections matching the node."""
+    """The way ros2 run/launch load it: rcl parses the file and applies the sections matching the
+    node."""
     import rclpy
     from rclpy.context import Context
 
@@ -230,12 +231,14 @@ def test_config_loads_as_a_params_file(exe, module_name, ros_domain_id, tmp_path
         try:
             got = {n: node.get_parameter(n).value for n in values if node.has_parameter(n)}
             missing = sorted(set(values) - set(got))
-            assert not missing, f'{exe}: not declared (or the section key does not match the node): {missing}'
+            assert not missing, (
+                f'{exe}: not declared (or the section key does not match the node): {missing}')
             wrong = {
                 n: (got[n], v)
                 for n, v in values.items() if n not in substituted and not same_value(got[n], v)
             }
-            assert not wrong, f'{exe}: values that did not arrive through the params file (node, config): {wrong}'
+            assert not wrong, (f'{exe}: values that did not arrive through the params file '
+                               f'(node, config): {wrong}')
         finally:
             node.destroy_node()
     finally:

@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Regenerate docs/nodes.md from the nodes' own declarations (robot_id_ros.ros.docs), and the
-comments of the settings in config/*.yaml from their declarations (robot_id_ros.settings).
+"""Regenerate docs/nodes.md and the settings' comments in config/*.yaml.
+
+docs/nodes.md from the nodes' own declarations (robot_id_ros.ros.docs), and the comments of the
+settings in config/*.yaml from their declarations (robot_id_ros.settings).
 
     python tools/update_docs.py        (or: make docs)
 

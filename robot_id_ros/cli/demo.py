@@ -1,9 +1,11 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""robot-id demo: the whole pipeline on the simulated youBot (hidden true parameters) over real
-DDS: static poses, friction sweeps, optimised excitation, identification, held-out validation,
-then the wrench estimator under a scripted sequence of known forces. Prints a results table and
-writes a report folder (model file, bags, plots, results.json).
+"""robot-id demo: the whole pipeline on the simulated youBot over real DDS.
+
+The simulator's true parameters are hidden. Static poses, friction sweeps, optimised excitation,
+identification, held-out validation, then the wrench estimator under a scripted sequence of known
+forces. Prints a results table and writes a report folder (model file, bags, plots,
+results.json).
 """
 from __future__ import annotations
 

@@ -44,12 +44,13 @@ def add_parser(subparsers):
     p.add_argument('--velocity-limits', default=None,
                    help='rad/s, one value or one per joint, comma-separated (default: the URDF)')
     p.add_argument(
-        '--acceleration-limits', default=None, help=
-        f'rad/s^2, one value or one per joint (default {DEFAULT_ACCELERATION_PER_VELOCITY_S:g}/s '
-        f'x the velocity limit; URDFs carry none)')
+        '--acceleration-limits', default=None,
+        help='rad/s^2, one value or one per joint (default '
+        f'{DEFAULT_ACCELERATION_PER_VELOCITY_S:g}/s x the velocity limit; URDFs carry none)')
     p.add_argument(
-        '--floor-z', default='0.0', help=
-        'lowest tool-frame height in m, in the URDF root frame (default 0; "none" for no floor)')
+        '--floor-z', default='0.0',
+        help='lowest tool-frame height in m, in the URDF root frame (default 0; "none" for no '
+        'floor)')
     p.add_argument(
         '--start-pose', default=None,
         help='start/end pose in rad, comma-separated per joint (default: middle of each range)')
@@ -63,8 +64,9 @@ def add_parser(subparsers):
     p.add_argument('--seed', type=int, default=0, help='random seed of the starting trajectory')
     p.add_argument(
         '--max-torque-fraction', type=float, default=0.8,
-        help='redesign (next seed) while the trajectory needs more than this fraction of a drive\'s '
-        'torque limit with the URDF dynamics (default 0.8; friction comes on top on a real arm)')
+        help='redesign (next seed) while the trajectory needs more than this fraction of a '
+        'drive\'s torque limit with the URDF dynamics (default 0.8; friction comes on top on a '
+        'real arm)')
     p.add_argument('--attempts', type=int, default=8,
                    help='designs tried for the torque limit (default 8)')
     p.add_argument(
@@ -104,7 +106,8 @@ def run(args) -> int:
     options = RegressorOptions(friction=args.friction, offset=args.offset,
                                rotor_inertia=args.rotor_inertia)
     print(
-        f'designing excitation for {robot.robot_name}: {robot.n} joints ({", ".join(robot.joint_names)}), '
+        f'designing excitation for {robot.robot_name}: {robot.n} joints '
+        f'({", ".join(robot.joint_names)}), '
         f'T = {args.period:g} s, N = {args.harmonics}, criterion {args.criterion}',
         file=sys.stderr, flush=True)
 
@@ -146,13 +149,16 @@ def run(args) -> int:
     c = res.constraints
     print(f'wrote {out}')
     print(
-        f'condition number {res.cond:.5g} (random start {res.initial_cond:.5g}), log det {res.logdet:.5g}, '
+        f'condition number {res.cond:.5g} (random start {res.initial_cond:.5g}), '
+        f'log det {res.logdet:.5g}, '
         f'{res.n_base} base parameters, {res.iterations} iterations, {res.time_s:.1f} s')
     floor_txt = '' if c[
         'floor_clearance_m'] is None else f', floor clearance {c["floor_clearance_m"]:.3f} m'
     print(
-        f'limits used (dense grid of {c["samples"]} points): position {100 * c["position_ratio"]:.1f} %, '
-        f'velocity {100 * c["velocity_ratio"]:.1f} %, acceleration {100 * c["acceleration_ratio"]:.1f} %'
+        f'limits used (dense grid of {c["samples"]} points): '
+        f'position {100 * c["position_ratio"]:.1f} %, '
+        f'velocity {100 * c["velocity_ratio"]:.1f} %, '
+        f'acceleration {100 * c["acceleration_ratio"]:.1f} %'
         f'{floor_txt}')
     print('peak torque (URDF dynamics, no friction): '
           + ', '.join(f'{n} {100 * f:.0f} %' for n, f in zip(robot.joint_names, per_joint))

@@ -27,9 +27,9 @@ def add_bag_arguments(p):
     p.add_argument('--topic', default='/joint_states',
                    help='JointState topic (default /joint_states)')
     p.add_argument(
-        '--effort-unit', choices=('torque', 'current'), default=None, help=
-        'effort in the bags: joint torque in Nm (default) or motor current in A (needs drive gains)'
-    )
+        '--effort-unit', choices=('torque', 'current'), default=None,
+        help='effort in the bags: joint torque in Nm (default) or motor current in A (needs drive '
+        'gains)')
     p.add_argument('--drive-gains', default=None,
                    help='comma-separated joint torque per motor current (Nm/A), one per joint')
 
@@ -110,17 +110,17 @@ def add_parser(subparsers):
     p.add_argument('--max-samples', type=int, default=None,
                    help='decimate each trajectory to at most this many')
     p.add_argument(
-        '--stribeck-column', action='store_true', help=
-        'a Stribeck column per joint in the trajectory fit (velocity from the sweeps, else fitted)'
-    )
+        '--stribeck-column', action='store_true',
+        help='a Stribeck column per joint in the trajectory fit (velocity from the sweeps, else '
+        'fitted)')
     p.add_argument(
         '--min-velocity', type=float, default=0.0, metavar='RAD_S',
-        help="leave a joint's samples out of the trajectory fit where its |velocity| is below this "
-        '(stiction regime; 0.05 suits the youBot); default 0 = keep all')
+        help="leave a joint's samples out of the trajectory fit where its |velocity| is below "
+        'this (stiction regime; 0.05 suits the youBot); default 0 = keep all')
     p.add_argument(
-        '--sidecar-window', action='store_true', help=
-        "fit only inside the sidecar's excitation periods (also for non-periodic derivative methods)"
-    )
+        '--sidecar-window', action='store_true',
+        help="fit only inside the sidecar's excitation periods (also for non-periodic derivative "
+        'methods)')
     p.add_argument('--stribeck', action='store_true', help='fit a Stribeck term to the sweeps')
     p.add_argument('--static-offset', action='store_true',
                    help='a torque offset per joint in the static fit')
@@ -152,7 +152,7 @@ def options_from_args(args, n) -> IdentificationOptions:
 
 
 def _check_outputs(args):
-    """The outputs of identify, checked before any work (see ``robot_id_ros.io.files.Outputs``)."""
+    """Return the outputs of identify, checked before any work (``io.files.Outputs``)."""
     outputs = Outputs(inputs=[args.urdf] + bag_inputs(args.data, args.static, args.sweeps,
                                                       args.validate),
                       overwrite=args.overwrite)
@@ -217,7 +217,8 @@ def run(args) -> int:
             m = x.metrics
             print(
                 f'validation {m["source"]}: relative error {100 * m["relative_error"]:.4g} % '
-                f'(filtered at {m["filter_hz"]:g} Hz: {100 * m["relative_error_filtered"]:.4g} %), RMSE '
+                f'(filtered at {m["filter_hz"]:g} Hz: '
+                f'{100 * m["relative_error_filtered"]:.4g} %), RMSE '
                 + ', '.join(f'{e:.4g}' for e in m['rmse_nm']) + ' Nm')
         print(f'model written to {out}' +
               (f'; report in {args.report}/report.md' if args.report else ''))

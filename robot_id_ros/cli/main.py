@@ -35,9 +35,11 @@ def build_parser():
 
 
 def main(argv=None) -> int:
-    """Entry point. The package's own errors (``robot_id_ros.errors.RobotIdError``) and file
-    errors (OSError) print one line on stderr and exit 2; anything else is a bug and shows its
-    traceback. ``--debug`` before the command shows the traceback of every error.
+    """Run the ``robot-id`` command (entry point); return the exit code.
+
+    The package's own errors (``robot_id_ros.errors.RobotIdError``) and file errors (OSError)
+    print one line on stderr and exit 2; anything else is a bug and shows its traceback.
+    ``--debug`` before the command shows the traceback of every error.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = '--debug' in argv[:1]

@@ -78,15 +78,16 @@ def run(args) -> int:
         return 0
     print(f'{m["samples"]} samples ({m["derivative_method"]} derivatives)')
     print(
-        f'relative error {100 * m["relative_error"]:.4g} % as recorded, {100 * m["relative_error_filtered"]:.4g} % '
+        f'relative error {100 * m["relative_error"]:.4g} % as recorded, '
+        f'{100 * m["relative_error_filtered"]:.4g} % '
         f'against the effort low-passed at {m["filter_hz"]:g} Hz')
     for nm, r, e in zip(m['joint_names'], m['rmse_nm'], m['per_joint_relative_error']):
         print(f'  {nm:24s} RMSE {r:.4g} Nm  relative {100 * e:.3g} %')
     if 'rmse_in_motion_nm' in m:
         print(
-            f'in motion (joint rows with |qd| >= {m["min_velocity_rad_s"]:g} rad/s, scope {m["min_velocity_scope"]}, '
-            f'margin {m["min_velocity_margin_s"]:g} s): relative error {100 * m["relative_error_in_motion"]:.4g} %'
-        )
+            f'in motion (joint rows with |qd| >= {m["min_velocity_rad_s"]:g} rad/s, '
+            f'scope {m["min_velocity_scope"]}, margin {m["min_velocity_margin_s"]:g} s): '
+            f'relative error {100 * m["relative_error_in_motion"]:.4g} %')
         for nm, r, fr in zip(m['joint_names'], m['rmse_in_motion_nm'], m['in_motion_fraction']):
             print(f'  {nm:24s} RMSE {r:.4g} Nm  over {100 * fr:.3g} % of the samples')
     return 0

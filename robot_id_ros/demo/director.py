@@ -1,8 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The demo's director: a small rclpy node that moves the simulated arm, has the simulator apply a
-scripted sequence of known forces, tares the estimator at each rest pose and records what comes
-back (the estimator's wrench and contact flag, the simulator's true wrench), all in sim time.
+"""The demo's director: a small rclpy node that drives the simulated force phase.
+
+It moves the simulated arm, has the simulator apply a scripted sequence of known forces, tares
+the estimator at each rest pose and records what comes back (the estimator's wrench and contact
+flag, the simulator's true wrench), all in sim time.
 
 The script is planned ROS-free (``ForceScript``): rest poses with forces that the drives can hold,
 then the held-out excitation trajectory with a contact-free stretch followed by force steps. The
@@ -56,8 +58,10 @@ class ForceScript:
     @classmethod
     def default(cls, robot: RobotModel, trajectory: rec.FourierTrajectory, quick=False,
                 hold_s=2.0, gap_s=1.0, seed=0):
-        """Two rest poses where the arm is far from singular (the force is observable) with
-        forces that keep every joint within 80 % of its torque limit; then the trajectory: one
+        """Plan the default script: two rest poses, then force steps along the trajectory.
+
+        Two rest poses where the arm is far from singular (the force is observable) with forces
+        that keep every joint within 80 % of its torque limit; then the trajectory: one
         contact-free period, then force steps placed where the drives can carry them along the
         path.
         """
@@ -98,8 +102,10 @@ class ForceScript:
 
 
 def rest_poses(robot: RobotModel, count, rng, candidates=400, floor_z_m=0.1):
-    """``count`` rest poses well inside the limits, tool above the floor, chosen for the largest
-    smallest singular value of the force Jacobian (forces best observable), spread apart.
+    """Choose ``count`` rest poses where forces are best observable.
+
+    Poses well inside the limits, tool above the floor, chosen for the largest smallest singular
+    value of the force Jacobian (forces best observable), spread apart.
     """
     Q = robot.random_configurations(candidates, rng, 0.3)
     scored = []
@@ -119,8 +125,10 @@ def rest_poses(robot: RobotModel, count, rng, candidates=400, floor_z_m=0.1):
 
 
 def feasible_forces(robot: RobotModel, Q, candidates, fraction):
-    """Return the candidate forces (base axes, at the tool point) whose static joint torques
-    g(q) - J^T F stay within ``fraction`` of the torque limits at every configuration in Q.
+    """Return the candidate forces the drives can hold at every configuration in Q.
+
+    Forces in base axes, at the tool point, whose static joint torques g(q) - J^T F stay within
+    ``fraction`` of the torque limits at every configuration in Q.
     """
     out = []
     lim = fraction * robot.limits.effort_nm
@@ -134,9 +142,10 @@ def feasible_forces(robot: RobotModel, Q, candidates, fraction):
 
 def motion_force_plan(robot: RobotModel, trajectory: rec.FourierTrajectory, t_from, t_to,
                       candidates, hold_s, gap_s, fraction=0.9, dt=0.05):
-    """(onset time, force) steps along the trajectory, each held ``hold_s`` where the drives can
-    carry it: |ID(q, qd, qdd) - J^T F| within ``fraction`` of the torque limits over the whole
-    hold.
+    """Plan (onset time, force) steps along the trajectory.
+
+    Each step is held ``hold_s`` where the drives can carry it: |ID(q, qd, qdd) - J^T F| within
+    ``fraction`` of the torque limits over the whole hold.
     """
     t = np.arange(t_from, t_to, dt)
     Q, QD, QDD = trajectory.evaluate(t)
@@ -188,7 +197,9 @@ class Director:
     def __init__(self, domain_id, robot: RobotModel, sim_node_name,
                  estimator_name='wrench_estimator', command_topic=DEFAULT_COMMAND_TOPIC,
                  progress=print):
-        """Args:
+        """Create the director node.
+
+        Args:
             domain_id: ROS domain of the simulator and the estimator.
             robot: the arm's model (joint names).
             sim_node_name: the simulator node (its ``real_time_factor`` is set).

@@ -70,8 +70,10 @@ def _youbot_estimator_settings():
 
 
 def demo_estimator_settings() -> dict:
-    """The estimator settings of the package's config/wrench_estimator.yaml (the youBot's), as
-    ``EstimatorConfig`` fields: the node on a robot, the demo's node and its replays use the same.
+    """Return the estimator settings of the package's config/wrench_estimator.yaml.
+
+    The youBot's, as ``EstimatorConfig`` fields: the node on a robot, the demo's node and its
+    replays use the same.
     The file is read on the first call.
     """
     return dict(_youbot_estimator_settings())
@@ -122,10 +124,11 @@ def _youbot_identification_options():
 
 
 def demo_identification_options() -> IdentificationOptions:
-    """The youBot identification recipe of the package's config/identification.yaml (read on the
-    first call): rotor inertia, direction-dependent Coulomb friction and a Stribeck column, no
-    offset, Savitzky-Golay derivatives at 25 Hz inside the excitation periods, joints slower than
-    0.05 rad/s left out of the fit.
+    """Return the youBot identification recipe of the package's config/identification.yaml.
+
+    Read on the first call: rotor inertia, direction-dependent Coulomb friction and a Stribeck
+    column, no offset, Savitzky-Golay derivatives at 25 Hz inside the excitation periods, joints
+    slower than 0.05 rad/s left out of the fit.
     """
     return dataclasses.replace(_youbot_identification_options())
 
@@ -304,10 +307,11 @@ class Demo:
             time.sleep(0.1)
 
     def _design_excitation(self):
-        """Two trajectories (identification, validation). The design constrains positions,
-        velocities and accelerations; torque is checked with the URDF model plus youBot-sized
-        friction: a trajectory needing more than EXCITATION_TORQUE_FRACTION of a drive's limit is
-        redesigned with the next seed.
+        """Design two trajectories (identification, validation).
+
+        The design constrains positions, velocities and accelerations; torque is checked with the
+        URDF model plus youBot-sized friction: a trajectory needing more than
+        EXCITATION_TORQUE_FRACTION of a drive's limit is redesigned with the next seed.
         """
         cfg = self.cfg
         self.traj_files = []
@@ -340,8 +344,9 @@ class Demo:
 
     # --- identification ---------------------------------------------------------------------
     def _identify(self):
-        """Identify with config/identification.yaml's youBot recipe, validates on the held-out
-        run and saves the model file.
+        """Identify with the youBot recipe, validate on the held-out run, save the model file.
+
+        The recipe: config/identification.yaml's.
         """
         j = self.robot.joint_names
         static = read_joint_states(self.static_bag, j)

@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The demo's node processes: each of the package's nodes in its own Python process, on a private
-ROS domain with discovery limited to this machine, its output in a log file.
+"""The demo's node processes.
+
+Each of the package's nodes in its own Python process, on a private ROS domain with discovery
+limited to this machine, its output in a log file.
 """
 from __future__ import annotations
 
@@ -34,8 +36,10 @@ def log(msg):
 
 
 def demo_environment(domain_id):
-    """The environment of the demo's processes: ROS domain ``domain_id``, discovery on this machine
-    only, unbuffered output (so the logs show progress as it happens).
+    """Return the environment of the demo's processes.
+
+    ROS domain ``domain_id``, discovery on this machine only, unbuffered output (so the logs show
+    progress as it happens).
     """
     env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
                PYTHONUNBUFFERED='1')
@@ -71,7 +75,7 @@ class NodeProcess:
         return self.proc.poll() is None
 
     def last_line(self, contains=''):
-        """The last line of the node's log that holds ``contains`` ('' if none or no log)."""
+        """Return the last line of the node's log that holds ``contains`` ('' if none/no log)."""
         try:
             lines = self.log_path.read_text(errors='replace').splitlines()
         except OSError:

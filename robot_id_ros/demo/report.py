@@ -1,9 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The demo's comparison and report: the recorded force phase replayed through the estimator core
-with the identified model, the simulator's true parameters (the floor) and a gravity-only
-point-mass baseline, beside what the live node published; then results.json, results.md and the
-force plot.
+"""The demo's comparison and report.
+
+The recorded force phase replayed through the estimator core with the identified model, the
+simulator's true parameters (the floor) and a gravity-only point-mass baseline, beside what the
+live node published; then results.json, results.md and the force plot.
 
 Forces are in N in the URDF root frame, times in sim seconds (stamps in ns where named so).
 """
@@ -51,7 +52,7 @@ class ForceScenario:
 
 
 def force_scenario(log) -> ForceScenario:
-    """The force script as it ran, from the director's log (``demo.director.DirectorLog``)."""
+    """Return the force script as it ran, from the director's log (``director.DirectorLog``)."""
     timeline = R.timeline_from_samples(log.true_t_s, log.true_force_n)
     phases = [p for p in log.phases if p.kind in ('rest', 'motion')]
     free = [(p.t0_s, p.t1_s) for p in log.phases if p.kind == 'motion_free']
@@ -68,7 +69,7 @@ def force_scenario(log) -> ForceScenario:
 
 
 def _live_row(log, sc: ForceScenario):
-    """The live node's figures over DDS; returns (row, contact-free samples it published)."""
+    """Compute the live node's figures over DDS; return (row, contact-free samples published)."""
     live = R.force_errors(np.array(log.est_t_s), np.array(log.est_force_n), sc.timeline, sc.phases)
     live_false, live_free_n = R.false_contacts(log.contact_t_s, log.contact, sc.free)
     live_delay = R.detection_delays(log.contact_t_s, log.contact, sc.onsets_s)
@@ -79,7 +80,7 @@ def _live_row(log, sc: ForceScenario):
 
 
 def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
-    """The estimator core with ``model`` over the recorded joint states, tared as the node was.
+    """Replay the estimator core with ``model`` over the joint states, tared as the node was.
 
     Args:
         model: the model to replay with.
@@ -107,7 +108,7 @@ def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
 
 
 def _baseline_row(robot, point_mass, js, tare_ns, sc: ForceScenario):
-    """The gravity-only point-mass baseline (no friction, no inertia), tared like the node."""
+    """Run the gravity-only point-mass baseline (no friction, no inertia), tared like the node."""
     Fb = R.gravity_only_batch(robot, lambda q: point_mass.predict(robot, q)[0], js.stamp_ns, js.q,
                               js.effort, tare_ns)
     eb = R.force_errors(js.t_s + js.stamp_ns[0] * 1e-9, Fb, sc.timeline, sc.phases)
@@ -117,9 +118,11 @@ def _baseline_row(robot, point_mass, js, tare_ns, sc: ForceScenario):
 
 def compare_estimators(robot, log, force_bag, model_path, truth_file, point_mass, settings,
                        report_dir) -> dict:
-    """The force phase's figures: the live node, the core replayed with the identified model and
-    with the true parameters, and the gravity-only baseline; plots the identified model's forces
-    into ``report_dir/force_phase.png``.
+    """Compute the force phase's figures and plot the identified model's forces.
+
+    The live node, the core replayed with the identified model and with the true parameters, and
+    the gravity-only baseline; plots the identified model's forces into
+    ``report_dir/force_phase.png``.
 
     Args:
         robot: the arm's model (``model.robot.RobotModel``).
@@ -209,7 +212,7 @@ def write_report(out_dir, results):
 
 
 def save_director_log(log, path):
-    """The force phase as recorded by the director (sim seconds), for re-analysis."""
+    """Save the force phase as recorded by the director (sim seconds), for re-analysis."""
     d = {k: v for k, v in vars(log).items() if k != 'phases'}
     d['phases'] = [vars(p) for p in log.phases]
     Path(path).write_text(json.dumps(d, default=float))

@@ -1,6 +1,8 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""ROS-free figures of the demo and the accuracy benchmark: force errors, contact delays, baselines.
+"""ROS-free figures of the demo and the accuracy benchmark.
+
+Force errors, contact delays, baselines.
 
 Inputs are plain arrays: the estimator's wrench over time, the applied (true) wrench over time and
 the script's phases. Everything here is recomputable from the demo's bags.
@@ -52,7 +54,7 @@ class ForceTimeline:
 
 
 def timeline_from_samples(t_s, force_n, tol_n=1e-6):
-    """A ForceTimeline from sampled true-force messages (changes where the force changes)."""
+    """Build a ForceTimeline from sampled true-force messages (changes where the force does)."""
     t_s = np.asarray(t_s, float)
     force_n = np.asarray(force_n, float)
     order = np.argsort(t_s)
@@ -111,11 +113,13 @@ def in_windows(t_s, windows):
 
 def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_force_dir,
                      transient_s=TRANSIENT_S):
-    """At-rest force error split along n, the unit force direction that loads joint 1 (the normal of
-    the arm's plane for a youBot-like arm: joints 2-5 feel nothing along it), and the rest: (RMS of the
-    in-plane error, RMS of the error along n), N. ``joint1_force_dir`` (N, 3): joint 1's column of
-    the tool's linear Jacobian per sample (any length). While joint 1 is held by stiction the
-    component along n reaches no joint state at all.
+    """Split the at-rest force error along n and the rest.
+
+    n is the unit force direction that loads joint 1 (the normal of the arm's plane for a
+    youBot-like arm: joints 2-5 feel nothing along it). Returns (RMS of the in-plane error, RMS of
+    the error along n), N. ``joint1_force_dir`` (N, 3): joint 1's column of the tool's linear
+    Jacobian per sample (any length). While joint 1 is held by stiction the component along n
+    reaches no joint state at all.
     """
     t_s = np.asarray(t_s, float)
     err = np.asarray(est_force_n, float)[:, :3] - timeline.at(t_s)
@@ -131,7 +135,10 @@ def rest_error_split(t_s, est_force_n, timeline: ForceTimeline, phases, joint1_f
 
 
 def force_rms_in(t_s, est_force_n, timeline: ForceTimeline, windows):
-    """RMS of |F_est - F_applied| (N) over the samples inside the windows [(t0, t1)] (nan: none)."""
+    """RMS of |F_est - F_applied| (N) over the samples inside the windows [(t0, t1)].
+
+    nan when no sample is inside.
+    """
     t_s = np.asarray(t_s, float)
     m = in_windows(t_s, windows)
     if not m.any():
@@ -141,10 +148,12 @@ def force_rms_in(t_s, est_force_n, timeline: ForceTimeline, windows):
 
 
 def contact_signal(t_s, true_tau_nm, detector, onsets_s, window_s=0.05):
-    """For each contact onset, the largest score the contact test gives the TRUE external joint torque
-    (``true_tau_nm`` (N, n): J^T F_applied) within ``window_s`` after it, with no noise, no stiction
-    band and no observer lag: below 1 the contact is not detectable within that window at the
-    detector's threshold by any estimator (its joint torques are too small there).
+    """Score the TRUE external joint torque with the contact test after each contact onset.
+
+    For each contact onset, the largest score the contact test gives the TRUE external joint
+    torque (``true_tau_nm`` (N, n): J^T F_applied) within ``window_s`` after it, with no noise, no
+    stiction band and no observer lag: below 1 the contact is not detectable within that window at
+    the detector's threshold by any estimator (its joint torques are too small there).
     """
     t_s = np.asarray(t_s, float)
     tau = np.asarray(true_tau_nm, float)
@@ -157,8 +166,9 @@ def contact_signal(t_s, true_tau_nm, detector, onsets_s, window_s=0.05):
 
 
 def detection_delays(t_s, contact, onsets_s, window_s=1.0):
-    """Delay from each contact onset to the first contact flag after it (nan: not detected
-    within ``window_s``).
+    """Return the delay from each contact onset to the first contact flag after it.
+
+    nan: not detected within ``window_s``.
     """
     t_s = np.asarray(t_s, float)
     contact = np.asarray(contact, bool)
@@ -176,8 +186,10 @@ def false_contacts(t_s, contact, windows):
 
 
 def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConfig | None = None):
-    """The core estimator over recorded samples, tared (or tare cleared) at the given stamps as the
-    node was: ``tare_events`` is a list of (stamp_ns, 'tare' | 'clear').
+    """Run the core estimator over recorded samples, tared as the node was.
+
+    Tared (or tare cleared) at the given stamps: ``tare_events`` is a list of
+    (stamp_ns, 'tare' | 'clear').
     """
     est = WrenchEstimator(model, config or EstimatorConfig())
     forces, contact, stamps = [], [], []
@@ -199,8 +211,10 @@ def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConf
 
 def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_events,
                        tare_window_s=0.1):
-    """The gravity-only baseline: tau_ext = g(q) - tau (no friction, no inertia), mapped to a force at the
-    tool point by the same least squares as the estimator, tared like it.
+    """Run the gravity-only baseline over recorded samples.
+
+    tau_ext = g(q) - tau (no friction, no inertia), mapped to a force at the tool point by the
+    same least squares as the estimator, tared like it.
     """
     mapper = WrenchMapper(robot.n, 'force')
     events = sorted((int(s), kind) for s, kind in tare_events)

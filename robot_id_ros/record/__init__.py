@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Stage 1, planning experiments (ROS-free): safety limits, static poses, point-to-point motions,
-settling and averaging, friction sweeps, recording monitors and excitation trajectories.
+"""Stage 1, planning experiments (ROS-free).
+
+Safety limits, static poses, point-to-point motions, settling and averaging, friction sweeps,
+recording monitors and excitation trajectories.
 
 Modules: ``safety`` (SafetyLimits), ``poses``, ``motions`` (QuinticMove and friends), ``settle``
 (SettleDetector, average_window), ``sweeps``, ``monitors``, ``excitation`` (a package). The

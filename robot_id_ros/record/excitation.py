@@ -158,8 +158,10 @@ class _Search:
         return self.prob.report(x)['ok']
 
     def repair(self, x_good, x_bad, steps=REPAIR_BISECTIONS):
-        """Largest step from the feasible x_good towards x_bad that is feasible on the dense
-        grid (bisection).
+        """Bisect for the largest feasible step from x_good towards x_bad.
+
+        Largest step from the feasible x_good towards x_bad that is feasible on the dense grid
+        (bisection).
         """
         lo, hi = 0.0, 1.0
         for _ in range(steps):
@@ -325,8 +327,11 @@ def peak_torque_fraction(robot: RobotModel, traj: FourierTrajectory, samples=PEA
 def design_within_torque(robot: RobotModel, regressor_options=RegressorOptions(), *,
                          max_torque_fraction=0.8, attempts=8, friction=None, seed=0, report=None,
                          **design_kwargs):
-    """``design_excitation`` until a design needs at most ``max_torque_fraction`` of every
-    drive's torque limit.
+    """Design excitations until one stays within a fraction of the drives' torque limits.
+
+    ``design_excitation`` until a design needs at most ``max_torque_fraction`` of every drive's
+    torque limit.
+
 
     The design's constraints are kinematic, and a trajectory that saturates a drive is not
     followed. Tries the seeds seed, seed + 1, ...

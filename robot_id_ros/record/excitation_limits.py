@@ -33,7 +33,7 @@ class ExcitationLimits:
     def from_robot(cls, robot: RobotModel, position_fraction=0.8, velocity_fraction=0.7,
                    acceleration_fraction=0.7, acceleration_limits_rad_s2=None,
                    velocity_limits_rad_s=None, floor_z_m=0.0):
-        """The fractions of the URDF's limits (or of the given velocity / acceleration limits).
+        """Build the fractions of the URDF's limits (or of given velocity / acceleration limits).
 
         Args:
             robot: the arm.
@@ -93,8 +93,9 @@ class ExcitationLimits:
 
 
 def per_joint(v, n, what):
-    """``v`` as n per-joint values (one value is repeated); ExcitationError naming ``what``
-    when it has neither 1 nor n values.
+    """Return ``v`` as n per-joint values (one value is repeated).
+
+    Raises ExcitationError naming ``what`` when it has neither 1 nor n values.
     """
     a = np.asarray(v, dtype=float).reshape(-1)
     if a.size == 1:

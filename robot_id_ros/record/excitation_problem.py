@@ -27,7 +27,8 @@ FLOOR_SCALE_TRIES = 60            # at most this many times
 
 
 def default_observation_samples(harmonics, n_base, n):
-    """Observation samples per period ``design_excitation`` uses by default:
+    """Return the observation samples per period ``design_excitation`` uses by default.
+
     max(8 N, 3 n_base / n, 40).
     """
     return max(OBSERVATION_SAMPLES_PER_HARMONIC * harmonics,
@@ -106,7 +107,7 @@ class ExcitationProblem:
         return observation_samples, constraint_samples
 
     def _start_pose(self, q_start):
-        """The start pose (default the middle of the band), checked against band and floor."""
+        """Return the start pose (default the band's middle), checked against band and floor."""
         robot, lim, n = self.robot, self.limits, self.n
         if q_start is None:
             q_start = np.where(np.isfinite(lim.q_lower + lim.q_upper),
@@ -129,8 +130,9 @@ class ExcitationProblem:
 
     # --- parametrisation ----------------------------------------------------------------
     def _bases(self, t):
-        """(Bq, Bqd, Bqdd), each (len(t), 2(N-1)): per-joint maps from [a_1..a_{N-1},
-        b_1..b_{N-1}].
+        """Return the per-joint maps (Bq, Bqd, Bqdd) from the coefficients.
+
+        Each (len(t), 2(N-1)): per-joint maps from [a_1..a_{N-1}, b_1..b_{N-1}].
         """
         N, w = self.N, self.w
         l = np.arange(1, N + 1)  # noqa: E741 - the harmonic index of the formula
@@ -145,7 +147,7 @@ class ExcitationProblem:
         return Bq, Bqd, Bqdd
 
     def coefficients(self, x):
-        """(Return a, b, q0) of the trajectory of x."""
+        """Return (a, b, q0) of the trajectory of x."""
         X = np.asarray(x, dtype=float).reshape(self.n, self.nx_joint)
         N, w = self.N, self.w
         l = np.arange(1, N + 1)  # noqa: E741
@@ -189,7 +191,9 @@ class ExcitationProblem:
 
     # --- constraints (>= 0 when satisfied), with exact Jacobians ------------------------
     def linear_constraints(self, margin):
-        """(A, c) with A x + c >= 0 for the position, velocity and acceleration limits on the
+        """Return the linear limit constraints (A, c) on the constraint grid.
+
+        (A, c) with A x + c >= 0 for the position, velocity and acceleration limits on the
         constraint grid, each tightened by the fraction ``margin``.
         """
         lim = self.limits
@@ -241,8 +245,10 @@ class ExcitationProblem:
 
     # --- feasibility by scaling about q_start --------------------------------------------
     def max_feasible_scale(self, x, samples=None):
-        """Largest s <= ~ the linear-limit bound such that s x satisfies every limit on the
-        dense grid (0 when none does).
+        """Return the largest feasible scale s of x on the dense grid.
+
+        Largest s <= ~ the linear-limit bound such that s x satisfies every limit on the dense
+        grid (0 when none does).
         """
         if samples is None:
             samples = DENSE_SAMPLES_PER_HARMONIC * self.N + 1

@@ -131,7 +131,7 @@ class FourierTrajectory:
 
     @classmethod
     def from_dict(cls, d):
-        """The trajectory of a trajectory file's content; ExcitationError when it is not one."""
+        """Build the trajectory of a trajectory file's content; ExcitationError if not one."""
         if not isinstance(d, dict) or d.get('schema') != SCHEMA:
             raise ExcitationError(f'not an excitation trajectory file (schema must be {SCHEMA!r})')
         if int(d.get('schema_version', -1)) > SCHEMA_VERSION:

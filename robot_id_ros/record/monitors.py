@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Driver statistics while recording: ``timing_stats`` (rate, jitter, gaps) and
-``TrackingMonitor`` (position tracking error with a trip limit).
+"""Driver statistics while recording.
+
+``timing_stats`` (rate, jitter, gaps) and ``TrackingMonitor`` (position tracking error with a
+trip limit).
 """
 from __future__ import annotations
 
@@ -37,8 +39,10 @@ def timing_stats(stamp_ns, gap_factor=3.0):
 
 
 class TrackingMonitor:
-    """Position tracking error |q_measured - q_desired| per joint: RMS, max, and a limit check
-    that trips after ``consecutive`` samples above the limit.
+    """Position tracking error per joint, with a trip limit.
+
+    |q_measured - q_desired| per joint: RMS, max, and a limit check that trips after
+    ``consecutive`` samples above the limit.
 
     Args:
         n: number of joints.

@@ -29,8 +29,9 @@ TRANSITION_SAMPLES = 200
 
 
 class Motion:
-    """A planned joint motion: ``evaluate(t)`` -> (q, qd, qdd) in rad, rad/s, rad/s^2 for
-    0 <= t <= duration_s (held after).
+    """A planned joint motion.
+
+    ``evaluate(t)`` -> (q, qd, qdd) in rad, rad/s, rad/s^2 for 0 <= t <= duration_s (held after).
     """
 
     duration_s: float
@@ -80,8 +81,9 @@ def point_to_point_duration(q0, q1, max_velocity, max_acceleration, min_duration
 
 
 def plan_point_to_point(q0, q1, limits: SafetyLimits, min_duration_s=0.0):
-    """Return the fastest ``QuinticMove`` from q0 to q1 (rad) within ``limits`` (at least
-    ``min_duration_s`` long).
+    """Return the fastest ``QuinticMove`` from q0 to q1 (rad) within ``limits``.
+
+    The move is at least ``min_duration_s`` long.
     """
     v, a = limits.vectors(len(np.atleast_1d(q0)))
     return QuinticMove(q0, q1, point_to_point_duration(q0, q1, v, a, min_duration_s))

@@ -30,8 +30,9 @@ class PoseError(InputError):
 
 
 def floor_check_frames(robot: RobotModel, first_joint=2):
-    """Frame ids whose origins must stay above the floor: every body from joint ``first_joint``
-    (0-based) outward, plus the tool frame.
+    """Return the frame ids whose origins must stay above the floor.
+
+    Every body from joint ``first_joint`` (0-based) outward, plus the tool frame.
     """
     import pinocchio as pin
 
@@ -97,8 +98,9 @@ def check_poses(robot: RobotModel, poses, margin_rad, floor_z_m=None, floor_clea
 
 
 def gravity_free_joints(robot: RobotModel, rng=None, tol=1e-9):
-    """Indicate of joints whose angle never changes any gravity torque (e.g. a first joint with a
-    vertical axis): static poses need not vary them.
+    """Return the indices of joints whose angle never changes any gravity torque.
+
+    E.g. a first joint with a vertical axis: static poses need not vary them.
     """
     rng = np.random.default_rng(0) if rng is None else rng
     Q = robot.random_configurations(GRAVITY_PROBE_CONFIGURATIONS, rng)
@@ -228,7 +230,9 @@ def _candidate_poses(robot, rng, lo, hi, hold, candidates, count, floor_z_m, flo
 
 
 def _greedy_d_optimal(blocks, count):
-    """Indicate of ``count`` blocks (C, n, nb) picked one by one, each maximising log det of the
+    """Pick ``count`` blocks greedily for D-optimality; return their indices.
+
+    Indices of ``count`` blocks (C, n, nb) picked one by one, each maximising log det of the
     information matrix so far (with a small ridge so the first picks are defined).
     """
     nb = blocks.shape[2]

@@ -17,8 +17,10 @@ YOUBOT_SAFE_ACCELERATION_RAD_S2 = 1.0
 
 
 class SafetyLimitsError(InputError):
-    """Safety limits that cannot be used (a limit <= 0 or not finite, a negative margin, a
-    per-joint list of the wrong length); the message names the value.
+    """Safety limits that cannot be used.
+
+    A limit <= 0 or not finite, a negative margin, a per-joint list of the wrong length; the
+    message names the value.
     """
 
     kind = 'safety_limits'

@@ -53,8 +53,10 @@ class StampedSample(NamedTuple):
 
 
 def error_text(exc: BaseException | None) -> str:
-    """How a run's error reads in the log and the sidecar: a ``RecordingError`` by its message,
-    anything else prefixed with its type name ('' for no error).
+    """Return how a run's error reads in the log and the sidecar.
+
+    A ``RecordingError`` by its message, anything else prefixed with its type name ('' for no
+    error).
     """
     if exc is None:
         return ''
@@ -69,7 +71,9 @@ class RecordingSession:
     def __init__(self, output_path, kind: str, joint_names, effort_unit: str = 'torque',
                  recorder: str = 'recorder', info: dict | None = None, resume: bool = True,
                  log=None):
-        """Args:
+        """Open the recording (new, or resumed).
+
+        Args:
             output_path: the bag folder to write (its sidecar goes beside it).
             kind: sidecar kind (static, trajectory, friction_sweep or passive).
             joint_names: recorded joints, base to tip.
@@ -142,7 +146,7 @@ class RecordingSession:
         self.save()
 
     def _resumable(self, path: Path, sc_path: Path) -> dict:
-        """The sidecar of the interrupted recording at ``path``; RecordingError when it is none."""
+        """Return the sidecar of the interrupted recording at ``path``; RecordingError if none."""
         if not self.resume:
             raise rec.RecordingError(f'output {path} exists and resume is false; choose a new '
                                      'output_path')
@@ -179,7 +183,7 @@ class RecordingSession:
 
     @property
     def segments(self) -> list:
-        """The completed segments (those of an interrupted run first)."""
+        """Return the completed segments, those of an interrupted run first."""
         return self.sidecar['segments']
 
     @property
@@ -248,8 +252,10 @@ class RecordingSession:
                                      'data up to the last commit') from exc
 
     def add_segment(self, segment: dict, now_ns: int | None = None) -> None:
-        """Commit the bag (the segment's data is then on disk), then add ``segment`` to the
-        sidecar. ``now_ns``: the present (ROS time, ns), see ``commit``.
+        """Commit the bag, then add ``segment`` to the sidecar.
+
+        The segment's data is on disk once the bag is committed. ``now_ns``: the present (ROS
+        time, ns), see ``commit``.
         """
         self.commit(now_ns)
         self.segments.append(to_plain(segment))
@@ -257,9 +263,11 @@ class RecordingSession:
 
     # ------------------------------------------------------------------ the end
     def _merge_parts(self, writer) -> None:
-        """Merge a finished recording's parts into one bag (crash safe, see
-        ``PartedBagWriter.finalize``); a merge that fails leaves the parts, which stay a valid bag,
-        and is noted in the sidecar's ``info.merge_error``, not as a failed recording.
+        """Merge a finished recording's parts into one bag.
+
+        Crash safe, see ``PartedBagWriter.finalize``; a merge that fails leaves the parts, which
+        stay a valid bag, and is noted in the sidecar's ``info.merge_error``, not as a failed
+        recording.
         """
         try:
             result = writer.finalize()
@@ -314,8 +322,9 @@ class RecordingSession:
 
 
 class SampleBuffer:
-    """The joint states of the last ``horizon_s`` seconds (stamp time), in arrival order;
-    thread-safe (one thread appends, others read).
+    """The joint states of the last ``horizon_s`` seconds (stamp time), in arrival order.
+
+    Thread-safe (one thread appends, others read).
     """
 
     def __init__(self, horizon_s: float):

@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Holding still: ``SettleDetector`` (velocity below a threshold for a dwell time, with a timeout)
-and ``average_window`` (zero-phase low-pass then average; mean, standard deviation, count).
+"""Holding still.
+
+``SettleDetector`` (velocity below a threshold for a dwell time, with a timeout) and
+``average_window`` (zero-phase low-pass then average; mean, standard deviation, count).
 """
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ FILTER_SAMPLES_PER_TAP = 12
 
 
 class SettleDetector:
-    """Settled when every |velocity| stays below ``velocity_threshold`` for ``dwell_s``; timed out
+    """Detect that the arm holds still, with a timeout.
+
+    Settled when every |velocity| stays below ``velocity_threshold`` for ``dwell_s``; timed out
     when that has not happened ``timeout_s`` after ``start``. Feed samples with ``update``.
 
     Velocity is the message's, or the position difference quotient when it has none.

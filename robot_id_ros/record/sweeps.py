@@ -24,7 +24,9 @@ AUTO_ZERO_MIN_GAIN = 1.25         # 'auto' centres on the zero only for a sweep 
 
 
 def gravity_center(robot: RobotModel, q_config, joint, lower, upper, mode='extreme', grid=721):
-    """Angle of ``joint`` (others at q_config) within [lower, upper] where its gravity torque is
+    """Return the angle of ``joint`` where its gravity torque is extreme or zero.
+
+    Angle of ``joint`` (others at q_config) within [lower, upper] where its gravity torque is
     extreme (the interior local extreme with the largest |g|) or zero (the crossing closest to
     the middle of the range). Where gravity does not act on the joint, the middle of the range.
 
@@ -97,6 +99,7 @@ def _zero_angle(robot, joint, qs, g, lower, upper):
 
 class ConstantVelocityPass(Motion):
     """One joint from a to b: accelerate at ``accel`` to ``speed``, cruise, decelerate (trapezoid).
+
     ``cruise`` = (t_start, t_end) of the constant-velocity part, s.
 
     Args:
@@ -177,9 +180,10 @@ class SweepPlan:
 def plan_friction_sweep(robot: RobotModel, q_config, joint, speeds, amplitude_rad,
                         limits: SafetyLimits, center_mode='extreme',
                         min_amplitude_rad=0.1) -> SweepPlan:
-    """Constant-velocity passes of ``joint``: centre c where gravity is extreme/zero, range
-    c +- a (a = amplitude, reduced to fit the limits with margin), forward then backward at each
-    speed (sorted ascending).
+    """Plan the constant-velocity passes of a friction sweep of ``joint``.
+
+    Centre c where gravity is extreme/zero, range c +- a (a = amplitude, reduced to fit the limits
+    with margin), forward then backward at each speed (sorted ascending).
 
     Args:
         robot: the arm.

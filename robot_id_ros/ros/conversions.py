@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Message <-> number conversions used by every node: one place for stamps, durations, wrenches
-and trajectories (times in integer nanoseconds, arrays in the model's joint order).
+"""Message <-> number conversions used by every node.
+
+One place for stamps, durations, wrenches and trajectories (times in integer nanoseconds, arrays
+in the model's joint order).
 """
 from __future__ import annotations
 
@@ -42,8 +44,9 @@ def fill_wrench(wrench, values) -> None:
 
 
 def wrench_msg(values, frame_id: str, stamp) -> WrenchStamped:
-    """Return a ``WrenchStamped`` from six numbers (force [N], torque [Nm]), a frame and a Time
-    message.
+    """Return a ``WrenchStamped`` from six numbers, a frame and a Time message.
+
+    The six numbers: force [N], torque [Nm].
     """
     msg = WrenchStamped()
     msg.header.stamp = stamp
@@ -60,9 +63,11 @@ def wrench_values(wrench) -> list:
 
 def trajectory_msg(joint_names, times_s, positions, velocities=None,
                    start_ns: int = 0) -> JointTrajectory:
-    """A ``JointTrajectory``: points at ``times_s`` (seconds from the start, > 0) with positions
-    [rad] and optional velocities [rad/s]; ``start_ns`` > 0 stamps the header (the start time), 0
-    leaves it zero (start on receipt).
+    """Build a ``JointTrajectory`` message.
+
+    Points at ``times_s`` (seconds from the start, > 0) with positions [rad] and optional
+    velocities [rad/s]; ``start_ns`` > 0 stamps the header (the start time), 0 leaves it zero
+    (start on receipt).
     """
     msg = JointTrajectory()
     if start_ns:

@@ -1,8 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Message helpers the nodes need beside robot_id_ros.ros.conversions: joint states out,
-trajectory points in (times in seconds, arrays in the order the message gives), Trigger
-services.
+"""Message helpers the nodes need beside robot_id_ros.ros.conversions.
+
+Joint states out, trajectory points in (times in seconds, arrays in the order the message gives),
+Trigger services.
 """
 from __future__ import annotations
 
@@ -37,8 +38,10 @@ def joint_state_msg(stamp, names, position=None, velocity=None, effort=None) -> 
 
 
 def trajectory_points(msg) -> list:
-    """Return the points of a ``JointTrajectory`` as ``(time_from_start_s, positions, velocities,
-    accelerations)`` tuples (lists; velocities and accelerations may be empty).
+    """Return the points of a ``JointTrajectory`` as tuples.
+
+    ``(time_from_start_s, positions, velocities, accelerations)`` tuples (lists; velocities and
+    accelerations may be empty).
     """
     return [(duration_s(p.time_from_start), list(p.positions), list(p.velocities),
              list(p.accelerations)) for p in msg.points]

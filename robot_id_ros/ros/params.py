@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Parameter helpers shared by the nodes: one way to describe, read and check a parameter, and
-the guard of a node's output folder (``OutputGuard``).
+"""Parameter helpers shared by the nodes.
+
+One way to describe, read and check a parameter, and the guard of a node's output folder
+(``OutputGuard``).
 
 Descriptor builders (``read_only`` parameters are fixed at start: rclpy refuses ``ros2 param
 set`` on them):
@@ -72,8 +74,9 @@ def string_list(value):
 
 
 def setting_descriptor(spec: Setting, value) -> ParameterDescriptor:
-    """Return the parameter descriptor of a declared setting (``robot_id_ros.settings``): its
-    description, range (numbers) and read_only.
+    """Return the parameter descriptor of a declared setting (``robot_id_ros.settings``).
+
+    Its description, range (numbers) and read_only.
     """
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
     if numeric and (spec.lo is not None or spec.hi is not None):
@@ -87,9 +90,10 @@ def setting_descriptor(spec: Setting, value) -> ParameterDescriptor:
 
 
 def settings_table(cls, base=None) -> dict:
-    """Return the parameter table ``{name: (default, descriptor)}`` of a settings dataclass's node
-    settings, from their declarations; defaults from ``base`` (default ``cls()``); a None default
-    is declared as the setting's ``unset`` value.
+    """Return the parameter table of a settings dataclass's node settings.
+
+    ``{name: (default, descriptor)}``, from their declarations; defaults from ``base`` (default
+    ``cls()``); a None default is declared as the setting's ``unset`` value.
     """
     base = base if base is not None else cls()
     table = {}
@@ -161,7 +165,7 @@ def config_from(cls, values, node_only=(), renamed=None, **given):
 
 
 def require(values, name, what):
-    """InputError ``parameter <name> is required (<what>)`` when ``values[name]`` is empty."""
+    """Raise InputError ``parameter <name> is required (<what>)`` if ``values[name]`` is empty."""
     if not values[name]:
         raise InputError(f'parameter {name} is required ({what})', kind='parameter')
 
@@ -183,8 +187,10 @@ def parameter_check():
 
 
 def is_path_like(name, descriptor) -> bool:
-    """Whether a parameter names a file or folder: a word of its name or of its description is a
-    file, folder, path, dir(ectory) or bag (such a parameter must be read-only: fixed at start).
+    """Check whether a parameter names a file or folder.
+
+    True when a word of its name or of its description is a file, folder, path, dir(ectory) or bag
+    (such a parameter must be read-only: fixed at start).
     """
     words = set(name.lower().split('_')) | set(
         re.findall(r'[a-z]+', descriptor.description.lower()))
@@ -279,7 +285,7 @@ class OutputGuard:
 
 
 def refuse_renamed(node, renamed):
-    """InputError naming the new name when ``node`` was given a parameter under a former name.
+    """Raise InputError naming the new name if ``node`` got a parameter under a former name.
 
     ``renamed``: {former name: current name}. Checks the node's parameter overrides (command line
     ``-p``, params files, ``parameter_overrides``), which hold undeclared names too.

@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""ROS 2 parameters files (``node_name: ros__parameters: {...}`` or ``/**``) read without rclpy,
-so that the CLI and the demo read the same file as the node (e.g. config/wrench_estimator.yaml).
+"""ROS 2 parameters files read without rclpy.
+
+Files of the form ``node_name: ros__parameters: {...}`` (or ``/**``), read so that the CLI and the
+demo read the same file as the node (e.g. config/wrench_estimator.yaml).
 """
 from __future__ import annotations
 
@@ -91,8 +93,10 @@ NOTE_PREFIX = '# youBot'
 
 
 def annotate_params_file(text: str, cls) -> str:
-    """A parameters file's text with the comment above each setting of ``cls`` regenerated from
-    its declaration (``robot_id_ros.settings.yaml_comment``).
+    """Return a parameters file's text with the settings' comments regenerated.
+
+    The comment above each setting of ``cls`` is regenerated from its declaration
+    (``robot_id_ros.settings.yaml_comment``).
 
     The comment block above a ``name: value`` line is replaced by the generated lines, followed
     by the block's hand-written note, if any (the lines from the first starting with

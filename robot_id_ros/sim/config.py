@@ -55,7 +55,8 @@ class SimConfig:
     coulomb_asymmetry_bound: float = 0.15  # |fc+ - fc-| / fc <= bound, drawn per seed
     viscous_nm_s_rad: tuple = (1.0, 0.8, 0.6, 0.1, 0.1)
     breakaway_ratio: float = 1.3           # stiction breakaway = ratio * Coulomb (per direction)
-    stribeck_velocity_rad_s: float = 0.05  # friction falls from breakaway to Coulomb over this speed
+    # friction falls from breakaway to Coulomb over this speed
+    stribeck_velocity_rad_s: float = 0.05
     # --- drives (youbot_facts.md) -----------------------------------------------------------
     gear_ratios: tuple = YOUBOT_GEAR_RATIOS
     torque_constants_nm_a: tuple = YOUBOT_TORQUE_CONSTANTS_NM_A
@@ -68,7 +69,8 @@ class SimConfig:
     kp_nm_rad: tuple = (250.0, 250.0, 150.0, 60.0, 25.0)
     kd_nm_s_rad: tuple = (12.0, 12.0, 6.0, 1.5, 0.6)
     ki_nm_rad_s: tuple = (600.0, 600.0, 400.0, 150.0, 60.0)
-    integral_deadband_rad: float = 1.0e-3  # integrate only outside this error (no stick-slip hunting)
+    # integrate only outside this error (no stick-slip hunting)
+    integral_deadband_rad: float = 1.0e-3
     # --- start -------------------------------------------------------------------------------
     initial_positions_rad: tuple = YOUBOT_CANDLE_RAD
     # --- end stops -------------------------------------------------------------------------
@@ -136,7 +138,10 @@ class SimConfig:
 
     @property
     def drive_gains_nm_a(self):
-        """Kt * N per joint: joint torque per motor ampere (the driver's effort = current * Kt * N)."""
+        """Kt * N per joint: joint torque per motor ampere.
+
+        The driver's effort = current * Kt * N.
+        """
         return np.asarray(self.torque_constants_nm_a) * np.asarray(self.gear_ratios)
 
     def to_dict(self):

@@ -91,7 +91,7 @@ class RealTimeClock:
         return self.start_ns + int(round(t_s * 1e9))
 
     def measure_factor(self) -> float:
-        """The real-time factor achieved since the previous call (NaN before a wall tick)."""
+        """Return the real-time factor achieved since the last call (NaN before a wall tick)."""
         wall = self.clock()
         if wall > self._rate_wall:
             self.achieved_factor = (self.arm.t - self._rate_sim) / (wall - self._rate_wall)

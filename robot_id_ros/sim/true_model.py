@@ -18,7 +18,8 @@ import numpy as np
 import yaml
 
 from robot_id_ros.model.friction import FrictionModel
-from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel, default_urdf_path
+from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel,
+                                      default_urdf_path)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 from robot_id_ros.model.regressor import INERTIAL_NAMES, Regressor, RegressorOptions
 
@@ -26,7 +27,10 @@ TRUE_OPTIONS = RegressorOptions(rotor_inertia=True)
 
 
 def true_model_from_dict(d, with_payload=False) -> IdentifiedModel:
-    """IdentifiedModel of the simulator's true parameters (dict as in the true-parameters file)."""
+    """Return the IdentifiedModel of the simulator's true parameters.
+
+    ``d`` is a dict as in the true-parameters file.
+    """
     joints = list(d['joint_names'])
     robot = RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS,
                        d.get('tool_frame', YOUBOT_TOOL_FRAME))
@@ -70,5 +74,5 @@ def load_true_model(path, with_payload=False) -> IdentifiedModel:
 
 
 def true_model_of(arm, with_payload=False) -> IdentifiedModel:
-    """IdentifiedModel of a ``SimulatedArm``'s true parameters."""
+    """Return the IdentifiedModel of a ``SimulatedArm``'s true parameters."""
     return true_model_from_dict(arm.true_parameters_dict(), with_payload)

@@ -29,7 +29,8 @@ from robot_id_ros.sim.config import SimConfig
 
 @dataclass
 class TrueParameters:
-    standard_parameters: np.ndarray  # 10 n, Pinocchio order per link (core.regressor.INERTIAL_NAMES)
+    # 10 n, Pinocchio order per link (core.regressor.INERTIAL_NAMES)
+    standard_parameters: np.ndarray
     nominal_parameters: np.ndarray    # the URDF's, same layout
     rotor_inertia_kg_m2: np.ndarray   # (n,) at the joint, J_m N^2
     friction: FrictionModel

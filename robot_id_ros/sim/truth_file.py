@@ -1,8 +1,10 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The simulator's ground truth as a file (ROS-free): the true inertial parameters per link (with
-and without the payload), rotor inertias, friction, drive gains and the configuration of a
-``SimulatedArm`` (``youbot_sim`` writes it on request; ``true_model.true_model_of`` reads it back).
+"""The simulator's ground truth as a file (ROS-free).
+
+The true inertial parameters per link (with and without the payload), rotor inertias, friction,
+drive gains and the configuration of a ``SimulatedArm`` (``youbot_sim`` writes it on request;
+``true_model.true_model_of`` reads it back).
 """
 from __future__ import annotations
 

@@ -42,7 +42,8 @@ def perturbed(robot, rng, mass_rel=0.2, com_abs=0.01, inertia_rel=0.3):
 
 def fourier_trajectory(robot, rng, period_s=10.0, harmonics=5, rate_hz=200.0, periods=3,
                        frac=0.35):
-    """(t, Q, QD, QDD) of a random Fourier-series excitation within the joint and velocity limits."""
+    """(t, Q, QD, QDD) of a random Fourier-series excitation within the joint and velocity
+    limits."""
     lo, hi = robot.limits.lower_rad, robot.limits.upper_rad
     c, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
     w = 2 * np.pi / period_s

@@ -1,6 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Identification on the ROS-free simulated youBot (issue 6's simulator acceptance, reduced to a test).
+"""Identification on the ROS-free simulated youBot (issue 6's simulator acceptance, reduced to a
+test).
 
 Data as the recorders make them, without ROS: ``SimulatedArm`` (stiction with breakaway ratio 1.3,
 Stribeck velocity 0.05 rad/s, direction-dependent Coulomb, 10 mA current noise + 1 mA quantisation,
@@ -41,7 +42,8 @@ SIM_OPTIONS = dict(friction=True, offset=False, rotor_inertia=True, coulomb_asym
 
 
 def noise_floor_nm(cfg: SimConfig):
-    """Standard deviation of the effort's sensing noise per joint (Nm): current noise and quantisation."""
+    """Standard deviation of the effort's sensing noise per joint (Nm): current noise and
+    quantisation."""
     return np.sqrt(cfg.current_noise_a**2 +
                    cfg.current_resolution_a**2 / 12) * cfg.drive_gains_nm_a
 
@@ -139,7 +141,8 @@ def static_leave_pose_out(robot, poses: StaticPoses, pose_index, options):
 
 
 def make_data(seed=3, periods=2, period_s=8.0, static_pose_count=0):
-    """Excitation run, held-out run of another excitation, optionally static poses; one SimulatedArm."""
+    """Excitation run, held-out run of another excitation, optionally static poses; one
+    SimulatedArm."""
     robot = youbot_model()
     cfg = SimConfig(seed=seed)
     arm = SimulatedArm(cfg)
@@ -168,8 +171,8 @@ def test_held_out_in_motion_within_1_2_noise_floor(sim_data):
     assert min(v.metrics['in_motion_fraction']) > 0.7
     # achieved on this data: 1.01 1.05 1.05 1.00 1.01 (the true parameters: 1.00-1.03)
     assert np.all(in_motion < 1.12), in_motion
-    # all samples: bounded below by the stiction band at rest (the true parameters give 1.7-2.8 here);
-    # achieved 2.77 2.01 2.32 1.71 1.93
+    # all samples: bounded below by the stiction band at rest (the true parameters give 1.7-2.8
+    # here); achieved 2.77 2.01 2.32 1.71 1.93
     assert np.all(every < 3.0), every
     # the Stribeck velocity chosen by the fit is the simulator's (0.05 rad/s) within one grid step
     assert 0.03 <= res.model.regressor_options.stribeck_velocity_rad_s <= 0.07
@@ -199,14 +202,15 @@ def test_static_leave_pose_out_within_stiction_band(sim_data):
     bp, bn = arm.breakaway_pos, arm.breakaway_neg
     g_true = np.array([arm.true_gravity_torque(q) for q in poses.q])
     e_true = poses.tau - g_true
-    # the holds sit at the edge of the band (the drive pushes until the joint sticks): even the true
-    # gravity leaves measured - predicted at ~1.0 x the breakaway torque
+    # the holds sit at the edge of the band (the drive pushes until the joint sticks): even the
+    # true gravity leaves measured - predicted at ~1.0 x the breakaway torque
     assert np.max(np.where(e_true > 0, e_true / bp, -e_true / bn)) < 1.05
     e = poses.tau - pred
     ratio = np.where(e > 0, e / bp, -e / bn)
     g_err = np.abs(g_true - pred)
     # the static-only gravity fit (11 poses for each prediction) does NOT put every held-out hold
-    # inside the band: achieved max 1.00 1.32 1.26 1.25 1.24 x band, gravity error up to 0.52 x band
+    # inside the band: achieved max 1.00 1.32 1.26 1.25 1.24 x band, gravity error up to 0.52 x
+    # band
     assert np.max(ratio) < 1.4, ratio.max(axis=0)
     assert np.all(g_err.max(axis=0) < 0.6 * np.minimum(bp, bn)), g_err.max(axis=0)
 

@@ -3,25 +3,25 @@
 """Payload mass and COM on the ROS-free simulated youBot (issue 6's payload acceptance: mass within
 2 % and COM within 5 mm with a 0.3 kg payload).
 
-Data as ``static_pose_recorder`` makes them (``run_static`` of test_identification_sim): the default
-``SimConfig`` (stiction with breakaway 1.3 x Coulomb, 10 mA current noise, 1 mA quantisation,
-encoder quantisation, PID drives), every pose approached from both directions through a 0.08 rad
-overshoot, settled 1.5 s, a 1.5 s window averaged, read with ``measure()`` at 200 Hz; the same poses
-recorded without the payload, then with 0.3 kg at (10, -5, 30) mm in the tool frame. ``identify_payload``
-pairs each hold with the hold of the same pose and approach of the other run.
+Data as ``static_pose_recorder`` makes them (``run_static`` of test_identification_sim): the
+default ``SimConfig`` (stiction with breakaway 1.3 x Coulomb, 10 mA current noise, 1 mA
+quantisation, encoder quantisation, PID drives), every pose approached from both directions through
+a 0.08 rad overshoot, settled 1.5 s, a 1.5 s window averaged, read with ``measure()`` at 200 Hz;
+the same poses recorded without the payload, then with 0.3 kg at (10, -5, 30) mm in the tool frame.
+``identify_payload`` pairs each hold with the hold of the same pose and approach of the other run.
 
-Why it works despite a stiction band of 0.2-1.0 Nm per joint against a payload torque of 0.02-0.9 Nm:
-a hold approached from one direction sits at the edge of the band (the drive pushes until the joint
-sticks), so the paired difference cancels the friction: on joint 2 (most of the mass information) the
-paired error is ~0.006 Nm rms against a band of ~1 Nm. Some joint-3/4 holds stop inside the band
-instead (0.2-0.6 Nm rms paired error there); the per-joint weighting of ``identify_payload`` takes
-them down.
+Why it works despite a stiction band of 0.2-1.0 Nm per joint against a payload torque of 0.02-0.9
+Nm: a hold approached from one direction sits at the edge of the band (the drive pushes until the
+joint sticks), so the paired difference cancels the friction: on joint 2 (most of the mass
+information) the paired error is ~0.006 Nm rms against a band of ~1 Nm. Some joint-3/4 holds stop
+inside the band instead (0.2-0.6 Nm rms paired error there); the per-joint weighting of
+``identify_payload`` takes them down.
 
-Pose choice matters: poses of ``generate_poses`` (conditioned for the arm's gravity, not the payload)
-put joint 4 at its 2 Nm drive limit with the payload on some poses, which then do not reach the
-target and spoil the pairing. ``payload_poses`` keeps the predicted static torque with the payload
-plus 1.3 x a stiction guess below 70 % of the drive limits and picks the poses D-optimally for the
-payload regressor weighted by that stiction guess.
+Pose choice matters: poses of ``generate_poses`` (conditioned for the arm's gravity, not the
+payload) put joint 4 at its 2 Nm drive limit with the payload on some poses, which then do not
+reach the target and spoil the pairing. ``payload_poses`` keeps the predicted static torque with
+the payload plus 1.3 x a stiction guess below 70 % of the drive limits and picks the poses
+D-optimally for the payload regressor weighted by that stiction guess.
 """
 import numpy as np
 import pytest
@@ -44,10 +44,11 @@ BAND_GUESS_NM = np.array([1.0, 0.9, 0.7, 0.3, 0.2])
 def payload_poses(robot: RobotModel, count, seed, mass_kg=MASS_KG, com_m=COM_TOOL_M,
                   band_nm=BAND_GUESS_NM, torque_fraction=0.7, margin_rad=0.1,
                   floor_clearance_m=0.05, candidates=600):
-    """``count`` poses for a payload experiment: random candidates within the limits (joint 1, about
-    the vertical, held mid-range), above the floor, whose static torque with the expected payload
-    plus 1.3 x ``band_nm`` stays below ``torque_fraction`` of the drive limits; chosen greedily
-    D-optimal for the payload regressor (rows divided by ``band_nm``, columns normalised)."""
+    """``count`` poses for a payload experiment: random candidates within the limits (joint 1,
+    about the vertical, held mid-range), above the floor, whose static torque with the expected
+    payload plus 1.3 x ``band_nm`` stays below ``torque_fraction`` of the drive limits; chosen
+    greedily D-optimal for the payload regressor (rows divided by ``band_nm``, columns
+    normalised)."""
     rng = np.random.default_rng(seed)
     lo = robot.limits.lower_rad + margin_rad
     hi = robot.limits.upper_rad - margin_rad
@@ -85,7 +86,8 @@ def record_payload_runs(seed, count=12, window_s=1.5, settle_s=1.5, mass_kg=MASS
                         com_m=COM_TOOL_M, raw=None):
     """(robot, arm, poses, without, with_): static holds of the same poses (both approach
     directions) on one simulated arm, first without the payload, then with it (``StaticPoses``).
-    With a dict ``raw``, the recorded (series, sidecar) of each run go into raw['without'/'with']."""
+    With a dict ``raw``, the recorded (series, sidecar) of each run go into
+    raw['without'/'with']."""
     robot = youbot_model()
     poses = payload_poses(robot, count, seed, mass_kg, com_m)
     arm = SimulatedArm(SimConfig(seed=seed))
@@ -114,7 +116,8 @@ def test_holds_reach_the_poses(runs):
     robot, arm, poses, without, with_ = runs
     assert len(without) == len(with_) == 2 * len(poses) == 24
     target = np.repeat(poses, 2, axis=0)
-    # every hold at its target (within the PID's 1 mrad deadband plus a stiction creep): no drive saturates
+    # every hold at its target (within the PID's 1 mrad deadband plus a stiction creep): no drive
+    # saturates
     assert np.abs(without.q - target).max() < 5e-3
     assert np.abs(with_.q - target).max() < 5e-3
     assert np.array_equal(without.approach, with_.approach)
@@ -155,7 +158,8 @@ def _write_bag(path, series, sidecar):
 
 
 def test_robot_id_payload_command_on_the_simulated_holds(runs, tmp_path):
-    """`robot-id payload --json` on bags of the same holds: the contract's keys and the same result."""
+    """`robot-id payload --json` on bags of the same holds: the contract's keys and the same
+    result."""
     import json
     import subprocess
     import sys

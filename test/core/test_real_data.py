@@ -14,13 +14,14 @@ DATA = Path(__file__).resolve().parents[2].parent / 'shared' / 'data'
 PANDA_PUBLISHED = 0.0141     # Gaz 2019 supplement: relative error of the least-squares fit
 LWR_PUBLISHED = 0.0281       # FloBaRoID tutorial: relative validation error
 
-# the settings the benchmark reports (benchmarks/bench_identification_real_data.py): OLS on the torque as
-# recorded; velocity = the logged velocity and acceleration = its derivative, both Savitzky-Golay at 5 Hz (the
-# trajectory's highest harmonic is 0.375 Hz; at 10 Hz the acceleration noise cost 1.45 % instead of 0.98 %);
-# 0.7 s trimmed at each end (the 0.5 s ramps of the generator). The comparable figure is
-# relative_error_filtered: ||tau_f - Y theta|| / ||tau_f|| over all 7 joints and all 19,600 samples of the
-# fitted window (0.7 .. 20.3 s), tau_f = the recorded effort low-passed at 10 Hz (zero-phase Butterworth,
-# order 4 forward-backward, applied to that window), hence torque_cutoff_hz=10 given explicitly.
+# the settings the benchmark reports (benchmarks/bench_identification_real_data.py): OLS on the
+# torque as recorded; velocity = the logged velocity and acceleration = its derivative, both
+# Savitzky-Golay at 5 Hz (the trajectory's highest harmonic is 0.375 Hz; at 10 Hz the acceleration
+# noise cost 1.45 % instead of 0.98 %); 0.7 s trimmed at each end (the 0.5 s ramps of the
+# generator). The comparable figure is relative_error_filtered: ||tau_f - Y theta|| / ||tau_f||
+# over all 7 joints and all 19,600 samples of the fitted window (0.7 .. 20.3 s), tau_f = the
+# recorded effort low-passed at 10 Hz (zero-phase Butterworth, order 4 forward-backward, applied to
+# that window), hence torque_cutoff_hz=10 given explicitly.
 PANDA_OPTIONS = dict(weighting='ols', velocity_source='measured', trim_s=0.7,
                      derivative_method='savgol', cutoff_hz=5.0, torque_cutoff_hz=10.0)
 # the former setting (savgol at the default 10 Hz): 1.45 % filtered, 2.89 % raw
@@ -31,7 +32,8 @@ LWR_OPTIONS = dict()
 def _erd_panda():
     import sys
     for p in map(Path, sys.path):
-        u = p / 'cmeel.prefix' / 'share' / 'example-robot-data' / 'robots' / 'panda_description' / 'urdf' / 'panda.urdf'
+        u = (p / 'cmeel.prefix' / 'share' / 'example-robot-data' / 'robots' / 'panda_description'
+             / 'urdf' / 'panda.urdf')
         if u.is_file():
             return u
     pytest.skip('example-robot-data not installed')
@@ -72,12 +74,14 @@ def test_panda_fit_64_coefficients_and_error(panda):
     assert res.dynamics.base.n_base == 64
     m = res.fit_metrics
     assert m['filter_hz'] == 10.0 and m['samples'] == 19600
-    # regression bounds on what this implementation reaches (0.98 % vs effort low-passed at 10 Hz, 2.72 % raw)
+    # regression bounds on what this implementation reaches (0.98 % vs effort low-passed at 10 Hz,
+    # 2.72 % raw)
     assert m['relative_error_filtered'] < 0.0105
     assert m['relative_error'] < 0.0280
 
 
 def test_panda_beats_published(panda):
-    # 0.98 % (effort low-passed at 10 Hz, all samples of the 0.7..20.3 s window) vs the published 1.41 %
+    # 0.98 % (effort low-passed at 10 Hz, all samples of the 0.7..20.3 s window) vs the published
+    # 1.41 %
     robot, res = panda
     assert res.fit_metrics['relative_error_filtered'] < PANDA_PUBLISHED

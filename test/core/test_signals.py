@@ -1,6 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Signal processing: known-derivative signals with known noise, jitter, period mismatch, bad input."""
+"""Signal processing: known-derivative signals with known noise, jitter, period mismatch, bad
+input."""
 import numpy as np
 import pytest
 

@@ -44,8 +44,8 @@ def run(model, Q, QD, QDD, tau_ext, noise_nm=0.0, seed=0, **cfg):
 
 
 def moving_with_joint3_stuck(seconds):
-    """Joints 1, 2, 4, 5 swing (|qd_1|, |qd_2| > 0.3 rad/s around t = 1.4 s); joint 3 stands still, so its
-    friction is unknown within +-0.6 Nm (its breakaway)."""
+    """Joints 1, 2, 4, 5 swing (|qd_1|, |qd_2| > 0.3 rad/s around t = 1.4 s); joint 3 stands still,
+    so its friction is unknown within +-0.6 Nm (its breakaway)."""
     t = np.arange(int(seconds * RATE)) / RATE
     amp = np.array([0.3, 0.25, 0.0, 0.2, 0.3])
     w = 2 * np.pi * np.array([0.3, 0.4, 0.5, 0.35, 0.45])
@@ -56,9 +56,9 @@ def moving_with_joint3_stuck(seconds):
 
 
 def test_step_on_moving_joints_flagged_while_another_joint_sits_in_its_band(youbot):
-    """A contact step of 4 residual std on each of joints 1 and 2 (both moving) and 0.5 Nm on joint 3
-    (at rest, inside its 0.6 Nm stiction band): no single joint reaches 4.5 std outside its band, so
-    the per-joint test never fires; the combined statistic is sqrt(4^2 + 4^2 + 0.5^2 / (0.05^2 +
+    """A contact step of 4 residual std on each of joints 1 and 2 (both moving) and 0.5 Nm on joint
+    3 (at rest, inside its 0.6 Nm stiction band): no single joint reaches 4.5 std outside its band,
+    so the per-joint test never fires; the combined statistic is sqrt(4^2 + 4^2 + 0.5^2 / (0.05^2 +
     0.6^2)) = 5.72 std, 1.27 x the threshold, which the observer's first-order rise (10 Hz) reaches
     in ln(1 / (1 - 1 / 1.27)) / (2 pi 10 Hz) = 25 ms."""
     t, Q, QD, QDD = moving_with_joint3_stuck(2.5)
@@ -168,8 +168,8 @@ def test_per_joint_thresholds_in_nm_override_the_sigma(youbot):
 
 @pytest.mark.parametrize('test', ['combined', 'joint'])
 def test_update_and_process_give_the_same_contact_states(youbot, test):
-    """Through zero velocities (bands opening and holding), a contact and its release: the batch and
-    the per-sample paths agree sample for sample, scores included."""
+    """Through zero velocities (bands opening and holding), a contact and its release: the batch
+    and the per-sample paths agree sample for sample, scores included."""
     t = np.arange(int(4.0 * RATE)) / RATE
     amp = np.array([0.3, 0.25, 0.3, 0.3, 0.4])
     w = 2 * np.pi * np.array([0.6, 0.8, 1.0, 0.7, 0.9])

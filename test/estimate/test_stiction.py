@@ -12,8 +12,8 @@ from robot_id_ros.estimate import (BAND_ZERO_NM, EstimatorConfig, WrenchEstimato
 
 def test_stiction_band_no_sign_invented_at_rest(youbot):
     """At rest, stiction holds an unknown friction torque; velocity noise around zero must not
-    switch a Coulomb sign on and off (it would with the smooth-sign friction), and a friction torque
-    inside the band raises no contact."""
+    switch a Coulomb sign on and off (it would with the smooth-sign friction), and a friction
+    torque inside the band raises no contact."""
     n = 400
     t = np.arange(n) / RATE
     rng = np.random.default_rng(1)
@@ -105,7 +105,8 @@ def test_breakaway_after_sticking_raises_no_contact(youbot):
 
 def test_sliding_friction_has_the_exact_sign_above_the_stiction_velocity(youbot):
     """A joint creeping at a small measured velocity slides: the estimator charges its full Coulomb
-    friction (the smooth sign of the identification regressor would charge only tanh(qd / v) of it)."""
+    friction (the smooth sign of the identification regressor would charge only tanh(qd / v) of
+    it)."""
     fr = youbot.friction
     est = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.005))
     qd = np.array([0.012, -0.012, 0.02, -0.5, 0.0])
@@ -168,8 +169,9 @@ def test_stiction_hold_keeps_a_force_after_the_joints_stop(youbot):
 
 def test_tare_at_rest_takes_no_static_friction_as_bias(youbot):
     """At rest the drives hold friction inside the band; a tare there with a stiction mode removes
-    only what the band cannot explain, so when the joints start moving (friction now known) no force
-    appears. A plain tare ('none') takes the held friction as bias and shows it as a force."""
+    only what the band cannot explain, so when the joints start moving (friction now known) no
+    force appears. A plain tare ('none') takes the held friction as bias and shows it as a
+    force."""
     rest = int(1.0 * RATE)
     tm = np.arange(int(1.5 * RATE)) / RATE
     a, w = np.array([0.0, 0.3, 0.3, 0.0, 0.0]), 2 * np.pi * 0.5
@@ -214,7 +216,8 @@ def _sequential_hold_band(band, dt, rate, starts):
 @pytest.mark.parametrize('seed', range(6))
 def test_hold_band_equals_the_sequential_recursion(seed):
     """Random bands (many exact zeros, values decaying through BAND_ZERO_NM, scales 1e-8..1e2 Nm),
-    irregular intervals and segment restarts: the vectorised hold_band gives the recursion's numbers."""
+    irregular intervals and segment restarts: the vectorised hold_band gives the recursion's
+    numbers."""
     rng = np.random.default_rng(seed)
     N, n = 4000, 4
     band = rng.uniform(0.0, 1.0,

@@ -113,9 +113,10 @@ def test_tare_zeroes_the_current_bias(youbot):
                                  dict(frame='tool', band_weighting=True)],
                          ids=['default', 'demo', 'direct', 'tool-weighted'])
 def test_process_equals_update_loop(youbot, cfg):
-    """process() gives update()'s numbers sample by sample: joints resting in their stiction band and
-    breaking away, pushes through the contact and collision levels, poses near the stretched-up
-    singularity (damped mapping), a parameter covariance, a gap, a time jump back, and rejected samples."""
+    """process() gives update()'s numbers sample by sample: joints resting in their stiction band
+    and breaking away, pushes through the contact and collision levels, poses near the stretched-up
+    singularity (damped mapping), a parameter covariance, a gap, a time jump back, and rejected
+    samples."""
     rate = 200.0
     t = np.arange(int(6.0 * rate)) / rate
     w = 2 * np.pi * np.array([0.4, 0.55, 0.3, 0.7, 0.5])

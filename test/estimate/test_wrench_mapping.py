@@ -78,7 +78,8 @@ def test_band_weighting_lets_moving_joints_carry_the_force(youbot):
     err_w = np.linalg.norm(w.wrench[-50:, :3] - F[-50:, :3], axis=1).mean()
     err_u = np.linalg.norm(u.wrench[-50:, :3] - F[-50:, :3], axis=1).mean()
     assert err_w < 0.5 * err_u and err_w < 0.5, (err_w, err_u)
-    # the wrench covariance follows the weighting: the mapped matrix is still the one applied to tau
+    # the wrench covariance follows the weighting: the mapped matrix is still the one applied to
+    # tau
     assert np.all(np.isfinite(w.wrench_std)) and np.all(w.wrench_std[-1, :3] > 0)
 
 

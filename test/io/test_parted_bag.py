@@ -66,7 +66,8 @@ _WRITER_SCRIPT = textwrap.dedent('''
     k = 0
     try:
         while True:
-            w.write('/joint_states', 'sensor_msgs/msg/JointState', k * 10**7, _js_bytes(ts, k * 10**7, k))
+            w.write('/joint_states', 'sensor_msgs/msg/JointState', k * 10**7,
+                    _js_bytes(ts, k * 10**7, k))
             k += 1
             if k % 50 == 0:
                 w.commit()

@@ -1,6 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Segment sidecars: path beside the bag, former effort-unit spellings (robot_id_ros.io.sidecar)."""
+"""Segment sidecars: path beside the bag, former effort-unit spellings
+(robot_id_ros.io.sidecar)."""
 from robot_id_ros.io.sidecar import read_sidecar, sidecar_path, write_sidecar
 
 
@@ -10,7 +11,8 @@ def test_sidecar_path():
 
 
 def test_sidecar_effort_unit_former_spelling_reads_as_today(tmp_path):
-    """Recorders wrote effort_unit 'torque_nm' / 'current_a' before the nodes shared 'torque' / 'current'."""
+    """Recorders wrote effort_unit 'torque_nm' / 'current_a' before the nodes shared 'torque' /
+    'current'."""
     for former, today in (('torque_nm', 'torque'), ('current_a', 'current'), ('torque', 'torque'),
                           ('current', 'current')):
         path = tmp_path / f'{former}.segments.yaml'

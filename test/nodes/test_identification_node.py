@@ -33,7 +33,8 @@ def test_identify_service(rclpy_context, tmp_path):
     from robot_id_ros.model.robot import youbot_model
     from robot_id_ros.io.model_file import load_model
     from robot_id_ros.ros.nodes.identification import IdentificationNode
-    from test_identification import FRICTION, SIGMA, _write_bag, fourier_trajectory, perturbed, synthetic_series
+    from test_identification import (FRICTION, SIGMA, _write_bag, fourier_trajectory, perturbed,
+                                     synthetic_series)
 
     robot = youbot_model()
     rng = np.random.default_rng(4)
@@ -63,11 +64,15 @@ def test_identify_service(rclpy_context, tmp_path):
         # bad input: a bag that does not exist -> failure message, nothing written (the paths are
         # read-only: a second node is started with them)
         out2 = tmp_path / 'model2.yaml'
-        assert not node.set_parameters([Parameter('data_bags', value=[str(tmp_path / 'missing')])])[0].successful
-        node2 = IdentificationNode(context=rclpy_context, namespace='/second', parameter_overrides=[
-            Parameter('data_bags', value=[str(tmp_path / 'missing')]), Parameter('output_model', value=str(out2))])
+        assert not node.set_parameters(
+            [Parameter('data_bags', value=[str(tmp_path / 'missing')])])[0].successful
+        node2 = IdentificationNode(
+            context=rclpy_context, namespace='/second', parameter_overrides=[
+                Parameter('data_bags', value=[str(tmp_path / 'missing')]),
+                Parameter('output_model', value=str(out2))])
         ex.add_node(node2)
-        res = _call(client_node, client_node.create_client(Trigger, '/second/identification/identify'), ex)
+        res = _call(client_node,
+                    client_node.create_client(Trigger, '/second/identification/identify'), ex)
         assert not res.success and 'not found' in res.message
         assert not out2.exists()
     finally:

@@ -142,7 +142,7 @@ def bad_value(value):
 
 @pytest.mark.integration
 def test_a_peer_cannot_change_paths_or_set_implausible_values(rclpy_context, ros_domain_id,
-                                                               tmp_path):
+                                                              tmp_path):
     nodes = Nodes(rclpy_context, ros_domain_id, tmp_path)
     try:
         assert nodes.truth.is_file()          # written at start, the configured file

@@ -26,9 +26,10 @@ from robot_id_ros.sim.true_parameters import make_true_parameters
 ARM = [f'arm_joint_{i}' for i in range(1, 6)]
 RTF = 6.0
 SEED = 3
-# command_lead_s: at RTF 6 the default 0.3 s of sim time is 50 ms of wall time; on a loaded machine a
-# command can arrive later than that, the simulated drives then start it on arrival (never in the
-# past) and the recorder's tracking reference runs ahead of the arm (a flaky 'tracking error' abort)
+# command_lead_s: at RTF 6 the default 0.3 s of sim time is 50 ms of wall time; on a loaded machine
+# a command can arrive later than that, the simulated drives then start it on arrival (never in the
+# past) and the recorder's tracking reference runs ahead of the arm (a flaky 'tracking error'
+# abort)
 FAST = ['max_velocity_rad_s:=0.8', 'max_acceleration_rad_s2:=1.5', 'command_lead_s:=1.5']
 
 
@@ -181,8 +182,8 @@ def test_sweep_pairing_recovers_true_friction(procs, tmp_path):
         fc_true = 0.5 * (fr.coulomb_pos_nm[j] + fr.coulomb_neg_nm[j])
         fv_true = fr.viscous_nm_s_rad[j]
         print(
-            f'sweep {jn}: Coulomb {fc:.4f} (true {fc_true:.4f}) Nm, viscous {fv:.4f} (true {fv_true:.4f}) Nm s/rad'
-        )
+            f'sweep {jn}: Coulomb {fc:.4f} (true {fc_true:.4f}) Nm, '
+            f'viscous {fv:.4f} (true {fv_true:.4f}) Nm s/rad')
         assert fc == pytest.approx(fc_true, rel=0.1, abs=0.03)
         assert fv == pytest.approx(fv_true, rel=0.15, abs=0.05)
         est = sc['info']['friction_estimate'][jn]
@@ -260,8 +261,8 @@ def test_bad_inputs_are_clear_errors(procs, tmp_path):
                          [f'output_path:={tmp_path / "y"}', 'effort_unit:=torque_nm'], 'oldunit',
                          sim_time=False)
     assert _wait(rec, 60) == 2
-    assert "effort_unit must be 'torque' or 'current', got 'torque_nm' (renamed: use 'torque')" in _log(
-        rec)
+    assert ("effort_unit must be 'torque' or 'current', got 'torque_nm' (renamed: use 'torque')"
+            in _log(rec))
 
 
 def test_driver_stopping_mid_run_keeps_data(procs, tmp_path):
@@ -315,7 +316,8 @@ def test_trajectory_periods_tracking_and_abort(procs, tmp_path):
     timing = sc['info']['driver_timing']
     tracking = sc['info']['tracking']
     print(
-        f"trajectory: driver {timing['rate_hz']:.1f} Hz, jitter {timing['jitter_std_s'] * 1e3:.2f} ms, "
+        f"trajectory: driver {timing['rate_hz']:.1f} Hz, "
+        f"jitter {timing['jitter_std_s'] * 1e3:.2f} ms, "
         f"gaps {timing['gaps']}; tracking max {max(tracking['max_rad']):.4f} rad, "
         f"rms {max(tracking['rms_rad']):.4f} rad")
     assert timing['rate_hz'] == pytest.approx(50.0, rel=0.02) and timing['gaps'] == 0

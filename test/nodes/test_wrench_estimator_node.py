@@ -227,7 +227,8 @@ def test_refuses_a_model_for_another_joint_set(rclpy_context, model_file):
 
 
 def test_main_start_error_on_stderr_exit_code_2(ros_domain_id, model_file, tmp_path):
-    """A start error is one line on stderr (nothing on stdout) and exit code 2, like the other nodes."""
+    """A start error is one line on stderr (nothing on stdout) and exit code 2, like the other
+    nodes."""
     import subprocess
     import sys
 

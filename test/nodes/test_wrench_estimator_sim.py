@@ -5,8 +5,9 @@
 (a) the real ``youbot_sim`` node and the real ``wrench_estimator`` node run as subprocesses on an
     isolated ROS domain; the estimator loads a model file of the simulator's TRUE parameters
     (``true_model_of(SimulatedArm(SimConfig(seed=SEED)))``, the same seed as the sim node) and runs
-    on sim time with the youBot settings (``--params-file config/wrench_estimator.yaml``). The arm rests, the test tares the estimator, pushes the tool with a known force on
-    ``sim/wrench`` and compares ``~/wrench`` with ``sim/true_wrench``.
+    on sim time with the youBot settings (``--params-file config/wrench_estimator.yaml``). The
+    arm rests, the test tares the estimator, pushes the tool with a known force on ``sim/wrench``
+    and compares ``~/wrench`` with ``sim/true_wrench``.
 (b) a bag written by the core (``SimulatedArm`` at 200 Hz with a known force, ``BagWriter``) is
     played into a running ``wrench_estimator`` at the bag's rate with the bag's stamps, then played
     again from its start (the stamps jump back, as ``ros2 bag play --loop`` does).
@@ -93,6 +94,7 @@ class Probe(RosHarness):
         n.create_subscription(WrenchStamped, 'sim/true_wrench', self.truth.append, 1000)
         self.tare = n.create_client(Trigger, 'wrench_estimator/tare')
 
+
 @pytest.fixture
 def true_model_file(tmp_path):
     arm = SimulatedArm(SimConfig(seed=SEED, initial_positions_rad=BENT))
@@ -108,24 +110,25 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
     pos = '[' + ', '.join(str(v) for v in BENT) + ']'
     sim = start('robot_id_ros.ros.nodes.youbot_sim', ros_domain_id, f'seed:={SEED}',
                 f'publish_rate_hz:={RATE}', 'real_time_factor:=2.0', f'initial_positions:={pos}')
-    # the youBot settings (config/wrench_estimator.yaml: stiction hold, band weighting, combined test)
+    # the youBot settings (config/wrench_estimator.yaml: stiction hold, band weighting, combined
+    # test)
     est = start('robot_id_ros.ros.nodes.wrench_estimator', ros_domain_id, f'model_file:={path}',
                 'use_sim_time:=true', params_file=ROOT / 'config' / 'wrench_estimator.yaml')
     probe = Probe(rclpy_context)
     try:
         # both nodes up and the estimator producing output from the sim's joint states
-        assert probe.spin(until=lambda: len(probe.wrench) > 20 and len(probe.truth) > 20, timeout=15.0), \
-            (stop(sim), stop(est))
-        # rest 4 s of sim time (the drives settle after the start; counted in sim time, which a loaded
-        # machine slows), then tare: the reading at rest becomes zero
+        assert probe.spin(until=lambda: len(probe.wrench) > 20 and len(probe.truth) > 20,
+                          timeout=15.0), (stop(sim), stop(est))
+        # rest 4 s of sim time (the drives settle after the start; counted in sim time, which a
+        # loaded machine slows), then tare: the reading at rest becomes zero
         t_start = stamp_of(probe.truth[0])
         assert probe.spin(until=lambda: stamp_of(probe.truth[-1]) >= t_start + 4 * 10**9,
                           timeout=20.0)
         assert not any(probe.contact[-50:])
         resp = probe.call(probe.tare)
         assert resp.success, resp.message
-        # the estimates computed after the tare (by stamp: under load some earlier ones may still be
-        # arriving): sim time from the newest truth message when the tare was answered, + 0.1 s
+        # the estimates computed after the tare (by stamp: under load some earlier ones may still
+        # be arriving): sim time from the newest truth message when the tare was answered, + 0.1 s
         t_tare = stamp_of(probe.truth[-1]) + 100_000_000
 
         def after_tare():
@@ -133,10 +136,11 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
         assert probe.spin(until=lambda: len(after_tare()) >= 40, timeout=10.0)
         w = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z]
                       for m in after_tare()[:40]])
-        # tared at rest: no bias left (mean over 0.2 s), only the current noise through the observer
-        # (10 mA at 5.2 Nm/A on joint 1, 0.2 m lever: ~0.1-0.15 N RMS per sample, peaks ~0.4 N); the
-        # drives still settling move the resting joints' static friction, which the stiction hold
-        # keeps out of the wrench (with stiction_mode none the reading drifts with it)
+        # tared at rest: no bias left (mean over 0.2 s), only the current noise through the
+        # observer (10 mA at 5.2 Nm/A on joint 1, 0.2 m lever: ~0.1-0.15 N RMS per sample, peaks
+        # ~0.4 N); the drives still settling move the resting joints' static friction, which the
+        # stiction hold keeps out of the wrench (with stiction_mode none the reading drifts with
+        # it)
         assert np.abs(w.mean(axis=0)).max() < 0.2, w
         assert np.linalg.norm(w, axis=1).max() < 0.8, w
         # push the tool down with 10 N (base axes) on the test-only sim/wrench topic
@@ -184,8 +188,8 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
 
 
 def simulate_bag(path, seconds=3.0, force_at_s=1.0):
-    """Simulated joint states at RATE (arm at rest, FORCE from ``force_at_s``) written to a bag with
-    the core's BagWriter; returns (stamps, true base force per sample, model of the truth)."""
+    """Simulated joint states at RATE (arm at rest, FORCE from ``force_at_s``) written to a bag
+    with the core's BagWriter; returns (stamps, true base force per sample, model of the truth)."""
     arm = SimulatedArm(SimConfig(seed=SEED, initial_positions_rad=BENT))
     t0 = 1_700_000_000 * 10 ** 9
     names = list(arm.joint_names) + list(YOUBOT_GRIPPER_JOINTS)
@@ -266,7 +270,8 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
             # observer starts from the unfiltered residual, whose noise maps to ~0.45 N on x here
             early = k_out < int(1.0 * RATE)
             assert np.abs(f_out[early]).max() < 1.0, np.abs(f_out[early]).max(0)
-        # the loop restarted the observer: pass 2 starts over and repeats pass 1 where both have outputs
+        # the loop restarted the observer: pass 2 starts over and repeats pass 1 where both have
+        # outputs
         s1, f1 = forces(pass1)
         s2, f2 = forces(pass2)
         assert s2[0] < s1[-1] - 2 * 10 ** 9

@@ -45,7 +45,8 @@ class Bench(RosHarness):
         self.sim = self.add(YoubotSimNode(context=ctx, parameter_overrides=overrides))
         self.probe = self.add(Node('probe', context=ctx))
         self.js, self.clock, self.diag, self.true_tau, self.true_w = [], [], [], [], []
-        # subscribe only to what a test reads: an rclpy probe cannot drain every topic at 10x real time
+        # subscribe only to what a test reads: an rclpy probe cannot drain every topic at 10x real
+        # time
         subs = {
             'js': (JointState, 'joint_states', self.js),
             'clock': (ClockMsg, '/clock', self.clock),
@@ -68,10 +69,12 @@ class Bench(RosHarness):
         return st.sec + 1e-9 * st.nanosec - 1000.0
 
     def spin_sim_seconds(self, seconds, timeout_s=60.0):
-        """Spin until joint states (and truth) stamped ``seconds`` after the sim's present arrived."""
+        """Spin until joint states (and truth) stamped ``seconds`` after the sim's present
+        arrived."""
         t_end = self.sim.arm.t + seconds
         assert self.spin(until=lambda: self.received_sim_time(self.js) >= t_end - 1e-6
-                         and (not self.true_tau or self.received_sim_time(self.true_tau) >= t_end - 1e-6),
+                         and (not self.true_tau
+                              or self.received_sim_time(self.true_tau) >= t_end - 1e-6),
                          timeout=timeout_s), \
             'no joint states from the simulation time expected'
 
@@ -114,7 +117,8 @@ def traj(names, points):
 
 def effort_band(arm):
     """Stiction band plus 4 sigma of current noise and quantisation, per joint (Nm)."""
-    noise = 4 * arm.config.current_noise_a * arm.drives.drive_gains_nm_a + arm.drives.drive_gains_nm_a * 1e-3
+    noise = (4 * arm.config.current_noise_a * arm.drives.drive_gains_nm_a
+             + arm.drives.drive_gains_nm_a * 1e-3)
     return np.maximum(arm.breakaway_pos, arm.breakaway_neg) + noise
 
 
@@ -185,7 +189,8 @@ def test_partial_trajectory_is_followed_and_replaces_the_running_one(bench_facto
     assert abs(final[0] - CANDLE[0]) < 3e-3             # J1 never commanded
     assert np.ptp(after[:, 1]) < 0.01  # J2 holds: the running trajectory was replaced
     assert np.all(np.abs(np.diff(pos, axis=0)) < 0.05)  # no jumps: continuous set point
-    # tracking error of the first trajectory is bounded: J2 follows 1.1344 -> 1.2 (1 s) -> 2.2 (20 s)
+    # tracking error of the first trajectory is bounded: J2 follows 1.1344 -> 1.2 (1 s) -> 2.2 (20
+    # s)
     first = (t > t1 + 1.2) & (t < t2)
     ref = 1.2 + (t[first] - t1 - 1.0) / 19.0 * 1.0
     assert np.all(np.abs(pos[first, 1] - ref) < 0.02)
@@ -275,7 +280,8 @@ def test_payload_and_true_parameter_file(bench_factory, tmp_path):
     cli = b.probe.create_client(Trigger, 'sim/write_true_parameters')
     res = b.call(cli, timeout=5.0)
     assert not res.success and 'true_parameters_file' in res.message
-    assert not b.sim.set_parameters([Parameter('true_parameters_file', value=str(out))])[0].successful
+    assert not b.sim.set_parameters(
+        [Parameter('true_parameters_file', value=str(out))])[0].successful
     b.sim.driver.true_parameters_file = str(out)       # read-only over ROS: set in-process
     p = Inertia(m=0.4)
     p.com.z = 0.05

@@ -1,6 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Excitation design: the series, rest at the start, limits on a dense grid, optimisation, file, bad input."""
+"""Excitation design: the series, rest at the start, limits on a dense grid, optimisation, file,
+bad input."""
 import numpy as np
 import pytest
 
@@ -79,7 +80,8 @@ def test_friction_columns_and_logdet(robot):
     res = E.design_excitation(robot, opts, 8.0, 2, criterion='logdet', max_iterations=8, seed=1)
     assert res.n_base == 39   # 29 inertial + fv, fc per joint
     assert res.constraints['ok']
-    # the design starts from a random feasible trajectory drawn with the same seed: it improved on it
+    # the design starts from a random feasible trajectory drawn with the same seed: it improved on
+    # it
     prob = E.ExcitationProblem(robot, opts, 8.0, 2, E.ExcitationLimits.from_robot(robot),
                                criterion='logdet')
     x0 = prob.random_x(np.random.default_rng(1))
@@ -116,8 +118,9 @@ def test_other_arm_ur5():
     import pinocchio  # noqa: F401
     from robot_id_ros.model.robot import RobotModel
 
-    urdf = Path(__file__).resolve().parents[2] / '.venv/lib/python3.11/site-packages/cmeel.prefix/share/' \
-        'example-robot-data/robots/ur_description/urdf/ur5_robot.urdf'
+    urdf = Path(__file__).resolve().parents[2] / (
+        '.venv/lib/python3.11/site-packages/cmeel.prefix/share/'
+        'example-robot-data/robots/ur_description/urdf/ur5_robot.urdf')
     if not urdf.is_file():
         pytest.skip('example-robot-data not installed')
     ur5 = RobotModel(urdf)

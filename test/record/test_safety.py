@@ -1,6 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Safety limits: validation on construction, per-joint vectors, bounds (robot_id_ros.record.safety)."""
+"""Safety limits: validation on construction, per-joint vectors, bounds
+(robot_id_ros.record.safety)."""
 import numpy as np
 import pytest
 

@@ -63,7 +63,7 @@ class FrictionSweepRecorder(RecorderBase):
                 for j in p['sweep_joints']]
 
     def _hold_configuration(self, info):
-        """The configuration the other joints hold (stored in the sidecar info, for resuming)."""
+        """Return the configuration the other joints hold (in the sidecar info, for resuming)."""
         if 'hold_configuration_rad' in info:
             return np.array(info['hold_configuration_rad'])
         q_config = self.hold if self.hold is not None else self.latest().q.copy()

@@ -1,7 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""identification node: runs the identification on recorded bags when its ``~/identify`` service
-(std_srvs/srv/Trigger) is called, and writes the model file (and a report).
+"""identification node: runs the identification on recorded bags and writes the model file.
+
+It runs when its ``~/identify`` service (std_srvs/srv/Trigger) is called, and writes the model
+file (and a report).
 
 The fit runs in its own mutually exclusive callback group on a multi-threaded executor, so the
 node keeps answering (parameters, other services) while it works. Parameters (see
@@ -41,8 +43,9 @@ BAG_LISTS = ('data_bags', 'static_bags', 'sweep_bags')
 
 
 def latest_recordings(folder):
-    """``{'data_bags' | 'static_bags' | 'sweep_bags': [path]}``: the newest bag of each kind in
-    ``folder``, found by its sidecar.
+    """Return the newest bag of each kind in ``folder``, found by its sidecar.
+
+    ``{'data_bags' | 'static_bags' | 'sweep_bags': [path]}``.
     """
     best = {}
     for sc in Path(folder).glob('*.segments.yaml'):

@@ -94,7 +94,7 @@ class StaticPoseRecorder(RecorderBase):
 
     # ----------------------------------------------------------------- passive run
     def run_passive(self):
-        """A static hold segment each time the arm (moved by something else) settles."""
+        """Record a static hold segment each time the arm (moved by something else) settles."""
         v_settle = self.p['settle_velocity_rad_s']
         t_stop = self.passive_stop_ns()
         det = rec.SettleDetector(v_settle, self.p['settle_dwell_s'], 1e18)
