@@ -180,7 +180,7 @@ def detection_delays(t_s, contact, onsets_s, window_s=1.0):
 
 
 def false_contacts(t_s, contact, windows):
-    """Return Number of contact-flag samples inside contact-free windows [(t0, t1)]."""
+    """Return the number of contact-flag samples inside contact-free windows [(t0, t1)]."""
     m = in_windows(t_s, windows)
     return int((m & np.asarray(contact, bool)).sum()), int(m.sum())
 

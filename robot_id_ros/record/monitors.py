@@ -78,6 +78,6 @@ class TrackingMonitor:
         return np.sqrt(self.sum_sq / max(self.count, 1))
 
     def report(self):
-        """Return Dict with samples, rms_rad, max_rad, limit_rad."""
+        """Return a dict with samples, rms_rad, max_rad, limit_rad."""
         return {'samples': self.count, 'rms_rad': self.rms.tolist(),
                 'max_rad': self.max_abs.tolist(), 'limit_rad': self.limit}
