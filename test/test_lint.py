@@ -67,3 +67,19 @@ def test_xmllint_package_xml_and_urdf():
     assert root.findtext('license') == 'Apache-2.0'
     for urdf in (ROOT / 'urdf').glob('*.urdf'):
         assert ET.parse(urdf).getroot().tag == 'robot', urdf
+
+
+@pytest.mark.lint
+def test_no_absolute_paths_of_a_machine_in_tests_or_benchmarks():
+    """A path of one checkout (a home, a venv, a work folder) fails on every other machine."""
+    import re
+    pattern = re.compile(r"""['"](/home/|/root/|/work/|/Users/|/tmp/pytest-|[^'"]*/\.venv/)""")
+    found = []
+    for path in python_files():
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] not in ('test', 'benchmarks'):
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line):
+                found.append(f'{rel}:{n}')
+    assert not found, 'absolute paths: ' + ', '.join(found)
