@@ -177,7 +177,7 @@ class DirectorLog:
     true_force_n: list = field(default_factory=list)
     est_t_s: list = field(default_factory=list)
     est_force_n: list = field(default_factory=list)
-    contact_t_s: list = field(default_factory=list)      # receive time (sim clock)
+    contact_t_s: list = field(default_factory=list)      # stamp of its sample (see _on_contact)
     contact: list = field(default_factory=list)
     tare_events: list = field(default_factory=list)      # (sim s, 'tare' | 'clear')
     phases: list = field(default_factory=list)
@@ -230,7 +230,7 @@ class Director:
         self.commander = ArmCommander(
             self.node, robot.joint_names, command_topic=command_topic,
             settings=CommandSettings(point_period_s=POINT_PERIOD_S, send_start_point=True),
-            queue_depth=DIRECTOR_QUEUE_DEPTH)
+            queue_depth=DIRECTOR_QUEUE_DEPTH, wake_on_clock=False)
         qos = QoSProfile(depth=DIRECTOR_QUEUE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
         sub = self.node.create_subscription
         sub(WrenchStamped, 'sim/true_wrench', self._on_true, qos)
@@ -262,7 +262,11 @@ class Director:
         self.log.est_force_n.append((f.x, f.y, f.z))
 
     def _on_contact(self, msg):
-        self.log.contact_t_s.append(self.now_s())
+        # Bool has no stamp: the flag belongs to the sample of the estimate published just
+        # before it (the node publishes wrench, then contact, per sample), whose stamp is the
+        # sample's; the director's own clock would add its queueing delay to the detection delay
+        stamp = self.log.est_t_s[-1] if self.log.est_t_s else self.now_s()
+        self.log.contact_t_s.append(stamp)
         self.log.contact.append(bool(msg.data))
 
     # ------------------------------------------------------------------ helpers

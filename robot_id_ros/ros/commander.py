@@ -95,7 +95,7 @@ class ArmCommander:
     def __init__(self, node, joint_names, *, joint_states_topic='joint_states',
                  command_topic=DEFAULT_COMMAND_TOPIC, settings: CommandSettings | None = None,
                  limits=None, position_limits=None, passive=False, driver_timeout_s=None,
-                 queue_depth=JOINT_STATE_QUEUE_DEPTH):
+                 queue_depth=JOINT_STATE_QUEUE_DEPTH, wake_on_clock=True):
         """Subscribe to the joint states and create the command publisher.
 
         Args:
@@ -110,6 +110,8 @@ class ArmCommander:
             driver_timeout_s: wall seconds without a joint state after which waits raise
                 ``DriverError``; None: no check.
             queue_depth: joint states the subscription queues.
+            wake_on_clock: wake the waiters on every step of the ROS clock too (needed only when
+                the clock may run while the driver is silent).
         """
         if settings is None:
             settings = CommandSettings()
@@ -145,10 +147,13 @@ class ArmCommander:
         self.publisher = node.create_publisher(
             JointTrajectory, command_topic, COMMAND_QUEUE_DEPTH,
             event_callbacks=PublisherEventCallbacks(matched=self._on_matched))
-        # every step of the ROS clock (a /clock message with use_sim_time) wakes the waiters too
+        # every step of the ROS clock (a /clock message with use_sim_time) wakes the waiters too,
+        # for waits on the clock while the driver is silent; a caller whose driver publishes
+        # joint states all along saves those callbacks (wake_on_clock=False)
         self._clock_jumps = node.get_clock().create_jump_callback(
             JumpThreshold(min_forward=Duration(nanoseconds=1), min_backward=None,
-                          on_clock_change=True), post_callback=self._on_matched)
+                          on_clock_change=True),
+            post_callback=self._on_matched) if wake_on_clock else None
 
     # ------------------------------------------------------------------ callbacks
     def _on_joint_state(self, msg: JointState) -> None:
