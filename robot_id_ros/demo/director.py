@@ -13,6 +13,7 @@ a Motion; waits on simulated time, driven by the joint states).
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -330,8 +331,11 @@ class Director:
         self.wait_s((start - self.commander.now_ns()) * 1e-9)
 
     def _tare(self, a):
-        self.call(a.kind, self._trigger.Request(), f'{a.kind} the estimator')
-        self.log.tare_events.append((self.now_s(), a.kind.replace('clear_tare', 'clear')))
+        answer = self.call(a.kind, self._trigger.Request(), f'{a.kind} the estimator')
+        # the node says the stamp of the sample it tared at; the director's own clock may lag
+        at = re.search(r' at ([0-9.]+) s', getattr(answer, 'message', '') or '')
+        t_s = float(at.group(1)) if at else self.now_s()
+        self.log.tare_events.append((t_s, a.kind.replace('clear_tare', 'clear')))
 
     def _force(self, a):
         m = self._wrench_msg()

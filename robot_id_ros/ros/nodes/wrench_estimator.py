@@ -2,19 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """wrench_estimator: real-time external wrench estimation from joint states (no F/T sensor).
 
-Interface (names relative to the node's namespace, ``~/`` = node-private):
-in   joint_states (sensor_msgs/JointState): best-effort subscription (accepts reliable and
-     best-effort publishers); effort in Nm (or A with effort_unit: current)
-out  ~/wrench (geometry_msgs/WrenchStamped): wrench applied to the tool at the tool frame origin;
-     frame_id = URDF root (frame: base) or the tool frame (frame: tool)
-     ~/wrench_std (geometry_msgs/WrenchStamped): 1-sigma of each component (the covariance
-     diagonal; full matrix in diagnostics)
-     ~/external_joint_torques (sensor_msgs/JointState): position = q, effort = tau_ext (Nm)
-     ~/contact (std_msgs/Bool): contact or collision (hysteresis)
-     /diagnostics (diagnostic_msgs/DiagnosticArray): rate, latency, sigma_min, stale input,
-     dropped and rejected samples
-srv  ~/tare, ~/reset, ~/clear_tare (std_srvs/Trigger): zero the current bias; restart the
-     observer (keeps the tare); zero the bias
+Its topics, services and parameters are listed in docs/nodes.md (generated from the node).
 
 Every output carries its input sample's stamp. A sample that cannot be used (array lengths, NaN,
 a value outside the model's limits with a margin, missing joints or effort, duplicate or older
@@ -115,11 +103,16 @@ class WrenchEstimatorNode(Node):
             bias = self.est.tare()
         except RuntimeError as exc:
             return False, str(exc)
-        return True, 'tared; bias (Nm) = ' + ', '.join(f'{b:+.3f}' for b in bias)
+        return True, f'tared at {self._at()}; bias (Nm) = ' + ', '.join(f'{b:+.3f}' for b in bias)
 
     def _clear_tare(self):
         self.est.clear_tare()
-        return True, 'tare cleared (bias zero)'
+        return True, f'tare cleared at {self._at()} (bias zero)'
+
+    def _at(self):
+        """Return the stamp of the last sample taken, as the tare services report it."""
+        at = self.est.last_stamp_ns
+        return 'no sample yet' if at is None else f'{at * 1e-9:.3f} s'
 
     def _reset(self):
         self.est.reset('reset service')
