@@ -51,6 +51,7 @@ class Setting:
         node: whether nodes declare it as a parameter.
         unset: for a setting whose default is None: the value that stands for None where None
             cannot be written (a node parameter, a parameters file), e.g. ``(0.0,)``.
+        param: the node parameter's name where it differs from the field's (``param_of``).
     """
 
     doc: str
@@ -63,6 +64,7 @@ class Setting:
     aliases: tuple = ()
     node: bool = True
     unset: Any = None
+    param: str | None = None
 
     def description(self) -> str:
         """Return the doc with unit and choices, as node descriptors, flags and YAML show it."""
@@ -171,6 +173,17 @@ def flag_of(name: str, spec: Setting) -> str:
     return '--' + name.replace('_', '-')
 
 
+def param_of(name: str, spec: Setting) -> str:
+    """Return the node parameter (and parameters file) name of a setting."""
+    return spec.param or name
+
+
+def settings_by_param(cls_or_obj) -> dict:
+    """Return ``{parameter name: (dataclasses.Field, Setting)}`` of a dataclass's settings."""
+    return {param_of(name, spec): (field, spec)
+            for name, (field, spec) in settings_of(cls_or_obj).items()}
+
+
 def yaml_comment(spec: Setting, width: int = 99, indent: int = 4) -> list:
     """Return the comment lines a parameter file shows above the setting (wrapped to ``width``)."""
     import textwrap
@@ -180,5 +193,5 @@ def yaml_comment(spec: Setting, width: int = 99, indent: int = 4) -> list:
 
 
 __all__ = ['META_KEY', 'Setting', 'SettingError', 'check', 'check_value', 'default_of', 'flag_of',
-           'from_plain',
-           'replace_settings', 'setting', 'settings_of', 'yaml_comment']
+           'from_plain', 'param_of',
+           'replace_settings', 'setting', 'settings_by_param', 'settings_of', 'yaml_comment']

@@ -9,6 +9,7 @@ import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.model.robot import RobotModel
+from robot_id_ros.settings import setting
 
 # Conservative defaults for a real youBot (data sheet: 90 deg/s per axis; URDF velocity pi/2):
 YOUBOT_SAFE_MARGIN_RAD = 0.10         # 5.7 deg inside every mechanical limit
@@ -30,15 +31,26 @@ class SafetyLimitsError(InputError):
 class SafetyLimits:
     """Limits of every commanded motion; checked on construction (``validate``).
 
+    Each field declares its doc, unit and node range once (``robot_id_ros.settings``); the
+    recorders' parameters and the comments of config/*_recorder.yaml are generated from them.
+    ``validate`` accepts any positive finite limit (a per-joint list too); the ranges bound what
+    a recorder node accepts.
+
     Attributes:
         margin_rad: distance kept inside every joint's URDF position limits, rad (>= 0).
         max_velocity_rad_s: per-joint (or one for all) velocity limit, rad/s (> 0).
         max_acceleration_rad_s2: per-joint (or one for all) acceleration limit, rad/s^2 (> 0).
     """
 
-    margin_rad: float = YOUBOT_SAFE_MARGIN_RAD
-    max_velocity_rad_s: np.ndarray | float = YOUBOT_SAFE_VELOCITY_RAD_S
-    max_acceleration_rad_s2: np.ndarray | float = YOUBOT_SAFE_ACCELERATION_RAD_S2
+    margin_rad: float = setting(
+        YOUBOT_SAFE_MARGIN_RAD, 'every commanded position stays this far inside the URDF joint '
+        'limits', unit='rad', lo=0.0, hi=1.0, param='joint_limit_margin_rad')
+    max_velocity_rad_s: np.ndarray | float = setting(
+        YOUBOT_SAFE_VELOCITY_RAD_S, 'largest commanded joint speed (youBot drives: 1.57 rad/s)',
+        unit='rad/s', lo=0.01, hi=3.0)
+    max_acceleration_rad_s2: np.ndarray | float = setting(
+        YOUBOT_SAFE_ACCELERATION_RAD_S2, 'largest commanded joint acceleration', unit='rad/s^2',
+        lo=0.01, hi=20.0)
 
     def __post_init__(self):
         self.validate()

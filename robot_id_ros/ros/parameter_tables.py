@@ -5,7 +5,8 @@
 Each table is ``{name: (default, descriptor)}`` in declaration order (``ros.params.declare_table``
 declares it); the descriptions carry the units, ``read_only`` marks what is fixed at start.
 The NODE_ONLY sets name the parameters the node uses itself; the others map by name onto the
-fields of the node's settings dataclass (``ros.params.config_from``).
+fields of the node's settings dataclass (``ros.params.config_from``). The settings declared in
+a dataclass (``robot_id_ros.settings``) enter a table through ``ros.params.settings_table``.
 """
 from __future__ import annotations
 
@@ -55,14 +56,9 @@ WRENCH_ESTIMATOR_NODE_ONLY = frozenset({
 
 
 def youbot_sim_parameters() -> dict:
-    """Return the youbot_sim table; the read-only parameters shape the simulated robot."""
-    d = SimConfig()
+    """Return the youbot_sim table: ``SimConfig``'s node settings, then the driver's own."""
     return {
-        'seed': (d.seed, int_desc(
-            'seed of the true parameter perturbation and of the sensor noise', 0, 2 ** 31 - 1,
-            True)),
-        'physics_rate_hz': (d.physics_rate_hz, float_desc(
-            'physics integration rate (semi-implicit Euler), Hz', 200.0, 20000.0, True)),
+        **settings_table(SimConfig),
         'publish_rate_hz': (50.0, float_desc(
             'joint_states publishing rate in simulation time, Hz (the real driver: 50)',
             1.0, 1000.0)),
@@ -71,8 +67,6 @@ def youbot_sim_parameters() -> dict:
             0.01, 100.0)),
         'effort_unit': ('torque', desc("joint_states effort: 'torque' (Nm, = current*Kt*N like "
                                        "the driver) or 'current' (motor current, A)")),
-        'current_noise_a': (d.current_noise_a, float_desc(
-            'white noise on the motor current, standard deviation in A', 0.0, 1.0)),
         'command_topic': (DEFAULT_COMMAND_TOPIC, desc(
             'topic of trajectory_msgs/JointTrajectory commands', True)),
         'joint_states_topic': ('joint_states', desc('topic of the published joint states', True)),
@@ -83,43 +77,16 @@ def youbot_sim_parameters() -> dict:
         'start_time_sec': (-1.0, float_desc(
             'simulation time at start, s since the epoch; -1: the wall time at start',
             -1.0, 4.0e9, True)),
-        'initial_positions': (list(d.initial_positions_rad), desc(
-            'arm joint positions at start (rad, J1..J5); default the candle pose', True)),
         'wrench_frame': ('', desc(
             "frame whose origin sim/wrench acts at when its frame_id is the base, 'base' or "
             "'tool'; '' = the tool frame", True)),
         'true_parameters_file': ('', desc(
             'YAML file for the TRUE parameters, written at start when set and on '
             "sim/write_true_parameters; '' = never written", True)),
-        'quantize': (d.quantize, desc(
-            'quantise like the drives: encoder ticks, integer rpm, integer mA', True)),
-        'coulomb_nm': (list(d.coulomb_nm), desc(
-            'true Coulomb friction in motion per joint, Nm', True)),
-        'coulomb_asymmetry_bound': (d.coulomb_asymmetry_bound, float_desc(
-            'max |fc+ - fc-| / fc of the true Coulomb friction (drawn per seed)', 0.0, 1.0, True)),
-        'viscous_nm_s_rad': (list(d.viscous_nm_s_rad), desc(
-            'true viscous friction per joint, Nm s/rad', True)),
-        'breakaway_ratio': (d.breakaway_ratio, float_desc(
-            'stiction breakaway torque / Coulomb friction', 1.0, 10.0, True)),
-        'stribeck_velocity_rad_s': (d.stribeck_velocity_rad_s, float_desc(
-            'Stribeck velocity: friction decays from breakaway to Coulomb over this speed',
-            1e-4, 10.0, True)),
-        'rotor_inertia_motor_kg_m2': (d.rotor_inertia_motor_kg_m2, float_desc(
-            'motor rotor inertia J_m (reflected as J_m N^2), kg m^2', 0.0, 1e-3, True)),
-        'mass_rel_bound': (d.mass_rel_bound, float_desc(
-            'true link masses = URDF * U[1-b, 1+b]', 0.0, 0.9, True)),
-        'com_abs_bound_m': (d.com_abs_bound_m, float_desc(
-            'true centres of mass = URDF + U[-b, b] per coordinate, m', 0.0, 0.1, True)),
-        'inertia_rel_bound': (d.inertia_rel_bound, float_desc(
-            'true principal second moments = URDF * U[1-b, 1+b]', 0.0, 0.9, True)),
     }
 
 
-YOUBOT_SIM_NODE_ONLY = frozenset({
-    'publish_rate_hz', 'real_time_factor', 'effort_unit', 'command_topic', 'joint_states_topic',
-    'publish_clock', 'publish_ground_truth', 'start_time_sec', 'wrench_frame',
-    'true_parameters_file'})
-YOUBOT_SIM_FIELD_NAMES = {'initial_positions': 'initial_positions_rad'}
+# the parameters the node hands to SimDriver (the others are SimConfig's or the node's own)
 YOUBOT_SIM_DRIVER_SETTINGS = ('effort_unit', 'wrench_frame', 'true_parameters_file',
                               'publish_rate_hz', 'real_time_factor', 'start_time_sec')
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 
 from robot_id_ros.errors import InputError, RobotIdError
-from robot_id_ros.settings import Setting, settings_of
+from robot_id_ros.settings import Setting, from_plain, param_of, settings_of
 from robot_id_ros.sim.config import EFFORT_UNITS
 NO_STRINGS = ['']      # the default of a string-array parameter that may be empty
 PATH_WORDS = frozenset({'file', 'files', 'folder', 'folders', 'path', 'paths', 'dir', 'dirs',
@@ -92,8 +92,9 @@ def setting_descriptor(spec: Setting, value) -> ParameterDescriptor:
 def settings_table(cls, base=None) -> dict:
     """Return the parameter table of a settings dataclass's node settings.
 
-    ``{name: (default, descriptor)}``, from their declarations; defaults from ``base`` (default
-    ``cls()``); a None default is declared as the setting's ``unset`` value.
+    ``{name: (default, descriptor)}``, from their declarations (named by ``param_of``);
+    defaults from ``base`` (default ``cls()``); a None default is declared as the setting's
+    ``unset`` value.
     """
     base = base if base is not None else cls()
     table = {}
@@ -105,8 +106,25 @@ def settings_table(cls, base=None) -> dict:
             value = spec.unset
         if isinstance(value, tuple):
             value = list(value)
-        table[name] = (value, setting_descriptor(spec, value))
+        table[param_of(name, spec)] = (value, setting_descriptor(spec, value))
     return table
+
+
+def settings_from_params(cls, values, base=None):
+    """Return a settings dataclass from a node's parameter values.
+
+    Args:
+        cls: the settings dataclass (its node settings were declared with ``settings_table``).
+        values: ``{parameter name: value}``; names that are no node setting of ``cls`` are
+            left out (the node's own parameters).
+        base: the instance whose other fields are kept (default ``cls()``).
+
+    Returns:
+        ``robot_id_ros.settings.from_plain`` of the node settings, by field name (checked).
+    """
+    plain = {name: values[param_of(name, spec)] for name, (_, spec) in settings_of(cls).items()
+             if spec.node and param_of(name, spec) in values}
+    return from_plain(cls, plain, base)
 
 
 def declare_table(node, table) -> dict:
@@ -300,4 +318,5 @@ def refuse_renamed(node, renamed):
 __all__ = ['EFFORT_UNITS', 'MAX_LIST', 'NAME_PATTERN', 'NO_STRINGS', 'PATH_WORDS', 'OutputGuard',
            'config_from',
            'declare_table', 'desc', 'float_desc', 'int_desc', 'is_path_like', 'parameter_check',
-           'read_table', 'refuse_renamed', 'require', 'run_time_problem', 'string_list']
+           'read_table', 'refuse_renamed', 'require', 'run_time_problem', 'settings_from_params',
+           'settings_table', 'string_list']

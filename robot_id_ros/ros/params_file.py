@@ -12,7 +12,7 @@ from pathlib import Path
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate.config import EstimatorConfig
-from robot_id_ros.settings import from_plain, settings_of, yaml_comment
+from robot_id_ros.settings import from_plain, settings_by_param, yaml_comment
 
 
 class ParamsFileError(InputError):
@@ -102,7 +102,7 @@ def annotate_params_file(text: str, cls) -> str:
     by the block's hand-written note, if any (the lines from the first starting with
     ``NOTE_PREFIX``). Other lines are kept as they are. Running it twice changes nothing.
     """
-    specs = settings_of(cls)
+    specs = settings_by_param(cls)   # keyed by the node parameter name
     lines = text.split('\n')
     out = []
     for line in lines:

@@ -9,10 +9,13 @@ the configuration the benchmarks and the demo use; tests may change any field.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
+
 from robot_id_ros.errors import InputError
+from robot_id_ros.settings import default_of, setting, settings_of
 
 YOUBOT_GEAR_RATIOS = (156.0, 156.0, 100.0, 71.0, 71.0)
 YOUBOT_TORQUE_CONSTANTS_NM_A = (0.0335, 0.0335, 0.0335, 0.051, 0.049)
@@ -36,45 +39,85 @@ def _t(values):
 class SimConfig:
     """Simulated youBot arm: physics, true-parameter perturbation, friction, drives, controller.
 
-    Arrays are per joint, J1..J5 (model order).
+    Arrays are per joint, J1..J5 (model order). Each field declares its doc, unit and range once
+    (``robot_id_ros.settings``); the youbot_sim node's parameters (``node`` settings) and the
+    comments of config/youbot_sim.yaml are generated from them, ``validate`` checks the ranges.
     """
 
-    seed: int = 0
+    seed: int = setting(0, 'seed of the true parameter perturbation and of the sensor noise',
+                        lo=0, hi=2 ** 31 - 1)
     # --- integration -------------------------------------------------------------------------
-    physics_rate_hz: float = 1000.0        # semi-implicit Euler step 1/physics_rate_hz
+    physics_rate_hz: float = setting(
+        1000.0, 'physics integration rate (semi-implicit Euler step 1/physics_rate_hz)',
+        unit='Hz', lo=200.0, hi=20000.0)
     # --- true parameters: perturbation of the URDF (uniform, deterministic per seed) ---------
-    mass_rel_bound: float = 0.20           # each link mass scaled by U[1 - b, 1 + b]
-    com_abs_bound_m: float = 0.010         # each COM coordinate shifted by U[-b, b] (m)
-    inertia_rel_bound: float = 0.30        # each principal second moment scaled by U[1 - b, 1 + b]
-    inertia_rotation_bound_rad: float = 0.15  # principal axes rotated by up to this angle
+    mass_rel_bound: float = setting(0.20, 'true link masses = URDF * U[1-b, 1+b]', lo=0.0, hi=0.9)
+    com_abs_bound_m: float = setting(
+        0.010, 'true centres of mass = URDF + U[-b, b] per coordinate', unit='m', lo=0.0, hi=0.1)
+    inertia_rel_bound: float = setting(
+        0.30, 'true principal second moments = URDF * U[1-b, 1+b]', lo=0.0, hi=0.9)
+    inertia_rotation_bound_rad: float = setting(
+        0.15, 'principal axes of the true inertias rotated by up to this angle', unit='rad',
+        lo=0.0, hi=math.pi, node=False)
     # --- rotor inertia: J_m * N^2 at the joint -------------------------------------------------
-    rotor_inertia_motor_kg_m2: float = 2.0e-6
-    rotor_inertia_rel_bound: float = 0.20  # J_m per joint scaled by U[1 - b, 1 + b]
+    rotor_inertia_motor_kg_m2: float = setting(
+        2.0e-6, 'motor rotor inertia J_m (reflected as J_m N^2)', unit='kg m^2', lo=0.0, hi=1e-3)
+    rotor_inertia_rel_bound: float = setting(
+        0.20, 'true J_m per joint = rotor_inertia_motor_kg_m2 * U[1-b, 1+b]', lo=0.0, hi=0.9,
+        node=False)
     # --- friction (true values, per joint) ------------------------------------------------------
-    coulomb_nm: tuple = (0.8, 0.6, 0.5, 0.2, 0.15)
-    coulomb_asymmetry_bound: float = 0.15  # |fc+ - fc-| / fc <= bound, drawn per seed
-    viscous_nm_s_rad: tuple = (1.0, 0.8, 0.6, 0.1, 0.1)
-    breakaway_ratio: float = 1.3           # stiction breakaway = ratio * Coulomb (per direction)
-    # friction falls from breakaway to Coulomb over this speed
-    stribeck_velocity_rad_s: float = 0.05
+    coulomb_nm: tuple = setting((0.8, 0.6, 0.5, 0.2, 0.15),
+                                'true Coulomb friction in motion per joint', unit='Nm', lo=0.0)
+    coulomb_asymmetry_bound: float = setting(
+        0.15, 'max |fc+ - fc-| / fc of the true Coulomb friction (drawn per seed)', lo=0.0,
+        hi=1.0)
+    viscous_nm_s_rad: tuple = setting((1.0, 0.8, 0.6, 0.1, 0.1), 'true viscous friction per joint',
+                                      unit='Nm s/rad', lo=0.0)
+    breakaway_ratio: float = setting(
+        1.3, 'stiction breakaway torque / Coulomb friction (per direction)', lo=1.0, hi=10.0)
+    stribeck_velocity_rad_s: float = setting(
+        0.05, 'Stribeck velocity: friction decays from breakaway to Coulomb over this speed',
+        unit='rad/s', lo=1e-4, hi=10.0)
     # --- drives (youbot_facts.md) -----------------------------------------------------------
-    gear_ratios: tuple = YOUBOT_GEAR_RATIOS
-    torque_constants_nm_a: tuple = YOUBOT_TORQUE_CONSTANTS_NM_A
-    encoder_ticks_per_motor_rev: int = YOUBOT_ENCODER_TICKS_PER_MOTOR_REV
-    current_resolution_a: float = 0.001    # the driver reads an integer number of mA
-    current_noise_a: float = 0.010         # white noise, standard deviation (A)
-    quantize: bool = True                  # encoder ticks, integer rpm, integer mA
-    torque_limit_nm: tuple = None          # drive saturation; None: the URDF effort limits
+    gear_ratios: tuple = setting(YOUBOT_GEAR_RATIOS, 'gear ratio N per joint (> 0)', node=False)
+    torque_constants_nm_a: tuple = setting(
+        YOUBOT_TORQUE_CONSTANTS_NM_A, 'motor torque constant Kt per joint (> 0)', unit='Nm/A',
+        node=False)
+    encoder_ticks_per_motor_rev: int = setting(
+        YOUBOT_ENCODER_TICKS_PER_MOTOR_REV, 'encoder ticks per motor revolution (0: no '
+        'quantisation)', lo=0, node=False)
+    current_resolution_a: float = setting(
+        0.001, 'step of the current the driver reads (the youBot: integer mA)', unit='A', lo=0.0,
+        hi=1.0, node=False)
+    current_noise_a: float = setting(
+        0.010, 'white noise on the motor current, standard deviation', unit='A', lo=0.0, hi=1.0,
+        read_only=False)
+    quantize: bool = setting(
+        True, 'quantise like the drives: encoder ticks, integer rpm, integer mA')
+    torque_limit_nm: tuple = setting(
+        None, 'drive saturation per joint (> 0); None: the URDF effort limits', unit='Nm',
+        node=False)
     # --- joint position controller of the drives (PID on position error -> torque) ------------
-    kp_nm_rad: tuple = (250.0, 250.0, 150.0, 60.0, 25.0)
-    kd_nm_s_rad: tuple = (12.0, 12.0, 6.0, 1.5, 0.6)
-    ki_nm_rad_s: tuple = (600.0, 600.0, 400.0, 150.0, 60.0)
-    # integrate only outside this error (no stick-slip hunting)
-    integral_deadband_rad: float = 1.0e-3
+    kp_nm_rad: tuple = setting((250.0, 250.0, 150.0, 60.0, 25.0),
+                               'proportional gain of the drive position controller per joint',
+                               unit='Nm/rad', lo=0.0, node=False)
+    kd_nm_s_rad: tuple = setting((12.0, 12.0, 6.0, 1.5, 0.6),
+                                 'derivative gain of the drive position controller per joint',
+                                 unit='Nm s/rad', lo=0.0, node=False)
+    ki_nm_rad_s: tuple = setting((600.0, 600.0, 400.0, 150.0, 60.0),
+                                 'integral gain of the drive position controller per joint',
+                                 unit='Nm/(rad s)', lo=0.0, node=False)
+    integral_deadband_rad: float = setting(
+        1.0e-3, 'the controller integrates only outside this position error (no stick-slip '
+        'hunting)', unit='rad', lo=0.0, hi=1.0, node=False)
     # --- start -------------------------------------------------------------------------------
-    initial_positions_rad: tuple = YOUBOT_CANDLE_RAD
+    initial_positions_rad: tuple = setting(
+        YOUBOT_CANDLE_RAD, 'arm joint positions at start (J1..J5); default the candle pose',
+        unit='rad', param='initial_positions')
     # --- end stops -------------------------------------------------------------------------
-    end_stop_restitution: float = 0.0      # 0: a joint hitting its stop stops dead
+    end_stop_restitution: float = setting(
+        0.0, 'restitution at a joint end stop (0: a joint hitting its stop stops dead)', lo=0.0,
+        hi=1.0, node=False)
 
     def __post_init__(self):
         self.validate()
@@ -93,9 +136,11 @@ class SimConfig:
             if not np.all(np.isfinite(a)):
                 raise SimConfigError(f'SimConfig.{name} has a non-finite value: {a.tolist()}')
             setattr(self, name, _t(a))
-        for name in ('coulomb_nm', 'viscous_nm_s_rad', 'kp_nm_rad', 'kd_nm_s_rad', 'ki_nm_rad_s'):
-            if np.any(np.asarray(getattr(self, name)) < 0):
-                raise SimConfigError(f'SimConfig.{name} must be >= 0, got {getattr(self, name)}')
+        for name, (_, spec) in settings_of(self).items():     # per-joint lower bounds
+            if isinstance(getattr(self, name), tuple) and spec.lo is not None and \
+                    np.any(np.asarray(getattr(self, name)) < spec.lo):
+                raise SimConfigError(
+                    f'SimConfig.{name} must be >= {spec.lo:g}, got {getattr(self, name)}')
         for name in ('gear_ratios', 'torque_constants_nm_a'):
             if np.any(np.asarray(getattr(self, name)) <= 0):
                 raise SimConfigError(f'SimConfig.{name} must be > 0, got {getattr(self, name)}')
@@ -104,33 +149,20 @@ class SimConfig:
             if np.any(~(a > 0)):
                 raise SimConfigError(f'SimConfig.torque_limit_nm must be > 0, got {a.tolist()}')
             self.torque_limit_nm = _t(a)
-        checks = {
-            'physics_rate_hz': (100.0, 100000.0),
-            'mass_rel_bound': (0.0, 0.9),
-            'com_abs_bound_m': (0.0, 0.1),
-            'inertia_rel_bound': (0.0, 0.9),
-            'inertia_rotation_bound_rad': (0.0, np.pi),
-            'rotor_inertia_motor_kg_m2': (0.0, 1e-3),
-            'rotor_inertia_rel_bound': (0.0, 0.9),
-            'coulomb_asymmetry_bound': (0.0, 1.0),
-            'breakaway_ratio': (1.0, 10.0),
-            'stribeck_velocity_rad_s': (1e-4, 10.0),
-            'current_resolution_a': (0.0, 1.0),
-            'current_noise_a': (0.0, 10.0),
-            'integral_deadband_rad': (0.0, 1.0),
-            'end_stop_restitution': (0.0, 1.0),
-        }
-        for name, (lo, hi) in checks.items():
-            v = float(getattr(self, name))
+        self._check_ranges()
+
+    def _check_ranges(self):
+        """Check the scalar settings against their declared ranges (numbers made int or float)."""
+        for name, (field, spec) in settings_of(self).items():
+            kind = type(default_of(field))
+            if kind not in (int, float) or (spec.lo is None and spec.hi is None):
+                continue
+            v = kind(getattr(self, name))
+            lo = -math.inf if spec.lo is None else spec.lo
+            hi = math.inf if spec.hi is None else spec.hi
             if not (lo <= v <= hi):
                 raise SimConfigError(f'SimConfig.{name} = {v} is outside [{lo}, {hi}]')
             setattr(self, name, v)
-        if int(self.encoder_ticks_per_motor_rev) < 0:
-            raise SimConfigError(
-                'SimConfig.encoder_ticks_per_motor_rev must be >= 0 (0: no quantisation)')
-        self.seed = int(self.seed)
-        if self.seed < 0:
-            raise SimConfigError(f'SimConfig.seed must be >= 0, got {self.seed}')
 
     @property
     def dt(self):

@@ -26,7 +26,7 @@ from robot_id_ros.ros.conversions import stamp_ns, time_msg, wrench_msg, wrench_
 from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_msg, trajectory_points, trigger_handler
-from robot_id_ros.ros.params import OutputGuard, config_from, declare_table
+from robot_id_ros.ros.params import OutputGuard, declare_table, settings_from_params
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.driver import SimDriver
 
@@ -39,7 +39,7 @@ class YoubotSimNode(Node):
         p = declare_table(self, tables.youbot_sim_parameters())
         if self.get_parameter('use_sim_time').value:
             self.get_logger().error('use_sim_time ignored: youbot_sim is the clock source')
-        cfg = config_from(SimConfig, p, tables.YOUBOT_SIM_NODE_ONLY, tables.YOUBOT_SIM_FIELD_NAMES)
+        cfg = settings_from_params(SimConfig, p)
         self.driver = SimDriver(cfg, name=self.get_name(), **{
             k: p[k] for k in tables.YOUBOT_SIM_DRIVER_SETTINGS})
         self.arm = arm = self.driver.arm

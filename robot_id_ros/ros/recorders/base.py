@@ -35,7 +35,7 @@ from robot_id_ros.record.session import (CANCELLED, FAILED, FINISHED, Progress, 
                                          SampleBuffer)
 from robot_id_ros.ros.commander import INTERFACES, ArmCommander, Cancelled, CommandSettings
 from robot_id_ros.ros.main import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
-from robot_id_ros.ros.params import EFFORT_UNITS, OutputGuard
+from robot_id_ros.ros.params import EFFORT_UNITS, OutputGuard, settings_from_params
 from robot_id_ros.ros.recorders.parameters import common_parameters
 
 EXIT_CODES = {FINISHED: EXIT_OK, FAILED: EXIT_FAILED, CANCELLED: EXIT_CANCELLED}
@@ -71,9 +71,7 @@ class RecorderBase(Node):
         urdf = self.p['urdf_path'] or str(default_urdf_path())
         self.robot = RobotModel(urdf, self.joint_names, self.p['tool_frame'])
         self.n = self.robot.n
-        self.limits = rec.SafetyLimits(self.p['joint_limit_margin_rad'],
-                                       self.p['max_velocity_rad_s'],
-                                       self.p['max_acceleration_rad_s2'])
+        self.limits = settings_from_params(rec.SafetyLimits, self.p)
         self.limits.vectors(self.n)
         self.lower, self.upper = self.limits.bounds(self.robot)
         self._check_choices()

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """The recorders' parameters, one table per node: ``name: (default, descriptor)``.
 
-``common_parameters()`` are those of every recorder; each node adds its own table. The node
+``common_parameters()`` are those of every recorder (with the safety limits declared in
+``record.SafetyLimits``); each node adds its own table. The node
 declares them (``RecorderBase``), and the generated node docs read them back from the node.
 """
 from __future__ import annotations
 
 from robot_id_ros import record as rec
 from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME
-from robot_id_ros.ros.params import desc, float_desc, int_desc
+from robot_id_ros.ros.params import desc, float_desc, int_desc, settings_table
 
 RO = True   # every recorder parameter is read-only: a change needs a new run
 
@@ -43,13 +44,7 @@ def common_parameters():
             '= start on receipt), for controllers that take no future start times', RO)),
         'effort_unit': ('torque', desc("what the driver's effort is: 'torque' (Nm) or 'current' "
                                        '(motor current, A); written into the sidecar', RO)),
-        'joint_limit_margin_rad': (rec.YOUBOT_SAFE_MARGIN_RAD, float_desc(
-            'every commanded position stays this far inside the URDF joint limits, rad',
-            0.0, 1.0, RO)),
-        'max_velocity_rad_s': (rec.YOUBOT_SAFE_VELOCITY_RAD_S, float_desc(
-            'largest commanded joint speed, rad/s (youBot drives: 1.57)', 0.01, 3.0, RO)),
-        'max_acceleration_rad_s2': (rec.YOUBOT_SAFE_ACCELERATION_RAD_S2, float_desc(
-            'largest commanded joint acceleration, rad/s^2', 0.01, 20.0, RO)),
+        **settings_table(rec.SafetyLimits),
         'command_lead_s': (0.3, float_desc('a motion starts this long after it is sent (ROS '
                                            'time), s', 0.0, 5.0, RO)),
         'command_point_period_s': (0.05, float_desc('time between the points of a sent '
