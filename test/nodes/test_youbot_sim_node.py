@@ -168,16 +168,17 @@ def test_effort_unit_current(bench_factory):
 def test_partial_trajectory_is_followed_and_replaces_the_running_one(bench_factory):
     b = bench_factory(topics=('js',), real_time_factor=5.0)
     b.wait_connected()
-    # a slow trajectory on J2, J3 (20 s), replaced early by one on J3 only
+    # a slow trajectory on J2, J3 (60 s: the replacement arrives long before it ends even on a
+    # loaded machine), replaced early by one on J3 only
     b.traj_pub.publish(
-        traj(['arm_joint_3', 'arm_joint_2'], [(1.0, [-2.3, 1.2]), (20.0, [-1.5, 2.2])]))
-    assert b.spin(until=lambda: b.sim.driver.accepted == 1, timeout=5.0)
+        traj(['arm_joint_3', 'arm_joint_2'], [(1.0, [-2.3, 1.2]), (60.0, [-1.5, 2.2])]))
+    assert b.spin(until=lambda: b.sim.driver.accepted == 1, timeout=60.0)
     t1 = b.sim.driver.last_command_sim_time_s
     b.spin_sim_seconds(1.5)
     b.traj_pub.publish(traj(['arm_joint_3'], [(1.5, [-2.0])]))
-    assert b.spin(until=lambda: b.sim.driver.accepted == 2, timeout=5.0)
+    assert b.spin(until=lambda: b.sim.driver.accepted == 2, timeout=60.0)
     t2 = b.sim.driver.last_command_sim_time_s
-    assert t2 - t1 < 15.0, 'the replacement arrived too late to replace anything'
+    assert t2 - t1 < 55.0, 'the replacement arrived too late to replace anything'
     b.spin_sim_seconds(3.0)
     t = np.array([b.received_sim_time([m]) for m in b.js])
     pos = np.array([m.position[:5] for m in b.js])
@@ -189,10 +190,10 @@ def test_partial_trajectory_is_followed_and_replaces_the_running_one(bench_facto
     assert abs(final[0] - CANDLE[0]) < 3e-3             # J1 never commanded
     assert np.ptp(after[:, 1]) < 0.01  # J2 holds: the running trajectory was replaced
     assert np.all(np.abs(np.diff(pos, axis=0)) < 0.05)  # no jumps: continuous set point
-    # tracking error of the first trajectory is bounded: J2 follows 1.1344 -> 1.2 (1 s) -> 2.2 (20
-    # s)
+    # tracking error of the first trajectory is bounded: J2 follows 1.1344 -> 1.2 (1 s) -> 2.2
+    # (60 s)
     first = (t > t1 + 1.2) & (t < t2)
-    ref = 1.2 + (t[first] - t1 - 1.0) / 19.0 * 1.0
+    ref = 1.2 + (t[first] - t1 - 1.0) / 59.0 * 1.0
     assert np.all(np.abs(pos[first, 1] - ref) < 0.02)
 
 
@@ -213,7 +214,7 @@ def test_bad_commands_are_rejected_without_moving(bench_factory):
         b.traj_pub.publish(msg)
         assert b.spin(
             until=lambda: any(key in st.message for d in b.diag[n_diag:] for st in d.status),
-            timeout=5.0), key
+            timeout=60.0), key
     bad_wrench = WrenchStamped()
     bad_wrench.header.frame_id = 'no_such_frame'
     bad_wrench.wrench.force.z = 5.0
@@ -221,13 +222,13 @@ def test_bad_commands_are_rejected_without_moving(bench_factory):
     b.wrench_pub.publish(bad_wrench)
     assert b.spin(
         until=lambda: any('no_such_frame' in st.message for d in b.diag[n_diag:]
-                          for st in d.status), timeout=5.0)
+                          for st in d.status), timeout=60.0)
     pl = Inertia(m=-1.0)
     n_diag = len(b.diag)
     b.payload_pub.publish(pl)
     assert b.spin(
         until=lambda: any('payload mass' in st.message for d in b.diag[n_diag:]
-                          for st in d.status), timeout=5.0)
+                          for st in d.status), timeout=60.0)
     assert b.sim.driver.rejected == len(bad) and b.sim.driver.accepted == 0
     n = len(b.js)
     b.spin_sim_seconds(0.5)
@@ -248,7 +249,7 @@ def test_wrench_changes_effort_by_jacobian_transpose(bench_factory):
     w.header.frame_id = 'arm_link_0'
     w.wrench.force.y, w.wrench.force.z = 5.0, 10.0
     b.wrench_pub.publish(w)
-    assert b.spin(until=lambda: np.any(b.sim.arm.tau_ext != 0), timeout=5.0)
+    assert b.spin(until=lambda: np.any(b.sim.arm.tau_ext != 0), timeout=60.0)
     b.spin_sim_seconds(3.0)
     q = np.array(b.js[-1].position[:5])
     J = arm.model.copy().tool_jacobian(q, 'base')
@@ -266,7 +267,7 @@ def test_wrench_changes_effort_by_jacobian_transpose(bench_factory):
     assert np.all(np.abs(change + tau_ext) <= band), (change, -tau_ext, band)
     assert np.all(np.abs(tau_ext[:4]) > band[:4])     # the test is not vacuous on J1..J4
     # clearing the wrench: truth returns to zero
-    assert b.call(b.probe.create_client(Trigger, 'sim/clear_wrench'), timeout=5.0).success
+    assert b.call(b.probe.create_client(Trigger, 'sim/clear_wrench'), timeout=60.0).success
     n = len(b.true_tau)
     b.spin_sim_seconds(0.1)
     assert not np.any(b.true_tau[-1].effort) and len(b.true_tau) > n
@@ -278,7 +279,7 @@ def test_payload_and_true_parameter_file(bench_factory, tmp_path):
     b.wait_connected()
     assert not out.exists()
     cli = b.probe.create_client(Trigger, 'sim/write_true_parameters')
-    res = b.call(cli, timeout=5.0)
+    res = b.call(cli, timeout=60.0)
     assert not res.success and 'true_parameters_file' in res.message
     assert not b.sim.set_parameters(
         [Parameter('true_parameters_file', value=str(out))])[0].successful
@@ -286,8 +287,8 @@ def test_payload_and_true_parameter_file(bench_factory, tmp_path):
     p = Inertia(m=0.4)
     p.com.z = 0.05
     b.payload_pub.publish(p)
-    assert b.spin(until=lambda: b.sim.arm.payload is not None, timeout=5.0)
-    assert b.call(cli, timeout=5.0).success
+    assert b.spin(until=lambda: b.sim.arm.payload is not None, timeout=60.0)
+    assert b.call(cli, timeout=60.0).success
     import yaml
     d = yaml.safe_load(out.read_text())
     assert d['seed'] == 4 and d['joint_names'] == ARM
