@@ -45,25 +45,42 @@ for _name in ('common', 'demo', 'describe', 'design_excitation', 'estimate', 'id
     MOVED[f'robot_id_ros.commands.{_name}'] = f'robot_id_ros.cli.{_name}'
 
 
+# the former packages themselves: empty packages whose modules are the aliases above
+OLD_PACKAGES = {
+    'robot_id_ros.core': 'the ROS-free core, now model/, io/, record/, identify/, estimate/',
+    'robot_id_ros.nodes': 'the nodes, now ros/nodes/',
+    'robot_id_ros.commands': 'the robot-id subcommands, now cli/',
+}
+
+
 class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolves an old module name to the module at its new place (the same module object)."""
+    """Resolve an old module name to the module at its new place (the same module object)."""
 
     def find_spec(self, fullname, path=None, target=None):
+        """Return a spec for an old package or module name, None for any other name."""
+        if fullname in OLD_PACKAGES:
+            return importlib.util.spec_from_loader(fullname, self, is_package=True)
         if fullname in MOVED:
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec):
+        """Return the module at its new place (an old package: a new empty package)."""
+        if spec.name in OLD_PACKAGES:
+            return None
         new = MOVED[spec.name]
         warnings.warn(f'{spec.name} is deprecated and will be removed in the next release: '
                       f'import {new}', DeprecationWarning, stacklevel=2)
         return importlib.import_module(new)
 
     def exec_module(self, module):
-        """Nothing to run: the module was imported at its new place."""
+        """Give an old package its doc and an empty path; a moved module needs nothing."""
+        if module.__name__ in OLD_PACKAGES:
+            module.__doc__ = f'Deprecated: {OLD_PACKAGES[module.__name__]} (see {__name__}).'
+            module.__path__ = []
 
 
 def install() -> None:
-    """Register the finder once (called by the old packages' ``__init__``)."""
+    """Register the finder once (``import robot_id_ros`` does)."""
     if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
         sys.meta_path.append(_MovedFinder())

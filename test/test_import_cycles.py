@@ -10,7 +10,7 @@ import robot_id_ros
 PACKAGE = Path(robot_id_ros.__file__).parent
 # the deprecated aliases of the old layout import the new modules by name only; not part of the
 # graph
-SKIP = {'robot_id_ros.core', 'robot_id_ros.nodes', 'robot_id_ros.commands', 'robot_id_ros._moved'}
+SKIP = {'robot_id_ros._moved'}
 
 
 def module_name(path):
