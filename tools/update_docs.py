@@ -22,7 +22,9 @@ NODES_MD = ROOT / 'docs' / 'nodes.md'
 def settings_files():
     """(parameters file, settings dataclass) pairs whose comments are generated."""
     from robot_id_ros.estimate import EstimatorConfig
-    return [(ROOT / 'config' / 'wrench_estimator.yaml', EstimatorConfig)]
+    from robot_id_ros.identify import IdentificationOptions
+    return [(ROOT / 'config' / 'wrench_estimator.yaml', EstimatorConfig),
+            (ROOT / 'config' / 'identification.yaml', IdentificationOptions)]
 
 
 def update_settings_comments():
