@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from robot_id_ros.estimate import EstimatorConfig
+from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.record import SafetyLimits
 from robot_id_ros.settings import default_of, param_of, settings_by_param, settings_of
 from robot_id_ros.sim.config import SimConfig
@@ -18,7 +19,8 @@ import update_docs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # (settings dataclass, executable of the node that declares them)
-NODE_SETTINGS = [(EstimatorConfig, 'wrench_estimator'), (SimConfig, 'youbot_sim'),
+NODE_SETTINGS = [(EstimatorConfig, 'wrench_estimator'), (IdentificationOptions, 'identification'),
+                 (SimConfig, 'youbot_sim'),
                  *[(SafetyLimits, f'{kind}_recorder')
                    for kind in ('static_pose', 'trajectory', 'friction_sweep')]]
 
@@ -35,7 +37,7 @@ def test_node_parameters_are_the_declared_settings(cls, executable, node_infos):
         assert p.description == spec.description(), name
         assert p.read_only == spec.read_only, name
         default = default_of(field)
-        want = list(spec.unset) if default is None else default
+        want = spec.unset if default is None else default
         assert p.default == (list(want) if isinstance(want, tuple) else want), name
         if spec.lo is not None and not isinstance(p.default, list):  # ranges of scalars
             assert f'{spec.lo:g}'.rstrip('.') in p.constraints or str(float(spec.lo)) in \
@@ -92,7 +94,7 @@ def test_simconfig_checks_its_declared_ranges():
 
 
 # (settings dataclass, robot-id subcommand module that takes them as flags)
-CLI_SETTINGS = [(EstimatorConfig, 'estimate')]
+CLI_SETTINGS = [(EstimatorConfig, 'estimate'), (IdentificationOptions, 'identify')]
 
 
 @pytest.mark.parametrize('cls, command', CLI_SETTINGS)
@@ -107,6 +109,9 @@ def test_cli_flags_are_the_declared_settings(cls, command):
     module.add_parser(sub)
     actions = {a.dest: a for a in sub.choices[command.replace('_', '-')]._actions}
     for name, (_, spec) in settings_of(cls).items():
+        if not flag_of(name, spec):          # internal: no flag
+            assert name not in actions, name
+            continue
         assert name in actions, f'robot-id {command} has no flag for setting {name}'
         action = actions[name]
         assert flag_of(name, spec) in action.option_strings, name
@@ -115,3 +120,80 @@ def test_cli_flags_are_the_declared_settings(cls, command):
         assert action.default is None, name
         if spec.choices:
             assert tuple(action.choices) == tuple(spec.choices), name
+
+
+def _identify_args(line):
+    import argparse
+    import shlex
+
+    from robot_id_ros.cli import identify as cli_identify
+    parser = argparse.ArgumentParser()
+    cli_identify.add_parser(parser.add_subparsers())
+    return parser.parse_args(['identify', '--out', 'm.yaml'] + shlex.split(line))
+
+
+def test_every_former_identify_flag_keeps_its_meaning():
+    """The flags robot-id identify had before its settings were declared set the same options."""
+    from robot_id_ros.cli.identify import options_from_args
+    line = ('--no-friction --asymmetric-coulomb --no-offset --rotor-inertia --weighting ols '
+            '--no-column-scaling --prior-weight 0.5 --known m5=0.25 --physical-consistency '
+            '--derivative-method spline --velocity-source measured --cutoff-hz 12 '
+            '--torque-filter --period 4 --trim 0.3 --max-samples 900 --stribeck-column '
+            '--min-velocity 0.05 --sidecar-window --stribeck --static-offset '
+            '--effort-unit current --drive-gains 1,2,3,4,5')
+    got = options_from_args(_identify_args(line), 5)
+    want = IdentificationOptions(
+        friction=False, coulomb_asymmetric=True, offset=False, rotor_inertia=True,
+        weighting='ols', column_scaling=False, prior_weight=0.5, known_parameters={'m5': 0.25},
+        physical_consistency=True, derivative_method='spline', velocity_source='measured',
+        cutoff_hz=12.0, torque_filter=True, period_s=4.0, trim_s=0.3, max_samples=900,
+        stribeck_column=True, min_velocity_rad_s=0.05, sidecar_window=True, stribeck=True,
+        static_offset=True, effort_unit='current', drive_gains_nm_per_a=[1.0, 2.0, 3.0, 4.0, 5.0])
+    assert got == want
+    assert got.to_dict() == want.to_dict()
+    assert options_from_args(_identify_args(''), 5) == IdentificationOptions()
+    # the new spellings: --x / --no-x of every boolean, the settings' own names
+    both = options_from_args(_identify_args('--no-coulomb-asymmetric --offset --period-s 2 '
+                                            '--min-velocity-rad-s 0.1 --trim-s 0'), 5)
+    assert (both.coulomb_asymmetric, both.offset, both.period_s, both.min_velocity_rad_s,
+            both.trim_s) == (False, True, 2.0, 0.1, 0.0)
+
+
+def test_identify_refuses_a_value_outside_its_declaration():
+    from robot_id_ros.cli.common import CommandError
+    from robot_id_ros.cli.identify import options_from_args
+    for line, match in (('--min-velocity -1', 'min_velocity_rad_s'),
+                        ('--drive-gains 1,2', '--drive-gains needs 5 values'),
+                        ('--prior-weight -0.1', 'prior_weight')):
+        with pytest.raises(CommandError, match=match):
+            options_from_args(_identify_args(line), 5)
+
+
+def test_internal_identification_options_are_neither_parameters_nor_flags():
+    """Options no user sets today have no node parameter and no flag; to_dict keeps every field."""
+    from robot_id_ros.settings import flag_of
+    internal = {n for n, (_, s) in settings_of(IdentificationOptions).items()
+                if not s.node and not flag_of(n, s)}
+    assert internal == {'sign_velocity_rad_s', 'stribeck_velocity_rad_s', 'min_velocity_scope',
+                        'min_velocity_margin_s', 'known_parameters', 'confidence',
+                        'max_condition', 'torque_cutoff_hz', 'resample_hz',
+                        'static_min_duration_s', 'static_velocity_threshold_rad_s',
+                        'chunk_samples'}
+    d = IdentificationOptions().to_dict()
+    assert list(d) == list(IdentificationOptions.__dataclass_fields__)
+    assert IdentificationOptions.from_dict(d) == IdentificationOptions()
+
+
+@pytest.mark.parametrize('command', ['validate', 'payload'])
+def test_validate_and_payload_take_the_declared_effort_flags(command):
+    import argparse
+    import importlib
+    module = importlib.import_module(f'robot_id_ros.cli.{command}')
+    parser = argparse.ArgumentParser()
+    module.add_parser(parser.add_subparsers())
+    args = parser.parse_args([command, '--model', 'm.yaml', '--data', 'b', '--out', 'o.yaml',
+                              '--effort-unit', 'current', '--drive-gains', '1,2.5']
+                             if command == 'payload' else
+                             [command, '--model', 'm.yaml', '--data', 'b',
+                              '--effort-unit', 'current', '--drive-gains', '1,2.5'])
+    assert (args.effort_unit, args.drive_gains_nm_per_a) == ('current', (1.0, 2.5))

@@ -151,16 +151,37 @@ def _float_tuple(text):
         raise argparse.ArgumentTypeError(f'not a comma-separated list of numbers: {text!r}')
 
 
-def add_setting_flags(parser, cls, title: str) -> None:
+def _flag_type(field, spec):
+    """Return the argparse type of a number setting's flag (a None default: by its ``unset``)."""
+    default = default_of(field)
+    if default is not None and not isinstance(default, tuple):
+        return type(default)
+    if isinstance(spec.unset, (int, float)) and not isinstance(spec.unset, bool):
+        return type(spec.unset)
+    annotation = str(field.type)
+    for scalar in (int, float):
+        if annotation.startswith(scalar.__name__ + ' '):
+            return scalar
+    return _float_tuple
+
+
+def add_setting_flags(parser, cls, title: str, names=None) -> None:
     """Add one flag per setting of the dataclass ``cls``, generated from its declaration.
 
     The declaration (``robot_id_ros.settings``) gives name, former names, choices, type and help;
-    every default is None (not given), so a parameters file or the core default applies.
+    every default is None (not given), so a parameters file or the core default applies. A
+    boolean setting gets ``--name`` and ``--no-name`` (and the same for each former name).
+
+    Args:
+        parser: the argparse parser of the subcommand.
+        cls: the settings dataclass.
+        title: the title of the flags' argument group in --help.
+        names: only these settings (default: every setting that has a flag).
     """
     group = parser.add_argument_group(title)
     for name, (field, spec) in settings_of(cls).items():
         flag = flag_of(name, spec)
-        if not flag:
+        if not flag or (names is not None and name not in names):
             continue
         default = default_of(field)
         shown = 'none' if default is None else default
@@ -170,10 +191,10 @@ def add_setting_flags(parser, cls, title: str) -> None:
             kwargs['action'] = argparse.BooleanOptionalAction
         elif spec.choices:
             kwargs['choices'] = spec.choices
-        elif default is None or isinstance(default, tuple):
-            kwargs['type'], kwargs['metavar'] = _float_tuple, 'X,Y,..'
         else:
-            kwargs['type'] = type(default)
+            kwargs['type'] = _flag_type(field, spec)
+            if kwargs['type'] is _float_tuple:
+                kwargs['metavar'] = 'X,Y,..'
         group.add_argument(flag, *spec.aliases, **kwargs)
 
 

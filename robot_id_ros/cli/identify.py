@@ -14,7 +14,8 @@ from pathlib import Path
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.io.sidecar import find_sidecar
-from robot_id_ros.cli.common import CommandError, Progress, add_robot_arguments, robot_from_args
+from robot_id_ros.cli.common import (CommandError, Progress, add_robot_arguments,
+                                     add_setting_flags, robot_from_args, settings_from_args)
 
 # outputs: checked first, written together (issue 14)
 from robot_id_ros.io.files import Outputs
@@ -23,15 +24,29 @@ from robot_id_ros.cli.common import MODEL_OUTPUT, add_overwrite_argument, bag_in
 REPORT_FILE = 'report.md'   # the report's main file in --report DIR
 
 
-def add_bag_arguments(p):
+def add_bag_arguments(p, effort=True):
+    """--topic, and with ``effort`` the effort settings --effort-unit and --drive-gains.
+
+    The effort flags are generated from their ``IdentificationOptions`` declarations.
+    """
     p.add_argument('--topic', default='/joint_states',
                    help='JointState topic (default /joint_states)')
-    p.add_argument(
-        '--effort-unit', choices=('torque', 'current'), default=None,
-        help='effort in the bags: joint torque in Nm (default) or motor current in A (needs drive '
-        'gains)')
-    p.add_argument('--drive-gains', default=None,
-                   help='comma-separated joint torque per motor current (Nm/A), one per joint')
+    if effort:
+        add_setting_flags(p, IdentificationOptions, 'effort',
+                          names=('effort_unit', 'drive_gains_nm_per_a'))
+
+
+def check_drive_gains(gains, n):
+    """Raise CommandError unless ``gains`` (from --drive-gains, or None) holds ``n`` values.
+
+    Returns:
+        The gains as a list of floats in Nm/A, or None when none were given.
+    """
+    if gains is None:
+        return None
+    if len(gains) != n:
+        raise CommandError(f'--drive-gains needs {n} values, got {len(gains)}')
+    return [float(g) for g in gains]
 
 
 def parse_floats(text, n=None, what='values'):
@@ -69,61 +84,15 @@ def add_parser(subparsers):
                    help='write report.md and PNG plots here')
     p.add_argument('--validate', nargs='+', default=[], metavar='BAG',
                    help='held-out bag(s) for the report')
-    add_bag_arguments(p)
-    p.add_argument(
-        '--weighting', choices=('wls', 'ols'), default='wls',
-        help='wls: per-joint noise variance weights (default); ols: ordinary least squares')
-    p.add_argument('--no-column-scaling', action='store_true',
-                   help='do not scale regressor columns')
-    p.add_argument('--no-friction', action='store_true',
-                   help='no Coulomb/viscous friction columns')
-    p.add_argument('--asymmetric-coulomb', action='store_true',
-                   help='direction-dependent Coulomb friction')
-    p.add_argument('--no-offset', action='store_true', help='no per-joint torque offset')
-    p.add_argument('--rotor-inertia', action='store_true',
-                   help='identify reflected rotor inertia per joint')
-    p.add_argument(
-        '--prior-weight', type=float, default=0.0,
-        help='damped least squares toward the URDF values (0 = none; 1 weighs like one column)')
+    add_bag_arguments(p, effort=False)
     p.add_argument(
         '--known', action='append', default=[], metavar='NAME=VALUE',
         help='a known standard parameter (e.g. m5=0.25), subtracted before the fit; repeatable')
     p.add_argument(
-        '--physical-consistency', action='store_true',
-        help='constrain to physically valid inertias (LMI); reports the cost in fit error')
-    p.add_argument(
         '--export-urdf', default=None, metavar='URDF',
         help='with --physical-consistency: write a URDF carrying the identified inertias')
-    p.add_argument('--derivative-method', default='auto',
-                   choices=('auto', 'periodic', 'savgol', 'spline', 'central'),
-                   help='how to differentiate positions (auto: periodic when the run repeats)')
-    p.add_argument('--velocity-source', choices=('position', 'measured'), default='position',
-                   help='differentiate positions (default) or filter the recorded velocity')
-    p.add_argument('--cutoff-hz', type=float, default=None,
-                   help='position band limit (default: automatic)')
-    p.add_argument('--torque-filter', action='store_true',
-                   help='fit the torque low-passed at the cut-off (parallel filtering)')
-    p.add_argument('--period', type=float, default=None,
-                   help='excitation period in s (default: sidecar/detected)')
-    p.add_argument('--trim', type=float, default=None,
-                   help='seconds dropped at both ends of non-periodic runs')
-    p.add_argument('--max-samples', type=int, default=None,
-                   help='decimate each trajectory to at most this many')
-    p.add_argument(
-        '--stribeck-column', action='store_true',
-        help='a Stribeck column per joint in the trajectory fit (velocity from the sweeps, else '
-        'fitted)')
-    p.add_argument(
-        '--min-velocity', type=float, default=0.0, metavar='RAD_S',
-        help="leave a joint's samples out of the trajectory fit where its |velocity| is below "
-        'this (stiction regime; 0.05 suits the youBot); default 0 = keep all')
-    p.add_argument(
-        '--sidecar-window', action='store_true',
-        help="fit only inside the sidecar's excitation periods (also for non-periodic derivative "
-        'methods)')
-    p.add_argument('--stribeck', action='store_true', help='fit a Stribeck term to the sweeps')
-    p.add_argument('--static-offset', action='store_true',
-                   help='a torque offset per joint in the static fit')
+    add_setting_flags(p, IdentificationOptions, 'fit options (default: the core defaults; '
+                      'config/identification.yaml holds the youBot recipe)')
     p.add_argument('--json', action='store_true', help='print the summary as JSON')
     add_overwrite_argument(p, 'model file, exported URDF or report files (a model file only by '
                               'a model file)')
@@ -131,24 +100,23 @@ def add_parser(subparsers):
 
 
 def options_from_args(args, n) -> IdentificationOptions:
+    """Return the fit options of ``robot-id identify``: the setting flags given and --known.
+
+    Args:
+        args: the parsed arguments.
+        n: number of joints (the count --drive-gains must give).
+
+    Returns:
+        The options, checked; a bad value is a CommandError naming the setting.
+    """
     known = {}
     for kv in args.known:
         if '=' not in kv:
             raise CommandError(f'--known takes NAME=VALUE, got {kv!r}')
         k, v = kv.split('=', 1)
         known[k.strip()] = parse_floats(v, 1, f'--known {k}')[0]
-    gains = parse_floats(args.drive_gains, n, '--drive-gains') if args.drive_gains else None
-    return IdentificationOptions(
-        friction=not args.no_friction, coulomb_asymmetric=args.asymmetric_coulomb,
-        offset=not args.no_offset, rotor_inertia=args.rotor_inertia, weighting=args.weighting,
-        column_scaling=not args.no_column_scaling, prior_weight=args.prior_weight,
-        known_parameters=known, derivative_method=args.derivative_method, cutoff_hz=args.cutoff_hz,
-        period_s=args.period, max_samples=args.max_samples, trim_s=args.trim,
-        effort_unit=args.effort_unit or 'torque', drive_gains_nm_per_a=gains,
-        velocity_source=args.velocity_source, torque_filter=args.torque_filter,
-        stribeck=args.stribeck, static_offset=args.static_offset,
-        physical_consistency=args.physical_consistency, stribeck_column=args.stribeck_column,
-        min_velocity_rad_s=args.min_velocity, sidecar_window=args.sidecar_window)
+    check_drive_gains(args.drive_gains_nm_per_a, n)
+    return settings_from_args(args, IdentificationOptions, {'known_parameters': known})
 
 
 def _check_outputs(args):

@@ -21,7 +21,7 @@ from robot_id_ros.io.model_file import Payload, load_model
 from robot_id_ros.identify.payload import estimate_drive_gains, identify_payload
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import CommandError
-from robot_id_ros.cli.identify import add_bag_arguments, parse_floats
+from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains, parse_floats
 
 from robot_id_ros.cli.common import add_overwrite_argument, bag_inputs
 
@@ -73,9 +73,10 @@ def run(args) -> int:
     else:
         if args.effort_unit == 'current':
             opts.effort_unit = 'current'
-            gains = (parse_floats(args.drive_gains, model.n, '--drive-gains')
-                     if args.drive_gains else (list(model.drive_gains_nm_per_a) if
-                                               model.drive_gains_nm_per_a is not None else None))
+            gains = (check_drive_gains(args.drive_gains_nm_per_a, model.n)
+                     if args.drive_gains_nm_per_a else (
+                         list(model.drive_gains_nm_per_a)
+                         if model.drive_gains_nm_per_a is not None else None))
             if gains is None:
                 raise CommandError(
                     '--effort-unit current needs drive gains (model or --drive-gains)')

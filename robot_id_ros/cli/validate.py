@@ -10,7 +10,7 @@ from robot_id_ros.identify import IdentificationOptions, validate
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import Progress
-from robot_id_ros.cli.identify import add_bag_arguments, parse_floats
+from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains
 
 from robot_id_ros.io.files import Outputs
 from robot_id_ros.cli.common import CommandError, add_overwrite_argument, bag_inputs
@@ -57,8 +57,8 @@ def run(args) -> int:
     base = IdentificationOptions()
     if args.effort_unit:
         base.effort_unit = args.effort_unit
-    if args.drive_gains:
-        base.drive_gains_nm_per_a = parse_floats(args.drive_gains, model.n, '--drive-gains')
+    if args.drive_gains_nm_per_a:
+        base.drive_gains_nm_per_a = check_drive_gains(args.drive_gains_nm_per_a, model.n)
     if base.effort_unit == 'current' and base.drive_gains_nm_per_a is None:
         if model.drive_gains_nm_per_a is None:
             raise CommandError('--effort-unit current needs drive gains: the model has none, give '

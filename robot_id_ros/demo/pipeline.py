@@ -32,13 +32,11 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from robot_id_ros.demo import report
 from robot_id_ros.demo.processes import DemoError, NodeGroup, demo_environment, log
 from robot_id_ros.demo.report import results_table
-from robot_id_ros.errors import InputError
-from robot_id_ros.ros.params_file import youbot_estimator_settings
+from robot_id_ros.ros.params_file import node_parameters, youbot_estimator_settings
 from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.sidecar import find_sidecar
@@ -46,6 +44,7 @@ from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.model.robot import YOUBOT_JOINTS, package_share_dir, youbot_model
 from robot_id_ros.record import ExcitationError, FourierTrajectory, design_within_torque
+from robot_id_ros.settings import from_plain, settings_of
 from robot_id_ros.sim.config import SimConfig
 
 __all__ = ['DemoConfig', 'DemoError', 'Demo', 'run_demo', 'results_table',
@@ -60,8 +59,6 @@ EXCITATION_TORQUE_FRACTION = 0.9
 DESIGN_FRICTION = dict(coulomb_pos_nm=[0.8, 0.6, 0.5, 0.2, 0.15],
                        coulomb_neg_nm=[0.8, 0.6, 0.5, 0.2, 0.15],
                        viscous_nm_s_rad=[1.0, 0.8, 0.6, 0.1, 0.1], offset_nm=[0.0] * 5)
-# node parameters of config/identification.yaml whose value 'none given' is spelled 0
-_ZERO_IS_NONE = ('cutoff_hz', 'drive_gains_nm_per_a')
 
 
 @lru_cache(maxsize=1)
@@ -83,9 +80,9 @@ def identification_options(params_file, node_name='identification') -> Identific
     """Return the fit options set in a parameters file of the identification node.
 
     Keys of the ``node_name: ros__parameters:`` (or ``/**``) section that are
-    ``IdentificationOptions`` fields are taken as they are, with the node's convention that 0
-    means 'none given' for ``cutoff_hz`` and ``drive_gains_nm_per_a``; the others (bags, paths,
-    robot) are left out.
+    ``IdentificationOptions`` settings are taken as the node takes them (``from_plain``: a
+    setting's ``unset`` value, e.g. 0 for ``cutoff_hz`` and [0.0] for ``drive_gains_nm_per_a``,
+    means none given); the others (bags, paths, robot) are left out.
 
     Args:
         params_file: a ROS 2 parameters file such as config/identification.yaml.
@@ -97,25 +94,9 @@ def identification_options(params_file, node_name='identification') -> Identific
     Raises:
         InputError: the file cannot be read or has no such section.
     """
-    path = Path(params_file)
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError(f'cannot read identification parameters file {path}: {exc}',
-                         kind='params_file') from None
-    keys = (node_name, '/' + node_name, '/**')
-    section = next((doc[k]['ros__parameters'] for k in keys if isinstance(doc, dict)
-                    and isinstance(doc.get(k), dict)
-                    and isinstance(doc[k].get('ros__parameters'), dict)), None)
-    if section is None:
-        raise InputError(f'{path} has no "{node_name}: ros__parameters:" (or "/**") section',
-                         kind='params_file')
-    fields = {f.name for f in dataclasses.fields(IdentificationOptions)}
-    values = {k: v for k, v in section.items() if k in fields}
-    for k in _ZERO_IS_NONE:
-        if k in values and not np.any(values[k]):
-            values[k] = None
-    return IdentificationOptions(**values)
+    section = node_parameters(params_file, node_name, example='config/identification.yaml')
+    known = settings_of(IdentificationOptions)
+    return from_plain(IdentificationOptions, {k: v for k, v in section.items() if k in known})
 
 
 @lru_cache(maxsize=1)

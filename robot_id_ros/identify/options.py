@@ -6,7 +6,7 @@ The checks and unit conversion every data kind goes through.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.model.friction import SIGN_VELOCITY_RAD_S_DEFAULT
 from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.model.robot import RobotModel
+from robot_id_ros.settings import setting
 
 DERIVATIVE_METHODS = ('auto', 'periodic', 'savgol', 'spline', 'central')
 # Stribeck velocity (rad/s) of the regressor's Stribeck column while it is still to be chosen
@@ -27,64 +28,122 @@ class IdentificationError(InputError):
 
 @dataclass
 class IdentificationOptions:
-    """How to identify. Defaults suit joint-torque data; see each field."""
+    """How to identify. Defaults suit joint-torque data.
+
+    Each field declares its doc, unit and range once (``robot_id_ros.settings``); the
+    identification node's parameters, the ``robot-id identify`` flags and the comments of
+    config/identification.yaml are generated from them. Fields with ``node=False, flag=''`` are
+    internal: no node parameter and no flag sets them.
+    """
 
     # model structure
-    friction: bool = True                 # Coulomb + viscous per joint
-    coulomb_asymmetric: bool = False      # fc+ / fc- instead of one fc
-    offset: bool = True                   # constant torque offset per joint
-    rotor_inertia: bool = False           # reflected rotor inertia per joint
-    sign_velocity_rad_s: float = SIGN_VELOCITY_RAD_S_DEFAULT
-    # a Stribeck column fs * s * exp(-(qd/vs)^2) per joint (linear in fs)
-    stribeck_column: bool = False
-    # vs of that column; None: from the sweeps' Stribeck fit when they have one, else the best of
-    # a grid by the fit residual
-    stribeck_velocity_rad_s: float | None = None
+    friction: bool = setting(True, 'Coulomb and viscous friction per joint', read_only=False)
+    coulomb_asymmetric: bool = setting(
+        False, 'direction-dependent Coulomb friction (fc+ and fc- instead of one fc)',
+        read_only=False, aliases=('--asymmetric-coulomb',))
+    offset: bool = setting(True, 'a constant torque offset per joint', read_only=False)
+    rotor_inertia: bool = setting(False, 'identify reflected rotor inertia per joint',
+                                  read_only=False)
+    sign_velocity_rad_s: float = setting(
+        SIGN_VELOCITY_RAD_S_DEFAULT, 'velocity scale of the smoothed sign of the Coulomb term',
+        unit='rad/s', node=False, flag='')
+    stribeck_column: bool = setting(
+        False, 'a Stribeck term fs * s * exp(-(qd/vs)^2) per joint in the trajectory fit '
+        '(velocity from the sweeps, else chosen by the fit)', read_only=False)
+    stribeck_velocity_rad_s: float | None = setting(
+        None, "vs of the Stribeck column; none: from the sweeps' Stribeck fit when they have one, "
+        'else the best of a grid by the fit residual', unit='rad/s', node=False, flag='')
     # rows left out of the fit (and of the in-motion validation metric)
-    # joint j's row of a sample is left out where |qd_j| < this (the stick / Stribeck regime the
-    # friction model cannot represent); 0: none
-    min_velocity_rad_s: float = 0.0
-    # 'joint': only joint j's own velocity; 'all': any joint below it (a stuck joint's kink also
-    # corrupts the coupled joints' qdd)
-    min_velocity_scope: str = 'joint'
-    min_velocity_margin_s: float = 0.0    # also leave out rows within this time of such a sample
+    min_velocity_rad_s: float = setting(
+        0.0, "leave a joint's samples out of the trajectory fit where its |velocity| is below "
+        'this (stick-slip regime the friction model cannot represent); 0 = keep all',
+        unit='rad/s', lo=0.0, hi=10.0, read_only=False, aliases=('--min-velocity',))
+    min_velocity_scope: str = setting(
+        'joint', "rows left out by min_velocity_rad_s: 'joint' (only joint j's own velocity) or "
+        "'all' (any joint below it: a stuck joint's kink also corrupts the coupled joints' qdd)",
+        choices=('joint', 'all'), node=False, flag='')
+    min_velocity_margin_s: float = setting(
+        0.0, 'also leave out rows within this time of a sample below min_velocity_rad_s',
+        unit='s', node=False, flag='')
     # estimator
-    weighting: str = 'wls'                # 'ols' or 'wls' (per-joint noise variance)
-    column_scaling: bool = True           # eq. 25-26
-    # eq. 27-29: damping toward the URDF (0 = none); relative to a unit column
-    prior_weight: float = 0.0
-    known_parameters: dict = field(default_factory=dict)   # eq. 16-18: {standard name: value}
-    confidence: float = 0.95
-    # scaled condition number above which the data are rank deficient
-    max_condition: float = 1e5
+    weighting: str = setting(
+        'wls', "'wls' (weighted by the per-joint noise variance) or 'ols' (ordinary least "
+        'squares)', choices=('wls', 'ols'), read_only=False)
+    column_scaling: bool = setting(
+        True, 'scale the regressor columns in the least squares (eq. 25-26)', read_only=False)
+    prior_weight: float = setting(
+        0.0, 'damped least squares toward the URDF values (eq. 27-29), relative to a unit '
+        'regressor column (dimensionless; 0 = none)', lo=0.0, hi=1.0e6, read_only=False)
+    known_parameters: dict = setting(
+        {}, 'known standard parameters {name: value}, subtracted before the fit (eq. 16-18; '
+        'robot-id identify --known NAME=VALUE)', node=False, flag='')
+    confidence: float = setting(0.95, 'confidence level of the parameter intervals', node=False,
+                                flag='')
+    max_condition: float = setting(
+        1e5, 'scaled condition number above which the data are rank deficient', node=False,
+        flag='')
     # signal processing
-    # 'auto' (periodic if periodic), 'periodic', 'savgol', 'spline', 'central'
-    derivative_method: str = 'auto'
-    # position band limit; None: from the spectrum (periodic) or 10 Hz
-    cutoff_hz: float | None = None
-    torque_cutoff_hz: float | None = None  # for the filtered validation metric; None: cutoff_hz
-    period_s: float | None = None         # excitation period; None: sidecar or detected
-    # non-periodic methods too: keep only the sidecar's excitation periods
-    sidecar_window: bool = False
-    resample_hz: float | None = None      # None: the median input rate
-    max_samples: int | None = None        # decimate processed trajectories to at most this many
-    # dropped at both ends of non-periodic data; None: 1/cutoff
-    trim_s: float | None = None
-    # fit the torque low-passed at the position cut-off (parallel filtering)
-    torque_filter: bool = False
-    # 'position' (differentiate q) or 'measured' (filter and differentiate qd)
-    velocity_source: str = 'position'
-    effort_unit: str = 'torque'           # 'torque' (Nm) or 'current' (A, needs drive_gains)
-    drive_gains_nm_per_a: list | None = None
+    derivative_method: str = setting(
+        'auto', "positions to velocities and accelerations: 'auto' (periodic when the run "
+        "repeats), 'periodic', 'savgol', 'spline' or 'central'", choices=DERIVATIVE_METHODS,
+        read_only=False)
+    cutoff_hz: float | None = setting(
+        None, 'position band limit for the derivatives; 0 = from the spectrum (periodic) or '
+        '10 Hz', unit='Hz', lo=0.0, hi=1000.0, unset=0.0, read_only=False)
+    torque_cutoff_hz: float | None = setting(
+        None, 'cut-off of the filtered validation metric; none: cutoff_hz', unit='Hz',
+        node=False, flag='')
+    period_s: float | None = setting(
+        None, 'excitation period; 0 = from the sidecar or detected', unit='s', lo=0.0,
+        hi=3600.0, unset=0.0, read_only=False, aliases=('--period',))
+    sidecar_window: bool = setting(
+        False, "fit only inside the sidecars' excitation periods (also for non-periodic "
+        'derivative methods)', read_only=False)
+    resample_hz: float | None = setting(None, 'resampling rate; none: the median input rate',
+                                        unit='Hz', node=False, flag='')
+    max_samples: int | None = setting(
+        None, 'decimate each processed trajectory to at most this many samples; 0 = all',
+        lo=0, hi=10 ** 9, unset=0, read_only=False)
+    # no node parameter: 0 is a trim, and a node parameter cannot spell 'none'
+    trim_s: float | None = setting(
+        None, 'dropped at both ends of non-periodic runs; none: 1 / cutoff', unit='s',
+        node=False, aliases=('--trim',))
+    torque_filter: bool = setting(
+        False, 'fit the torque low-passed at the position cut-off (parallel filtering)',
+        read_only=False)
+    velocity_source: str = setting(
+        'position', "'position' (differentiate the positions) or 'measured' (filter and "
+        'differentiate the recorded velocity)', choices=('position', 'measured'),
+        read_only=False)
+    effort_unit: str = setting(
+        'torque', "effort in the recordings: 'torque' (Nm) or 'current' (motor current, A; "
+        'needs drive_gains_nm_per_a)', choices=('torque', 'current'), read_only=False)
+    drive_gains_nm_per_a: list | None = setting(
+        None, 'drive gains per joint (joint torque per motor current), for effort_unit current; '
+        '[0.0] = none given', unit='Nm/A', lo=0.0, hi=1.0e4, unset=(0.0,), read_only=False,
+        flag='--drive-gains')
     # static poses
-    static_min_duration_s: float = 0.5
-    static_velocity_threshold_rad_s: float = 0.005
-    static_offset: bool = False           # a torque offset per joint in the static fit
+    static_min_duration_s: float = setting(
+        0.5, 'a static pose lasts at least this long', unit='s', node=False, flag='')
+    static_velocity_threshold_rad_s: float = setting(
+        0.005, 'a static pose holds every |joint velocity| below this', unit='rad/s',
+        node=False, flag='')
+    static_offset: bool = setting(False, 'a torque offset per joint in the static fit',
+                                  read_only=False)
     # sweeps
-    stribeck: bool = False
+    stribeck: bool = setting(False, 'fit a Stribeck term to the friction sweeps',
+                             read_only=False)
     # physical consistency
-    physical_consistency: bool = False
-    chunk_samples: int = 4000
+    physical_consistency: bool = setting(
+        False, 'constrain the inertias to be physically valid (LMI); reports the cost in fit '
+        'error', read_only=False)
+    chunk_samples: int = setting(4000, 'samples per chunk of the normal equations', node=False,
+                                 flag='')
+
+    def __post_init__(self):
+        # flags and parameters give the gains as a tuple or array; the model file holds a list
+        if self.drive_gains_nm_per_a is not None:
+            self.drive_gains_nm_per_a = [float(g) for g in self.drive_gains_nm_per_a]
 
     def regressor_options(self) -> RegressorOptions:
         """Return the regressor structure of the dynamic fit these options ask for."""

@@ -11,7 +11,9 @@ a dataclass (``robot_id_ros.settings``) enter a table through ``ros.params.setti
 from __future__ import annotations
 
 from robot_id_ros.estimate import EstimatorConfig
+from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, int_desc, settings_table
+from robot_id_ros.settings import settings_of
 from robot_id_ros.sim.config import SimConfig
 
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
@@ -92,8 +94,8 @@ YOUBOT_SIM_DRIVER_SETTINGS = ('effort_unit', 'wrench_frame', 'true_parameters_fi
 
 # Every identification parameter is read at each ~/identify call. Those that name a file or
 # folder are read-only (fixed at start: a peer cannot make the node read or write another path);
-# the fit options can be changed with ros2 param set between calls (checked by
-# IDENTIFICATION_CHOICES and the ranges).
+# the fit options (the IdentificationOptions settings, from their declarations) can be changed
+# with ros2 param set between calls (checked by IDENTIFICATION_CHOICES and the ranges).
 IDENTIFICATION_PARAMETERS = {
     'urdf_path': ('', desc("the robot's URDF; '' = the bundled youBot arm", True)),
     'joint_names': (list(NO_STRINGS), desc(
@@ -109,39 +111,15 @@ IDENTIFICATION_PARAMETERS = {
     'output_model': ('identified_model.yaml', desc('model file to write', True)),
     'report_dir': ('', desc("folder for report.md and plots; '' = no report", True)),
     'topic': ('/joint_states', desc('JointState topic in the recordings')),
-    'effort_unit': ('torque', desc("effort in the recordings: 'torque' (Nm) or 'current' (motor "
-                                   'current, A; needs drive_gains_nm_per_a)')),
-    'drive_gains_nm_per_a': ([0.0], desc('drive gains per joint, Nm/A, for effort_unit current; '
-                                         '[0.0] = none given')),
-    'weighting': ('wls', desc("'wls' (weighted by the per-joint noise variance) or 'ols'")),
-    'physical_consistency': (False, desc('constrain the inertias to be physically valid (LMI)')),
-    'prior_weight': (0.0, float_desc(
-        'damped least squares toward the URDF values, relative to a unit regressor column '
-        '(dimensionless; 0 = none)', 0.0, 1.0e6)),
-    'rotor_inertia': (False, desc('identify reflected rotor inertia per joint')),
-    'coulomb_asymmetric': (False, desc('direction-dependent Coulomb friction')),
-    'offset': (True, desc('a constant torque offset per joint')),
-    'stribeck_column': (False, desc(
-        'a Stribeck term per joint in the trajectory fit (velocity from the sweeps, else chosen '
-        'by the fit)')),
-    'derivative_method': ('auto', desc(
-        "positions to velocities/accelerations: 'auto' (periodic when periodic), 'periodic', "
-        "'savgol', 'spline' or 'central'")),
-    'cutoff_hz': (0.0, float_desc(
-        'position band limit for the derivatives, Hz; 0 = from the spectrum (periodic) or 10 Hz',
-        0.0, 1000.0)),
-    'sidecar_window': (False, desc("fit only inside the sidecars' excitation periods")),
-    'min_velocity_rad_s': (0.0, float_desc(
-        "leave a joint's samples out of the trajectory fit where its |velocity| is below this, "
-        'rad/s (stick-slip regime); 0 = keep all', 0.0, 10.0)),
+    **settings_table(IdentificationOptions),
 }
 IDENTIFICATION_NODE_ONLY = frozenset({
     'urdf_path', 'joint_names', 'tool_frame', 'data_bags', 'static_bags', 'sweep_bags',
     'recordings_dir', 'output_model', 'report_dir', 'topic'})
 # the identification parameters with a fixed set of values (checked when set at run time)
-IDENTIFICATION_CHOICES = {
-    'effort_unit': ('torque', 'current'), 'weighting': ('wls', 'ols'),
-    'derivative_method': ('auto', 'periodic', 'savgol', 'spline', 'central')}
+IDENTIFICATION_CHOICES = {name: spec.choices
+                          for name, (_, spec) in settings_of(IdentificationOptions).items()
+                          if spec.node and spec.choices}
 IDENTIFICATION_FORMER_NAMES = {'urdf': 'urdf_path', 'joints': 'joint_names',
                                'drive_gains': 'drive_gains_nm_per_a'}
 WRENCH_ESTIMATOR_FORMER_NAMES = {'urdf_file': 'urdf_path'}

@@ -25,7 +25,7 @@ VALIDATED = {
     'identification': {'joint_names': ['arm joint 1'], 'tool_frame': 'tool;rm -rf',
                        'topic': 'not a topic!', 'effort_unit': 'furlongs',
                        'drive_gains_nm_per_a': [float('nan')], 'weighting': 'magic',
-                       'derivative_method': 'guess'},
+                       'derivative_method': 'guess', 'velocity_source': 'sideways'},
     'youbot_sim': {'effort_unit': 'furlongs'},
     'wrench_estimator': {'payload_com_m': [5.0, 0.0, 0.0]},
 }

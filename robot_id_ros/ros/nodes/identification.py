@@ -35,8 +35,9 @@ from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotMod
 from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import trigger_handler
-from robot_id_ros.ros.params import (OutputGuard, config_from, declare_table, read_table,
-                                     refuse_renamed, run_time_problem, string_list)
+from robot_id_ros.ros.params import (OutputGuard, declare_table, read_table, refuse_renamed,
+                                     run_time_problem, string_list)
+from robot_id_ros.settings import from_plain
 
 KIND_OF = {'trajectory': 'data_bags', 'static': 'static_bags', 'friction_sweep': 'sweep_bags'}
 BAG_LISTS = ('data_bags', 'static_bags', 'sweep_bags')
@@ -99,9 +100,9 @@ class IdentificationNode(Node):
             return False, ('no bags: set data_bags and/or static_bags, or recordings_dir holding '
                            'recordings')
         gains = [float(x) for x in p['drive_gains_nm_per_a']]
-        opts = config_from(IdentificationOptions, p, node_only=tables.IDENTIFICATION_NODE_ONLY,
-                           drive_gains_nm_per_a=gains if any(gains) else None,
-                           cutoff_hz=float(p['cutoff_hz']) or None)
+        opts = from_plain(IdentificationOptions, {    # all-zero gains: none given
+            **{k: v for k, v in p.items() if k not in tables.IDENTIFICATION_NODE_ONLY},
+            'drive_gains_nm_per_a': gains if any(gains) else [0.0]})
         data = [[(read_joint_states(b, robot.joint_names, p['topic']), find_sidecar(b))
                  for b in bags[k]] for k in BAG_LISTS]
         res = identify(robot, *data, options=opts)
