@@ -308,13 +308,15 @@ class Director:
         self.call('set_parameters', req, 'set the simulator real-time factor')
 
     def wait_for_simulator(self, timeout_s=STARTUP_TIMEOUT_S):
-        """Wait for joint states, the true wrench and the sim clock."""
+        """Wait for joint states, the true wrench, the sim clock and the command subscription."""
         def ready():
             ok = self.commander.latest() is not None and self.commander.now_ns() != 0
             return True if ok and self.log.true_t_s else None
         if self.commander.wait_for(ready, timeout_s) is None:
             raise OperationError('demo director: no joint_states / true wrench / clock from the '
                                  'simulator', 'director')
+        # a command published before the simulator's subscription matched would be lost
+        self.commander.wait_for_subscriber(timeout_s, ' (the simulator)')
 
     # ------------------------------------------------------------------ actions
     def _move(self, a):
