@@ -55,8 +55,9 @@ def node_infos():
 # Markers by place, so that `make test-fast` (-m "not integration and not slow") gives a quick loop
 # without editing each file: integration tests start nodes over real DDS or build the package;
 # slow tests run the whole demo or the benchmarks.
-_INTEGRATION = ('nodes/', 'test_packaging.py::test_colcon')
-_SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'core/test_real_data.py')
+_INTEGRATION = ('nodes/', 'test_packaging.py::test_colcon', 'test_cli_describe.py')
+_SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'core/test_real_data.py',
+         'core/test_payload_sim.py', 'core/test_identification_sim.py')  # simulated recordings
 
 
 def pytest_configure(config):
