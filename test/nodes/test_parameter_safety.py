@@ -9,7 +9,6 @@ second context on the same (unique) ROS domain: a separate DDS participant, as a
 would be.
 """
 import os
-from pathlib import Path
 
 import pytest
 
@@ -133,17 +132,18 @@ class Nodes(RosHarness):
             self.probe.destroy_client(client)
 
 
-def bad_value(value):
-    """A value of the parameter's type that names another path."""
+def bad_value(value, target):
+    """A value of the parameter's type that names another path (``target``)."""
     if isinstance(value, list):
-        return ['/etc/passwd']
-    return '/tmp/robot_id_ros_peer_was_here'
+        return [str(target)]
+    return str(target)
 
 
 @pytest.mark.integration
 def test_a_peer_cannot_change_paths_or_set_implausible_values(rclpy_context, ros_domain_id,
                                                               tmp_path):
     nodes = Nodes(rclpy_context, ros_domain_id, tmp_path)
+    target = tmp_path / 'elsewhere' / 'peer_was_here'     # outside every node's folder
     try:
         assert nodes.truth.is_file()          # written at start, the configured file
         for exe, node in nodes.nodes_by_exe.items():
@@ -152,7 +152,7 @@ def test_a_peer_cannot_change_paths_or_set_implausible_values(rclpy_context, ros
                 if not is_path_like(name, desc):
                     continue
                 before = node.get_parameter(name).value
-                res = nodes.set_remote(exe, name, bad_value(before))
+                res = nodes.set_remote(exe, name, bad_value(before, target))
                 assert not res.successful, f'{exe}: {name} was changed by a peer'
                 assert node.get_parameter(name).value == before
             for name, value in VALIDATED.get(exe, {}).items():
@@ -180,4 +180,4 @@ def test_a_peer_cannot_change_paths_or_set_implausible_values(rclpy_context, ros
         assert not nodes.truth.is_symlink() and os.stat(nodes.truth).st_size > 0
     finally:
         nodes.close()
-    assert not Path('/tmp/robot_id_ros_peer_was_here').exists()
+    assert not target.exists() and not target.parent.exists()
