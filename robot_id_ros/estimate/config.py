@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from robot_id_ros.errors import InputError
-from robot_id_ros.settings import check, setting
+from robot_id_ros.settings import check, setting, settings_of
 
 Method = Literal['momentum', 'direct']
 Frame = Literal['base', 'tool']
@@ -24,13 +24,6 @@ FRAMES = get_args(Frame)
 WRENCH_MODES = get_args(WrenchMode)
 STICTION_MODES = get_args(StictionMode)
 CONTACT_TESTS = get_args(ContactTest)
-
-# the string fields of EstimatorConfig and their choices, in the order they are checked
-_CHOICES = {'stiction_mode': STICTION_MODES, 'method': METHODS, 'frame': FRAMES,
-            'wrench_mode': WRENCH_MODES, 'contact_test': CONTACT_TESTS}
-_POSITIVE = ('observer_gain_hz', 'direct_filter_hz', 'sigma_guard', 'contact_threshold_sigma',
-             'collision_threshold_sigma', 'default_residual_std_nm', 'time_jump_s', 'max_gap_s',
-             'covariance_period_s')
 
 
 def check_choice(name: str, value, choices: tuple, kind: str = 'config') -> str:
@@ -138,12 +131,11 @@ class EstimatorConfig:
         Raises:
             InputError: (kind 'config') the first field out of its range or choices.
         """
-        for name, choices in _CHOICES.items():
-            check_choice(name, getattr(self, name), choices)
-        for name in _POSITIVE:
-            if not getattr(self, name) > 0:
-                raise InputError(f'{name} must be > 0, got {getattr(self, name)!r}', 'config')
-        check(self)
+        for name, (_, spec) in settings_of(self).items():
+            if spec.choices:    # the message names the choices as check_choice words them
+                check_choice(name, getattr(self, name), spec.choices)
+        check(self)             # the declared ranges (every lower bound of a rate, gain,
+        #                         threshold or period is > 0)
         if self.collision_threshold_sigma < self.contact_threshold_sigma:
             raise InputError('collision_threshold_sigma must be >= contact_threshold_sigma',
                              'config')
