@@ -48,7 +48,8 @@ setup(
             'cvxpy',
         ],
         'test': [
-            'pytest', 'example-robot-data', 'colcon-common-extensions', 'flake8', 'pydocstyle'
+            'pytest', 'example-robot-data', 'colcon-common-extensions', 'flake8', 'pydocstyle',
+            'pytest-rerunfailures'
         ],
     },
     zip_safe=True,
