@@ -3,8 +3,12 @@
 """JointState <-> arrays, by joint name. Shared by the nodes, the bag reader and the CLI.
 
 Joints are matched by name: any order, extra joints (the youBot's gripper fingers) ignored. A
-missing joint, arrays of the wrong length, NaN/inf, or a missing velocity/effort array is an
-error that names it. Nothing here knows of rclpy: it takes plain sequences.
+missing joint, arrays shorter than the names, NaN/inf, or a missing velocity/effort array is an
+error that names it. An array LONGER than the names is the real youBot driver's layout (its
+``arm_1/joint_states`` without a gripper names 5 joints and sends 7 efforts, the last two being
+the fingers'): its first ``len(name)`` values belong to the names, the rest are ignored, and
+``JointIndexer.notices`` says so once per layout. Nothing here knows of rclpy: it takes plain
+sequences.
 """
 from __future__ import annotations
 
@@ -34,12 +38,22 @@ class JointSample:
 
 
 class JointIndexer:
-    """Maps a message's name list onto the model's joint order; caches the last name list."""
+    """Maps a message's name list onto the model's joint order; caches the last name list.
 
-    def __init__(self, joint_names):
+    Args:
+        joint_names: the model's joints, in its order.
+        notice: called once per new layout with a one-line text when a message carries more
+            values than names in an array (the extra trailing values are ignored); the same
+            texts are kept in ``notices``.
+    """
+
+    def __init__(self, joint_names, notice=None):
         self.joint_names = tuple(joint_names)
         self._last_names = None
         self._index = None
+        self.notice = notice
+        self.notices = []
+        self._noticed = set()
 
     def index(self, names):
         names = tuple(names)
@@ -74,9 +88,11 @@ class JointIndexer:
                          if field == 'effort' else '') + ')', f'no_{field}')
                 out.append(None)
                 continue
-            if arr.shape != (n_msg,):
+            if arr.ndim != 1 or arr.size < n_msg:
                 raise JointStateError(
                     f'joint state {field} has {arr.size} values for {n_msg} names', 'shape')
+            if arr.size > n_msg:
+                self._note_extra(field, arr.size, n_msg)
             vals = arr[idx]
             bad = ~np.isfinite(vals)
             if bad.any():
@@ -85,6 +101,18 @@ class JointIndexer:
                                       'nonfinite')
             out.append(vals)
         return JointSample(*out)
+
+    def _note_extra(self, field, size, n_msg):
+        key = (field, size, n_msg)
+        if key in self._noticed:
+            return
+        self._noticed.add(key)
+        text = (f'joint state {field} has {size} values for {n_msg} names: the first {n_msg} '
+                f'are taken as the named joints and the last {size - n_msg} ignored (the youBot '
+                'driver appends its gripper fingers this way)')
+        self.notices.append(text)
+        if self.notice is not None:
+            self.notice(text)
 
 
 def to_message_arrays(joint_names, q, qd=None, effort=None, extra_names=(), extra_values=0.0):

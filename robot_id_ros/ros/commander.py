@@ -125,10 +125,10 @@ class ArmCommander:
         self.passive = bool(passive)
         self.driver_timeout_s = driver_timeout_s
         self.joint_states_topic = joint_states_topic
-        self.indexer = JointIndexer(self.joint_names)
+        self._log = node.get_logger()
+        self.indexer = JointIndexer(self.joint_names, notice=self._log.warning)
         self.bad_messages = 0
         self.last_bad: str | None = None
-        self._log = node.get_logger()
         self._cond = threading.Condition()
         self._seq = 0                      # bumped on every event a waiter may wait for
         self._latest: StampedSample | None = None

@@ -39,3 +39,27 @@ def test_optional_fields_and_extra_nan_ignored():
 def test_to_message_arrays_pads_extras():
     names, p, v, e = to_message_arrays(JOINTS, [1, 2, 3], [0, 0, 0], [4, 5, 6], ('f1', 'f2'))
     assert names == ['a', 'b', 'c', 'f1', 'f2'] and e == [4, 5, 6, 0.0, 0.0]
+
+
+def test_real_youbot_driver_layout_longer_effort_is_taken_with_one_notice():
+    """The ROS 2 youBot driver without a gripper: 5 names, 5 positions and velocities, 7 efforts
+    (the fingers' last): the first five efforts are the arm's; one notice per layout."""
+    arm = tuple(f'arm_joint_{i}' for i in range(1, 6))
+    said = []
+    ix = JointIndexer(arm, notice=said.append)
+    names = list(reversed(arm))           # any order: the values follow the names
+    for k in range(3):
+        s = ix.convert(names, [5, 4, 3, 2, 1], [0.5, 0.4, 0.3, 0.2, 0.1],
+                       [50, 40, 30, 20, 10, 0.0, 0.0])
+        np.testing.assert_array_equal(s.q, [1, 2, 3, 4, 5])
+        np.testing.assert_array_equal(s.effort, [10, 20, 30, 40, 50])
+    assert len(said) == 1 and ix.notices == said
+    assert 'effort has 7 values for 5 names' in said[0] and 'last 2 ignored' in said[0]
+
+
+def test_shorter_arrays_stay_an_error_and_a_nan_in_the_ignored_tail_does_not_matter():
+    ix = JointIndexer(JOINTS)
+    with pytest.raises(JointStateError, match='effort has 2 values for 3 names'):
+        ix.convert(['a', 'b', 'c'], [1, 2, 3], [0, 0, 0], [1, 2])
+    s = ix.convert(['a', 'b', 'c'], [1, 2, 3], [0, 0, 0], [1, 2, 3, np.nan])
+    np.testing.assert_array_equal(s.effort, [1, 2, 3])
