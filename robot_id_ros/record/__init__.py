@@ -20,7 +20,7 @@ from robot_id_ros.record.excitation import (DEFAULT_ACCELERATION_PER_VELOCITY_S,
                                             constraint_report, design_excitation,
                                             design_within_torque, peak_torque_fraction,
                                             plot_trajectory, tool_heights, trajectory_measures)
-from robot_id_ros.record.monitors import TrackingMonitor, timing_stats
+from robot_id_ros.record.monitors import LateStartTracker, TrackingMonitor, timing_stats
 from robot_id_ros.record.motions import (Motion, QuinticMove, QuinticTransition, Sequence,
                                          motion_peaks, plan_approach, plan_point_to_point,
                                          plan_transition, point_to_point_duration,
@@ -50,7 +50,7 @@ _PLANNING = [
     'SettleDetector', 'WindowStats', 'average_window',
     'ConstantVelocityPass', 'SweepPass', 'SweepPlan', 'fit_coulomb_viscous', 'gravity_center',
     'pair_sweep_passes', 'plan_friction_sweep',
-    'TrackingMonitor', 'timing_stats',
+    'TrackingMonitor', 'LateStartTracker', 'timing_stats',
 ]
 # excitation trajectories
 _EXCITATION = [

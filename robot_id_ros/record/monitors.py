@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """Driver statistics while recording.
 
-``timing_stats`` (rate, jitter, gaps) and ``TrackingMonitor`` (position tracking error with a
-trip limit).
+``timing_stats`` (rate, jitter, gaps), ``TrackingMonitor`` (position tracking error with a
+trip limit) and ``LateStartTracker`` (tracking of a motion the driver may start late).
 """
 from __future__ import annotations
 
 import numpy as np
 
 MIN_STAMPS_FOR_TIMING = 3         # timing_stats reports NaN rates for fewer stamps
+DEPART_RAD = 0.01                 # the arm left its start pose: some joint moved this far
+LATE_START_MIN_S = 0.05           # a departure later than planned by less is the drives' lag
+PLAN_SCAN_STEP_S = 2e-3           # time step of the search for the planned departure
 
 
 def timing_stats(stamp_ns, gap_factor=3.0):
@@ -81,3 +84,64 @@ class TrackingMonitor:
         """Return a dict with samples, rms_rad, max_rad, limit_rad."""
         return {'samples': self.count, 'rms_rad': self.rms.tolist(),
                 'max_rad': self.max_abs.tolist(), 'limit_rad': self.limit}
+
+
+class LateStartTracker:
+    """Tracking of a planned motion that the driver may start late.
+
+    A command can reach a driver after the start time it names (a loaded machine, a slow
+    network): a driver then starts it late, from the start pose. Comparing the measured pose with
+    the plan at the planned times would see a growing error and stop the arm although it follows
+    the motion exactly, only later. So the start is measured: the arm waits at the start pose
+    (compared with that pose) until it leaves it by ``DEPART_RAD``; the delay between that and the
+    plan's own departure, when over ``LATE_START_MIN_S``, is the start lag, and from then on the
+    plan is compared at ``t - lag``. An arm that has not left the pose ``max_lag_s`` after the
+    planned departure is compared with the plan (which trips the monitor: the command is lost).
+
+    Args:
+        motion: the planned motion (``evaluate(t)`` gives ``(q, qd, qdd)``; ``duration_s``).
+        start_ns: its planned start, ns (driver time); None: set ``start_ns`` before the first
+            ``update`` (the tracker can be made before the motion is sent).
+        monitor: the ``TrackingMonitor`` fed with each sample.
+        max_lag_s: longest start lag taken as a late start, s.
+    """
+
+    def __init__(self, motion, start_ns, monitor, max_lag_s):
+        self.motion, self.monitor = motion, monitor
+        self.start_ns = None if start_ns is None else int(start_ns)
+        self.max_lag_s = float(max_lag_s)
+        self.q0 = np.asarray(motion.evaluate(0.0)[0], float)
+        self.planned_departure_s = None
+        for k in range(int(motion.duration_s / PLAN_SCAN_STEP_S) + 2):   # until it moves
+            if np.max(np.abs(motion.evaluate(k * PLAN_SCAN_STEP_S)[0] - self.q0)) > DEPART_RAD:
+                self.planned_departure_s = k * PLAN_SCAN_STEP_S
+                break
+        # a motion that never moves has no lag to measure
+        self.lag_ns = None if self.planned_departure_s is not None else 0
+
+    def update(self, stamp_ns, q):
+        """Feed one measured pose (rad) at ``stamp_ns``.
+
+        Returns:
+            ``(error_rad, planned_q)``: |measured - reference| per joint and the reference (the
+            start pose while waiting for a late start, else the plan at ``t - lag``).
+        """
+        q = np.asarray(q, float)
+        t = (int(stamp_ns) - self.start_ns) * 1e-9
+        if self.lag_ns is None:
+            if np.max(np.abs(q - self.q0)) > DEPART_RAD:
+                lag_s = t - self.planned_departure_s
+                self.lag_ns = int(lag_s * 1e9) if lag_s > LATE_START_MIN_S else 0
+            elif t <= self.planned_departure_s + self.max_lag_s:
+                # still at the start pose: on time (the plan fits) or late (the pose fits)
+                planned = self.motion.evaluate(t)[0]
+                ref = (planned if np.max(np.abs(q - planned)) <= np.max(np.abs(q - self.q0))
+                       else self.q0)
+                return self.monitor.update(q, ref), ref
+        planned = self.motion.evaluate(t - (self.lag_ns or 0) * 1e-9)[0]
+        return self.monitor.update(q, planned), planned
+
+    def never_started(self, stamp_ns):
+        """True when at ``stamp_ns`` the arm is still at the start pose after the longest lag."""
+        t = (int(stamp_ns) - self.start_ns) * 1e-9
+        return self.lag_ns is None and t > self.planned_departure_s + self.max_lag_s

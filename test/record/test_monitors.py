@@ -19,3 +19,45 @@ def test_timing_stats_and_tracking_monitor():
     assert not m.tripped
     m.update([0.08, 0], [0, 0])
     assert m.tripped and m.report()['max_rad'][0] == pytest.approx(0.08)
+
+
+def _follow(motion, start_ns, delay_s, dt_s=0.005, lag_s=0.01):
+    """Stamps and measured poses of a driver that starts ``motion`` ``delay_s`` late and
+    follows it ``lag_s`` behind (a tracking controller), for the motion's duration + delay."""
+    t = np.arange(0.0, motion.duration_s + delay_s, dt_s)
+    q = np.array([motion.evaluate(max(x - delay_s - lag_s, 0.0))[0] for x in t])
+    return start_ns + (t * 1e9).astype(np.int64), q
+
+
+@pytest.mark.parametrize('delay_s', [0.0, 0.35, 1.2])
+def test_a_motion_started_late_is_tracked_from_its_real_start(delay_s):
+    """A driver that got the command late starts it late: the tracker measures the lag from
+    the departure from the start pose and compares with the plan shifted by it; no trip."""
+    move = R.Sequence([R.QuinticMove([0.0, 0.0], [0.0, 0.0], 0.5),
+                       R.QuinticMove([0.0, 0.0], [0.8, -0.6], 1.0)])
+    stamps, q = _follow(move, 10**12, delay_s)
+    m = R.TrackingMonitor(2, 0.05, consecutive=3)
+    tr = R.LateStartTracker(move, 10**12, m, max_lag_s=2.0)
+    for s, x in zip(stamps, q):
+        tr.update(s, x)
+    assert not m.tripped and m.max_abs.max() < 0.02
+    expected = delay_s if delay_s > 0 else 0.0     # the 10 ms controller lag is not a late start
+    assert tr.lag_ns * 1e-9 == pytest.approx(expected, abs=0.011)
+    # the plain comparison at the planned times is far over the limit for the late starts
+    plain = R.TrackingMonitor(2, 0.05, consecutive=3)
+    for s, x in zip(stamps, q):
+        plain.update(x, move.evaluate((s - 10**12) * 1e-9)[0])
+    assert (plain.max_abs.max() > 0.2) == (delay_s > 0.3)
+
+
+def test_a_motion_never_started_trips_after_the_longest_lag():
+    move = R.QuinticMove([0.0], [1.0], 1.0)
+    m = R.TrackingMonitor(1, 0.05, consecutive=3)
+    tr = R.LateStartTracker(move, 0, m, max_lag_s=0.5)
+    t = np.arange(0, 3.0, 0.005)
+    for s in t:
+        tr.update(int(s * 1e9), [0.0])
+        if m.tripped:
+            break
+    assert m.tripped and tr.lag_ns is None and tr.never_started(int(s * 1e9))
+    assert 0.5 < s < 0.5 + 0.3     # the plan moves away within a few hundred ms of the limit

@@ -25,6 +25,8 @@ from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.recorders import RecorderBase, trajectory_parameters
 from robot_id_ros.ros.recorders.excitation import ExcitationMotion, load_excitation
 
+MAX_START_LAG_S = 2.0   # a motion the driver starts later than this: the command is lost
+
 
 class TrajectoryRecorder(RecorderBase):
     """Periods of an excitation trajectory, tracking checked (see the module doc)."""
@@ -60,19 +62,29 @@ class TrajectoryRecorder(RecorderBase):
                       f's, ramp-out {ramp_out.duration_s:.1f} s')
         self.monitor = rec.TrackingMonitor(self.n, self.p['max_tracking_error_rad'],
                                            self.p['tracking_error_samples'])
-        # sent first: its start time is taken once the message is built (see send_motion)
-        start = self.commander.send_motion(motion, background=True,
-                                           lead_s=self.p['command_lead_s'])
-        exc_start = start + int(ramp_in.duration_s * 1e9)
-        end = start + int(motion.duration_s * 1e9)
-        track = self._tracker(motion, start, end)
+        # the tracker listens before the motion is sent (its start is known once sent): the
+        # driver's samples between the two are checked too
+        tracker = rec.LateStartTracker(motion, None, self.monitor, MAX_START_LAG_S)
+        track = self._tracker(tracker, motion.duration_s)
         self.commander.add_listener(track)
-        self.session.info.setdefault('runs', []).append(
-            {'start_ns': start, 'excitation_start_ns': exc_start, 'period_s': T,
-             'periods': periods, 'ramp_in_s': ramp_in.duration_s,
-             'ramp_out_s': ramp_out.duration_s})
-        self.session.save()
         try:
+            # its start time is taken once the message is built (see send_motion)
+            start = tracker.start_ns = self.commander.send_motion(
+                motion, background=True, lead_s=self.p['command_lead_s'])
+            # a command that reached the driver late starts late: its periods are shifted by
+            # the measured lag (known once the arm leaves the start pose, during the ramp-in)
+            lag = self.commander.wait_for(lambda: tracker.lag_ns)
+            if lag:
+                self.log.warning(f'the driver started the motion {lag * 1e-9:.3f} s late (the '
+                                 'command reached it after its start time): periods shifted')
+            start += lag
+            exc_start = start + int(ramp_in.duration_s * 1e9)
+            end = start + int(motion.duration_s * 1e9)
+            self.session.info.setdefault('runs', []).append(
+                {'start_ns': start, 'excitation_start_ns': exc_start, 'period_s': T,
+                 'periods': periods, 'ramp_in_s': ramp_in.duration_s,
+                 'ramp_out_s': ramp_out.duration_s, 'start_lag_s': lag * 1e-9})
+            self.session.save()
             for k in range(periods):
                 t0, t1 = exc_start + int(k * T * 1e9), exc_start + int((k + 1) * T * 1e9)
                 self.progress.set(k, periods, f'period {k + 1} of {periods}')
@@ -86,20 +98,27 @@ class TrajectoryRecorder(RecorderBase):
         finally:
             self.commander.remove_listener(track)
 
-    def _tracker(self, motion, start, end):
-        """Joint-state listener: feeds the tracking monitor, fails the run when it trips."""
+    def _tracker(self, tracker, duration_s):
+        """Joint-state listener: feeds the tracking monitor, fails the run when it trips.
+
+        ``tracker`` is the ``LateStartTracker``; samples before its ``start_ns`` is set, before
+        the start and after the motion's ``duration_s`` (plus the start lag) are not checked.
+        """
         def track(stamp, _msg, s):
-            if s is None or not start <= stamp <= end:
+            start = tracker.start_ns
+            if s is None or start is None or not (
+                    start <= stamp <= start + int(duration_s * 1e9) + (tracker.lag_ns or 0)):
                 return
-            planned = motion.evaluate((stamp - start) * 1e-9)[0]
-            self.monitor.update(s.q, planned)
+            e, _planned = tracker.update(stamp, s.q)
             if self.monitor.tripped and self.commander.error is None:
-                e = np.abs(s.q - planned)
                 j = int(np.argmax(e))
+                lost = (f'; the arm never left its start pose in the {MAX_START_LAG_S:g} s '
+                        'after the planned start: was the command lost?'
+                        if tracker.never_started(stamp) else '')
                 self.commander.fail(rec.RecordingError(
                     f'tracking error {e[j]:.3f} rad of {self.joint_names[j]} at t = '
                     f'{(stamp - start) * 1e-9:.2f} s exceeds max_tracking_error_rad '
-                    f'{self.p["max_tracking_error_rad"]:g}: arm stopped'))
+                    f'{self.p["max_tracking_error_rad"]:g}: arm stopped{lost}'))
         return track
 
     def finish_info(self, info):
