@@ -142,6 +142,6 @@ class LateStartTracker:
         return self.monitor.update(q, planned), planned
 
     def never_started(self, stamp_ns):
-        """True when at ``stamp_ns`` the arm is still at the start pose after the longest lag."""
+        """Tell whether at ``stamp_ns`` the arm is still at its start pose after the max lag."""
         t = (int(stamp_ns) - self.start_ns) * 1e-9
         return self.lag_ns is None and t > self.planned_departure_s + self.max_lag_s
