@@ -7,9 +7,10 @@ the exact sign of the measured velocity. Within the stiction band (``|qd| < stic
 by default derived from the model and its residual std: ``derived_stiction_velocity``) the
 friction torque of a resting joint is anywhere within offset +- breakaway: that interval is
 carried along as a band (half-width, Nm) on tau_ext around the point estimate (the model's law,
-or with the exact sign the centre of the interval, the offset) (``StictionFriction``). The residual forgets the stuck-phase friction only at
-its own bandwidth, so the band is released at that rate (``hold_band``). A resting joint's
-external torque is anywhere in that interval: ``deadzone`` keeps the smallest consistent one,
+or with the exact sign the centre of the interval, the offset) (``StictionFriction``). The
+residual forgets the stuck-phase friction only at its own bandwidth, so the band is released at
+that rate (``hold_band``). A resting joint's external torque is anywhere in that interval:
+``deadzone`` keeps the smallest consistent one,
 ``stiction_hold`` the one closest to what the joint felt before.
 """
 from __future__ import annotations

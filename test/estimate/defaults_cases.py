@@ -53,6 +53,14 @@ def ur5_arm(urdf, joints):
                np.array([30.0, 30.0, 30.0, 3.0, 3.0, 3.0]))
 
 
+def panda_arm(urdf, joints):
+    """The Panda (7 joints) with harmonic-drive-sized friction and up to 20 N / 2 Nm."""
+    return Arm(RobotModel(urdf, joints), np.array([0.0, -0.3, 0.0, -2.0, 0.0, 1.8, 0.8]),
+               np.array([0.4, 0.3, 0.4, 0.35, 0.5, 0.4, 0.6]),
+               np.array([2.0, 2.0, 1.5, 1.5, 0.8, 0.8, 0.5]),
+               np.array([20.0, 20.0, 20.0, 2.0, 2.0, 2.0]))
+
+
 def youbot_arm():
     """The youBot (5 joints, force at the tool point) with its test friction sizes."""
     from robot_id_ros.model.robot import youbot_model
@@ -151,8 +159,12 @@ def estimator_force_rms(case: Case, config):
     return force_rms(case, res.wrench)
 
 
-def floor_force_rms(case: Case, observer_gain_hz=10.0, sigma_guard=0.02, damping=0.02):
-    """Force RMS error, N, of the plain residual with the true model and true friction law."""
+def floor_force_rms(case: Case, friction=None, observer_gain_hz=10.0, sigma_guard=0.02,
+                    damping=0.02):
+    """Force RMS error, N, of the plain residual with the true model.
+
+    With the true friction law, or ``friction`` (a callable qd -> Nm, e.g. the model file's law).
+    """
     robot = case.truth.robot
     m, d = robot.model, robot.data
     N, n = case.Q.shape
@@ -164,7 +176,7 @@ def floor_force_rms(case: Case, observer_gain_hz=10.0, sigma_guard=0.02, damping
         H[k] = pin.nonLinearEffects(m, d, qp, case.QD[k])
         Js[k] = pin.getFrameJacobian(m, d, fid, pin.LOCAL_WORLD_ALIGNED)
     dt = np.r_[0.0, np.diff(case.stamp_ns) * 1e-9]
-    U = H + case.true_friction(case.QD) - case.E
+    U = H + (friction or case.true_friction)(case.QD) - case.E
     R = MomentumObserver(n, observer_gain_hz).batch(dt, Ms, case.QD, U)
     A = WrenchMapper(n, 'auto', sigma_guard, damping).matrices(Js)[0]
     return force_rms(case, np.einsum('kij,kj->ki', A, R))
