@@ -6,6 +6,16 @@ It writes /wrench, /external_joint_torques and /contact (and with --wrench-std /
 a new bag, each message stamped with its input sample's stamp. Optionally a CSV and a PNG plot of
 the wrench.
 
+Sign convention: /wrench is the wrench that the environment applies to the robot, acting at the
+tool frame's origin (a push on the tool along +x reads +fx), in the base (URDF root) or tool
+frame's axes (--frame); /external_joint_torques are model torque minus measured torque, J^T
+times that wrench.
+
+Defaults come from the model file: the friction near zero velocity follows the law it states
+(smooth sign and Stribeck term; --friction-sign exact for drives that stick), and the stiction
+band from its friction and residual std. --params-file config/wrench_estimator.yaml gives the
+youBot's tuned values.
+
 --out x.mcap (or x.db3) writes the single bag file x.mcap, any other name a bag folder (MCAP).
 Every output is written under a temporary name and renamed when complete; the bag, the CSV and
 the plot land together or not at all. --overwrite replaces only an existing bag (a bag only by a

@@ -18,12 +18,14 @@ Frame = Literal['base', 'tool']
 WrenchMode = Literal['auto', 'force', 'full', 'torque']
 StictionMode = Literal['none', 'deadzone', 'hold']
 ContactTest = Literal['combined', 'joint']
+FrictionSign = Literal['model', 'exact']
 
 METHODS = get_args(Method)
 FRAMES = get_args(Frame)
 WRENCH_MODES = get_args(WrenchMode)
 STICTION_MODES = get_args(StictionMode)
 CONTACT_TESTS = get_args(ContactTest)
+FRICTION_SIGNS = get_args(FrictionSign)
 
 
 def check_choice(name: str, value, choices: tuple, kind: str = 'config') -> str:
@@ -70,9 +72,19 @@ class EstimatorConfig:
     direct_filter_hz: float = setting(
         10.0, 'direct method: bandwidth of the causal differentiator and of the torque filter',
         unit='Hz', lo=0.1, hi=500.0, aliases=('--filter-hz',))
-    stiction_velocity_rad_s: float = setting(
-        0.02, 'below this |joint velocity| the friction torque is unknown within its bounds',
-        unit='rad/s', lo=0.0, hi=1.0, aliases=('--stiction-velocity',))
+    friction_sign: FrictionSign = setting(
+        'model', "the friction law near zero velocity: 'model' the model file's (its smooth "
+        'sign tanh(qd / sign_velocity_rad_s) and its Stribeck term, the law identification '
+        "fitted); 'exact' the exact sign of the measured velocity (a joint measured moving "
+        'slides with its full Coulomb friction: drives whose velocity reads exactly zero at '
+        'rest and whose friction is not smooth near zero)', choices=FRICTION_SIGNS)
+    stiction_velocity_rad_s: float | None = setting(
+        None, 'below this |joint velocity| a resting joint\'s friction torque is anywhere within '
+        'offset +- breakaway, an interval carried on tau_ext (the stiction band; released by '
+        "twice it). -1 (none) = from the model, per joint: half the velocity above which the "
+        "model's friction law and the exact sign differ by at most the identification residual "
+        'std; 0 = no band', unit='rad/s', lo=0.0, hi=1.0, unset=-1.0,
+        aliases=('--stiction-velocity',))
     sigma_guard: float = setting(
         0.02, 'smallest singular value of the mapped J^T below which damping starts',
         unit='m for a force', lo=1e-6, hi=10.0)

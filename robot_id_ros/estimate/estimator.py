@@ -118,9 +118,10 @@ class WrenchEstimator:
         self._fid = self.robot.tool_frame_id
         self._ref = pin.LOCAL_WORLD_ALIGNED if c.frame == 'base' else pin.LOCAL
         self.frame_id = self._root_frame() if c.frame == 'base' else self.robot.tool_frame
-        self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s)
         self.mapper = WrenchMapper(self.n, c.wrench_mode, c.sigma_guard, c.damping)
         self.residual_std_nm, self.threshold_source = self._residual_std()
+        self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s,
+                                         c.friction_sign, self.residual_std_nm)
         self.contact = self._detector()
         self.uncertainty = TorqueUncertainty(model, self.residual_std_nm)
         if c.method == 'momentum':

@@ -248,8 +248,8 @@ def startup_summary(model_file, model, est) -> str:
     robot, cfg = model.robot, est.config
     return (f'model {model_file} ({robot.robot_name}: {", ".join(model.joint_names)}; tool '
             f'{robot.tool_frame}); {cfg.method}, wrench {est.mapper.mapping.label} in '
-            f'{est.frame_id}; stiction {cfg.stiction_mode} below '
-            f'{cfg.stiction_velocity_rad_s:g} rad/s, band weighting '
+            f'{est.frame_id}; {est.friction.describe()}, stiction mode {cfg.stiction_mode}, '
+            f'band weighting '
             f'{"on" if cfg.band_weighting else "off"}; {cfg.contact_test} contact test at '
             f'{cfg.contact_threshold_sigma:g} std, thresholds from {est.threshold_source}')
 

@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """Friction near zero velocity: the stiction band and what a resting joint gives the wrench.
 
-Within the stiction band (``|qd| < stiction_velocity``) the friction torque is taken at the centre
-of its bounds (the offset) and the band's half-width ``breakaway`` (Nm) is carried along as an
-interval on tau_ext (``StictionFriction``). The residual forgets the stuck-phase friction only at
-its own bandwidth, so the band is released at that rate (``hold_band``). A resting joint's
-external torque is anywhere in that interval: ``deadzone`` keeps the smallest consistent one,
+The friction follows the model's law (its smooth sign and Stribeck term) or, where configured,
+the exact sign of the measured velocity. Within the stiction band (``|qd| < stiction_velocity``,
+by default derived from the model and its residual std: ``derived_stiction_velocity``) the
+friction torque of a resting joint is anywhere within offset +- breakaway: that interval is
+carried along as a band (half-width, Nm) on tau_ext around the point estimate (the model's law,
+or with the exact sign the centre of the interval, the offset) (``StictionFriction``). The
+residual forgets the stuck-phase friction only at its own bandwidth, so the band is released at
+that rate (``hold_band``). A resting joint's external torque is anywhere in that interval:
+``deadzone`` keeps the smallest consistent one,
 ``stiction_hold`` the one closest to what the joint felt before.
 """
 from __future__ import annotations
@@ -20,6 +24,8 @@ from robot_id_ros.model.friction import FrictionModel
 BAND_ZERO_NM = 1e-6   # a released band below this is zero
 _HOLD_BLOCK = 64.0    # hold_band works in blocks over which the decay exponent grows by at most
 #                       this
+# derived_stiction_velocity searches this velocity grid (rad/s, log-spaced)
+_DERIVE_V_MIN_RAD_S, _DERIVE_V_MAX_RAD_S, _DERIVE_POINTS = 1e-5, 1.0, 500
 
 
 def hold_band_step(band, held, dt, rate):
@@ -174,18 +180,67 @@ def deadzone(tau, band):
     return np.sign(tau) * np.maximum(np.abs(tau) - band, 0.0)
 
 
+def derived_stiction_velocity(friction: FrictionModel, residual_std_nm):
+    """Return the stiction velocity of each joint from the model (``stiction_velocity`` unset).
+
+    Half the velocity above which the model's friction law (its smooth sign and Stribeck term)
+    and the exact sign law (``FrictionModel.sliding_torque``) differ by at most the
+    identification residual std, in either direction. Above twice the result, the friction is
+    known within the noise the model already carries whether the joint's friction is smooth near
+    zero (as the model states) or jumps there (stiction, Coulomb friction with the exact sign);
+    below, it is not, and the stiction band covers it. A smooth law (large
+    ``sign_velocity_rad_s``) or Coulomb friction far above the noise gives a wide band, Coulomb
+    friction below the residual std none.
+
+    Args:
+        friction: the model's friction.
+        residual_std_nm: (n,) Nm, the identification residual std per joint.
+
+    Returns:
+        (n,) rad/s, at most 0.5 (0 where the two laws never differ by the residual std).
+    """
+    n = friction.n
+    v = np.broadcast_to(np.geomspace(_DERIVE_V_MIN_RAD_S, _DERIVE_V_MAX_RAD_S,
+                                     _DERIVE_POINTS)[:, None], (_DERIVE_POINTS, n))
+    diff = np.maximum(np.abs(friction.torque(v) - friction.sliding_torque(v)),
+                      np.abs(friction.torque(-v) - friction.sliding_torque(-v)))
+    # above v[k] the laws agree within the std when no later grid point differs by more
+    above = np.maximum.accumulate(diff[::-1], axis=0)[::-1] > np.asarray(residual_std_nm, float)
+    last = np.where(above.any(axis=0), len(v) - 1 - np.argmax(above[::-1], axis=0), -1)
+    return np.where(last >= 0, 0.5 * v[np.minimum(last + 1, len(v) - 1), 0], 0.0)
+
+
 class StictionFriction:
     """Friction point estimate and the half-width of its uncertainty band.
 
-    Moving (``|qd| >= 2 v_s``): the model's sliding friction (exact sign of the measured
-    velocity), band 0. At rest (``|qd| < v_s``): the centre of the friction bounds (the offset),
-    band = breakaway. In between, a linear blend so that nothing jumps. Works on (n,) or (N, n).
-    ``v_s`` must lie above the velocity noise: a joint measured faster than that is sliding.
+    Moving (``|qd| >= 2 v_s``): the friction law, band 0. The law is the model's (``law``
+    'model': its smooth sign and Stribeck term, ``FrictionModel.torque``) or the exact sign of the
+    measured velocity (``law`` 'exact': ``FrictionModel.sliding_torque``). At rest
+    (``|qd| < v_s``) the friction torque is anywhere within the offset +- breakaway (stiction).
+    With the model's law the point estimate stays the law (it is smooth through zero) and the
+    band covers that interval around it: breakaway + |law - offset|. With the exact sign the
+    point is the centre of the interval (the offset: the exact sign would switch with velocity
+    noise), band = breakaway. In between, a linear blend so that nothing jumps. Works on (n,) or
+    (N, n). ``v_s`` (per joint) must lie above the velocity noise: a joint measured faster than
+    that is sliding.
+
+    Args:
+        friction: the model's friction.
+        stiction_velocity_rad_s: v_s, rad/s (a number or one per joint; 0: no band); None:
+            from the model (``derived_stiction_velocity``).
+        law: 'model' or 'exact' (``EstimatorConfig.friction_sign``).
+        residual_std_nm: (n,) Nm, the identification residual std (for a derived v_s).
     """
 
-    def __init__(self, friction: FrictionModel, stiction_velocity_rad_s):
+    def __init__(self, friction: FrictionModel, stiction_velocity_rad_s, law='model',
+                 residual_std_nm=None):
         self.friction = friction
-        self.v_s = float(stiction_velocity_rad_s)
+        self.law = law
+        self.derived = stiction_velocity_rad_s is None
+        if self.derived:
+            stiction_velocity_rad_s = derived_stiction_velocity(friction, residual_std_nm)
+        self.v_s = np.broadcast_to(np.asarray(stiction_velocity_rad_s, dtype=float),
+                                   (friction.n,)).copy()
 
     def __call__(self, qd):
         """Friction at the measured velocity.
@@ -198,9 +253,23 @@ class StictionFriction:
         """
         fr = self.friction
         qd = np.asarray(qd, dtype=float)
-        tau = fr.sliding_torque(qd)
-        if self.v_s <= 0:
+        model_law = self.law == 'model'
+        tau = fr.torque(qd) if model_law else fr.sliding_torque(qd)
+        banded = self.v_s > 0
+        if not banded.any():
             return tau, np.zeros_like(tau)
-        w = np.clip(np.abs(qd) / self.v_s - 1.0, 0.0, 1.0)
+        w = np.clip(np.abs(qd) / np.where(banded, self.v_s, 1.0) - 1.0, 0.0, 1.0)
+        w = np.where(banded, w, 1.0)
         off = fr.offset_nm
+        if model_law:
+            return tau, (1.0 - w) * (fr.breakaway_nm + np.abs(tau - off))
         return off + w * (tau - off), (1.0 - w) * fr.breakaway_nm
+
+    def describe(self) -> str:
+        """Return one line: the friction law and the stiction velocity (for a start-up log)."""
+        lo, hi = float(self.v_s.min()), float(self.v_s.max())
+        v = f'{lo:.3g}' if lo == hi else f'{lo:.3g}-{hi:.3g}'
+        where = 'from the model' if self.derived else 'set'
+        law = ("the model's friction law" if self.law == 'model'
+               else 'exact-sign friction')
+        return f'{law}, stiction band below {v} rad/s ({where})'

@@ -76,12 +76,14 @@ def string_list(value):
 def setting_descriptor(spec: Setting, value) -> ParameterDescriptor:
     """Return the parameter descriptor of a declared setting (``robot_id_ros.settings``).
 
-    Its description, range (numbers) and read_only.
+    Its description, range (numbers; widened to take a number ``unset``) and read_only.
     """
     numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
     if numeric and (spec.lo is not None or spec.hi is not None):
         lo = -sys.float_info.max if spec.lo is None else spec.lo
         hi = sys.float_info.max if spec.hi is None else spec.hi
+        if isinstance(spec.unset, (int, float)) and not isinstance(spec.unset, bool):
+            lo, hi = min(lo, spec.unset), max(hi, spec.unset)   # the unset value is declarable
         if isinstance(value, int):
             return int_desc(spec.description(), int(max(lo, -2**62)), int(min(hi, 2**62)),
                             spec.read_only)

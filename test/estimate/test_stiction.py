@@ -22,6 +22,10 @@ def test_stiction_band_no_sign_invented_at_rest(youbot):
     held = np.array([0.0, 0.6, -0.5, 0.0, 0.0])   # friction holding the arm, within +-breakaway
     E = np.array([youbot.robot.inverse_dynamics(q, np.zeros(5), np.zeros(5)) for q in Q]) + held
     cfg = EstimatorConfig(contact_threshold_sigma=3.0, default_residual_std_nm=0.05)
+    assert not WrenchEstimator(youbot, cfg).process(stamps(t), Q, QD, E).contact_state.any()
+    # the exact sign (youBot) with a stiction band above the velocity noise
+    cfg = EstimatorConfig(contact_threshold_sigma=3.0, default_residual_std_nm=0.05,
+                          friction_sign='exact', stiction_velocity_rad_s=0.02)
     res = WrenchEstimator(youbot, cfg).process(stamps(t), Q, QD, E)
     assert not res.contact_state.any()
     # the estimate does not flicker with the velocity noise; the smooth-sign friction (no band)
@@ -32,8 +36,8 @@ def test_stiction_band_no_sign_invented_at_rest(youbot):
     np.testing.assert_array_equal(band, np.broadcast_to(youbot.friction.breakaway_nm, QD.shape))
     assert np.std(youbot.friction.torque(QD),
                   axis=0)[:3].min() > 0.1  # what a smooth sign would do
-    no_band = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.0)).process(
-        stamps(t), Q, QD, E)
+    no_band = WrenchEstimator(youbot, EstimatorConfig(
+        stiction_velocity_rad_s=0.0, friction_sign='exact')).process(stamps(t), Q, QD, E)
     s_band, s_none = np.std(res.tau_ext[50:], axis=0), np.std(no_band.tau_ext[50:], axis=0)
     assert np.all(s_none[:4] > 1.2 * s_band[:4]), (s_band, s_none)
     assert np.all(np.abs(res.tau_ext[50:]).mean(axis=0) < youbot.friction.breakaway_nm)
@@ -108,7 +112,8 @@ def test_sliding_friction_has_the_exact_sign_above_the_stiction_velocity(youbot)
     friction (the smooth sign of the identification regressor would charge only tanh(qd / v) of
     it)."""
     fr = youbot.friction
-    est = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.005))
+    est = WrenchEstimator(youbot, EstimatorConfig(stiction_velocity_rad_s=0.005,
+                                                  friction_sign='exact'))
     qd = np.array([0.012, -0.012, 0.02, -0.5, 0.0])
     point, band = est.friction(qd)
     expect = np.where(qd > 0, fr.coulomb_pos_nm,

@@ -1,6 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""wrench_estimator: real-time external wrench estimation from joint states (no F/T sensor).
+"""wrench_estimator: ~/wrench, the wrench the environment applies to the robot at its tool.
+
+Real-time external wrench estimation from joint states (no F/T sensor). The wrench acts at the
+tool frame's origin (a push on the tool along +x reads +fx), in the axes of ``frame``.
 
 Its topics, services and parameters are listed in docs/nodes.md (generated from the node).
 
