@@ -104,7 +104,7 @@ class Feeder:
         rel = ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT
         self.pub = self.node.create_publisher(JointState, 'joint_states',
                                               QoSProfile(depth=100, reliability=rel))
-        self.got, self.diag = set(), None
+        self.got, self.diag, self.busy_diag = set(), {}, {}
         self.node.create_subscription(
             WrenchStamped, 'wrench_estimator/wrench',
             lambda m: self.got.add(m.header.stamp.sec * 10 ** 9 + m.header.stamp.nanosec),
@@ -118,6 +118,8 @@ class Feeder:
         for st in msg.status:
             if st.name.startswith('wrench_estimator'):
                 self.diag = {kv.key: kv.value for kv in st.values}
+                if 'latency_ms_p99' in self.diag:
+                    self.busy_diag = self.diag      # the last one with samples in its window
 
     def wait_matched(self, proc, outputs=True, timeout_s=60.0):
         """Wait until the node's subscription (and its ~/wrench) matched; False on timeout."""
@@ -131,17 +133,22 @@ class Feeder:
         return True
 
     def feed(self, traj, rate_hz, seconds):
-        """Publish ``seconds`` of ``traj`` at ``rate_hz`` (wall-clock stamps); return the stamps."""
+        """Publish ``seconds`` of ``traj`` at ``rate_hz``; return the stamps and the time taken.
+
+        Stamped like a driver's clock: the start's wall time plus k periods (a late publication
+        does not move its stamp, so a gap in the stamps is a lost sample).
+        """
         names = [f'arm_joint_{i}' for i in range(1, 6)] + FINGERS
         period, total = 1.0 / rate_hz, int(seconds * rate_hz)
         sent = []
+        start_ns, period_ns = time.time_ns(), int(round(1e9 / rate_hz))
         t0 = time.perf_counter()
         for k in range(total):
             wait = t0 + k * period - time.perf_counter()
             if wait > 0:
                 time.sleep(wait)
             m = JointState()
-            s = time.time_ns()
+            s = start_ns + k * period_ns
             m.header.stamp.sec, m.header.stamp.nanosec = s // 10 ** 9, s % 10 ** 9
             m.name = names
             m.position, m.velocity, m.effort = traj[k % len(traj)]
@@ -192,17 +199,20 @@ def run_rate(model, rate_hz, a):
         used = cpu_s(proc.pid) - c0
         time.sleep(0 if a.sink else 1.5)       # a /diagnostics after the last sample
         lost = len(set(sent) - feeder.got)
-        diag = feeder.diag or {}
+        diag, busy = feeder.diag, feeder.busy_diag
+        n_out = max(len(feeder.got), 1)
         print(f'{a.sink + " sink" if a.sink else "wrench_estimator"} at {rate_hz:g} Hz for '
               f'{a.seconds:g} s ({len(sent) / elapsed:.0f} Hz achieved), feeder '
               f'{a.feeder_qos}, {a.hog} CPU hog(s): CPU {used * 1e3 / len(sent):.3f} ms/sample '
-              f'({100 * used / elapsed:.1f} % of a core; idle {idle_s * 50:.2f} %)')
+              f'({100 * used / elapsed:.1f} % of a core; idle {idle_s * 50:.2f} %)' +
+              ('' if a.sink else f'; {used * 1e3 / n_out:.3f} ms per sample out'))
         if not a.sink:
             print(f'  samples sent {len(sent)}, outputs received {len(feeder.got)}, lost {lost} '
                   f'({100 * lost / len(sent):.2f} %); node diagnostics: samples_in '
                   f'{diag.get("samples_in")}, samples_out {diag.get("samples_out")}, '
                   f'dropped_samples {diag.get("dropped_samples")}, input_rate_hz '
-                  f'{diag.get("input_rate_hz")}, latency_ms_p99 {diag.get("latency_ms_p99")}')
+                  f'{busy.get("input_rate_hz")}, latency_ms_p50 {busy.get("latency_ms_p50")}, '
+                  f'p99 {busy.get("latency_ms_p99")} (last busy window)')
         return used * 1e3 / len(sent), lost
     finally:
         feeder.close()

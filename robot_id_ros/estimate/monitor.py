@@ -26,7 +26,7 @@ DROP_FACTOR = 1.5          # a gap over this many nominal periods counts as drop
 PERIOD_WINDOW = 128        # the nominal period is the median of this many recent stamp steps
 PERIOD_MIN_STEPS = 8       # steps seen before the first period (earlier gaps are counted then)
 PERIOD_REFRESH = 16        # the median is recomputed every this many steps
-RATE_CHANGE_STEPS = 16     # this many gaps in a row: the rate changed (not counted as drops)
+RATE_CHANGE_STEPS = 128    # this many equal gaps in a row: the rate changed (not drops)
 PROBLEM_HOLD = (2.0, 1.0)  # a bad sample shows for 2 * stale_timeout_s + 1 s in diagnostics
 TIMING_WINDOW = 5000       # processing time and latency samples kept between two reports
 YOUBOT_RATED_PAYLOAD_KG = 0.5   # KUKA's rated payload of the youBot arm
@@ -53,10 +53,11 @@ class StampGaps:
     The nominal period is the median of the last ``PERIOD_WINDOW`` steps, a step over
     ``DROP_FACTOR`` periods entering as its length over the samples it spans (so a bunched
     first step, jitter and the gaps themselves do not move it). Such a step counts
-    ``round(step / period) - 1`` missing samples. ``RATE_CHANGE_STEPS`` gaps in a row are a new
-    rate, not losses: they are uncounted and the period is measured again. A step <= 0 (a
-    duplicate) is neither a step nor a gap; ``restart()`` (an observer reset) starts a new
-    sequence without counting the pause.
+    ``round(step / period) - 1`` missing samples. ``RATE_CHANGE_STEPS`` gaps in a row spanning
+    the same number of periods are a new rate, not losses (a node that falls behind loses
+    samples in runs of varying length): they are uncounted and the period is measured again.
+    A step <= 0 (a duplicate) is neither a step nor a gap; ``restart()`` (an observer reset)
+    starts a new sequence without counting the pause.
     """
 
     def __init__(self):
@@ -67,7 +68,7 @@ class StampGaps:
         self.last_ns = None
         self._limit_ns = math.inf
         self._since_refresh = 0
-        self._run = self._run_dropped = 0   # gaps in a row, and the samples they counted
+        self._run = self._run_dropped = self._run_n = 0   # equal gaps in a row, their drops
 
     def restart(self):
         """Start a new sequence: the step to the next stamp is not counted."""
@@ -105,6 +106,9 @@ class StampGaps:
         n = int(round(dt / self.period_ns))
         self.steps.append(dt / n)
         self.dropped += n - 1
+        if n != self._run_n:
+            self._run = self._run_dropped = 0
+        self._run_n = n
         self._run += 1
         self._run_dropped += n - 1
         if self._run >= RATE_CHANGE_STEPS:     # a slower rate, not losses: measure it again

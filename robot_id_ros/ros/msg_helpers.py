@@ -91,4 +91,5 @@ def trigger_handler(action, on_success=None):
     return handle
 
 
-__all__ = ['backlog_taker', 'duration_s', 'joint_state_msg', 'trajectory_points', 'trigger_handler']
+__all__ = ['backlog_taker', 'duration_s', 'joint_state_msg', 'trajectory_points',
+           'trigger_handler']

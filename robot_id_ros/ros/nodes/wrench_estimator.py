@@ -5,16 +5,15 @@
 Its topics, services and parameters are listed in docs/nodes.md (generated from the node).
 
 Every output carries its input sample's stamp; ``~/contact`` is published when it changes and
-again with each /diagnostics (reliable, transient local: a late subscriber gets the current
-flag). The output messages are built once and refilled; the callback also takes the samples
-already queued behind its own (``msg_helpers.backlog_taker``), so a backlog after a stall is
-worked off without a pass of the executor per sample. A sample that cannot be used (array lengths, NaN,
-a value outside the model's limits with a margin, missing joints or effort, duplicate or older
-stamp) publishes nothing, logs a throttled warning and shows in diagnostics (rejected samples by
-kind); a stamp jumping back (a looped bag) or a long gap resets the observer, and so does a
-sample that left the estimate non-finite (counted in the resets). The payload parameters are the
-only ones that change at run time: a mass above max_payload_kg or a centre of mass beyond 1 m is
-refused with the reason.
+with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
+Output messages are built once and refilled; the callback also takes the samples queued behind
+its own (``msg_helpers.backlog_taker``: no executor pass per sample after a stall). A sample
+that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
+missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
+and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
+long gap resets the observer, and so does a sample that left the estimate non-finite (counted in
+the resets). The payload parameters are the only ones that change at run time: a mass above
+max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
 """
 from __future__ import annotations
 
