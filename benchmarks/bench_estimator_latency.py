@@ -41,6 +41,40 @@ from ros_helpers import isolated_env, unique_domain_id  # noqa: E402
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 
 
+def bench_model():
+    """Return the benchmarks' youBot model: nominal URDF parameters, simple friction."""
+    fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5,
+                       viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
+    model = nominal_model(youbot_model(), fr)
+    model.residual_std_nm = np.full(5, 0.05)
+    return model
+
+
+def start_node(model, domain, youbot_settings=True, extra_args=()):
+    """Start the wrench_estimator node on ``domain`` in a subprocess; return the Popen.
+
+    Args:
+        model: the ``IdentifiedModel`` it loads (saved to a temporary file).
+        domain: ROS domain id (discovery limited to this machine).
+        youbot_settings: the estimator settings of config/wrench_estimator.yaml, not the core
+            defaults.
+        extra_args: more ``--ros-args`` arguments (e.g. ``['-p', 'qos_depth:=1000']``).
+
+    Returns:
+        The ``subprocess.Popen`` (stdout and stderr piped together, text).
+    """
+    settings = []
+    if youbot_settings:
+        settings = ['--params-file', str(ROOT / 'config' / 'wrench_estimator.yaml')]
+    tmp = Path(tempfile.mkdtemp())
+    model.save(tmp / 'model.yaml')
+    return subprocess.Popen([
+        sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args', *settings,
+        '-p', f'model_file:={tmp / "model.yaml"}', *extra_args
+    ], env=isolated_env(domain), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -51,21 +85,9 @@ def main():
         help="the estimator settings of config/wrench_estimator.yaml (the demo's), not the core "
         'defaults')
     a = ap.parse_args()
-    fr = FrictionModel(coulomb_pos_nm=[0.3] * 5, coulomb_neg_nm=[0.3] * 5,
-                       viscous_nm_s_rad=[0.2] * 5, offset_nm=0.0)
-    model = nominal_model(youbot_model(), fr)
-    model.residual_std_nm = np.full(5, 0.05)
-    settings = []
-    if a.youbot_settings:
-        settings = ['--params-file', str(ROOT / 'config' / 'wrench_estimator.yaml')]
+    model = bench_model()
     domain = unique_domain_id() + 20
-    env = isolated_env(domain)
-    tmp = Path(tempfile.mkdtemp())
-    model.save(tmp / 'model.yaml')
-    node = subprocess.Popen([
-        sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args', *settings,
-        '-p', f'model_file:={tmp / "model.yaml"}', '-p', 'qos_depth:=1000'
-    ], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    node = start_node(model, domain, a.youbot_settings, ['-p', 'qos_depth:=1000'])
     os.environ['ROS_DOMAIN_ID'] = str(domain)
     rclpy.init(domain_id=domain)
     feeder = rclpy.create_node('latency_feeder')

@@ -11,6 +11,7 @@ Times: ``clock()`` is a monotonic wall clock in seconds; stamps are integer nano
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from collections import deque
 
@@ -22,7 +23,10 @@ from robot_id_ros.estimate.samples import NONFINITE_STATE
 from robot_id_ros.model.chain import YOUBOT_JOINTS
 
 DROP_FACTOR = 1.5          # a gap over this many nominal periods counts as dropped samples
-NOMINAL_PERIOD_GAIN = 0.02  # how fast the nominal sample period follows the observed one
+PERIOD_WINDOW = 128        # the nominal period is the median of this many recent stamp steps
+PERIOD_MIN_STEPS = 8       # steps seen before the first period (earlier gaps are counted then)
+PERIOD_REFRESH = 16        # the median is recomputed every this many steps
+RATE_CHANGE_STEPS = 128    # this many equal gaps in a row: the rate changed (not drops)
 PROBLEM_HOLD = (2.0, 1.0)  # a bad sample shows for 2 * stale_timeout_s + 1 s in diagnostics
 TIMING_WINDOW = 5000       # processing time and latency samples kept between two reports
 YOUBOT_RATED_PAYLOAD_KG = 0.5   # KUKA's rated payload of the youBot arm
@@ -43,6 +47,83 @@ class WarningThrottle:
             self.logger.warning(text)
 
 
+class StampGaps:
+    """Samples missing from a stamp sequence, against a robust nominal period.
+
+    The nominal period is the median of the last ``PERIOD_WINDOW`` steps, a step over
+    ``DROP_FACTOR`` periods entering as its length over the samples it spans (so a bunched
+    first step, jitter and the gaps themselves do not move it). Such a step counts
+    ``round(step / period) - 1`` missing samples. ``RATE_CHANGE_STEPS`` gaps in a row spanning
+    the same number of periods are a new rate, not losses (a node that falls behind loses
+    samples in runs of varying length): they are uncounted and the period is measured again.
+    A step <= 0 (a duplicate) is neither a step nor a gap; ``restart()`` (an observer reset)
+    starts a new sequence without counting the pause.
+    """
+
+    def __init__(self):
+        self.steps = deque(maxlen=PERIOD_WINDOW)   # per-sample periods [ns]
+        self.pending = []                   # steps before a period is known [ns]
+        self.period_ns = None
+        self.dropped = 0
+        self.last_ns = None
+        self._limit_ns = math.inf
+        self._since_refresh = 0
+        self._run = self._run_dropped = self._run_n = 0   # equal gaps in a row, their drops
+
+    def restart(self):
+        """Start a new sequence: the step to the next stamp is not counted."""
+        self.last_ns = None
+
+    def add(self, stamp_ns):
+        """Take the next stamp [ns] of the sequence and count the samples missing before it."""
+        last = self.last_ns
+        if last is not None and stamp_ns <= last:
+            return
+        self.last_ns = stamp_ns
+        if last is None:
+            return
+        dt = stamp_ns - last
+        if self.period_ns is None:
+            self.pending.append(dt)
+            if len(self.pending) >= PERIOD_MIN_STEPS:
+                self.steps.extend(self.pending)
+                self._refresh()
+                self.steps.clear()
+                for d in self.pending:
+                    self._step(d)
+                self.pending = []
+            return
+        self._step(dt)
+        self._since_refresh += 1
+        if self._since_refresh >= PERIOD_REFRESH:
+            self._refresh()
+
+    def _step(self, dt):
+        if dt <= self._limit_ns:
+            self.steps.append(dt)
+            self._run = self._run_dropped = 0
+            return
+        n = int(round(dt / self.period_ns))
+        self.steps.append(dt / n)
+        self.dropped += n - 1
+        if n != self._run_n:
+            self._run = self._run_dropped = 0
+        self._run_n = n
+        self._run += 1
+        self._run_dropped += n - 1
+        if self._run >= RATE_CHANGE_STEPS:     # a slower rate, not losses: measure it again
+            self.dropped -= self._run_dropped
+            self._run = self._run_dropped = 0
+            self.period_ns, self._limit_ns = None, math.inf
+            self.steps.clear()
+
+    def _refresh(self):
+        self._since_refresh = 0
+        if self.steps:
+            self.period_ns = statistics.median(self.steps)
+            self._limit_ns = DROP_FACTOR * self.period_ns
+
+
 class InputMonitor:
     """Counters and windows of the estimator node's input, and its diagnostics status.
 
@@ -55,13 +136,12 @@ class InputMonitor:
     def __init__(self, stale_timeout_s, warn, clock=time.monotonic):
         self.stale_timeout_s = float(stale_timeout_s)
         self.warn, self.clock = warn, clock
-        self.n_in = self.n_out = self.n_rejected = self.n_dropped = self.n_resets = 0
+        self.n_in = self.n_out = self.n_rejected = self.n_resets = 0
+        self.gaps = StampGaps()
         self.rejected_by_kind = {}
         self.last_problem = ''
         self.last_problem_t = -1e9
         self.last_rx = None                    # wall time of the last sample
-        self.last_good_stamp = None            # ns
-        self.nominal_dt_ns = None
         self.proc_ms = deque(maxlen=TIMING_WINDOW)
         self.age_ms = deque(maxlen=TIMING_WINDOW)
         self.stale_reported = False
@@ -87,28 +167,24 @@ class InputMonitor:
         self.warn(kind, f'joint_states sample not used ({kind}): {text}')
         if kind == NONFINITE_STATE:      # the estimator reset itself: count it as a reset
             self.n_resets += 1
-            self.nominal_dt_ns = None
             self.observer_reset()
 
     def observer_reset(self):
         """Note an observer reset: the next sample starts a new stamp sequence."""
-        self.last_good_stamp = None
+        self.gaps.restart()
+
+    @property
+    def n_dropped(self) -> int:
+        """Samples missing from the stamp sequence of the used samples (``StampGaps``)."""
+        return self.gaps.dropped
 
     def used(self, stamp_ns, result):
         """Take ``result`` of the sample stamped ``stamp_ns``: count resets and dropped samples."""
         if result.reset_reason:
             self.n_resets += 1
-            self.nominal_dt_ns = None
+            self.gaps.restart()
             self.warn('reset', f'observer reset: {result.reset_reason}')
-        elif self.last_good_stamp is not None:
-            dt = stamp_ns - self.last_good_stamp
-            if self.nominal_dt_ns is None:
-                self.nominal_dt_ns = dt
-            elif dt > DROP_FACTOR * self.nominal_dt_ns:
-                self.n_dropped += int(round(dt / self.nominal_dt_ns)) - 1
-            else:
-                self.nominal_dt_ns += NOMINAL_PERIOD_GAIN * (dt - self.nominal_dt_ns)
-        self.last_good_stamp = stamp_ns
+        self.gaps.add(stamp_ns)
         self.last = result
         self.n_out += 1
 
@@ -139,7 +215,10 @@ class InputMonitor:
         rate = self.window_in / max(now - self.window_start, 1e-9)
         self.window_start, self.window_in = now, 0
         problems = self._problems(now, stale)
-        values = [('input_rate_hz', f'{rate:.1f}'), ('samples_in', self.n_in),
+        period = self.gaps.period_ns
+        values = [('input_rate_hz', f'{rate:.1f}'),
+                  ('stamp_rate_hz', f'{1e9 / period:.1f}' if period else 'unknown'),
+                  ('samples_in', self.n_in),
                   ('samples_out', self.n_out), ('dropped_samples', self.n_dropped),
                   ('rejected_samples', self.n_rejected),
                   ('rejected_by_kind', ', '.join(f'{k}={v}' for k, v
@@ -254,5 +333,6 @@ def startup_summary(model_file, model, est) -> str:
             f'{cfg.contact_threshold_sigma:g} std, thresholds from {est.threshold_source}')
 
 
-__all__ = ['MAX_PAYLOAD_COM_M', 'YOUBOT_RATED_PAYLOAD_KG', 'InputMonitor', 'WarningThrottle',
+__all__ = ['MAX_PAYLOAD_COM_M', 'YOUBOT_RATED_PAYLOAD_KG', 'InputMonitor', 'StampGaps',
+           'WarningThrottle',
            'apply_payload', 'payload_bound_kg', 'startup_summary', 'wrench_std']

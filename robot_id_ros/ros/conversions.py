@@ -40,7 +40,8 @@ def seconds_ns(t_s: float) -> int:
 def fill_wrench(wrench, values) -> None:
     """Set a ``geometry_msgs/Wrench`` from six numbers: force x y z [N], torque x y z [Nm]."""
     f, t = wrench.force, wrench.torque
-    f.x, f.y, f.z, t.x, t.y, t.z = (float(v) for v in values)
+    f.x, f.y, f.z, t.x, t.y, t.z = (values.tolist() if hasattr(values, 'tolist')
+                                    else (float(v) for v in values))
 
 
 def wrench_msg(values, frame_id: str, stamp) -> WrenchStamped:

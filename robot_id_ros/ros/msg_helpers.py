@@ -47,6 +47,32 @@ def trajectory_points(msg) -> list:
              list(p.accelerations)) for p in msg.points]
 
 
+def backlog_taker(subscription, msg_type):
+    """Return ``take()``: the next message queued on ``subscription``, or None when it is empty.
+
+    It takes from the subscription as rclpy's executors do (``handle.take_message``, the same
+    call in the rclpy of Humble, Jazzy and Kilted), so a callback can work off a backlog without
+    a pass of the executor (its wait set) per message. None when this rclpy has no such call:
+    the executor then delivers every message.
+
+    Args:
+        subscription: an ``rclpy.subscription.Subscription``.
+        msg_type: its message type.
+
+    Returns:
+        The function, or None.
+    """
+    handle = getattr(subscription, 'handle', None)
+    if not hasattr(handle, 'take_message'):
+        return None
+
+    def take():
+        with handle:
+            taken = handle.take_message(msg_type, False)
+        return None if taken is None else taken[0]
+    return take
+
+
 def trigger_handler(action, on_success=None):
     """Return a ``std_srvs/Trigger`` service callback.
 
@@ -65,4 +91,5 @@ def trigger_handler(action, on_success=None):
     return handle
 
 
-__all__ = ['duration_s', 'joint_state_msg', 'trajectory_points', 'trigger_handler']
+__all__ = ['backlog_taker', 'duration_s', 'joint_state_msg', 'trajectory_points',
+           'trigger_handler']

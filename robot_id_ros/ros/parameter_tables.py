@@ -47,7 +47,10 @@ def wrench_estimator_parameters() -> dict:
             'no joint state for this long (wall time): input reported stale', 0.001, 60.0, True)),
         'diagnostics_period_s': (1.0, float_desc(
             'period of /diagnostics (wall time), s', 0.05, 60.0, True)),
-        'qos_depth': (100, int_desc('joint_states subscription queue depth', 1, 100000, True)),
+        'qos_depth': (1000, int_desc(
+            'joint_states subscription queue depth (best effort: it matches a reliable or a '
+            'best-effort driver); 1000 holds 1 s of 1 kHz input while the node is held up',
+            1, 100000, True)),
     }
 
 

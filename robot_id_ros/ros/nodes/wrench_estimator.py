@@ -7,13 +7,16 @@ tool frame's origin (a push on the tool along +x reads +fx), in the axes of ``fr
 
 Its topics, services and parameters are listed in docs/nodes.md (generated from the node).
 
-Every output carries its input sample's stamp. A sample that cannot be used (array lengths, NaN,
-a value outside the model's limits with a margin, missing joints or effort, duplicate or older
-stamp) publishes nothing, logs a throttled warning and shows in diagnostics (rejected samples by
-kind); a stamp jumping back (a looped bag) or a long gap resets the observer, and so does a
-sample that left the estimate non-finite (counted in the resets). The payload parameters are the
-only ones that change at run time: a mass above max_payload_kg or a centre of mass beyond 1 m is
-refused with the reason.
+Every output carries its input sample's stamp; ``~/contact`` is published when it changes and
+with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
+Output messages are built once and refilled; the callback also takes the samples queued behind
+its own (``msg_helpers.backlog_taker``: no executor pass per sample after a stall). A sample
+that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
+missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
+and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
+long gap resets the observer, and so does a sample that left the estimate non-finite (counted in
+the resets). The payload parameters are the only ones that change at run time: a mass above
+max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
@@ -33,14 +36,16 @@ from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_
                                            payload_bound_kg, startup_summary, wrench_std)
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
-from robot_id_ros.ros.conversions import stamp_ns, wrench_msg
+from robot_id_ros.ros.conversions import fill_wrench, stamp_ns
 from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.main import run_node
-from robot_id_ros.ros.msg_helpers import joint_state_msg, trigger_handler
+from robot_id_ros.ros.msg_helpers import backlog_taker, trigger_handler
 from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.params import (declare_table, parameter_check, refuse_renamed, require,
                                      string_list)
 from robot_id_ros.settings import from_plain
+
+BACKLOG_MAX = 1000      # samples taken from the queue in one callback at most
 
 
 class WrenchEstimatorNode(Node):
@@ -69,9 +74,16 @@ class WrenchEstimatorNode(Node):
         self.pub_wrench = self.create_publisher(WrenchStamped, '~/wrench', 10)
         self.pub_std = self.create_publisher(WrenchStamped, '~/wrench_std', 10)
         self.pub_tau = self.create_publisher(JointState, '~/external_joint_torques', 10)
-        self.pub_contact = self.create_publisher(Bool, '~/contact', 10)
+        self.pub_contact = self.create_publisher(Bool, '~/contact', QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
         self.pub_diag = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
+        self.msg_wrench, self.msg_std = WrenchStamped(), WrenchStamped()
+        self.msg_wrench.header.frame_id = self.msg_std.header.frame_id = self.est.frame_id
+        self.msg_tau = JointState(name=list(self.model.joint_names))
+        self.msg_contact = None            # the last Bool published, None before the first
+        sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
+        self.take_queued = backlog_taker(sub, JointState)
         info = self.get_logger().info
         self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
         self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
@@ -82,8 +94,17 @@ class WrenchEstimatorNode(Node):
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
 
     def _on_joint_state(self, msg: JointState):
+        self._process(msg)
+        for _ in range(BACKLOG_MAX if self.take_queued else 0):
+            msg = self.take_queued()
+            if msg is None:
+                break
+            self._process(msg)
+
+    def _process(self, msg: JointState):
         t0 = self.monitor.received()
-        stamp = stamp_ns(msg.header.stamp)
+        stamp_msg = msg.header.stamp
+        stamp = stamp_ns(stamp_msg)
         try:
             s = self.indexer.convert(msg.name, msg.position, msg.velocity, msg.effort)
             if stamp <= 0:
@@ -94,11 +115,18 @@ class WrenchEstimatorNode(Node):
             self.monitor.rejected(exc.kind, str(exc))
             return
         self.monitor.used(stamp, res)
-        self.pub_wrench.publish(wrench_msg(res.wrench, res.frame_id, msg.header.stamp))
-        self.pub_std.publish(wrench_msg(wrench_std(res), res.frame_id, msg.header.stamp))
-        self.pub_tau.publish(joint_state_msg(msg.header.stamp, self.model.joint_names,
-                                             position=s.q, effort=res.tau_ext))
-        self.pub_contact.publish(Bool(data=bool(res.contact_state)))
+        w, sd, tau = self.msg_wrench, self.msg_std, self.msg_tau
+        w.header.stamp = sd.header.stamp = tau.header.stamp = stamp_msg
+        fill_wrench(w.wrench, res.wrench)
+        self.pub_wrench.publish(w)
+        fill_wrench(sd.wrench, wrench_std(res))
+        self.pub_std.publish(sd)
+        tau.position, tau.effort = s.q.tolist(), res.tau_ext.tolist()
+        self.pub_tau.publish(tau)
+        contact = bool(res.contact_state)
+        if self.msg_contact is None or contact != self.msg_contact.data:
+            self.msg_contact = Bool(data=contact)
+            self.pub_contact.publish(self.msg_contact)
         self.monitor.published(t0, stamp, self.get_clock().now().nanoseconds)
 
     def _tare(self):
@@ -135,6 +163,8 @@ class WrenchEstimatorNode(Node):
         return SetParametersResult(successful=True)
 
     def _on_timer(self):
+        if self.msg_contact is not None:
+            self.pub_contact.publish(self.msg_contact)
         level, message, values = self.monitor.status(self.est)
         self.pub_diag.publish(diagnostic_array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: wrench estimation',

@@ -1,0 +1,252 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""CPU time of the wrench_estimator node per joint-state sample, and the samples it loses.
+
+The node runs in a subprocess (youBot model, config/wrench_estimator.yaml, the shipped QoS);
+this process publishes JointState (7 joints like the youBot driver: 5 arm joints moving on
+0.05 rad sinusoids, efforts from the inverse dynamics, 2 fingers) at each --rates Hz for
+--seconds, paced by sleep, and subscribes to ~/wrench (reliable, deep queue) and /diagnostics.
+The node's CPU is its own utime + stime (/proc/<pid>/stat, every thread: executor, DDS,
+Python) over the feed, divided by the samples sent. Lost = samples sent without a ~/wrench out;
+the node's own /diagnostics counters are printed beside it.
+
+--sink EXECUTOR measures the floor instead: a process that only spins a JointState subscription
+with an empty callback ('single': rclpy's SingleThreadedExecutor, 'events': the EventsExecutor
+of rclpy.experimental), i.e. the executor, take and deserialisation without any of the node's
+work. --hog N runs N busy-loop processes beside it for the whole run (killed after).
+
+Reproduce:
+    .venv/bin/python benchmarks/bench_node_cpu.py [--seconds 20] [--rates 200 1000] [--hog 2]
+        [--feeder-qos reliable|best_effort] [--sink single|events] [--param NAME:=VALUE]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / 'benchmarks'))
+sys.path.insert(0, str(ROOT / 'test'))
+
+import rclpy  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from geometry_msgs.msg import WrenchStamped  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+
+from bench_estimator_latency import BENT, bench_model, start_node  # noqa: E402
+from ros_helpers import isolated_env, unique_domain_id  # noqa: E402
+
+FINGERS = ['gripper_finger_joint_l', 'gripper_finger_joint_r']
+SINK = '''
+import sys, rclpy
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+rclpy.init()
+n = Node('sink')
+n.create_subscription(JointState, 'joint_states', lambda m: None,
+                      QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT))
+if sys.argv[1] == 'events':
+    from rclpy.experimental import EventsExecutor
+    ex = EventsExecutor()
+else:
+    from rclpy.executors import SingleThreadedExecutor
+    ex = SingleThreadedExecutor()
+ex.add_node(n)
+try:
+    ex.spin()
+except BaseException:
+    pass
+'''
+
+
+def cpu_s(pid):
+    """Return the user + system CPU time of process ``pid`` so far, s (/proc/<pid>/stat)."""
+    with open(f'/proc/{pid}/stat') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def trajectory(model, rate_hz, period_s=2.0):
+    """One period of the fed motion: (positions, velocities, efforts) lists per sample.
+
+    The 5 arm joints move on 0.05 rad sinusoids around a bent pose [rad, rad/s]; the efforts
+    are the model's inverse dynamics [Nm]; the two fingers read 0.
+    """
+    n = int(round(period_s * rate_hz))
+    out = []
+    w = 2 * np.pi / period_s
+    for k in range(n):
+        t = k / rate_hz
+        phase = w * t + np.arange(5)
+        q, qd = BENT + 0.05 * np.sin(phase), 0.05 * w * np.cos(phase)
+        tau = model.robot.inverse_dynamics(q, qd, -0.05 * w * w * np.sin(phase))
+        out.append(([float(x) for x in q] + [0.0, 0.0], [float(x) for x in qd] + [0.0, 0.0],
+                    [float(x) for x in tau] + [0.0, 0.0]))
+    return out
+
+
+class Feeder:
+    """Publishes joint states and counts the node's outputs (own context, spun in a thread)."""
+
+    def __init__(self, domain, reliable):
+        self.ctx = rclpy.Context()
+        rclpy.init(context=self.ctx, domain_id=domain)
+        self.node = rclpy.create_node('cpu_feeder', context=self.ctx)
+        rel = ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT
+        self.pub = self.node.create_publisher(JointState, 'joint_states',
+                                              QoSProfile(depth=100, reliability=rel))
+        self.got, self.diag, self.busy_diag = set(), {}, {}
+        self.node.create_subscription(
+            WrenchStamped, 'wrench_estimator/wrench',
+            lambda m: self.got.add(m.header.stamp.sec * 10 ** 9 + m.header.stamp.nanosec),
+            QoSProfile(depth=10000, reliability=ReliabilityPolicy.RELIABLE))
+        self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diag, 10)
+        self.ex = SingleThreadedExecutor(context=self.ctx)
+        self.ex.add_node(self.node)
+        threading.Thread(target=self.ex.spin, daemon=True).start()
+
+    def _on_diag(self, msg):
+        for st in msg.status:
+            if st.name.startswith('wrench_estimator'):
+                self.diag = {kv.key: kv.value for kv in st.values}
+                if 'latency_ms_p99' in self.diag:
+                    self.busy_diag = self.diag      # the last one with samples in its window
+
+    def wait_matched(self, proc, outputs=True, timeout_s=60.0):
+        """Wait until the node's subscription (and its ~/wrench) matched; False on timeout."""
+        t_end = time.monotonic() + timeout_s
+        while self.pub.get_subscription_count() == 0 or (outputs and self.node.count_publishers(
+                'wrench_estimator/wrench') == 0):
+            if time.monotonic() > t_end or proc.poll() is not None:
+                return False
+            time.sleep(0.05)
+        time.sleep(1.0)
+        return True
+
+    def feed(self, traj, rate_hz, seconds):
+        """Publish ``seconds`` of ``traj`` at ``rate_hz``; return the stamps and the time taken.
+
+        Stamped like a driver's clock: the start's wall time plus k periods (a late publication
+        does not move its stamp, so a gap in the stamps is a lost sample).
+        """
+        names = [f'arm_joint_{i}' for i in range(1, 6)] + FINGERS
+        period, total = 1.0 / rate_hz, int(seconds * rate_hz)
+        sent = []
+        start_ns, period_ns = time.time_ns(), int(round(1e9 / rate_hz))
+        t0 = time.perf_counter()
+        for k in range(total):
+            wait = t0 + k * period - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            m = JointState()
+            s = start_ns + k * period_ns
+            m.header.stamp.sec, m.header.stamp.nanosec = s // 10 ** 9, s % 10 ** 9
+            m.name = names
+            m.position, m.velocity, m.effort = traj[k % len(traj)]
+            self.pub.publish(m)
+            sent.append(s)
+        return sent, time.perf_counter() - t0
+
+    def close(self):
+        """Stop spinning and shut the context down."""
+        self.ex.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.ctx)
+
+
+def stop(proc):
+    """Terminate a subprocess (kill it after 10 s)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def run_rate(model, rate_hz, a):
+    """Feed one node (or sink) at ``rate_hz`` for ``a.seconds``; print and return the figures."""
+    domain = unique_domain_id() + 20
+    if a.sink:
+        proc = subprocess.Popen([sys.executable, '-c', SINK, a.sink], env=isolated_env(domain),
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+    else:
+        proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)])
+    feeder = Feeder(domain, a.feeder_qos == 'reliable')
+    try:
+        if not feeder.wait_matched(proc, outputs=not a.sink):
+            print('node did not come up:', proc.stdout.read() if proc.poll() is not None else '')
+            return None
+        traj = trajectory(model, rate_hz)
+        idle0 = cpu_s(proc.pid)
+        time.sleep(2.0)
+        idle_s = cpu_s(proc.pid) - idle0
+        c0 = cpu_s(proc.pid)
+        sent, elapsed = feeder.feed(traj, rate_hz, a.seconds)
+        n_prev, t_end = -1, time.monotonic() + 10
+        while time.monotonic() < t_end and (a.sink or len(feeder.got) != n_prev):
+            n_prev = len(feeder.got)
+            time.sleep(0.5)
+        used = cpu_s(proc.pid) - c0
+        time.sleep(0 if a.sink else 1.5)       # a /diagnostics after the last sample
+        lost = len(set(sent) - feeder.got)
+        diag, busy = feeder.diag, feeder.busy_diag
+        n_out = max(len(feeder.got), 1)
+        print(f'{a.sink + " sink" if a.sink else "wrench_estimator"} at {rate_hz:g} Hz for '
+              f'{a.seconds:g} s ({len(sent) / elapsed:.0f} Hz achieved), feeder '
+              f'{a.feeder_qos}, {a.hog} CPU hog(s): CPU {used * 1e3 / len(sent):.3f} ms/sample '
+              f'({100 * used / elapsed:.1f} % of a core; idle {idle_s * 50:.2f} %)' +
+              ('' if a.sink else f'; {used * 1e3 / n_out:.3f} ms per sample out'))
+        if not a.sink:
+            print(f'  samples sent {len(sent)}, outputs received {len(feeder.got)}, lost {lost} '
+                  f'({100 * lost / len(sent):.2f} %); node diagnostics: samples_in '
+                  f'{diag.get("samples_in")}, samples_out {diag.get("samples_out")}, '
+                  f'dropped_samples {diag.get("dropped_samples")}, input_rate_hz '
+                  f'{busy.get("input_rate_hz")}, latency_ms_p50 {busy.get("latency_ms_p50")}, '
+                  f'p99 {busy.get("latency_ms_p99")} (last busy window)')
+        return used * 1e3 / len(sent), lost
+    finally:
+        feeder.close()
+        stop(proc)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--seconds', type=float, default=20.0)
+    ap.add_argument('--rates', type=float, nargs='+', default=[200.0, 1000.0])
+    ap.add_argument('--hog', type=int, default=0, help='busy-loop processes beside the node')
+    ap.add_argument('--feeder-qos', choices=['reliable', 'best_effort'], default='reliable',
+                    help="the feeder's publisher (a driver's joint_states is usually reliable)")
+    ap.add_argument('--sink', choices=['single', 'events'], default='',
+                    help='measure an empty subscriber with this executor instead of the node')
+    ap.add_argument('--param', action='append', default=[],
+                    help='a node parameter NAME:=VALUE (repeatable), e.g. qos_depth:=1000')
+    a = ap.parse_args()
+    model = bench_model()
+    hogs = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(a.hog)]
+    try:
+        for rate in a.rates:
+            run_rate(model, rate, a)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    print('reproduce: .venv/bin/python benchmarks/bench_node_cpu.py --seconds '
+          f'{a.seconds:g} --rates {" ".join(f"{r:g}" for r in a.rates)} --hog {a.hog} '
+          f'--feeder-qos {a.feeder_qos}' + (f' --sink {a.sink}' if a.sink else '') +
+          ''.join(f' --param {p}' for p in a.param))
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
