@@ -70,9 +70,12 @@ def force_scenario(log) -> ForceScenario:
 
 def _live_row(log, sc: ForceScenario):
     """Compute the live node's figures over DDS; return (row, contact-free samples published)."""
-    live = R.force_errors(np.array(log.est_t_s), np.array(log.est_force_n), sc.timeline, sc.phases)
-    live_false, live_free_n = R.false_contacts(log.contact_t_s, log.contact, sc.free)
-    live_delay = R.detection_delays(log.contact_t_s, log.contact, sc.onsets_s)
+    est_t = np.array(log.est_t_s)
+    live = R.force_errors(est_t, np.array(log.est_force_n), sc.timeline, sc.phases)
+    # the node publishes its contact flag on change: the flag at each estimate's sample
+    contact = R.contact_at(est_t, log.contact_t_s, log.contact)
+    live_false, live_free_n = R.false_contacts(est_t, contact, sc.free)
+    live_delay = R.detection_delays(est_t, contact, sc.onsets_s)
     row = {'rms_rest_n': live.rms_rest_n, 'rms_motion_n': live.rms_motion_n,
            'detection_delay_s': live_delay, 'false_contact_samples': live_false,
            'samples': len(log.est_t_s)}

@@ -179,6 +179,28 @@ def detection_delays(t_s, contact, onsets_s, window_s=1.0):
     return out
 
 
+def contact_at(t_s, flag_t_s, flag):
+    """Return the contact flag in force at each time of ``t_s``.
+
+    The node publishes ``~/contact`` when it changes (and again now and then): the flag at a
+    sample is the last one published at or before its stamp (False before the first).
+
+    Args:
+        t_s: sample times (the estimates' stamps), s.
+        flag_t_s: the stamp each flag message belongs to, s, in the order received.
+        flag: the flags.
+
+    Returns:
+        Boolean array like ``t_s``.
+    """
+    ft = np.asarray(flag_t_s, float)
+    fl = np.asarray(flag, bool)
+    order = np.argsort(ft, kind='stable')        # equal stamps keep the order received
+    k = np.searchsorted(ft[order], np.asarray(t_s, float), side='right') - 1
+    return np.where(k >= 0, fl[order][np.clip(k, 0, None)], False) if len(fl) else \
+        np.zeros(len(t_s), bool)
+
+
 def false_contacts(t_s, contact, windows):
     """Return the number of contact-flag samples inside contact-free windows [(t0, t1)]."""
     m = in_windows(t_s, windows)

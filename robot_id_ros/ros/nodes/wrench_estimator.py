@@ -67,7 +67,7 @@ class WrenchEstimatorNode(Node):
         self.max_payload_kg = payload_bound_kg(self.model, p['max_payload_kg'])
         apply_payload(self.est, self.model, p['payload_mass_kg'], p['payload_com_m'],
                       self.max_payload_kg)
-        self.indexer = JointIndexer(self.model.joint_names)
+        self.indexer = JointIndexer(self.model.joint_names, notice=self.get_logger().warning)
         self.throttle = WarningThrottle(self.get_logger())
         self.monitor = InputMonitor(p['stale_timeout_s'], self.throttle.warn)
         qos = QoSProfile(depth=int(p['qos_depth']), reliability=ReliabilityPolicy.BEST_EFFORT)
