@@ -142,8 +142,8 @@ def _drive_gain_runs(args, robot):
     if not v[0] > 0:
         raise CommandError(f'--gains-payload: the mass must be > 0 kg, got {v[0]:g}')
     pl = Payload(v[0], np.array(v[1:]))
-    return [(s, sc, pl) for s, sc in read_bags(args.gains_payload_data, robot.joint_names,
-                                                args.topic, 'gains payload')]
+    runs = read_bags(args.gains_payload_data, robot.joint_names, args.topic, 'gains payload')
+    return [(s, sc, pl) for s, sc in runs]
 
 
 def _check_outputs(args):

@@ -119,7 +119,7 @@ class DriveGainsResult:
         return self.samples
 
     def to_dict(self, joint_names):
-        """The model file's ``identification.drive_gains`` entry (NaN as None)."""
+        """Return the model file's ``identification.drive_gains`` entry (NaN as None)."""
         def plain(v):
             return {n: (float(x) if np.isfinite(x) else None) for n, x in zip(joint_names, v)}
         return {'scale_source': self.scale_source, 'note': self.note,
@@ -128,7 +128,7 @@ class DriveGainsResult:
 
 
 def _parts(M):
-    """(A, wb, wi, bb, bi, ii) of per-joint normal matrices M (n, nb+2, nb+2)."""
+    """Return (A, wb, wi, bb, bi, ii) of per-joint normal matrices M (n, nb+2, nb+2)."""
     nb = M.shape[1] - 2
     return (M[:, :nb, :nb], M[:, :nb, nb], M[:, :nb, nb + 1], M[:, nb, nb], M[:, nb, nb + 1],
             M[:, nb + 1, nb + 1])
@@ -270,7 +270,7 @@ def _maximum_likelihood(stats: GainStatistics, beta, c, active, scale_source):
 
 
 def _without_known(M):
-    """Normal matrices M with the known-torque column b set to zero."""
+    """Return the normal matrices M with the known-torque column b set to zero."""
     M0 = M.copy()
     M0[:, -2, :] = 0.0
     M0[:, :, -2] = 0.0
@@ -466,7 +466,7 @@ def drive_gains_from_recordings(robot: RobotModel, data, options: Identification
 
 
 def drive_gains_step(robot: RobotModel, data, options: IdentificationOptions, loaded, res):
-    """The identification pipeline's drive-gain step (``identify.pipeline.identify``).
+    """Run the identification pipeline's drive-gain step (``identify.pipeline.identify``).
 
     Args:
         robot: the model.

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_id_ros.identify.drive_gains import (MIN_TORQUE_NM, DriveGainsResult, GainStatistics,
-                                              solve_drive_gains)
+from robot_id_ros.identify.drive_gains import (MIN_TORQUE_NM, DriveGainsResult,
+                                               GainStatistics, solve_drive_gains)
 from robot_id_ros.identify.options import IdentificationError
 from robot_id_ros.identify.static import StaticPoses
 from robot_id_ros.model.robot import RobotModel
