@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.io.sidecar import find_sidecar
@@ -89,6 +91,13 @@ def add_parser(subparsers):
         '--known', action='append', default=[], metavar='NAME=VALUE',
         help='a known standard parameter (e.g. m5=0.25), subtracted before the fit; repeatable')
     p.add_argument(
+        '--gains-payload-data', nargs='+', default=[], metavar='BAG',
+        help='with --effort-unit current and no --drive-gains: run(s) of the same kind with a '
+             'payload of known mass and COM (--gains-payload); they fix the drive gains scale')
+    p.add_argument(
+        '--gains-payload', default=None, metavar='KG,X,Y,Z',
+        help='the known payload of --gains-payload-data: mass (kg), COM in the tool frame (m)')
+    p.add_argument(
         '--export-urdf', default=None, metavar='URDF',
         help='with --physical-consistency: write a URDF carrying the identified inertias')
     add_setting_flags(p, IdentificationOptions, 'fit options (default: the core defaults; '
@@ -119,10 +128,28 @@ def options_from_args(args, n) -> IdentificationOptions:
     return settings_from_args(args, IdentificationOptions, {'known_parameters': known})
 
 
+def _drive_gain_runs(args, robot):
+    """(series, sidecar, Payload) of --gains-payload-data with --gains-payload."""
+    if bool(args.gains_payload_data) != bool(args.gains_payload):
+        raise CommandError('--gains-payload-data and --gains-payload go together')
+    if not args.gains_payload:
+        return []
+    if args.effort_unit != 'current' or args.drive_gains_nm_per_a:
+        raise CommandError('--gains-payload-data is for --effort-unit current without '
+                           '--drive-gains (it fixes the identified gains\' scale)')
+    from robot_id_ros.io.model_file import Payload
+    v = parse_floats(args.gains_payload, 4, '--gains-payload')
+    if not v[0] > 0:
+        raise CommandError(f'--gains-payload: the mass must be > 0 kg, got {v[0]:g}')
+    pl = Payload(v[0], np.array(v[1:]))
+    runs = read_bags(args.gains_payload_data, robot.joint_names, args.topic, 'gains payload')
+    return [(s, sc, pl) for s, sc in runs]
+
+
 def _check_outputs(args):
     """Return the outputs of identify, checked before any work (``io.files.Outputs``)."""
     outputs = Outputs(inputs=[args.urdf] + bag_inputs(args.data, args.static, args.sweeps,
-                                                      args.validate),
+                                                      args.validate, args.gains_payload_data),
                       overwrite=args.overwrite)
     outputs.check(args.out, MODEL_OUTPUT)
     if args.export_urdf:
@@ -156,9 +183,11 @@ def run(args) -> int:
     robot = robot_from_args(args)
     opts = options_from_args(args, robot.n)
     data = read_bags(args.data, robot.joint_names, args.topic, 'data')
+    gain_runs = _drive_gain_runs(args, robot)
     static = read_bags(args.static, robot.joint_names, args.topic, 'static')
     sweeps = read_bags(args.sweeps, robot.joint_names, args.topic, 'sweeps')
-    res = identify(robot, data, static, sweeps, options=opts, progress=Progress('regressor'))
+    res = identify(robot, data, static, sweeps, options=opts, progress=Progress('regressor'),
+                   drive_gain_runs=gain_runs)
     vals = []
     for p in args.validate:
         s, sc = read_bags([p], robot.joint_names, args.topic, 'validate')[0]

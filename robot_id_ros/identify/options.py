@@ -117,11 +117,12 @@ class IdentificationOptions:
         read_only=False)
     effort_unit: str = setting(
         'torque', "effort in the recordings: 'torque' (Nm) or 'current' (motor current, A; "
-        'needs drive_gains_nm_per_a)', choices=('torque', 'current'), read_only=False)
+        'drive_gains_nm_per_a, or identified with the dynamics)', choices=('torque', 'current'),
+        read_only=False)
     drive_gains_nm_per_a: list | None = setting(
         None, 'drive gains per joint (joint torque per motor current), for effort_unit current; '
-        '[0.0] = none given', unit='Nm/A', lo=0.0, hi=1.0e4, unset=(0.0,), read_only=False,
-        flag='--drive-gains')
+        '[0.0] = none given: identified from the data', unit='Nm/A', lo=0.0, hi=1.0e4,
+        unset=(0.0,), read_only=False, flag='--drive-gains')
     # static poses
     static_min_duration_s: float = setting(
         0.5, 'a static pose lasts at least this long', unit='s', node=False, flag='')
@@ -174,9 +175,6 @@ class IdentificationOptions:
         if self.effort_unit not in ('torque', 'current'):
             raise IdentificationError(f'effort_unit must be "torque" or "current", got '
                                       f'{self.effort_unit!r}')
-        if self.effort_unit == 'current' and self.drive_gains_nm_per_a is None:
-            raise IdentificationError('effort_unit "current" needs drive gains (Nm/A per joint): '
-                                      'give --drive-gains or a model that has them')
         if not 0 < self.confidence < 1:
             raise IdentificationError('confidence must be in (0, 1)')
         if self.prior_weight < 0:

@@ -14,7 +14,7 @@ per-joint weights gives (m, m c) and their covariance; c = (m c) / m with its st
 by first-order propagation.
 
 Drive gains: with a known payload, the current change between paired poses times the gain is
-the payload torque; per joint, gain = sum(dtau di) / sum(di^2).
+the payload torque (``estimate_drive_gains``, the simplest case of ``identify.drive_gains``).
 """
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from robot_id_ros.identify.drive_gains import (MIN_TORQUE_NM, DriveGainsResult,
+                                               GainStatistics, solve_drive_gains)
 from robot_id_ros.identify.options import IdentificationError
 from robot_id_ros.identify.static import StaticPoses
 from robot_id_ros.model.robot import RobotModel
@@ -144,21 +146,16 @@ def identify_payload(robot_or_model, with_poses: StaticPoses,
     return PayloadResult(pl, cov, np.sqrt(np.mean(r ** 2, axis=0)), len(Q), method)
 
 
-@dataclass
-class DriveGainResult:
-    gains_nm_per_a: np.ndarray
-    std: np.ndarray
-    poses: int
-
-
 def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: StaticPoses,
                          without_current: StaticPoses, tolerance_rad=0.02,
-                         min_torque_nm=0.02) -> DriveGainResult:
+                         min_torque_nm=MIN_TORQUE_NM) -> DriveGainsResult:
     """Estimate each joint's current-to-torque gain (Nm/A) with and without a known payload.
 
-    From static poses held with and without the payload, efforts recorded as motor current (A).
-    Joints the payload barely loads (|dtau| below ``min_torque_nm`` at every pose) get NaN: they
-    are not identified by this experiment.
+    From static poses held with and without the payload, efforts recorded as motor current (A):
+    the paired current change di times the gain is the payload torque dtau, i.e. the fit of
+    ``identify.drive_gains`` with no unknown dynamics (di_j = dtau_j / k_j per joint, the error
+    in the measured current). Joints the payload barely loads (RMS dtau below
+    ``min_torque_nm``) get NaN: this experiment does not identify them.
     """
     pairs = match_poses(with_current.q, without_current.q, tolerance_rad)
     if len(pairs) < 2:
@@ -169,17 +166,8 @@ def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: Stat
     di = with_current.tau[iw] - without_current.tau[io]
     x = np.concatenate([[payload.mass_kg], payload.mass_kg * np.asarray(payload.com_m, float)])
     dtau = (payload_regressor(robot, Q) @ x).reshape(-1, robot.n)
-    gains = np.full(robot.n, np.nan)
-    std = np.full(robot.n, np.nan)
-    for j in range(robot.n):
-        if np.abs(dtau[:, j]).max() < min_torque_nm:
-            continue
-        k = float(dtau[:, j] @ di[:, j] / max(di[:, j] @ di[:, j], 1e-300))
-        # regress di on dtau (the error is in the measured current): di = dtau / k
-        inv = float(di[:, j] @ dtau[:, j] / max(dtau[:, j] @ dtau[:, j], 1e-300))
-        k = 1.0 / inv if inv != 0 else k
-        res = di[:, j] - dtau[:, j] * inv
-        s_inv = np.sqrt(np.sum(res**2) / max(len(Q) - 1, 1) / max(dtau[:, j] @ dtau[:, j], 1e-300))
-        gains[j] = k
-        std[j] = s_inv * k ** 2
-    return DriveGainResult(gains, std, len(Q))
+    stats = GainStatistics.zeros(robot.n, 0)
+    stats.add(np.zeros((dtau.size, 0)), dtau, di)
+    return solve_drive_gains(stats, 'payload', min_torque_nm,
+                             f'scale from the known payload ({payload.mass_kg:g} kg), '
+                             f'{len(Q)} paired static poses')

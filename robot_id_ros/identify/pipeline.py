@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from robot_id_ros.identify.consistency import ConsistencyResult, physically_consistent_fit
+from robot_id_ros.identify.drive_gains import drive_gains_step
 from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
@@ -325,7 +326,8 @@ def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cut
 
 
 def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
-             options: IdentificationOptions | None = None, progress=None) -> IdentificationResult:
+             options: IdentificationOptions | None = None, progress=None,
+             drive_gain_runs=()) -> IdentificationResult:
     """Identify ``robot`` from excitation runs, static poses and friction sweeps.
 
     With trajectories the model is the full dynamic fit (static poses and sweeps are fitted and
@@ -340,6 +342,9 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         sidecars: maps a series' ``source`` to its sidecar (for items given without one).
         options: how to identify; default ``IdentificationOptions()``.
         progress: called as ``progress(samples done, total)`` during the dynamic fit.
+        drive_gain_runs: ``(series, sidecar, Payload)`` runs with a known payload; with
+            effort_unit 'current' and no drive gains they fix the gains' scale
+            (``identify.drive_gains``).
 
     Returns:
         The ``IdentificationResult``; its ``model`` is the ``IdentifiedModel`` to save. Raises
@@ -354,6 +359,9 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
                                   'and/or static poses (--static)')
     res = IdentificationResult(model=None, options=options)
     t_start = time.perf_counter()
+    gains = None
+    if options.effort_unit == 'current' and options.drive_gains_nm_per_a is None:
+        gains, options = drive_gains_step(robot, data, options, drive_gain_runs, res)
     if static:
         _fit_static(robot, static, options, res)
     if sweeps:
@@ -378,6 +386,8 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         record.static = _static_record(res.gravity, res.point_mass)
     if options.effort_unit == 'current':
         model.drive_gains_nm_per_a = np.asarray(options.drive_gains_nm_per_a, float)
+        if gains is not None:
+            model.drive_gains_std_nm_per_a = gains.std.copy()
     res.model = model
     if res.trajectories:
         res.fit_predicted, res.fit_metrics = _in_sample_metrics(
@@ -387,4 +397,6 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
     record.timings_s = dict(res.timings_s)
     res.record = record
     model.identification = record.to_dict()
+    if gains is not None:
+        model.identification['drive_gains'] = gains.to_dict(robot.joint_names)
     return res

@@ -19,6 +19,7 @@ Layout (schema_version 1)::
     friction: {sign_velocity_rad_s, joints: {NAME: {coulomb_pos_nm, coulomb_neg_nm,
                viscous_nm_s_rad, offset_nm, stribeck_nm, stribeck_velocity_rad_s, breakaway_nm}}}
     drive_gains_nm_per_a: {NAME: gain}   # joint torque per motor current
+    drive_gains_std_nm_per_a: {NAME: std}  # when identified from the data (None: not identified)
     payload: {mass_kg, com_m, mass_std_kg, com_std_m}  # optional, com in the tool frame
     residual: {std_nm: {NAME: ...}}      # identification residual per joint (contact thresholds)
     identification: {...}                # how it was made: method, data, samples, condition number
@@ -100,6 +101,7 @@ class IdentifiedModel:
     identification: dict = field(default_factory=dict)
     validation: dict = field(default_factory=dict)
     urdf_xml: str = ''
+    drive_gains_std_nm_per_a: np.ndarray | None = None  # when the gains were identified
 
     def __post_init__(self):
         self.regressor = Regressor(self.robot, self.regressor_options)
@@ -227,6 +229,11 @@ class IdentifiedModel:
                 n: float(g)
                 for n, g in zip(r.joint_names, self.drive_gains_nm_per_a)
             }
+        if self.drive_gains_std_nm_per_a is not None:
+            d['drive_gains_std_nm_per_a'] = {
+                n: (float(s) if np.isfinite(s) else None)
+                for n, s in zip(r.joint_names, self.drive_gains_std_nm_per_a)
+            }
         if self.payload is not None:
             d['payload'] = self.payload.to_dict()
         if self.residual_std_nm is not None:
@@ -322,6 +329,10 @@ def _from_dict(d, path, urdf_path, joint_names):
     gains = d.get('drive_gains_nm_per_a')
     if gains is not None:
         gains = np.array([float(gains[n]) for n in file_joints])
+    gains_std = d.get('drive_gains_std_nm_per_a')
+    if gains_std is not None:
+        gains_std = np.array([np.nan if gains_std[n] is None else float(gains_std[n])
+                              for n in file_joints])
     payload = Payload.from_dict(d['payload']) if d.get('payload') else None
     res = d.get('residual', {}).get('std_nm')
     res = None if res is None else np.array([float(res[n]) for n in file_joints])
@@ -330,7 +341,7 @@ def _from_dict(d, path, urdf_path, joint_names):
     return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std,
                            base_cov, gains, payload, res,
                            d.get('identification', {}) or {},
-                           d.get('validation', {}) or {}, xml)
+                           d.get('validation', {}) or {}, xml, gains_std)
 
 
 # a parameter beyond this magnitude (SI units: kg, kg m, kg m^2, Nm, Nm s/rad, Nm/A) is no arm's
