@@ -45,6 +45,21 @@ def test_detection_delays_and_false_contacts():
     assert R.false_contacts(t, contact, [(2.0, 2.5)])[0] == 100
 
 
+def test_contact_published_on_change_gives_the_same_figures_as_per_sample():
+    """The node publishes its flag on change (and re-publishes it now and then): the flag at
+    each sample, rebuilt from the changes, gives the per-sample figures exactly."""
+    t = np.arange(0, 4, 0.005)
+    contact = (t >= 1.02) & (t < 3.0) | (t >= 3.5) & (t < 3.52)
+    change = np.r_[True, contact[1:] != contact[:-1]]
+    ft, fl = list(t[change]), list(contact[change])
+    ft += [2.0, 2.0]                      # re-published flags, received late, with older stamps
+    fl += [True, True]
+    rebuilt = R.contact_at(t, ft, fl)
+    np.testing.assert_array_equal(rebuilt, contact)
+    assert R.false_contacts(t, rebuilt, [(3.0, 4.0)]) == R.false_contacts(t, contact, [(3.0, 4.0)])
+    assert not R.contact_at(t, [], []).any()
+
+
 def test_force_rms_in_windows():
     t = np.arange(0, 4, 0.005)
     tl = _timeline()
