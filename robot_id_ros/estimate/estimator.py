@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import add, sub
 
 import numpy as np
 import pinocchio as pin
@@ -45,6 +46,8 @@ from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertai
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
+_crba, _nle, _frame_jacobian = pin.crba, pin.nonLinearEffects, pin.getFrameJacobian
+_WORLD = pin.Convention.WORLD
 
 
 @dataclass
@@ -135,6 +138,10 @@ class WrenchEstimator:
         self._tare_avg = TareAverage(c.tare_window_s)
         self._cov_schedule = CovarianceSchedule(c.covariance_period_s)
         self.bias = np.zeros(self.n)
+        # what update needs and does not change per sample
+        self._weighted, self._stiction_mode = c.band_weighting, c.stiction_mode
+        self._res_var = (self.residual_std_nm ** 2).tolist()
+        self._sw_free = self._joint_scale_one([0.0] * self.n)   # no joint in its stiction band
         self.reset()
 
     def _residual_std(self):
@@ -169,6 +176,12 @@ class WrenchEstimator:
         w = 1.0 / (self.residual_std_nm ** 2 + np.asarray(band) ** 2 / 3.0)
         return np.sqrt(w / w.max(axis=-1, keepdims=True))
 
+    def _joint_scale_one(self, band):
+        """``_joint_scale`` of one sample (n floats) in plain float arithmetic; a list."""
+        w = [1.0 / (v + b * b / 3.0) for v, b in zip(self._res_var, band)]
+        w_max = max(w)
+        return [math.sqrt(x / w_max) for x in w]
+
     def _root_frame(self):
         m = self.robot.model
         # the URDF root link: the first BODY frame, else the universe frame's name
@@ -201,7 +214,9 @@ class WrenchEstimator:
         self._qd_prev = None
         self._wrench_cov = np.zeros((6, 6))
         self._band_held = None
+        self._band_any = False        # some joint's held band > 0 (else the hold is skipped)
         self._held = None
+        self._cov_finite = True
         self.last_reset_reason = reason
 
     def tare(self):
@@ -279,47 +294,58 @@ class WrenchEstimator:
         dt, reason = self.gate.accept(stamp_ns)
         if reason is not None:
             self._restart(reason)
+        # per-joint arithmetic on floats (numpy calls cost more than the sums on n values);
+        # an all-zero stiction band skips the band's calls (their result is then known exactly)
         m, d = self._pm, self._pd
         qp = self.robot.q_pin(q)
-        pin.crba(m, d, qp, pin.Convention.WORLD)     # M and the joint Jacobians (one forward pass)
+        _crba(m, d, qp, _WORLD)     # M and the joint Jacobians (one forward pass)
         M = d.M.copy()
-        pin.nonLinearEffects(m, d, qp, qd)
-        J = pin.getFrameJacobian(m, d, self._fid, self._ref)
+        J = _frame_jacobian(m, d, self._fid, self._ref)
         f, band = self.friction(qd)
-        band = self._band_held = hold_band_step(band, self._band_held, dt, self._band_rate)
-        r = self.residual.step(dt, M, qd, d.nle + f - tau_m)
+        if self._band_held is not None and dt > 0.0 and self._band_any:
+            band = hold_band_step(band, self._band_held, dt, self._band_rate)
+        self._band_held = band
+        band_l = band.tolist()
+        free = not any(band_l)
+        self._band_any = not free
+        u = list(map(sub, map(add, _nle(m, d, qp, qd).tolist(), f.tolist()), tau_m.tolist()))
+        r = self.residual.step(dt, M, qd, u)
         self._tare_avg.add(r, dt)
-        tau = r - self.bias
-        sw = self._joint_scale(band) if self.config.band_weighting else None
-        tau_map = self._stiction_one(tau, band)
-        if sw is None:
-            wrench, smin, damped = self.mapper.map_one(J, tau_map)
-        else:
-            wrench, smin, damped = self.mapper.map_one(J * sw, tau_map * sw)
-        s_c, s_k = self.contact.scores(tau, band)
-        s_c, s_k = float(s_c), float(s_k)
+        tau = list(map(sub, r, self.bias.tolist()))
+        sw = None
+        if self._weighted:
+            sw = self._sw_free if free else self._joint_scale_one(band_l)
+        wrench, smin, damped = self.mapper.map_one(J, self._stiction_one(tau, band, free), sw)
+        s_c, s_k = self.contact.scores_one(tau, band_l)
         state = self.contact.step(s_c, s_k)
         if self._cov_schedule.due(stamp_ns):
             self._wrench_cov = self._covariance_one(q, qd, dt, band, J, sw)
+            self._cov_finite = bool(np.isfinite(self._wrench_cov).all())
         self._qd_prev = qd
-        if not (np.isfinite(tau).all() and np.isfinite(wrench).all() and np.isfinite(s_c + s_k)
-                and np.isfinite(self._wrench_cov).all()):
+        if not (math.isfinite(sum(tau) + wrench.sum() + s_c + s_k) and self._cov_finite):
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')
-        return EstimateResult(stamp_ns, tau, band, wrench, self._wrench_cov, state, s_c, smin,
-                              damped, self.frame_id, reason)
+        return EstimateResult(stamp_ns, np.array(tau), band, wrench, self._wrench_cov, state, s_c,
+                              smin, damped, self.frame_id, reason)
 
-    def _stiction_one(self, tau, band):
-        """Return the torque that goes into the wrench at this sample (see ``stiction_mode``)."""
-        mode = self.config.stiction_mode
+    def _stiction_one(self, tau, band, free):
+        """Return the torque that goes into the wrench at this sample (see ``stiction_mode``).
+
+        ``free``: no joint in its stiction band (band all 0), where deadzone and the hold give
+        tau itself.
+        """
+        mode = self._stiction_mode
+        if mode == 'none':
+            return tau
         if mode == 'hold':
-            self._held = (deadzone(tau, band) if self._held is None
-                          else stiction_hold(tau, band, self._held))
+            if free:
+                self._held = tau
+            else:
+                self._held = (deadzone(np.array(tau), band) if self._held is None
+                              else stiction_hold(np.array(tau), band, self._held)).tolist()
             return self._held
-        if mode == 'deadzone':
-            return deadzone(tau, band)
-        return tau
+        return tau if free else deadzone(np.array(tau), band).tolist()
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
         """Wrench covariance (6, 6) at this sample; qdd by a backward difference (0 at a start)."""
@@ -328,7 +354,7 @@ class WrenchEstimator:
         else:
             qdd = np.zeros(self.n)
         Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None])[0]
-        A = self.mapper.matrices(J)[0] if sw is None else self.mapper.matrices(J * sw)[0] * sw
+        A = self.mapper.matrix_one(J, sw)
         return A @ Ct @ A.T
 
     # --- many samples -------------------------------------------------------------------
