@@ -36,18 +36,19 @@ from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
 from robot_id_ros.estimate.mapping import WrenchMapper
+from robot_id_ros.estimate.onesample import joint_scale_one, stiction_one
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
                                            StampGate, TareAverage, check_sample,
                                            first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
-                                            stiction_hold, stiction_hold_batch)
+                                            stiction_hold_batch)
 from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertainty
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
-_crba, _nle, _frame_jacobian = pin.crba, pin.nonLinearEffects, pin.getFrameJacobian
-_WORLD = pin.Convention.WORLD
+_crba, _nle, _frame_jacobian, _WORLD = (pin.crba, pin.nonLinearEffects, pin.getFrameJacobian,
+                                        pin.Convention.WORLD)
 
 
 @dataclass
@@ -141,7 +142,7 @@ class WrenchEstimator:
         # what update needs and does not change per sample
         self._weighted, self._stiction_mode = c.band_weighting, c.stiction_mode
         self._res_var = (self.residual_std_nm ** 2).tolist()
-        self._sw_free = self._joint_scale_one([0.0] * self.n)   # no joint in its stiction band
+        self._sw_free = joint_scale_one(self._res_var, [0.0] * self.n)   # no joint in a band
         self.reset()
 
     def _residual_std(self):
@@ -175,12 +176,6 @@ class WrenchEstimator:
         """
         w = 1.0 / (self.residual_std_nm ** 2 + np.asarray(band) ** 2 / 3.0)
         return np.sqrt(w / w.max(axis=-1, keepdims=True))
-
-    def _joint_scale_one(self, band):
-        """``_joint_scale`` of one sample (n floats) in plain float arithmetic; a list."""
-        w = [1.0 / (v + b * b / 3.0) for v, b in zip(self._res_var, band)]
-        w_max = max(w)
-        return [math.sqrt(x / w_max) for x in w]
 
     def _root_frame(self):
         m = self.robot.model
@@ -294,8 +289,7 @@ class WrenchEstimator:
         dt, reason = self.gate.accept(stamp_ns)
         if reason is not None:
             self._restart(reason)
-        # per-joint arithmetic on floats (numpy calls cost more than the sums on n values);
-        # an all-zero stiction band skips the band's calls (their result is then known exactly)
+        # per-joint sums on floats (see onesample); an all-zero band skips the band's calls
         m, d = self._pm, self._pd
         qp = self.robot.q_pin(q)
         _crba(m, d, qp, _WORLD)     # M and the joint Jacobians (one forward pass)
@@ -305,47 +299,28 @@ class WrenchEstimator:
         if self._band_held is not None and dt > 0.0 and self._band_any:
             band = hold_band_step(band, self._band_held, dt, self._band_rate)
         self._band_held = band
-        band_l = band.tolist()
-        free = not any(band_l)
-        self._band_any = not free
+        self._band_any = any(band_l := band.tolist())
+        free = not self._band_any
         u = list(map(sub, map(add, _nle(m, d, qp, qd).tolist(), f.tolist()), tau_m.tolist()))
         r = self.residual.step(dt, M, qd, u)
         self._tare_avg.add(r, dt)
         tau = list(map(sub, r, self.bias.tolist()))
-        sw = None
-        if self._weighted:
-            sw = self._sw_free if free else self._joint_scale_one(band_l)
-        wrench, smin, damped = self.mapper.map_one(J, self._stiction_one(tau, band, free), sw)
+        sw = ((self._sw_free if free else joint_scale_one(self._res_var, band_l))
+              if self._weighted else None)
+        tau_map, self._held = stiction_one(self._stiction_mode, tau, band, free, self._held)
+        wrench, smin, damped = self.mapper.map_one(J, tau_map, sw)
         s_c, s_k = self.contact.scores_one(tau, band_l)
         state = self.contact.step(s_c, s_k)
         if self._cov_schedule.due(stamp_ns):
             self._wrench_cov = self._covariance_one(q, qd, dt, band, J, sw)
             self._cov_finite = bool(np.isfinite(self._wrench_cov).all())
         self._qd_prev = qd
-        if not (math.isfinite(sum(tau) + wrench.sum() + s_c + s_k) and self._cov_finite):
+        if not (math.isfinite(sum(tau) + sum(wrench.tolist()) + s_c + s_k) and self._cov_finite):
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')
         return EstimateResult(stamp_ns, np.array(tau), band, wrench, self._wrench_cov, state, s_c,
                               smin, damped, self.frame_id, reason)
-
-    def _stiction_one(self, tau, band, free):
-        """Return the torque that goes into the wrench at this sample (see ``stiction_mode``).
-
-        ``free``: no joint in its stiction band (band all 0), where deadzone and the hold give
-        tau itself.
-        """
-        mode = self._stiction_mode
-        if mode == 'none':
-            return tau
-        if mode == 'hold':
-            if free:
-                self._held = tau
-            else:
-                self._held = (deadzone(np.array(tau), band) if self._held is None
-                              else stiction_hold(np.array(tau), band, self._held)).tolist()
-            return self._held
-        return tau if free else deadzone(np.array(tau), band).tolist()
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
         """Wrench covariance (6, 6) at this sample; qdd by a backward difference (0 at a start)."""
@@ -503,7 +478,7 @@ class WrenchEstimator:
         return T, restart
 
     def _stiction_batch(self, T, band, restart):
-        """``_stiction_one`` over N samples."""
+        """``onesample.stiction_one`` over N samples."""
         mode = self.config.stiction_mode
         if mode == 'hold':
             return stiction_hold_batch(T, band, restart)
