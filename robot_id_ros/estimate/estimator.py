@@ -347,8 +347,8 @@ class WrenchEstimator:
             Q: (N, n) rad, model joint order.
             QD: (N, n) rad/s.
             E: (N, n) measured joint torque, Nm.
-            tare_at_s: tare at the first sample that many seconds after the start (all later
-                samples are tared); None: no tare.
+            tare_at_s: tare after the first sample that many seconds after the start (as
+                ``tare`` called after its ``update``: the later samples are tared); None: no tare.
             progress: ``progress(done, total)`` is called now and then.
 
         Returns:
@@ -461,8 +461,8 @@ class WrenchEstimator:
     def _tare_batch(self, R, S, dt, band, starts, tare):
         """Return tared tau_ext (N, n) and where the stiction hold restarts, (N,) bool.
 
-        With ``tare`` = ``[stamp ns]``, set ``self.bias`` at the first sample from that stamp on as
-        ``tare`` would there (and ``tare[0]`` to None: taken).
+        With ``tare`` = ``[stamp ns]``, set ``self.bias`` after the first sample from that stamp on
+        as ``tare`` would there (and ``tare[0]`` to None: taken): the samples after it are tared.
         """
         T = R - self.bias
         restart = starts.copy()         # where the stiction hold starts afresh
@@ -472,8 +472,8 @@ class WrenchEstimator:
             if k_t < len(R):
                 avg = self._tare_avg.over(R, dt, seg[seg <= k_t][-1], k_t)
                 self.bias = self._bias_from(avg, band[k_t])
-                T[k_t:] = R[k_t:] - self.bias
-                restart[k_t] = True
+                T[k_t + 1:] = R[k_t + 1:] - self.bias
+                restart[k_t + 1:k_t + 2] = True
                 tare[0] = None
         return T, restart
 
