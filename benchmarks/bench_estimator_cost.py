@@ -6,8 +6,8 @@ Same machine, same run, same samples (youBot, 200 Hz excitation-like motion with
   reference  pin.rnea + pin.computeFrameJacobian per sample (the floor any model-based
              estimator pays)
   floor      the Pinocchio calls update() makes per sample (crba + M copy, nonLinearEffects,
-             getFrameJacobian; a q copy) in a Python loop and nothing else: what a one-sample Python path
-             pays before any arithmetic of its own. The rest of update()'s cost is per-call
+             getFrameJacobian; a q copy) in a Python loop and nothing else: what a one-sample
+             Python path pays before any arithmetic of its own. The rest of update()'s cost is per-call
              overhead: its per-joint arithmetic is plain float sums (cheaper than numpy calls on
              5-vectors), but the friction (stiction.StictionFriction, about 20 numpy calls), the
              held band and stiction hold while a joint is in its band, the covariance (every

@@ -197,7 +197,7 @@ class WrenchMapper:
         return self.matrices(J * weight)[0] * weight
 
     def _rows3(self, J, weight):
-        """The three mapped rows of J as float lists, each joint scaled by ``weight``."""
+        """Return the three mapped rows of J as float lists, each joint scaled by ``weight``."""
         rows = J[self._block].tolist()
         if weight is None:
             return rows
