@@ -5,23 +5,26 @@
 Same machine, same run, same samples (youBot, 200 Hz excitation-like motion with a known force):
   reference  pin.rnea + pin.computeFrameJacobian per sample (the floor any model-based
              estimator pays)
-  floor      the Pinocchio calls update() makes per sample (q copy, crba + M copy,
-             nonLinearEffects, getFrameJacobian) in a Python loop and nothing else: what a
-             one-sample Python path pays before any arithmetic of its own. The rest of update()'s
-             cost is per-call overhead: friction, observer, tare average, wrench mapping, contact
-             and (every covariance period) the covariance are dozens of numpy operations on
-             5-vectors per sample, each costing about as much as on a large array; that overhead,
-             not the dynamics, keeps a one-sample Python path far above the reference
+  floor      the Pinocchio calls update() makes per sample (crba + M copy, nonLinearEffects,
+             getFrameJacobian; a q copy) in a Python loop and nothing else: what a one-sample
+             Python path pays before any arithmetic of its own. The rest of update()'s cost is
+             per-call overhead: its per-joint arithmetic is plain float sums (cheaper than numpy
+             calls on 5-vectors), but the friction (stiction.StictionFriction, about 20 numpy
+             calls), the held band and stiction hold while a joint is in its band, the covariance
+             (every covariance period) and the result's arrays are numpy calls of about 1 us each
   update     WrenchEstimator.update, one sample at a time (the node's path)
   process    WrenchEstimator.process over the whole array (the offline path)
   offline    robot-id estimate end to end (read bag, estimate, write bag): samples/s
 update and process are timed for the default EstimatorConfig and for the demo's
 (robot_id_ros.demo.pipeline.DEMO_ESTIMATOR, read from config/wrench_estimator.yaml: the youBot's),
 with --method.
-Each time is the best of a few repeats (the machine may be shared).
+Each time is the CPU time of this process (time.process_time: a shared machine's other jobs do
+not count), the best of a few rounds; each round runs every item once, so the ratios compare
+times taken under the same load.
 
 Reproduce:
     .venv/bin/python benchmarks/bench_estimator_cost.py [--samples N] [--method momentum|direct]
+        [--rounds R]
 """
 import argparse
 import functools
@@ -59,12 +62,14 @@ def data(model, n, rate=200.0):
     return S, Q, QD, QDD, E
 
 
-def best_of(fn, repeats=3):
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
+def best_of_rounds(items, rounds):
+    """Return {name: best CPU time (s)} of ``items`` {name: fn}, run in turn ``rounds`` times."""
+    best = dict.fromkeys(items, np.inf)
+    for _ in range(rounds):
+        for name, fn in items.items():
+            t0 = time.process_time()
+            fn()
+            best[name] = min(best[name], time.process_time() - t0)
     return best
 
 
@@ -73,6 +78,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--samples', type=int, default=20000)
     ap.add_argument('--method', default='momentum', choices=('momentum', 'direct'))
+    ap.add_argument('--rounds', type=int, default=3, help='rounds (each runs every item once)')
     a = ap.parse_args()
     fr = FrictionModel(coulomb_pos_nm=[0.5, 0.5, 0.4, 0.2,
                                        0.1], coulomb_neg_nm=[0.5, 0.5, 0.4, 0.2, 0.1],
@@ -109,13 +115,15 @@ def main():
     def batch(cfg):
         WrenchEstimator(model, cfg).process(S, Q, QD, E)
 
-    t_ref = best_of(reference, 5) / n
-    t_floor = best_of(floor, 5) / n
-    t_upd = {
-        name: best_of(functools.partial(per_sample, cfg), 2) / n
-        for name, cfg in configs.items()
-    }
-    t_bat = {name: best_of(functools.partial(batch, cfg), 7) / n for name, cfg in configs.items()}
+    items = {'reference': reference, 'floor': floor}
+    items.update({('update', name): functools.partial(per_sample, cfg)
+                  for name, cfg in configs.items()})
+    items.update({('process', name): functools.partial(batch, cfg)
+                  for name, cfg in configs.items()})
+    best = {k: v / n for k, v in best_of_rounds(items, a.rounds).items()}
+    t_ref, t_floor = best['reference'], best['floor']
+    t_upd = {name: best['update', name] for name in configs}
+    t_bat = {name: best['process', name] for name in configs}
     # offline end to end through the command
     from robot_id_ros.cli import estimate
     import argparse as _ap
@@ -162,7 +170,7 @@ def main():
         f'({t_off:.2f} s)')
     print('  ' + buf.getvalue().strip().splitlines()[-1] if buf.getvalue().strip() else '')
     print('reproduce: .venv/bin/python benchmarks/bench_estimator_cost.py '
-          f'--samples {n} --method {a.method}')
+          f'--samples {n} --method {a.method} --rounds {a.rounds}')
 
 
 if __name__ == '__main__':

@@ -3,6 +3,7 @@
 """Contact detection from the external joint torque, with hysteresis (``ContactDetector``)."""
 from __future__ import annotations
 
+import math
 from enum import IntEnum
 
 import numpy as np
@@ -79,6 +80,8 @@ class ContactDetector:
         # combined score^2 = sum tau^2 / (threshold^2 + k^2 band^2)
         self._c2, self._kc2 = self.contact_nm ** 2, float(contact_sigma) ** 2
         self._k2, self._kk2 = self.collision_nm ** 2, float(collision_sigma) ** 2
+        self._c2_l, self._k2_l = self._c2.tolist(), self._k2.tolist()   # for scores_one
+        self._contact_l, self._collision_l = self.contact_nm.tolist(), self.collision_nm.tolist()
         self.state = CONTACT_NONE
 
     def reset(self):
@@ -103,6 +106,33 @@ class ContactDetector:
                     np.sqrt((t2 / (self._k2 + self._kk2 * b2)).sum(axis=-1)))
         excess = np.maximum(np.abs(tau_ext) - band, 0.0)
         return (excess / self.contact_nm).max(axis=-1), (excess / self.collision_nm).max(axis=-1)
+
+    def scores_one(self, tau_ext, band):
+        """``scores`` of one sample in plain float arithmetic (cheaper than numpy on n values).
+
+        Args:
+            tau_ext: n floats, Nm.
+            band: n floats, Nm, the stiction band half-width.
+
+        Returns:
+            (contact score, collision score), floats.
+        """
+        if self.combined:
+            kc2, kk2 = self._kc2, self._kk2
+            sc = sk = 0.0
+            for t, b, c2, k2 in zip(tau_ext, band, self._c2_l, self._k2_l):
+                t2, b2 = t * t, b * b
+                sc += t2 / (c2 + kc2 * b2)
+                sk += t2 / (k2 + kk2 * b2)
+            return math.sqrt(sc), math.sqrt(sk)
+        sc = sk = 0.0
+        for t, b, c, k in zip(tau_ext, band, self._contact_l, self._collision_l):
+            x = abs(t) - b
+            if x > 0.0:
+                sc, sk = max(sc, x / c), max(sk, x / k)
+            elif x != x:           # NaN, as in scores
+                return math.nan, math.nan
+        return sc, sk
 
     def step(self, s_contact, s_collision):
         """Advance the state by one sample.

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import add, sub
 
 import numpy as np
 import pinocchio as pin
@@ -35,16 +36,19 @@ from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
 from robot_id_ros.estimate.mapping import WrenchMapper
+from robot_id_ros.estimate.onesample import joint_scale_one, stiction_one
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
                                            StampGate, TareAverage, check_sample,
                                            first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
-                                            stiction_hold, stiction_hold_batch)
+                                            stiction_hold_batch)
 from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertainty
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
+_crba, _nle, _frame_jacobian, _WORLD = (pin.crba, pin.nonLinearEffects, pin.getFrameJacobian,
+                                        pin.Convention.WORLD)
 
 
 @dataclass
@@ -136,6 +140,10 @@ class WrenchEstimator:
         self._tare_avg = TareAverage(c.tare_window_s)
         self._cov_schedule = CovarianceSchedule(c.covariance_period_s)
         self.bias = np.zeros(self.n)
+        # what update needs and does not change per sample
+        self._weighted, self._stiction_mode = c.band_weighting, c.stiction_mode
+        self._res_var = (self.residual_std_nm ** 2).tolist()
+        self._sw_free = joint_scale_one(self._res_var, [0.0] * self.n)   # no joint in a band
         self.reset()
 
     def _residual_std(self):
@@ -202,7 +210,9 @@ class WrenchEstimator:
         self._qd_prev = None
         self._wrench_cov = np.zeros((6, 6))
         self._band_held = None
+        self._band_any = False        # some joint's held band > 0 (else the hold is skipped)
         self._held = None
+        self._cov_finite = True
         self.last_reset_reason = reason
 
     def tare(self):
@@ -280,47 +290,38 @@ class WrenchEstimator:
         dt, reason = self.gate.accept(stamp_ns)
         if reason is not None:
             self._restart(reason)
+        # per-joint sums on floats (see onesample); an all-zero band skips the band's calls
         m, d = self._pm, self._pd
         qp = self.robot.q_pin(q)
-        pin.crba(m, d, qp, pin.Convention.WORLD)     # M and the joint Jacobians (one forward pass)
+        _crba(m, d, qp, _WORLD)     # M and the joint Jacobians (one forward pass)
         M = d.M.copy()
-        pin.nonLinearEffects(m, d, qp, qd)
-        J = pin.getFrameJacobian(m, d, self._fid, self._ref)
+        J = _frame_jacobian(m, d, self._fid, self._ref)
         f, band = self.friction(qd)
-        band = self._band_held = hold_band_step(band, self._band_held, dt, self._band_rate)
-        r = self.residual.step(dt, M, qd, d.nle + f - tau_m)
+        if self._band_held is not None and dt > 0.0 and self._band_any:
+            band = hold_band_step(band, self._band_held, dt, self._band_rate)
+        self._band_held = band
+        self._band_any = any(band_l := band.tolist())
+        free = not self._band_any
+        u = list(map(sub, map(add, _nle(m, d, qp, qd).tolist(), f.tolist()), tau_m.tolist()))
+        r = self.residual.step(dt, M, qd, u)
         self._tare_avg.add(r, dt)
-        tau = r - self.bias
-        sw = self._joint_scale(band) if self.config.band_weighting else None
-        tau_map = self._stiction_one(tau, band)
-        if sw is None:
-            wrench, smin, damped = self.mapper.map_one(J, tau_map)
-        else:
-            wrench, smin, damped = self.mapper.map_one(J * sw, tau_map * sw)
-        s_c, s_k = self.contact.scores(tau, band)
-        s_c, s_k = float(s_c), float(s_k)
+        tau = list(map(sub, r, self.bias.tolist()))
+        sw = ((self._sw_free if free else joint_scale_one(self._res_var, band_l))
+              if self._weighted else None)
+        tau_map, self._held = stiction_one(self._stiction_mode, tau, band, free, self._held)
+        wrench, smin, damped = self.mapper.map_one(J, tau_map, sw)
+        s_c, s_k = self.contact.scores_one(tau, band_l)
         state = self.contact.step(s_c, s_k)
         if self._cov_schedule.due(stamp_ns):
             self._wrench_cov = self._covariance_one(q, qd, dt, band, J, sw)
+            self._cov_finite = bool(np.isfinite(self._wrench_cov).all())
         self._qd_prev = qd
-        if not (np.isfinite(tau).all() and np.isfinite(wrench).all() and np.isfinite(s_c + s_k)
-                and np.isfinite(self._wrench_cov).all()):
+        if not (math.isfinite(sum(tau) + sum(wrench.tolist()) + s_c + s_k) and self._cov_finite):
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')
-        return EstimateResult(stamp_ns, tau, band, wrench, self._wrench_cov, state, s_c, smin,
-                              damped, self.frame_id, reason)
-
-    def _stiction_one(self, tau, band):
-        """Return the torque that goes into the wrench at this sample (see ``stiction_mode``)."""
-        mode = self.config.stiction_mode
-        if mode == 'hold':
-            self._held = (deadzone(tau, band) if self._held is None
-                          else stiction_hold(tau, band, self._held))
-            return self._held
-        if mode == 'deadzone':
-            return deadzone(tau, band)
-        return tau
+        return EstimateResult(stamp_ns, np.array(tau), band, wrench, self._wrench_cov, state, s_c,
+                              smin, damped, self.frame_id, reason)
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
         """Wrench covariance (6, 6) at this sample; qdd by a backward difference (0 at a start)."""
@@ -329,7 +330,7 @@ class WrenchEstimator:
         else:
             qdd = np.zeros(self.n)
         Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None])[0]
-        A = self.mapper.matrices(J)[0] if sw is None else self.mapper.matrices(J * sw)[0] * sw
+        A = self.mapper.matrix_one(J, sw)
         return A @ Ct @ A.T
 
     # --- many samples -------------------------------------------------------------------
@@ -347,8 +348,8 @@ class WrenchEstimator:
             Q: (N, n) rad, model joint order.
             QD: (N, n) rad/s.
             E: (N, n) measured joint torque, Nm.
-            tare_at_s: tare at the first sample that many seconds after the start (all later
-                samples are tared); None: no tare.
+            tare_at_s: tare after the first sample that many seconds after the start (as
+                ``tare`` called after its ``update``: the later samples are tared); None: no tare.
             progress: ``progress(done, total)`` is called now and then.
 
         Returns:
@@ -461,8 +462,8 @@ class WrenchEstimator:
     def _tare_batch(self, R, S, dt, band, starts, tare):
         """Return tared tau_ext (N, n) and where the stiction hold restarts, (N,) bool.
 
-        With ``tare`` = ``[stamp ns]``, set ``self.bias`` at the first sample from that stamp on as
-        ``tare`` would there (and ``tare[0]`` to None: taken).
+        With ``tare`` = ``[stamp ns]``, set ``self.bias`` after the first sample from that stamp on
+        as ``tare`` would there (and ``tare[0]`` to None: taken): the samples after it are tared.
         """
         T = R - self.bias
         restart = starts.copy()         # where the stiction hold starts afresh
@@ -472,13 +473,13 @@ class WrenchEstimator:
             if k_t < len(R):
                 avg = self._tare_avg.over(R, dt, seg[seg <= k_t][-1], k_t)
                 self.bias = self._bias_from(avg, band[k_t])
-                T[k_t:] = R[k_t:] - self.bias
-                restart[k_t] = True
+                T[k_t + 1:] = R[k_t + 1:] - self.bias
+                restart[k_t + 1:k_t + 2] = True
                 tare[0] = None
         return T, restart
 
     def _stiction_batch(self, T, band, restart):
-        """``_stiction_one`` over N samples."""
+        """``onesample.stiction_one`` over N samples."""
         mode = self.config.stiction_mode
         if mode == 'hold':
             return stiction_hold_batch(T, band, restart)

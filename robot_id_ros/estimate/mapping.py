@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from operator import mul
 
 import numpy as np
 
@@ -93,6 +94,10 @@ class WrenchMapper:
         self.rows = self.mapping.rows
         self.sigma_guard = float(sigma_guard)
         self.damping = float(damping)
+        self._lam_min = (self.sigma_guard * 1.01) ** 2   # no damping above (map_one, matrices)
+        rows = self.rows.tolist()   # map_one's closed form: three consecutive rows
+        self._block = slice(rows[0], rows[0] + 3) if rows == list(range(rows[0], rows[0] + 3)) \
+            else None
 
     def matrices(self, J):
         """Return the mapping matrices of one or many Jacobians.
@@ -118,11 +123,11 @@ class WrenchMapper:
         with np.errstate(invalid='ignore'):
             if len(self.rows) == 3:
                 lam, Ginv = gram3_min_eig_inverse(G)
-                ok = (lam > (self.sigma_guard * 1.01) ** 2) & np.isfinite(Ginv).all(axis=(1, 2))
+                ok = (lam > self._lam_min) & np.isfinite(Ginv).all(axis=(1, 2))
                 As = Ginv @ Js                                        # not used where not ok
             else:
                 lam = np.linalg.eigvalsh(G)[:, 0]
-                ok = np.isfinite(lam) & (lam > (self.sigma_guard * 1.01) ** 2)
+                ok = np.isfinite(lam) & (lam > self._lam_min)
                 As = np.zeros_like(Js)
                 As[ok] = np.linalg.solve(G[ok], Js[ok])
             smin = np.sqrt(lam)
@@ -134,52 +139,103 @@ class WrenchMapper:
             A[bad], smin[bad], damped[bad] = self._svd_matrices(J[bad])
         return A, smin, damped
 
-    def map_one(self, J, tau):
+    def map_one(self, J, tau, weight=None):
         """Return the wrench of one sample, without forming A when it can.
 
         For 3 mapped rows away from a singularity the 3 x 3 Gram system is solved in closed form
-        (eigenvalue by the trigonometric method, inverse by cofactors); otherwise through
-        ``matrices``. Same numbers as ``matrices(J)[0] @ tau`` to rounding.
+        in plain float arithmetic (``_gram3``); otherwise through ``matrices``. Same numbers as
+        ``matrices(J * weight)[0] @ (tau * weight)`` to rounding.
 
         Args:
             J: (6, n) tool Jacobian in the wrench's frame.
-            tau: (n,) Nm.
+            tau: n floats, Nm.
+            weight: n floats scaling each joint (its column of J and its entry of tau), or None.
 
         Returns:
             (wrench (6,) N and Nm, sigma_min, damped).
         """
-        rows = self.rows
-        if len(rows) == 3:
-            Js = J[rows]
-            (a, d, f), (_, b, e), (_, _, c) = (Js @ Js.T).tolist()
-            y0, y1, y2 = (Js @ tau).tolist()
-            p1 = d * d + e * e + f * f
-            q = (a + b + c) / 3.0
-            aq, bq, cq = a - q, b - q, c - q
-            p2 = aq * aq + bq * bq + cq * cq + 2.0 * p1
-            if p2 > 0.0:
-                p = math.sqrt(p2 / 6.0)
-                ip = 1.0 / p
-                ba, bb, bc, bd, be, bf = aq * ip, bq * ip, cq * ip, d * ip, e * ip, f * ip
-                r = 0.5 * (ba * (bb * bc - be * be) - bd * (bd * bc - be * bf)
-                           + bf * (bd * be - bb * bf))
-                r = -1.0 if r < -1.0 else (1.0 if r > 1.0 else r)
-                lam = q + 2.0 * p * math.cos(math.acos(r) / 3.0 + 2.0 * math.pi / 3.0)
-            else:
-                lam = q
-            if lam > (self.sigma_guard * 1.01) ** 2:
-                c00, c01, c02 = b * c - e * e, f * e - d * c, d * e - f * b
-                c11, c12, c22 = a * c - f * f, d * f - a * e, a * b - d * d
-                det = a * c00 + d * c01 + f * c02
-                if det > 0.0:
-                    w = np.zeros(6)
-                    k0, k1, k2 = rows
-                    w[k0] = (c00 * y0 + c01 * y1 + c02 * y2) / det
-                    w[k1] = (c01 * y0 + c11 * y1 + c12 * y2) / det
-                    w[k2] = (c02 * y0 + c12 * y1 + c22 * y2) / det
-                    return w, math.sqrt(lam), False
+        if self._block is not None:
+            rows = self._rows3(J, weight)
+            g = self._gram3(*rows)
+            if g is not None:
+                (c00, c01, c02, c11, c12, c22), det, smin = g
+                tw = tau if weight is None else list(map(mul, tau, weight))
+                y0, y1, y2 = (sum(map(mul, j, tw)) for j in rows)
+                w = [0.0] * 6
+                k0 = self._block.start
+                w[k0] = (c00 * y0 + c01 * y1 + c02 * y2) / det
+                w[k0 + 1] = (c01 * y0 + c11 * y1 + c12 * y2) / det
+                w[k0 + 2] = (c02 * y0 + c12 * y1 + c22 * y2) / det
+                return np.array(w), smin, False
+        if weight is not None:
+            J, tau = J * np.asarray(weight), np.multiply(tau, weight)
         A, smin, damped = self._svd_matrices(J)
-        return A @ tau, float(smin), bool(damped)
+        return A @ np.asarray(tau, dtype=float), float(smin), bool(damped)
+
+    def matrix_one(self, J, weight=None):
+        """Return A (6, n) of one sample, ``wrench = A tau`` (``map_one``'s mapping as a matrix).
+
+        Args:
+            J: (6, n) tool Jacobian in the wrench's frame.
+            weight: n floats scaling each joint, or None (as in ``map_one``).
+
+        Returns:
+            (6, n): ``matrices(J * weight)[0] * weight`` to rounding.
+        """
+        if self._block is not None:
+            rows = self._rows3(J, weight)
+            g = self._gram3(*rows)
+            if g is not None:
+                (c00, c01, c02, c11, c12, c22), det, _ = g
+                A = np.zeros(J.shape)
+                A[self._block] = np.array([[c00, c01, c02], [c01, c11, c12],
+                                           [c02, c12, c22]]) @ np.array(rows) / det
+                return A if weight is None else A * np.asarray(weight)
+        if weight is None:
+            return self.matrices(J)[0]
+        weight = np.asarray(weight)
+        return self.matrices(J * weight)[0] * weight
+
+    def _rows3(self, J, weight):
+        """Return the three mapped rows of J as float lists, each joint scaled by ``weight``."""
+        rows = J[self._block].tolist()
+        if weight is None:
+            return rows
+        return [list(map(mul, j, weight)) for j in rows]
+
+    def _gram3(self, j0, j1, j2):
+        """Cofactors and determinant of G = J_s J_s^T (rows j0..j2, floats), and sigma_min.
+
+        The closed form of ``gram3_min_eig_inverse`` on one matrix, in plain float arithmetic.
+
+        Returns:
+            ((c00, c01, c02, c11, c12, c22), det, sigma_min), or None near a singularity (the
+            damped least squares is needed) or where G is not positive definite.
+        """
+        a, d, f = sum(map(mul, j0, j0)), sum(map(mul, j0, j1)), sum(map(mul, j0, j2))
+        b, e, c = sum(map(mul, j1, j1)), sum(map(mul, j1, j2)), sum(map(mul, j2, j2))
+        p1 = d * d + e * e + f * f
+        q = (a + b + c) / 3.0
+        aq, bq, cq = a - q, b - q, c - q
+        p2 = aq * aq + bq * bq + cq * cq + 2.0 * p1
+        if p2 > 0.0:
+            p = math.sqrt(p2 / 6.0)
+            ip = 1.0 / p
+            ba, bb, bc, bd, be, bf = aq * ip, bq * ip, cq * ip, d * ip, e * ip, f * ip
+            r = 0.5 * (ba * (bb * bc - be * be) - bd * (bd * bc - be * bf)
+                       + bf * (bd * be - bb * bf))
+            r = -1.0 if r < -1.0 else (1.0 if r > 1.0 else r)
+            lam = q + 2.0 * p * math.cos(math.acos(r) / 3.0 + 2.0 * math.pi / 3.0)
+        else:
+            lam = q
+        if not lam > self._lam_min:
+            return None
+        c00, c01, c02 = b * c - e * e, f * e - d * c, d * e - f * b
+        c11, c12, c22 = a * c - f * f, d * f - a * e, a * b - d * d
+        det = a * c00 + d * c01 + f * c02
+        if not det > 0.0:
+            return None
+        return (c00, c01, c02, c11, c12, c22), det, math.sqrt(lam)
 
     def _svd_matrices(self, J):
         """``matrices`` through the SVD of J_s^T, damped near a singularity."""

@@ -50,24 +50,27 @@ class MomentumObserver:
         return self.r is not None
 
     def step(self, dt, M, qd, u):
-        """Take one sample.
+        """Take one sample (one matrix product in numpy, the rest in plain float arithmetic).
 
         Args:
             dt: s since the previous sample; <= 0 restarts.
-            M: (n, n) mass matrix.
-            qd: (n,) rad/s.
-            u: (n,) Nm, ``C qd + g + f - tau_m`` at this sample.
+            M: (n, n) mass matrix (kept: not to be changed by the caller).
+            qd: (n,) rad/s (kept, likewise).
+            u: n floats, Nm, ``C qd + g + f - tau_m`` at this sample.
 
         Returns:
-            (n,) Nm, r (an estimate of tau_ext).
+            list of n floats, Nm, r (an estimate of tau_ext).
         """
         if self.r is None or dt <= 0:
             # start from the acceleration-free residual: exact at rest, no slow rise from zero
-            self.r = u.copy()
+            self.r = list(u)
         else:
-            delta = 0.5 * ((M + self._M) @ (qd - self._qd)) + (0.5 * dt) * (u + self._u)
+            # delta = (M + M_prev)/2 (qd - qd_prev) + dt/2 (u + u_prev); r = a r + (1 - a)/dt delta
+            mdq = ((M + self._M) @ (qd - self._qd)).tolist()
             a = math.exp(-self.K * dt)
-            self.r = a * self.r + ((1.0 - a) / dt) * delta
+            g, h = (1.0 - a) / dt, 0.5 * dt
+            self.r = [a * r + g * (0.5 * x + h * (ui + up))
+                      for r, x, ui, up in zip(self.r, mdq, u, self._u)]
         self._M, self._qd, self._u = M, qd, u
         return self.r
 
@@ -200,10 +203,10 @@ class DirectResidual:
         return self.diff.x1 is not None
 
     def step(self, dt, M, qd, u):
-        """Take one sample; arguments and result as ``MomentumObserver.step``."""
+        """Take one sample; arguments and result (a list) as ``MomentumObserver.step``."""
         _, qdd = self.diff.step(qd, dt)
         u_f, _ = self.lp.step(u, dt)
-        return M @ qdd + u_f
+        return (np.asarray(M) @ qdd + u_f).tolist()
 
     def batch(self, dt, M, QD, U):
         """Return the residual over one segment from a reset state, sample by sample (``step``).

@@ -74,6 +74,23 @@ class InputBounds:
         self.q_hi = np.where(usable, hi + POSITION_MARGIN_RAD, ABS_POSITION_RAD)
         self.qd_max = _limit(limits.velocity_rad_s, ABS_VELOCITY_RAD_S, VELOCITY_FACTOR)
         self.effort_max = _limit(limits.effort_nm, ABS_EFFORT_NM, EFFORT_FACTOR)
+        # inside_one: the bounds of (q, qd, effort) flattened, as floats
+        self._lo = np.concatenate([self.q_lo, -self.qd_max, -self.effort_max]).tolist()
+        self._hi = np.concatenate([self.q_hi, self.qd_max, self.effort_max]).tolist()
+
+    def inside_one(self, a):
+        """``inside`` for one sample, in plain float comparisons (cheaper than numpy).
+
+        Args:
+            a: (3, n) rows q [rad], qd [rad/s], effort [Nm]; NaN is outside.
+
+        Returns:
+            bool.
+        """
+        for x, lo, hi in zip(a.ravel().tolist(), self._lo, self._hi):
+            if not lo <= x <= hi:
+                return False
+        return True
 
     def inside(self, Q, QD, E):
         """Which samples are plausible.
@@ -121,10 +138,13 @@ def check_sample(n, q, qd, effort, bounds=None):
         a = np.array((q, qd, effort), dtype=float)   # the common case in one numpy call
     except (ValueError, TypeError):
         a = None
-    if a is not None and a.shape == (3, n) and np.isfinite(a).all():
-        if bounds is not None and not bounds.inside(a[0], a[1], a[2]):
-            raise EstimatorInputError('implausible', bounds.problem(a[0], a[1], a[2]))
-        return a[0], a[1], a[2]
+    if a is not None and a.shape == (3, n):
+        if bounds is not None and bounds.inside_one(a):     # also finite
+            return a[0], a[1], a[2]
+        if np.isfinite(a).all():
+            if bounds is not None:
+                raise EstimatorInputError('implausible', bounds.problem(a[0], a[1], a[2]))
+            return a[0], a[1], a[2]
     arrs = []
     for name, x in (('q', q), ('qd', qd), ('effort', effort)):
         x = np.array(x, dtype=float)
@@ -252,27 +272,30 @@ class TareAverage:
 
     def __init__(self, window_s):
         self.window_s = float(window_s)
-        self.value = None
+        self._avg = None            # the average, as floats (add runs once per sample)
+
+    @property
+    def value(self):
+        """(n,) Nm, the average; None after a reset."""
+        return None if self._avg is None else np.array(self._avg)
 
     def reset(self):
         """Restart: the next sample is the average."""
-        self.value = None
+        self._avg = None
 
     def add(self, r, dt_s):
-        """Add one sample.
+        """Add one sample, in plain float arithmetic.
 
         Args:
-            r: (n,) Nm, tau_ext before the tare.
+            r: n floats, Nm, tau_ext before the tare.
             dt_s: s since the previous sample (0: a restart).
-
-        Returns:
-            (n,) Nm, the average (``self.value``; updated in place).
         """
-        if self.value is None or dt_s == 0.0 or self.window_s == 0.0:
-            self.value = r.copy()
+        avg = self._avg
+        if avg is None or dt_s == 0.0 or self.window_s == 0.0:
+            self._avg = [float(x) for x in r]
         else:
-            self.value += (dt_s / (dt_s + self.window_s)) * (r - self.value)
-        return self.value
+            g = dt_s / (dt_s + self.window_s)
+            self._avg = [v + g * (x - v) for v, x in zip(avg, r)]
 
     def over(self, R, dt, start, stop):
         """Return the average after the samples ``start..stop`` (inclusive) of one segment.
@@ -286,10 +309,11 @@ class TareAverage:
         Returns:
             (n,) Nm, as ``add`` gives sample by sample.
         """
+        rows, dts = R[start:stop + 1].tolist(), dt[start:stop + 1].tolist()
         self.reset()
-        self.add(R[start], 0.0)
-        for k in range(start + 1, stop + 1):
-            self.add(R[k], dt[k])
+        self.add(rows[0], 0.0)
+        for r, d in zip(rows[1:], dts[1:]):
+            self.add(r, d)
         return self.value
 
 

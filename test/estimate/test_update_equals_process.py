@@ -1,0 +1,80 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""update (one sample, the node's path) and process (arrays) give the same numbers with the youBot
+settings (config/wrench_estimator.yaml): stiction hold, band weighting, the combined contact test,
+a tare taken at rest, a parameter covariance, contacts and collisions, the singular pose."""
+import numpy as np
+import pytest
+from estimate_cases import BENT, CANDLE, measured, stamps
+
+from robot_id_ros.demo.pipeline import DEMO_ESTIMATOR
+from robot_id_ros.estimate import COLLISION, CONTACT, CONTACT_NONE, EstimatorConfig
+from robot_id_ros.estimate import WrenchEstimator
+from robot_id_ros.io.model_file import nominal_model
+from robot_id_ros.model.base_parameters import compute_base_parameters
+
+RATE = 200.0
+TARE_S = 1.0                      # the tare, while every joint rests
+RTOL = 1e-9
+
+
+@pytest.fixture(scope='module')
+def case(youbot):
+    """An identified-like model (residual std, base covariance) and 7 s of samples."""
+    t = np.arange(int(7.0 * RATE)) / RATE
+    w = 2 * np.pi * np.array([0.4, 0.55, 0.3, 0.7, 0.5])
+    QD = np.array([0.4, 0.3, 0.3, 0.5, 0.6]) * np.maximum(np.sin(w * t[:, None]), 0.0) ** 2
+    QD[t < 1.2] = 0.0                                   # at rest through the tare
+    QD[t >= 6.0] = 0.1 + 0.05 * np.sin(w * t[t >= 6.0, None])   # every joint sliding
+    Q = BENT + np.cumsum(QD, axis=0) / RATE
+    to_candle = np.sin(np.linspace(0.0, np.pi, 120))[:, None]
+    Q[1000:1120] += to_candle * (CANDLE - Q[1000:1120])  # through the stretched-up singularity
+    QDD = np.gradient(QD, 1.0 / RATE, axis=0)
+    F = np.zeros((len(t), 6))
+    F[:, 2] = -14.0 * np.clip(np.sin(2 * np.pi * 0.3 * (t - 1.5)), 0.0, None) * (t > 1.5)
+    F[:, 0] = 4.0 * (t > 4.0)
+    model = nominal_model(youbot.robot, youbot.friction)
+    model.base = compute_base_parameters(model.regressor)
+    model.base_covariance = np.diag(np.linspace(1e-6, 1e-4, model.base.n_base))
+    model.residual_std_nm = np.array([0.12, 0.1, 0.08, 0.05, 0.03])
+    E = measured(model, Q, QD, QDD, F, noise_nm=0.01, seed=3)
+    E += np.array([1.2, -1.1, 0.9, 0.05, 0.0])     # a model bias, beyond the band on J1-J3
+    # static friction held inside the band while a joint rests
+    E += np.where(QD == 0.0, 0.4, 0.0) * youbot.friction.breakaway_nm * np.sign(
+        np.sin(2.0 * t))[:, None]
+    return model, stamps(t), Q, QD, E
+
+
+def test_update_equals_process_with_the_youbot_settings(case):
+    model, S, Q, QD, E = case
+    config = EstimatorConfig(**DEMO_ESTIMATOR)
+    assert (config.stiction_mode, config.band_weighting, config.contact_test) == (
+        'hold', True, 'combined')
+    batch_est = WrenchEstimator(model, config)
+    res = batch_est.process(S, Q, QD, E, tare_at_s=TARE_S)
+    est = WrenchEstimator(model, config)
+    k_tare = int(np.searchsorted(S, S[0] + int(TARE_S * 1e9)))
+    one = []
+    for k in range(len(S)):
+        one.append(est.update(S[k], Q[k], QD[k], E[k]))
+        if k == k_tare:
+            est.tare()                                  # as process(tare_at_s) takes it
+    np.testing.assert_allclose(est.bias, batch_est.bias, rtol=RTOL, atol=1e-12)
+    assert np.abs(est.bias).max() > 0.1                 # the tare removed the model bias
+
+    def same(batch, single, scale):
+        np.testing.assert_allclose(batch, single, rtol=RTOL, atol=RTOL * scale)
+
+    same(res.tau_ext, [r.tau_ext for r in one], np.abs(res.tau_ext).max())
+    same(res.wrench, [r.wrench for r in one], np.abs(res.wrench).max())
+    same(res.wrench_std, [np.sqrt(np.diag(r.wrench_covariance)) for r in one],
+         res.wrench_std.max())
+    same(res.sigma_min, [r.sigma_min for r in one], 1.0)
+    np.testing.assert_array_equal(res.contact_state, [r.contact_state for r in one])
+    # the data exercise what they are meant to
+    assert {CONTACT_NONE, CONTACT, COLLISION} <= set(res.contact_state.tolist())
+    bands = np.array([r.tau_ext_band for r in one])
+    assert (bands > 0).all(axis=1).any() and (bands == 0).all(axis=1).any()   # rest and free
+    assert any(r.damped for r in one) and not all(r.damped for r in one)
+    cov = one[-1].wrench_covariance
+    assert cov[0, 1] != 0.0 and np.all(np.diag(cov)[:3] > 0.0)     # the parameter covariance
