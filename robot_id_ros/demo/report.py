@@ -93,7 +93,7 @@ def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
     Returns:
         (row of the force table, sim times s, estimated forces (N, 3) N).
     """
-    st, F, C = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
+    st, F, C, _ = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
                                 EstimatorConfig(**settings))
     t = st * 1e-9
     e = R.force_errors(t, F, sc.timeline, sc.phases)

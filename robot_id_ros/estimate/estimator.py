@@ -41,7 +41,8 @@ from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError,
                                            first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
                                             stiction_hold, stiction_hold_batch)
-from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertainty
+from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
+                                               damping_bias, sample_covariance, white_noise_gain)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
@@ -130,6 +131,8 @@ class WrenchEstimator:
         # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
         bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
         self._band_rate = 2.0 * math.pi * bandwidth_hz
+        self._bandwidth_hz = bandwidth_hz
+        self._lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
         self.bounds = InputBounds(self.robot.limits)
         self.gate = StampGate(c.time_jump_s, c.max_gap_s)
         self._tare_avg = TareAverage(c.tare_window_s)
@@ -200,6 +203,9 @@ class WrenchEstimator:
         self._cov_schedule.reset()
         self._qd_prev = None
         self._wrench_cov = np.zeros((6, 6))
+        self._cov_map = None        # the wrench map of the last covariance recomputation
+        self._r_prev = None
+        self._lag.reset()
         self._band_held = None
         self._held = None
         self.last_reset_reason = reason
@@ -292,23 +298,26 @@ class WrenchEstimator:
         tau = r - self.bias
         sw = self._joint_scale(band) if self.config.band_weighting else None
         tau_map = self._stiction_one(tau, band)
-        if sw is None:
-            wrench, smin, damped = self.mapper.map_one(J, tau_map)
-        else:
-            wrench, smin, damped = self.mapper.map_one(J * sw, tau_map * sw)
+        Jm, tm = (J, tau_map) if sw is None else (J * sw, tau_map * sw)
+        wrench, smin, damped = self.mapper.map_one(Jm, tm)
         s_c, s_k = self.contact.scores(tau, band)
         s_c, s_k = float(s_c), float(s_k)
         state = self.contact.step(s_c, s_k)
         if self._cov_schedule.due(stamp_ns):
-            self._wrench_cov = self._covariance_one(q, qd, dt, band, J, sw)
+            self._wrench_cov, self._cov_map = self._covariance_one(q, qd, dt, band, J, sw)
         self._qd_prev = qd
+        lag = self._lag.step(dt, self._r_prev, r, band)
+        self._r_prev = r
+        rows = self.mapper.rows
+        bias = damping_bias(Jm[rows], tm, wrench[rows]) if damped else None
+        cov = sample_covariance(self._wrench_cov, self._cov_map, lag, rows, bias)
         if not (np.isfinite(tau).all() and np.isfinite(wrench).all() and np.isfinite(s_c + s_k)
-                and np.isfinite(self._wrench_cov).all()):
+                and np.isfinite(cov).all()):
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')
-        return EstimateResult(stamp_ns, tau, band, wrench, self._wrench_cov, state, s_c, smin,
-                              damped, self.frame_id, reason)
+        return EstimateResult(stamp_ns, tau, band, wrench, cov, state, s_c, smin, damped,
+                              self.frame_id, reason)
 
     def _stiction_one(self, tau, band):
         """Return the torque that goes into the wrench at this sample (see ``stiction_mode``)."""
@@ -322,14 +331,18 @@ class WrenchEstimator:
         return tau
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
-        """Wrench covariance (6, 6) at this sample; qdd by a backward difference (0 at a start)."""
+        """Return the wrench covariance (6, 6) and map A (6, n) at this sample (``uncertainty``).
+
+        qdd by a backward difference (0 at a start).
+        """
         if self._qd_prev is not None and dt > 0:
             qdd = (qd - self._qd_prev) / dt
         else:
             qdd = np.zeros(self.n)
-        Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None])[0]
+        gain = white_noise_gain(self.config.method, self._bandwidth_hz, dt)
+        Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None], gain)[0]
         A = self.mapper.matrices(J)[0] if sw is None else self.mapper.matrices(J * sw)[0] * sw
-        return A @ Ct @ A.T
+        return A @ Ct @ A.T, A
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
@@ -422,15 +435,18 @@ class WrenchEstimator:
         for s0, s1 in zip(seg, seg_end):
             R[s0:s1] = self.residual.batch(dt[s0:s1], Ms[s0:s1], QD[s0:s1], U[s0:s1])
         T, restart = self._tare_batch(R, S, dt, band, starts, tare)
-        if self.config.band_weighting:
-            sw = self._joint_scale(band)                      # (N, n)
-            A, smin, _ = self.mapper.matrices(Js * sw[:, None, :])
-            A = A * sw[:, None, :]                   # wrench = A tau in the original joint units
-        else:
-            A, smin, _ = self.mapper.matrices(Js)
-        W = np.einsum('kij,kj->ki', A, self._stiction_batch(T, band, restart))
+        sw = self._joint_scale(band) if self.config.band_weighting else np.ones((N, n))
+        A, smin, damped = self.mapper.matrices(Js * sw[:, None, :])
+        A = A * sw[:, None, :]                       # wrench = A tau in the original joint units
+        Tm = self._stiction_batch(T, band, restart)
+        W = np.einsum('kij,kj->ki', A, Tm)
         states = self.contact.states(*self.contact.scores(T, band), starts)
-        wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end)
+        rows, bias = self.mapper.rows, np.zeros((N, 6))
+        k = np.flatnonzero(damped)
+        bias[np.ix_(k, rows)] = damping_bias((Js[k] * sw[k, None, :])[:, rows], Tm[k] * sw[k],
+                                             W[np.ix_(k, rows)])
+        wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end, R)
+        wstd = np.sqrt(wstd ** 2 + bias ** 2)
         if progress is not None:
             progress(N, N)
         return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)
@@ -485,15 +501,19 @@ class WrenchEstimator:
             return deadzone(T, band)
         return T
 
-    def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end):
-        """Return the (N, 6) wrench std, recomputed on the covariance schedule, held in between."""
+    def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end, R):
+        """Return the (N, 6) wrench std: ``update``'s (held covariance + each sample's lag)."""
         cov_idx = self._cov_schedule.samples(S, seg, seg_end)
         qdd = np.zeros((len(cov_idx), self.n))
         prev_ok = (cov_idx > 0) & ~starts[cov_idx]
         ci = cov_idx[prev_ok]
         qdd[prev_ok] = (QD[ci] - QD[ci - 1]) / dt[ci][:, None]
-        Ct = self.uncertainty.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx])
+        gain = white_noise_gain(self.config.method, self._bandwidth_hz,
+                                np.where(starts[cov_idx], 0.0, dt[cov_idx]))
+        Ct = self.uncertainty.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx], gain)
         Ak = A[cov_idx]
         var = np.einsum('kij,kjl,kil->ki', Ak, Ct, Ak)
         which = np.searchsorted(cov_idx, np.arange(len(S)), side='right') - 1
-        return np.sqrt(np.maximum(var[which], 0.0))
+        var = var[which] + np.einsum('kij,kj->ki', Ak[which] ** 2,
+                                     self._lag.batch(dt, R, band, starts))
+        return np.sqrt(np.maximum(var, 0.0))

@@ -2,8 +2,25 @@
 # SPDX-License-Identifier: Apache-2.0
 """Uncertainty of the estimate.
 
-The covariance of the model torque (``TorqueUncertainty``) and how often the wrench covariance is
-recomputed (``CovarianceSchedule``).
+The covariance of the model torque (``TorqueUncertainty``), how often the wrench covariance is
+recomputed (``CovarianceSchedule``), how much of the identification residual's white noise gets
+through the residual's filter (``white_noise_gain``) and the residual's lag after a change of the
+external torque (``LagVariance``).
+
+The error of tau_ext has three parts with different time scales:
+
+* white sensing noise, per sample: the identification residual std (its samples in motion, where
+  a good model leaves the noise), low-passed by the residual's filter: its variance times
+  ``white_noise_gain`` (the filter's noise gain; 1 at the first sample after a reset, where the
+  residual is the raw one-sample value);
+* slow model error: the parameter covariance mapped through the regressor, and the stiction band
+  (friction unknown within it; a uniform error, variance band^2 / 3), not reduced by the filter;
+* the lag: a first-order residual follows a change of tau_ext as 1 - exp(-K t), so its error just
+  after a step of size D is D exp(-K t). It is observable: with r' = K (tau_ext - r) the error is
+  r' / K; ``LagVariance`` turns it into a variance that decays at the lag's own rate.
+
+The first two are recomputed on the covariance schedule; the lag changes within a period and is
+added at every sample, mapped by the wrench map of the last recomputation.
 """
 from __future__ import annotations
 
@@ -36,7 +53,7 @@ class TorqueUncertainty:
             self.kind = 'standard'
             self.cov = np.diag(np.asarray(model.parameter_std, dtype=float) ** 2)
 
-    def torque_covariance(self, q, qd, qdd, band):
+    def torque_covariance(self, q, qd, qdd, band, noise_gain=1.0):
         """Covariance of the model torque at N samples.
 
         Args:
@@ -44,6 +61,8 @@ class TorqueUncertainty:
             qd: (N, n) rad/s.
             qdd: (N, n) rad/s^2.
             band: (N, n) Nm, stiction band half-width (a uniform error: variance band^2 / 3).
+            noise_gain: scalar or (N,), the fraction of the residual variance (white noise) that
+                gets through the residual's filter (``white_noise_gain``).
 
         Returns:
             (N, n, n) Nm^2.
@@ -56,8 +75,36 @@ class TorqueUncertainty:
                 W = W[..., self.model.base.independent]
             C += np.einsum('kip,pq,kjq->kij', W, self.cov, W)
         idx = np.arange(n)
-        C[:, idx, idx] += self.res_var + np.asarray(band) ** 2 / 3.0
+        gain = np.reshape(np.asarray(noise_gain, dtype=float), (-1, 1))
+        C[:, idx, idx] += gain * self.res_var + np.asarray(band) ** 2 / 3.0
         return C
+
+
+def white_noise_gain(method, bandwidth_hz, dt_s):
+    """Return var(residual) / var(input) for white noise on the measured torque (per sample).
+
+    Momentum observer (``residuals.MomentumObserver``): its input enters as the trapezoid
+    (n_k + n_{k-1}) / 2 through r_k = a r_{k-1} + (1 - a) x_k, a = exp(-K dt); the squared impulse
+    response sums to (1 - a) / 2 exactly. Direct residual: the critically damped second-order
+    low-pass at w = 2 pi f passes w dt / 4 of it (the continuous-time noise bandwidth; the
+    differentiated velocity's noise is not counted). 1 where dt <= 0 (the first sample after a
+    reset is the raw one-sample residual).
+
+    Args:
+        method: 'momentum' or 'direct'.
+        bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
+        dt_s: scalar or (N,) s, the interval before each sample.
+
+    Returns:
+        Scalar or (N,) in (0, 1].
+    """
+    dt = np.asarray(dt_s, dtype=float)
+    K = 2.0 * math.pi * bandwidth_hz
+    if method == 'momentum':
+        g = 0.5 * -np.expm1(-K * np.maximum(dt, 0.0))
+    else:
+        g = 0.25 * K * dt
+    return np.where(dt > 0, np.minimum(g, 1.0), 1.0)
 
 
 class CovarianceSchedule:
@@ -114,3 +161,143 @@ class CovarianceSchedule:
                 out.append(s0 + k)
                 k = nxt[k]
         return np.array(out)
+
+
+class LagVariance:
+    """Variance of the residual's lag behind a change of the external torque, per joint.
+
+    The residual is a first-order low-pass of tau_ext (bandwidth K): after a change, its error
+    e = tau_ext - r obeys e_k = a e_{k-1} (a = exp(-K dt)) and r_k - r_{k-1} = (1 - a) e_{k-1}, so
+    ``e_k = a / (1 - a) (r_k - r_{k-1})`` is seen in the residual's own increments (exact for the
+    momentum observer with a held input; an approximation for the direct residual's second-order
+    filter). White noise of variance s^2 on the measured torque gives that estimate a variance
+    ``a^2 s^2 / 2`` (the increments' noise, ``white_noise_gain``'s filter): only the part of
+    e_k^2 above ``NOISE_SIGMAS^2`` times that is taken as lag, so noise alone rarely adds any.
+    The variance then decays as the lag itself does, by a^2 per sample, unless a larger one is
+    seen: ``v_k = max(a^2 v_{k-1}, e_k^2 - NOISE_SIGMAS^2 a^2 s^2 / 2)`` (0 after a reset).
+
+    ``step`` takes one sample, ``batch`` a segment of samples; they give the same numbers (to
+    rounding): the batch solves the max-plus recursion in the log domain.
+
+    Args:
+        bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
+        residual_var_nm2: (n,) Nm^2, the white noise variance s^2 of each joint.
+    """
+
+    NOISE_SIGMAS = 2.0    # lag is what the increments show beyond 2 std of their noise
+
+    def __init__(self, bandwidth_hz, residual_var_nm2):
+        self.K = 2.0 * math.pi * float(bandwidth_hz)
+        self.res_var = np.asarray(residual_var_nm2, dtype=float)
+        self.reset()
+
+    def reset(self):
+        """Forget the state: no lag until the residual has moved."""
+        self.var = np.zeros_like(self.res_var)
+
+    def _seen(self, a, dr, band):
+        """Return the lag variance (.., n) Nm^2 the increments ``dr`` (.., n) show; a (.., 1).
+
+        Within a joint's stiction band (``band`` (.., n) Nm) a change is taken as friction (its
+        variance is the band's): only the part of the lag beyond the band counts.
+        """
+        e = np.maximum(np.abs(a / (1.0 - a) * dr) - band, 0.0)
+        return np.maximum(e * e - (self.NOISE_SIGMAS ** 2 / 2.0) * a * a * self.res_var, 0.0)
+
+    def step(self, dt_s, r_prev, r, band):
+        """Take one sample.
+
+        Args:
+            dt_s: s since the previous sample; <= 0 (or no ``r_prev``) restarts.
+            r_prev: (n,) Nm, the residual at the previous sample, None after a reset.
+            r: (n,) Nm, the residual now.
+            band: (n,) Nm, the stiction band half-width now.
+
+        Returns:
+            (n,) Nm^2, the lag variance now.
+        """
+        if r_prev is None or dt_s <= 0:
+            self.reset()
+            return self.var
+        a = math.exp(-self.K * dt_s)
+        self.var = np.maximum(a * a * self.var, self._seen(a, np.asarray(r) - r_prev, band))
+        return self.var
+
+    def batch(self, dt_s, R, band, starts):
+        """Return ``step``'s variance over N samples from a reset state.
+
+        Args:
+            dt_s: (N,) s, the interval before each sample.
+            R: (N, n) Nm, the residual.
+            band: (N, n) Nm, the stiction band half-width.
+            starts: (N,) bool, True where the residual restarted (a reset before the sample).
+
+        Returns:
+            (N, n) Nm^2. The state is left reset.
+        """
+        dt = np.asarray(dt_s, dtype=float)
+        N = len(dt)
+        fresh = np.asarray(starts, bool) | (dt <= 0)
+        fresh[:1] = True
+        a = np.exp(-self.K * np.where(fresh, 0.0, dt))[:, None]
+        dr = np.zeros_like(R)
+        dr[1:] = R[1:] - R[:-1]
+        seen = np.where(fresh[:, None], 0.0, self._seen(np.where(a < 1.0, a, 0.5), dr, band))
+        # v_k = max(a_k^2 v_{k-1}, s_k): with L_k = sum_{j <= k} log a_j^2 (restarted at each
+        # fresh sample), v_k = exp(L_k + max_{j <= k} (log s_j - L_j)) within a segment
+        log_a2 = np.where(fresh[:, None], 0.0, 2.0 * np.log(a))
+        seg = np.cumsum(fresh) - 1
+        L = np.cumsum(log_a2, axis=0)
+        L -= L[np.flatnonzero(fresh)][seg]
+        with np.errstate(divide='ignore'):
+            x = np.log(seen) - L
+        out = np.empty_like(R)
+        for s0, s1 in zip(np.flatnonzero(fresh).tolist(), np.r_[np.flatnonzero(fresh)[1:], N]):
+            out[s0:s1] = np.exp(L[s0:s1] + np.maximum.accumulate(x[s0:s1], axis=0))
+        self.reset()
+        return out
+
+
+def damping_bias(J_rows, tau_nm, estimate):
+    """Return the damped least squares estimate minus the plain least squares one.
+
+    Near a singularity the wrench map is damped: the directions J^T hardly sees are pulled towards
+    zero, an error the noise-propagated covariance does not hold. Given the data, the error of
+    the damped estimate is this difference d plus the plain least squares error, so ``d d^T`` is
+    added to the covariance (the plain least squares is the minimum-norm one: finite at an exact
+    singularity).
+
+    Args:
+        J_rows: (..., m, n) the estimated rows of the (joint-weighted) tool Jacobian.
+        tau_nm: (..., n) the (joint-weighted) external torque the estimate was mapped from.
+        estimate: (..., m) the damped estimate of those rows.
+
+    Returns:
+        (..., m), N or Nm.
+    """
+    ls = np.linalg.pinv(np.swapaxes(J_rows, -1, -2))
+    return estimate - np.einsum('...ij,...j->...i', ls, tau_nm)
+
+
+def sample_covariance(held_nm, held_map, lag_var, rows, bias=None):
+    """Return one sample's wrench covariance (6, 6).
+
+    The covariance of the last recomputation, plus the lag's variance mapped by that
+    recomputation's wrench map, plus the damping's ``bias`` (``damping_bias``) as ``d d^T``.
+
+    Args:
+        held_nm: (6, 6) the covariance of the last recomputation.
+        held_map: (6, n) its wrench map A (wrench = A tau); None when ``lag_var`` is all 0.
+        lag_var: (n,) Nm^2, ``LagVariance``'s variance now.
+        rows: the estimated wrench rows (``bias`` is over them).
+        bias: (len(rows),) or None.
+
+    Returns:
+        (6, 6).
+    """
+    cov = held_nm + (held_map * lag_var) @ held_map.T if lag_var.any() else held_nm
+    if bias is not None:
+        d = np.zeros(6)
+        d[rows] = bias
+        cov = cov + np.outer(d, d)
+    return cov
