@@ -131,7 +131,6 @@ class WrenchEstimator:
         # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
         bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
         self._band_rate = 2.0 * math.pi * bandwidth_hz
-        self._bandwidth_hz = bandwidth_hz
         self._lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
         self.bounds = InputBounds(self.robot.limits)
         self.gate = StampGate(c.time_jump_s, c.max_gap_s)
@@ -308,9 +307,9 @@ class WrenchEstimator:
         self._qd_prev = qd
         lag = self._lag.step(dt, self._r_prev, r, band)
         self._r_prev = r
-        rows = self.mapper.rows
-        bias = damping_bias(Jm[rows], tm, wrench[rows]) if damped else None
-        cov = sample_covariance(self._wrench_cov, self._cov_map, lag, rows, bias)
+        bias = (damping_bias(Jm, tm, wrench, self.mapper.rows, None, self.mapper.damping)
+                if damped else None)
+        cov = sample_covariance(self._wrench_cov, self._cov_map, lag, bias)
         if not (np.isfinite(tau).all() and np.isfinite(wrench).all() and np.isfinite(s_c + s_k)
                 and np.isfinite(cov).all()):
             self.reset(NONFINITE_REASON)
@@ -331,18 +330,10 @@ class WrenchEstimator:
         return tau
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
-        """Return the wrench covariance (6, 6) and map A (6, n) at this sample (``uncertainty``).
-
-        qdd by a backward difference (0 at a start).
-        """
-        if self._qd_prev is not None and dt > 0:
-            qdd = (qd - self._qd_prev) / dt
-        else:
-            qdd = np.zeros(self.n)
-        gain = white_noise_gain(self.config.method, self._bandwidth_hz, dt)
-        Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None], gain)[0]
+        """Return the wrench covariance (6, 6) and map A (6, n) at this sample (``uncertainty``)."""
         A = self.mapper.matrices(J)[0] if sw is None else self.mapper.matrices(J * sw)[0] * sw
-        return A @ Ct @ A.T, A
+        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)
+        return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain), A
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
@@ -441,12 +432,9 @@ class WrenchEstimator:
         Tm = self._stiction_batch(T, band, restart)
         W = np.einsum('kij,kj->ki', A, Tm)
         states = self.contact.states(*self.contact.scores(T, band), starts)
-        rows, bias = self.mapper.rows, np.zeros((N, 6))
-        k = np.flatnonzero(damped)
-        bias[np.ix_(k, rows)] = damping_bias((Js[k] * sw[k, None, :])[:, rows], Tm[k] * sw[k],
-                                             W[np.ix_(k, rows)])
-        wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end, R)
-        wstd = np.sqrt(wstd ** 2 + bias ** 2)
+        bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped,
+                            self.mapper.damping)
+        wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end, R, bias)
         if progress is not None:
             progress(N, N)
         return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)
@@ -501,19 +489,12 @@ class WrenchEstimator:
             return deadzone(T, band)
         return T
 
-    def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end, R):
-        """Return the (N, 6) wrench std: ``update``'s (held covariance + each sample's lag)."""
+    def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end, R, bias):
+        """Return the (N, 6) wrench std: ``update``'s (``uncertainty.sample_covariance``)."""
         cov_idx = self._cov_schedule.samples(S, seg, seg_end)
-        qdd = np.zeros((len(cov_idx), self.n))
-        prev_ok = (cov_idx > 0) & ~starts[cov_idx]
-        ci = cov_idx[prev_ok]
-        qdd[prev_ok] = (QD[ci] - QD[ci - 1]) / dt[ci][:, None]
-        gain = white_noise_gain(self.config.method, self._bandwidth_hz,
-                                np.where(starts[cov_idx], 0.0, dt[cov_idx]))
-        Ct = self.uncertainty.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx], gain)
-        Ak = A[cov_idx]
-        var = np.einsum('kij,kjl,kil->ki', Ak, Ct, Ak)
-        which = np.searchsorted(cov_idx, np.arange(len(S)), side='right') - 1
-        var = var[which] + np.einsum('kij,kj->ki', Ak[which] ** 2,
-                                     self._lag.batch(dt, R, band, starts))
-        return np.sqrt(np.maximum(var, 0.0))
+        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz,
+                                np.where(starts, 0.0, dt))
+        var = self.uncertainty.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain)
+        var += np.einsum('kij,kj->ki', A[cov_idx][np.searchsorted(cov_idx, np.arange(len(S)),
+                         side='right') - 1] ** 2, self._lag.batch(dt, R, band, starts))
+        return np.sqrt(np.maximum(var + bias ** 2, 0.0))

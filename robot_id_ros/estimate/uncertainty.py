@@ -79,6 +79,45 @@ class TorqueUncertainty:
         C[:, idx, idx] += gain * self.res_var + np.asarray(band) ** 2 / 3.0
         return C
 
+    def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain):
+        """Return one sample's wrench covariance A C A^T (6, 6), Nm^2 and N^2.
+
+        Args:
+            A: (6, n) the wrench map (wrench = A tau).
+            q: (n,) rad.
+            qd: (n,) rad/s.
+            qd_prev: (n,) rad/s at the previous sample, None after a reset (then qdd = 0).
+            dt: s since the previous sample.
+            band: (n,) Nm, stiction band half-width.
+            noise_gain: ``white_noise_gain`` at this sample.
+        """
+        qdd = (qd - qd_prev) / dt if qd_prev is not None and dt > 0 else np.zeros_like(qd)
+        C = self.torque_covariance(q[None], qd[None], qdd[None], band[None], noise_gain)[0]
+        return A @ C @ A.T
+
+    def held_wrench_var(self, cov_idx, A, Q, QD, dt, band, starts, noise_gain):
+        """Return ``wrench_covariance``'s diagonal (N, 6), held between recomputations.
+
+        Args:
+            cov_idx: (M,) the samples where it is recomputed (``CovarianceSchedule.samples``).
+            A: (N, 6, n) the wrench maps.
+            Q: (N, n) rad.
+            QD: (N, n) rad/s.
+            dt: (N,) s, the interval before each sample.
+            band: (N, n) Nm.
+            starts: (N,) bool, True at a restart (qdd = 0 there, as after a reset).
+            noise_gain: (N,) ``white_noise_gain``.
+        """
+        qdd = np.zeros((len(cov_idx), Q.shape[1]))
+        prev_ok = (cov_idx > 0) & ~starts[cov_idx]
+        ci = cov_idx[prev_ok]
+        qdd[prev_ok] = (QD[ci] - QD[ci - 1]) / dt[ci][:, None]
+        C = self.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx],
+                                   noise_gain[cov_idx])
+        Ak = A[cov_idx]
+        var = np.einsum('kij,kjl,kil->ki', Ak, C, Ak)
+        return var[np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
+
 
 def white_noise_gain(method, bandwidth_hz, dt_s):
     """Return var(residual) / var(input) for white noise on the measured torque (per sample).
@@ -187,7 +226,8 @@ class LagVariance:
     NOISE_SIGMAS = 2.0    # lag is what the increments show beyond 2 std of their noise
 
     def __init__(self, bandwidth_hz, residual_var_nm2):
-        self.K = 2.0 * math.pi * float(bandwidth_hz)
+        self.bandwidth_hz = float(bandwidth_hz)
+        self.K = 2.0 * math.pi * self.bandwidth_hz
         self.res_var = np.asarray(residual_var_nm2, dtype=float)
         self.reset()
 
@@ -258,28 +298,40 @@ class LagVariance:
         return out
 
 
-def damping_bias(J_rows, tau_nm, estimate):
-    """Return the damped least squares estimate minus the plain least squares one.
+def damping_bias(J, tau_nm, wrench, rows, damped=None, floor=0.0):
+    """Return the damped least squares wrench minus the plain least squares one, (6,) or (N, 6).
 
     Near a singularity the wrench map is damped: the directions J^T hardly sees are pulled towards
     zero, an error the noise-propagated covariance does not hold. Given the data, the error of
     the damped estimate is this difference d plus the plain least squares error, so ``d d^T`` is
     added to the covariance (the plain least squares is the minimum-norm one: finite at an exact
-    singularity).
+    singularity). Rows not estimated are 0.
 
     Args:
-        J_rows: (..., m, n) the estimated rows of the (joint-weighted) tool Jacobian.
-        tau_nm: (..., n) the (joint-weighted) external torque the estimate was mapped from.
-        estimate: (..., m) the damped estimate of those rows.
-
-    Returns:
-        (..., m), N or Nm.
+        J: (6, n) or (N, 6, n) the (joint-weighted) tool Jacobian(s) the wrench was mapped with.
+        tau_nm: (n,) or (N, n) the (joint-weighted) external torque it was mapped from.
+        wrench: (6,) or (N, 6) the damped estimate.
+        rows: the estimated rows.
+        damped: (N,) bool, where damping was on (elsewhere d = 0); None: everywhere.
+        floor: singular values of J^T at or below this count as zero (directions the plain least
+            squares leaves at zero: no bias is claimed there).
     """
-    ls = np.linalg.pinv(np.swapaxes(J_rows, -1, -2))
-    return estimate - np.einsum('...ij,...j->...i', ls, tau_nm)
+    J, tau_nm, wrench = np.asarray(J), np.asarray(tau_nm), np.asarray(wrench)
+    out = np.zeros(wrench.shape)
+    k = np.flatnonzero(np.ones(len(J), bool) if damped is None else damped) if J.ndim == 3 \
+        else Ellipsis
+    U, sv, Vt = np.linalg.svd(np.swapaxes(J[k][..., rows, :], -1, -2), full_matrices=False)
+    inv = np.divide(1.0, sv, out=np.zeros_like(sv), where=sv > floor)
+    ls = np.einsum('...ji,...j,...kj->...ik', Vt, inv, U)
+    d = wrench[k][..., rows] - np.einsum('...ij,...j->...i', ls, tau_nm[k])
+    if J.ndim == 3:
+        out[np.ix_(k, rows)] = d
+    else:
+        out[rows] = d
+    return out
 
 
-def sample_covariance(held_nm, held_map, lag_var, rows, bias=None):
+def sample_covariance(held_nm, held_map, lag_var, bias=None):
     """Return one sample's wrench covariance (6, 6).
 
     The covariance of the last recomputation, plus the lag's variance mapped by that
@@ -287,17 +339,14 @@ def sample_covariance(held_nm, held_map, lag_var, rows, bias=None):
 
     Args:
         held_nm: (6, 6) the covariance of the last recomputation.
-        held_map: (6, n) its wrench map A (wrench = A tau); None when ``lag_var`` is all 0.
+        held_map: (6, n) its wrench map A (wrench = A tau).
         lag_var: (n,) Nm^2, ``LagVariance``'s variance now.
-        rows: the estimated wrench rows (``bias`` is over them).
-        bias: (len(rows),) or None.
+        bias: (6,) or None.
 
     Returns:
         (6, 6).
     """
     cov = held_nm + (held_map * lag_var) @ held_map.T if lag_var.any() else held_nm
     if bias is not None:
-        d = np.zeros(6)
-        d[rows] = bias
-        cov = cov + np.outer(d, d)
+        cov = cov + np.outer(bias, bias)
     return cov
