@@ -330,7 +330,7 @@ class WrenchEstimator:
         return tau
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
-        """Return the wrench covariance (6, 6) and map A (6, n) at this sample (``uncertainty``)."""
+        """Return the wrench covariance (6, 6) and its map A (6, n) at this sample."""
         A = self.mapper.matrices(J)[0] if sw is None else self.mapper.matrices(J * sw)[0] * sw
         gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)
         return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain), A
