@@ -42,7 +42,8 @@ from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError,
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
                                             stiction_hold, stiction_hold_batch)
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
-                                               damping_bias, sample_covariance, white_noise_gain)
+                                               damping_bias, sample_covariance, white_noise_gain,
+                                               wrench_prior)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
@@ -121,6 +122,7 @@ class WrenchEstimator:
         self.frame_id = self._root_frame() if c.frame == 'base' else self.robot.tool_frame
         self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s)
         self.mapper = WrenchMapper(self.n, c.wrench_mode, c.sigma_guard, c.damping)
+        self._prior = wrench_prior(self.robot)     # caps the damping bias (N, Nm)
         self.residual_std_nm, self.threshold_source = self._residual_std()
         self.contact = self._detector()
         self.uncertainty = TorqueUncertainty(model, self.residual_std_nm)
@@ -305,11 +307,10 @@ class WrenchEstimator:
         if self._cov_schedule.due(stamp_ns):
             self._wrench_cov, self._cov_map = self._covariance_one(q, qd, dt, band, J, sw)
         self._qd_prev = qd
-        lag = self._lag.step(dt, self._r_prev, r, band)
+        lag = self._lag.step(dt, self._r_prev, r, band, self._cov_map)
         self._r_prev = r
-        bias = (damping_bias(Jm, tm, wrench, self.mapper.rows, None, self.mapper.damping)
-                if damped else None)
-        cov = sample_covariance(self._wrench_cov, self._cov_map, lag, bias)
+        bias = damping_bias(Jm, tm, wrench, self.mapper.rows, None, self._prior) if damped else None
+        cov = sample_covariance(self._wrench_cov, lag, bias)
         if not (np.isfinite(tau).all() and np.isfinite(wrench).all() and np.isfinite(s_c + s_k)
                 and np.isfinite(cov).all()):
             self.reset(NONFINITE_REASON)
@@ -432,8 +433,7 @@ class WrenchEstimator:
         Tm = self._stiction_batch(T, band, restart)
         W = np.einsum('kij,kj->ki', A, Tm)
         states = self.contact.states(*self.contact.scores(T, band), starts)
-        bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped,
-                            self.mapper.damping)
+        bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped, self._prior)
         wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end, R, bias)
         if progress is not None:
             progress(N, N)
@@ -495,6 +495,6 @@ class WrenchEstimator:
         gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz,
                                 np.where(starts, 0.0, dt))
         var = self.uncertainty.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain)
-        var += np.einsum('kij,kj->ki', A[cov_idx][np.searchsorted(cov_idx, np.arange(len(S)),
-                         side='right') - 1] ** 2, self._lag.batch(dt, R, band, starts))
+        held = A[cov_idx][np.searchsorted(cov_idx, np.arange(len(S)), side='right') - 1]
+        var += self._lag.batch(dt, R, band, starts, held)
         return np.sqrt(np.maximum(var + bias ** 2, 0.0))

@@ -17,10 +17,12 @@ The error of tau_ext has three parts with different time scales:
   (friction unknown within it; a uniform error, variance band^2 / 3), not reduced by the filter;
 * the lag: a first-order residual follows a change of tau_ext as 1 - exp(-K t), so its error just
   after a step of size D is D exp(-K t). It is observable: with r' = K (tau_ext - r) the error is
-  r' / K; ``LagVariance`` turns it into a variance that decays at the lag's own rate.
+  r' / K; ``LagVariance`` maps it to the wrench (a signed vector, by the wrench map of the last
+  recomputation) and turns it into a variance that decays at the lag's own rate.
 
 The first two are recomputed on the covariance schedule; the lag changes within a period and is
-added at every sample, mapped by the wrench map of the last recomputation.
+added at every sample. Near a singular pose the damped wrench map adds a bias (``damping_bias``),
+bounded by what the drives can balance (``wrench_prior``).
 """
 from __future__ import annotations
 
@@ -203,17 +205,21 @@ class CovarianceSchedule:
 
 
 class LagVariance:
-    """Variance of the residual's lag behind a change of the external torque, per joint.
+    """Variance of the wrench's lag behind a change of the external torque, per wrench axis.
 
     The residual is a first-order low-pass of tau_ext (bandwidth K): after a change, its error
     e = tau_ext - r obeys e_k = a e_{k-1} (a = exp(-K dt)) and r_k - r_{k-1} = (1 - a) e_{k-1}, so
     ``e_k = a / (1 - a) (r_k - r_{k-1})`` is seen in the residual's own increments (exact for the
     momentum observer with a held input; an approximation for the direct residual's second-order
-    filter). White noise of variance s^2 on the measured torque gives that estimate a variance
-    ``a^2 s^2 / 2`` (the increments' noise, ``white_noise_gain``'s filter): only the part of
-    e_k^2 above ``NOISE_SIGMAS^2`` times that is taken as lag, so noise alone rarely adds any.
-    The variance then decays as the lag itself does, by a^2 per sample, unless a larger one is
-    seen: ``v_k = max(a^2 v_{k-1}, e_k^2 - NOISE_SIGMAS^2 a^2 s^2 / 2)`` (0 after a reset).
+    filter). It is a signed vector: one change of the wrench moves every joint's residual
+    together, so the wrench's lag error is ``A e`` (A the wrench map), not the sum of the joints'
+    variances (which would add up the large, cancelling entries A has near a weak pose). Per
+    joint, the part of e within the stiction band is friction (its variance is the band's) and
+    white noise of variance s^2 on the measured torque gives e a variance ``a^2 s^2 / 2`` (the
+    increments' noise, ``white_noise_gain``'s filter): only the part of e^2 above the band and
+    above ``NOISE_SIGMAS^2`` times that noise is taken as lag, so noise alone rarely adds any.
+    The wrench variance then decays as the lag itself does, by a^2 per sample, unless a larger
+    one is seen: ``v_k = max(a^2 v_{k-1}, (A e_k)^2)`` per axis (0 after a reset).
 
     ``step`` takes one sample, ``batch`` a segment of samples; they give the same numbers (to
     rounding): the batch solves the max-plus recursion in the log domain.
@@ -233,18 +239,21 @@ class LagVariance:
 
     def reset(self):
         """Forget the state: no lag until the residual has moved."""
-        self.var = np.zeros_like(self.res_var)
+        self.var = np.zeros(6)
 
-    def _seen(self, a, dr, band):
-        """Return the lag variance (.., n) Nm^2 the increments ``dr`` (.., n) show; a (.., 1).
+    def _seen(self, a, dr, band, A):
+        """Return the wrench lag variance (.., 6) the increments ``dr`` (.., n) Nm show.
 
-        Within a joint's stiction band (``band`` (.., n) Nm) a change is taken as friction (its
-        variance is the band's): only the part of the lag beyond the band counts.
+        ``a`` (.., 1), ``band`` (.., n) Nm the stiction band, ``A`` (.., 6, n) the wrench map.
         """
-        e = np.maximum(np.abs(a / (1.0 - a) * dr) - band, 0.0)
-        return np.maximum(e * e - (self.NOISE_SIGMAS ** 2 / 2.0) * a * a * self.res_var, 0.0)
+        e = a / (1.0 - a) * dr
+        m = np.maximum(np.abs(e) - band, 0.0)
+        m = np.sqrt(np.maximum(m * m - (self.NOISE_SIGMAS ** 2 / 2.0) * a * a * self.res_var,
+                               0.0))
+        w = np.einsum('...ij,...j->...i', A, np.copysign(m, e))
+        return w * w
 
-    def step(self, dt_s, r_prev, r, band):
+    def step(self, dt_s, r_prev, r, band, A):
         """Take one sample.
 
         Args:
@@ -252,18 +261,19 @@ class LagVariance:
             r_prev: (n,) Nm, the residual at the previous sample, None after a reset.
             r: (n,) Nm, the residual now.
             band: (n,) Nm, the stiction band half-width now.
+            A: (6, n) the wrench map (of the last covariance recomputation).
 
         Returns:
-            (n,) Nm^2, the lag variance now.
+            (6,) N^2 and Nm^2, the lag variance now.
         """
         if r_prev is None or dt_s <= 0:
             self.reset()
             return self.var
         a = math.exp(-self.K * dt_s)
-        self.var = np.maximum(a * a * self.var, self._seen(a, np.asarray(r) - r_prev, band))
+        self.var = np.maximum(a * a * self.var, self._seen(a, np.asarray(r) - r_prev, band, A))
         return self.var
 
-    def batch(self, dt_s, R, band, starts):
+    def batch(self, dt_s, R, band, starts, A):
         """Return ``step``'s variance over N samples from a reset state.
 
         Args:
@@ -271,9 +281,10 @@ class LagVariance:
             R: (N, n) Nm, the residual.
             band: (N, n) Nm, the stiction band half-width.
             starts: (N,) bool, True where the residual restarted (a reset before the sample).
+            A: (N, 6, n) the wrench map ``step`` is given at each sample.
 
         Returns:
-            (N, n) Nm^2. The state is left reset.
+            (N, 6). The state is left reset.
         """
         dt = np.asarray(dt_s, dtype=float)
         N = len(dt)
@@ -282,30 +293,63 @@ class LagVariance:
         a = np.exp(-self.K * np.where(fresh, 0.0, dt))[:, None]
         dr = np.zeros_like(R)
         dr[1:] = R[1:] - R[:-1]
-        seen = np.where(fresh[:, None], 0.0, self._seen(np.where(a < 1.0, a, 0.5), dr, band))
+        seen = np.where(fresh[:, None], 0.0, self._seen(np.where(a < 1.0, a, 0.5), dr, band, A))
         # v_k = max(a_k^2 v_{k-1}, s_k): with L_k = sum_{j <= k} log a_j^2 (restarted at each
         # fresh sample), v_k = exp(L_k + max_{j <= k} (log s_j - L_j)) within a segment
         log_a2 = np.where(fresh[:, None], 0.0, 2.0 * np.log(a))
         seg = np.cumsum(fresh) - 1
         L = np.cumsum(log_a2, axis=0)
         L -= L[np.flatnonzero(fresh)][seg]
+        L = np.broadcast_to(L, seen.shape)
         with np.errstate(divide='ignore'):
             x = np.log(seen) - L
-        out = np.empty_like(R)
+        out = np.empty_like(seen)
         for s0, s1 in zip(np.flatnonzero(fresh).tolist(), np.r_[np.flatnonzero(fresh)[1:], N]):
             out[s0:s1] = np.exp(L[s0:s1] + np.maximum.accumulate(x[s0:s1], axis=0))
         self.reset()
         return out
 
 
-def damping_bias(J, tau_nm, wrench, rows, damped=None, floor=0.0):
+def wrench_prior(robot):
+    """Return the std (6,) of a plausible wrench at the tool, N and Nm, from the model alone.
+
+    The force the drives are built to balance at the tool: joint j can hold at most its effort
+    limit, and a force at the tool acts on it through a lever arm no longer than ``reach_j``, the
+    sum of the (pose-independent) distances from its origin along the chain to the tool origin,
+    so it balances at least ``effort_j / reach_j`` in every pose. The force prior is the median
+    of that over the joints (one weak or one short-levered joint does not set it); the moment
+    prior is the median effort limit (a moment at the tool loads a joint along it one to one).
+    Joints without a positive finite effort limit or reach are left out; with none left the
+    prior is infinite (no bound).
+
+    Args:
+        robot: ``RobotModel`` (its Pinocchio model, ``limits.effort_nm`` and tool frame).
+
+    Returns:
+        (6,) force std (N) on rows 0-2, moment std (Nm) on rows 3-5.
+    """
+    pm = robot.model
+    links = [np.linalg.norm(pm.jointPlacements[k].translation) for k in range(2, pm.njoints)]
+    links.append(np.linalg.norm(pm.frames[robot.tool_frame_id].placement.translation))
+    reach_m = np.cumsum(links[::-1])[::-1]
+    effort = np.asarray(robot.limits.effort_nm, dtype=float)
+    ok = np.isfinite(effort) & (effort > 0) & (reach_m > 0)
+    if not ok.any():
+        return np.full(6, np.inf)
+    return np.r_[np.full(3, np.median(effort[ok] / reach_m[ok])), np.full(3, np.median(effort[ok]))]
+
+
+def damping_bias(J, tau_nm, wrench, rows, damped=None, prior=None):
     """Return the damped least squares wrench minus the plain least squares one, (6,) or (N, 6).
 
     Near a singularity the wrench map is damped: the directions J^T hardly sees are pulled towards
     zero, an error the noise-propagated covariance does not hold. Given the data, the error of
     the damped estimate is this difference d plus the plain least squares error, so ``d d^T`` is
     added to the covariance (the plain least squares is the minimum-norm one: finite at an exact
-    singularity). Rows not estimated are 0.
+    singularity). Along a direction J^T barely senses the plain least squares amplifies the noise
+    by 1 / sigma_min, but the true wrench there is not arbitrary: d is capped at the ``prior``
+    (``wrench_prior``: the wrench the drives can balance), scaled down as a whole where its
+    prior-normalised norm exceeds 1. Rows not estimated are 0.
 
     Args:
         J: (6, n) or (N, 6, n) the (joint-weighted) tool Jacobian(s) the wrench was mapped with.
@@ -313,17 +357,19 @@ def damping_bias(J, tau_nm, wrench, rows, damped=None, floor=0.0):
         wrench: (6,) or (N, 6) the damped estimate.
         rows: the estimated rows.
         damped: (N,) bool, where damping was on (elsewhere d = 0); None: everywhere.
-        floor: singular values of J^T at or below this count as zero (directions the plain least
-            squares leaves at zero: no bias is claimed there).
+        prior: (6,) N and Nm, the cap (``wrench_prior``); None: no cap.
     """
     J, tau_nm, wrench = np.asarray(J), np.asarray(tau_nm), np.asarray(wrench)
     out = np.zeros(wrench.shape)
     k = np.flatnonzero(np.ones(len(J), bool) if damped is None else damped) if J.ndim == 3 \
         else Ellipsis
     U, sv, Vt = np.linalg.svd(np.swapaxes(J[k][..., rows, :], -1, -2), full_matrices=False)
-    inv = np.divide(1.0, sv, out=np.zeros_like(sv), where=sv > floor)
+    inv = np.divide(1.0, sv, out=np.zeros_like(sv), where=sv > 0.0)
     ls = np.einsum('...ji,...j,...kj->...ik', Vt, inv, U)
     d = wrench[k][..., rows] - np.einsum('...ij,...j->...i', ls, tau_nm[k])
+    if prior is not None:
+        size = np.sqrt(np.sum((d / np.asarray(prior)[rows]) ** 2, axis=-1, keepdims=True))
+        d = d / np.maximum(size, 1.0)
     if J.ndim == 3:
         out[np.ix_(k, rows)] = d
     else:
@@ -331,22 +377,21 @@ def damping_bias(J, tau_nm, wrench, rows, damped=None, floor=0.0):
     return out
 
 
-def sample_covariance(held_nm, held_map, lag_var, bias=None):
+def sample_covariance(held_nm, lag_var, bias=None):
     """Return one sample's wrench covariance (6, 6).
 
-    The covariance of the last recomputation, plus the lag's variance mapped by that
-    recomputation's wrench map, plus the damping's ``bias`` (``damping_bias``) as ``d d^T``.
+    The covariance of the last recomputation, plus the lag's variance (``LagVariance``, on the
+    diagonal), plus the damping's ``bias`` (``damping_bias``) as ``d d^T``.
 
     Args:
         held_nm: (6, 6) the covariance of the last recomputation.
-        held_map: (6, n) its wrench map A (wrench = A tau).
-        lag_var: (n,) Nm^2, ``LagVariance``'s variance now.
+        lag_var: (6,) ``LagVariance``'s variance now.
         bias: (6,) or None.
 
     Returns:
         (6, 6).
     """
-    cov = held_nm + (held_map * lag_var) @ held_map.T if lag_var.any() else held_nm
+    cov = held_nm + np.diag(lag_var) if lag_var.any() else held_nm
     if bias is not None:
         cov = cov + np.outer(bias, bias)
     return cov
