@@ -42,8 +42,8 @@ from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError,
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
                                             stiction_hold, stiction_hold_batch)
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
-                                               damping_bias, sample_covariance, white_noise_gain,
-                                               wrench_prior)
+                                               batch_wrench_std, damping_bias, sample_covariance,
+                                               white_noise_gain, wrench_prior)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
@@ -183,6 +183,11 @@ class WrenchEstimator:
 
     # --- state --------------------------------------------------------------------------
     @property
+    def stiction_band(self):
+        """(n,) Nm, the stiction band half-width at the last sample; None after a reset."""
+        return self._band_held
+
+    @property
     def last_stamp_ns(self):
         """Stamp (ns) of the last sample taken since the last reset; None after a reset."""
         return self.gate.last_ns
@@ -202,7 +207,7 @@ class WrenchEstimator:
         self.contact.reset()
         self._tare_avg.reset()
         self._cov_schedule.reset()
-        self._qd_prev = None
+        self.last_q = self._qd_prev = None      # last_q: the last sample's q (rad)
         self._wrench_cov = np.zeros((6, 6))
         self._cov_map = None        # the wrench map of the last covariance recomputation
         self._r_prev = None
@@ -306,10 +311,11 @@ class WrenchEstimator:
         state = self.contact.step(s_c, s_k)
         if self._cov_schedule.due(stamp_ns):
             self._wrench_cov, self._cov_map = self._covariance_one(q, qd, dt, band, J, sw)
-        self._qd_prev = qd
+        self.last_q, self._qd_prev = q, qd
         lag = self._lag.step(dt, self._r_prev, r, band, self._cov_map)
         self._r_prev = r
-        bias = damping_bias(Jm, tm, wrench, self.mapper.rows, None, self._prior) if damped else None
+        bias = damping_bias(Jm, tm, wrench, self.mapper.rows, None, self._prior) if damped \
+            else None
         cov = sample_covariance(self._wrench_cov, lag, bias)
         if not (np.isfinite(tau).all() and np.isfinite(wrench).all() and np.isfinite(s_c + s_k)
                 and np.isfinite(cov).all()):
@@ -433,8 +439,11 @@ class WrenchEstimator:
         Tm = self._stiction_batch(T, band, restart)
         W = np.einsum('kij,kj->ki', A, Tm)
         states = self.contact.states(*self.contact.scores(T, band), starts)
-        bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped, self._prior)
-        wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end, R, bias)
+        bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped,
+                            self._prior)
+        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)   # 0 at starts
+        wstd = batch_wrench_std(self.uncertainty, self._lag, self._cov_schedule.samples(
+            S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias)
         if progress is not None:
             progress(N, N)
         return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)
@@ -488,13 +497,3 @@ class WrenchEstimator:
         if mode == 'deadzone':
             return deadzone(T, band)
         return T
-
-    def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end, R, bias):
-        """Return the (N, 6) wrench std: ``update``'s (``uncertainty.sample_covariance``)."""
-        cov_idx = self._cov_schedule.samples(S, seg, seg_end)
-        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz,
-                                np.where(starts, 0.0, dt))
-        var = self.uncertainty.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain)
-        held = A[cov_idx][np.searchsorted(cov_idx, np.arange(len(S)), side='right') - 1]
-        var += self._lag.batch(dt, R, band, starts, held)
-        return np.sqrt(np.maximum(var + bias ** 2, 0.0))

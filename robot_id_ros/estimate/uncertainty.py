@@ -336,7 +336,8 @@ def wrench_prior(robot):
     ok = np.isfinite(effort) & (effort > 0) & (reach_m > 0)
     if not ok.any():
         return np.full(6, np.inf)
-    return np.r_[np.full(3, np.median(effort[ok] / reach_m[ok])), np.full(3, np.median(effort[ok]))]
+    force_n = np.median(effort[ok] / reach_m[ok])
+    return np.r_[np.full(3, force_n), np.full(3, np.median(effort[ok]))]
 
 
 def damping_bias(J, tau_nm, wrench, rows, damped=None, prior=None):
@@ -395,3 +396,26 @@ def sample_covariance(held_nm, lag_var, bias=None):
     if bias is not None:
         cov = cov + np.outer(bias, bias)
     return cov
+
+
+def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias):
+    """Return the wrench std (N, 6) of ``sample_covariance`` over N samples (a batch).
+
+    Args:
+        unc: ``TorqueUncertainty``.
+        lag: ``LagVariance`` (left reset).
+        cov_idx: (M,) the recomputations (``CovarianceSchedule.samples``).
+        gain: (N,) ``white_noise_gain``.
+        A: (N, 6, n) the wrench maps.
+        Q: (N, n) rad.
+        QD: (N, n) rad/s.
+        dt: (N,) s, the interval before each sample.
+        band: (N, n) Nm, the stiction band half-width.
+        starts: (N,) bool, True at a restart.
+        R: (N, n) Nm, the residual.
+        bias: (N, 6) ``damping_bias``.
+    """
+    var = unc.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain)
+    held = A[cov_idx][np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
+    var += lag.batch(dt, R, band, starts, held)
+    return np.sqrt(np.maximum(var + bias ** 2, 0.0))

@@ -5,7 +5,7 @@ observer's lag after a force step, bounded near a singular pose, and the same in
 ``process``. Known truth: the measured torque is generated with the model itself."""
 import numpy as np
 import pytest
-from estimate_cases import BENT, CANDLE, RATE, measured, stamps, trajectory
+from estimate_cases import BENT, CANDLE, measured, stamps, trajectory
 
 from robot_id_ros.estimate import WrenchEstimator
 from robot_id_ros.estimate.uncertainty import wrench_prior
