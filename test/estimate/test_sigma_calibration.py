@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from estimate_cases import BENT, CANDLE, measured, stamps, trajectory
 
-from robot_id_ros.estimate import WrenchEstimator
+from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
 from robot_id_ros.estimate.uncertainty import wrench_prior
 from robot_id_ros.io.model_file import nominal_model
 from robot_id_ros.model.robot import youbot_model
@@ -100,3 +100,19 @@ def test_wrench_prior_is_the_drives_balance_force(exact):
     prior = wrench_prior(exact.robot)
     assert 10.0 < prior[0] < 25.0 and np.all(prior[:3] == prior[0])
     assert prior[3] == np.median(exact.robot.limits.effort_nm)
+
+
+def test_update_and_process_give_the_same_sigma_with_stiction_hold(youbot):
+    """The youBot settings' stiction handling (band weighting, 'hold'), friction with a breakaway
+    band, joints passing through zero velocity, force steps: the stiction band, lag and bias
+    terms agree between the two paths."""
+    config = EstimatorConfig(stiction_mode='hold', band_weighting=True,
+                             stiction_velocity_rad_s=0.005)
+    steps = lambda t: np.c_[6.0 * (t > 1.0), -4.0 * (t > 2.5), -12.0 * (t > 1.5)]  # noqa
+    t, S, Q, QD, E, F = motion(youbot, 4.0, steps, amp=0.1)
+    batch = WrenchEstimator(youbot, config).process(S, Q, QD, E)
+    est = WrenchEstimator(youbot, config)
+    one = np.array([np.sqrt(np.diag(est.update(s, q, qd, e).wrench_covariance))
+                    for s, q, qd, e in zip(S, Q, QD, E)])
+    assert len(batch.index) == len(S)
+    np.testing.assert_allclose(batch.wrench_std, one, rtol=1e-9, atol=1e-9)
