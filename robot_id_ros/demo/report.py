@@ -41,6 +41,7 @@ class ForceScenario:
         onsets_s: instants a force starts while the arm moves (contact delays start there).
         onset_force_n: the magnitude of each of those forces.
         after_tare: windows from each tare to the first force at that pose [(t0_s, t1_s)].
+        all_phases: the rest, contact-free motion and motion phases (sigma is calibrated there).
     """
 
     timeline: R.ForceTimeline
@@ -49,6 +50,7 @@ class ForceScenario:
     onsets_s: list
     onset_force_n: list
     after_tare: list
+    all_phases: list
 
 
 def force_scenario(log) -> ForceScenario:
@@ -65,7 +67,8 @@ def force_scenario(log) -> ForceScenario:
     rest_starts = sorted(p.t0_s for p in phases if p.kind == 'rest')
     after_tare = [(tt, min((s for s in rest_starts if s > tt), default=tt))
                   for tt, kind in log.tare_events if kind == 'tare']
-    return ForceScenario(timeline, phases, free, onsets, onset_forces, after_tare)
+    every = [p for p in log.phases if p.kind in ('rest', 'motion', 'motion_free')]
+    return ForceScenario(timeline, phases, free, onsets, onset_forces, after_tare, every)
 
 
 def _live_row(log, sc: ForceScenario):
@@ -96,8 +99,8 @@ def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
     Returns:
         (row of the force table, sim times s, estimated forces (N, 3) N).
     """
-    st, F, C = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
-                                EstimatorConfig(**settings))
+    st, F, C, sd = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
+                                    EstimatorConfig(**settings))
     t = st * 1e-9
     e = R.force_errors(t, F, sc.timeline, sc.phases)
     split = R.rest_error_split(t, F, sc.timeline, sc.phases, joint1_dir_at(st))
@@ -106,7 +109,8 @@ def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
            'rms_after_tare_n': R.force_rms_in(t, F, sc.timeline, sc.after_tare),
            'detection_delay_s': R.detection_delays(t, C, sc.onsets_s),
            'false_contact_samples': R.false_contacts(t, C, sc.free)[0], 'samples': len(t),
-           'per_phase': e.per_phase}
+           'per_phase': e.per_phase,
+           'sigma_calibration': R.sigma_calibration(t, F, sd, sc.timeline, sc.all_phases)}
     return row, t, F
 
 
@@ -282,6 +286,21 @@ def _force_table(fr):
     return out
 
 
+def _sigma_table(fr):
+    """Return the lines of the sigma calibration table (per estimator replayed, phase, axis)."""
+    out = ['\nPublished force sigma against the actual error, every sample of each phase '
+           '(transients included), per axis x y z: 2-sigma coverage (>= 0.90), RMS of '
+           'error/sigma (0.7-1.3), 99th percentile of error/sigma (<= 3.5)\n',
+           '| estimator | phase | 2-sigma coverage | RMS error/sigma | p99 error/sigma |',
+           '|---|---|---|---|---|']
+    for name, r in fr['estimators'].items():
+        for c in r.get('sigma_calibration') or []:
+            out.append(f'| {name} | {c["phase"]} | '
+                       + ' | '.join(' '.join(_fmt(x) for x in c[k])
+                                    for k in ('coverage_2sigma', 'rms_z', 'p99_z')) + ' |')
+    return out if len(out) > 3 else []
+
+
 def results_table(res):
     """Return the demo's results as markdown tables.
 
@@ -296,4 +315,5 @@ def results_table(res):
         out += _identification_table(res['identification'])
     if res.get('force'):
         out += _force_table(res['force'])
+        out += _sigma_table(res['force'])
     return '\n'.join(out)

@@ -208,13 +208,17 @@ def false_contacts(t_s, contact, windows):
 
 
 def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConfig | None = None):
-    """Run the core estimator over recorded samples, tared as the node was.
+    """Run the core estimator (``update``, as the node does) over recorded samples.
 
     Tared (or tare cleared) at the given stamps: ``tare_events`` is a list of
     (stamp_ns, 'tare' | 'clear').
+
+    Returns:
+        (stamps (N,) ns, forces (N, 3) N, contact flags (N,), published force std (N, 3) N: the
+        square roots of the wrench covariance's force diagonal) over the accepted samples.
     """
     est = WrenchEstimator(model, config or EstimatorConfig())
-    forces, contact, stamps = [], [], []
+    forces, contact, stamps, std = [], [], [], []
     events = sorted((int(s), kind) for s, kind in tare_events)
     k = 0
     for s, q, qd, e in zip(stamp_ns, Q, QD, E):
@@ -228,7 +232,9 @@ def estimate_batch(model, stamp_ns, Q, QD, E, tare_events, config: EstimatorConf
         stamps.append(int(s))
         forces.append(r.wrench[:3])
         contact.append(r.contact)
-    return np.array(stamps, dtype=np.int64), np.array(forces), np.array(contact, bool)
+        std.append(np.sqrt(np.maximum(np.diag(r.wrench_covariance)[:3], 0.0)))
+    return (np.array(stamps, dtype=np.int64), np.array(forces), np.array(contact, bool),
+            np.array(std))
 
 
 def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_events,
@@ -259,4 +265,40 @@ def gravity_only_batch(robot: RobotModel, gravity_fn, stamp_ns, Q, E, tare_event
             k += 1
         A, _, _ = mapper.matrices(robot.tool_jacobian(q, 'base'))
         out[i] = (A @ (r - bias))[:3]
+    return out
+
+
+def sigma_calibration(t_s, est_force_n, force_std_n, timeline: ForceTimeline, phases) -> list:
+    """How well the published force std describes the actual error, per phase and axis.
+
+    Every sample of each phase counts, the transients after each force change included: the
+    published std is meant to hold through them.
+
+    Args:
+        t_s: (N,) sim times, s.
+        est_force_n: (N, 3) estimated force, N.
+        force_std_n: (N, 3) the std published with it (square roots of the covariance's force
+            diagonal), N.
+        timeline: the applied force.
+        phases: ``Phase`` list; one entry per phase with at least one sample.
+
+    Returns:
+        [{'phase', 'kind', 'samples', 'coverage_2sigma', 'rms_z', 'p99_z'}], the last three per
+        axis x, y, z: the fraction of samples with |error| <= 2 std, the RMS and the 99th
+        percentile of |error| / std.
+    """
+    t_s = np.asarray(t_s, float)
+    err = np.asarray(est_force_n, float)[:, :3] - timeline.at(t_s)
+    std = np.asarray(force_std_n, float)[:, :3]
+    z = np.abs(err) / np.maximum(std, 1e-12)
+    out = []
+    for ph in phases:
+        m = (t_s >= ph.t0_s) & (t_s < ph.t1_s)
+        if not m.any():
+            continue
+        zm = z[m]
+        out.append({'phase': ph.label or ph.kind, 'kind': ph.kind, 'samples': int(m.sum()),
+                    'coverage_2sigma': np.mean(zm <= 2.0, axis=0).tolist(),
+                    'rms_z': np.sqrt(np.mean(zm ** 2, axis=0)).tolist(),
+                    'p99_z': np.percentile(zm, 99, axis=0).tolist()})
     return out

@@ -35,7 +35,7 @@ import pinocchio as pin
 from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
-from robot_id_ros.estimate.mapping import WrenchMapper
+from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
 from robot_id_ros.estimate.onesample import joint_scale_one, stiction_one
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
@@ -43,7 +43,9 @@ from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError,
                                            first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
                                             stiction_hold_batch)
-from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertainty
+from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
+                                               batch_wrench_std, damping_bias, damping_bias_one,
+                                               sample_covariance, white_noise_gain, wrench_prior)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
@@ -121,8 +123,10 @@ class WrenchEstimator:
         self._pm, self._pd = self.robot.model, self.robot.data
         self._fid = self.robot.tool_frame_id
         self._ref = pin.LOCAL_WORLD_ALIGNED if c.frame == 'base' else pin.LOCAL
-        self.frame_id = self._root_frame() if c.frame == 'base' else self.robot.tool_frame
+        self.frame_id = (root_frame_name(self.robot.model) if c.frame == 'base'
+                         else self.robot.tool_frame)
         self.mapper = WrenchMapper(self.n, c.wrench_mode, c.sigma_guard, c.damping)
+        self._prior = wrench_prior(self.robot)     # caps the damping bias (N, Nm)
         self.residual_std_nm, self.threshold_source = self._residual_std()
         self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s,
                                          c.friction_sign, self.residual_std_nm)
@@ -135,6 +139,7 @@ class WrenchEstimator:
         # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
         bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
         self._band_rate = 2.0 * math.pi * bandwidth_hz
+        self._lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
         self.bounds = InputBounds(self.robot.limits)
         self.gate = StampGate(c.time_jump_s, c.max_gap_s)
         self._tare_avg = TareAverage(c.tare_window_s)
@@ -178,15 +183,12 @@ class WrenchEstimator:
         w = 1.0 / (self.residual_std_nm ** 2 + np.asarray(band) ** 2 / 3.0)
         return np.sqrt(w / w.max(axis=-1, keepdims=True))
 
-    def _root_frame(self):
-        m = self.robot.model
-        # the URDF root link: the first BODY frame, else the universe frame's name
-        for f in m.frames:
-            if f.type == pin.FrameType.BODY:
-                return f.name
-        return m.frames[0].name
-
     # --- state --------------------------------------------------------------------------
+    @property
+    def stiction_band(self):
+        """(n,) Nm, the stiction band half-width at the last sample; None after a reset."""
+        return self._band_held
+
     @property
     def last_stamp_ns(self):
         """Stamp (ns) of the last sample taken since the last reset; None after a reset."""
@@ -207,8 +209,11 @@ class WrenchEstimator:
         self.contact.reset()
         self._tare_avg.reset()
         self._cov_schedule.reset()
-        self._qd_prev = None
+        self.last_q = self._qd_prev = None      # last_q: the last sample's q (rad)
         self._wrench_cov = np.zeros((6, 6))
+        self._cov_map = None        # the wrench map of the last covariance recomputation
+        self._r_prev = None
+        self._lag.reset()
         self._band_held = None
         self._band_any = False        # some joint's held band > 0 (else the hold is skipped)
         self._held = None
@@ -313,25 +318,27 @@ class WrenchEstimator:
         s_c, s_k = self.contact.scores_one(tau, band_l)
         state = self.contact.step(s_c, s_k)
         if self._cov_schedule.due(stamp_ns):
-            self._wrench_cov = self._covariance_one(q, qd, dt, band, J, sw)
+            self._wrench_cov, self._cov_map = self._covariance_one(q, qd, dt, band, J, sw)
             self._cov_finite = bool(np.isfinite(self._wrench_cov).all())
-        self._qd_prev = qd
-        if not (math.isfinite(sum(tau) + sum(wrench.tolist()) + s_c + s_k) and self._cov_finite):
+        self.last_q, self._qd_prev = q, qd
+        r = np.asarray(r)
+        lag = self._lag.step(dt, self._r_prev, r, band, self._cov_map)
+        self._r_prev = r
+        cov = sample_covariance(self._wrench_cov, lag, damping_bias_one(
+            J, tau_map, sw, wrench, self.mapper.rows, self._prior) if damped else None)
+        cov_finite = self._cov_finite if cov is self._wrench_cov else np.isfinite(cov).all()
+        if not (math.isfinite(sum(tau) + sum(wrench.tolist()) + s_c + s_k) and cov_finite):
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')
-        return EstimateResult(stamp_ns, np.array(tau), band, wrench, self._wrench_cov, state, s_c,
-                              smin, damped, self.frame_id, reason)
+        return EstimateResult(stamp_ns, np.array(tau), band, wrench, cov, state, s_c, smin,
+                              damped, self.frame_id, reason)
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
-        """Wrench covariance (6, 6) at this sample; qdd by a backward difference (0 at a start)."""
-        if self._qd_prev is not None and dt > 0:
-            qdd = (qd - self._qd_prev) / dt
-        else:
-            qdd = np.zeros(self.n)
-        Ct = self.uncertainty.torque_covariance(q[None], qd[None], qdd[None], band[None])[0]
+        """Return the wrench covariance (6, 6) and its map A (6, n) at this sample."""
         A = self.mapper.matrix_one(J, sw)
-        return A @ Ct @ A.T
+        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)
+        return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain), A
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
@@ -424,15 +431,17 @@ class WrenchEstimator:
         for s0, s1 in zip(seg, seg_end):
             R[s0:s1] = self.residual.batch(dt[s0:s1], Ms[s0:s1], QD[s0:s1], U[s0:s1])
         T, restart = self._tare_batch(R, S, dt, band, starts, tare)
-        if self.config.band_weighting:
-            sw = self._joint_scale(band)                      # (N, n)
-            A, smin, _ = self.mapper.matrices(Js * sw[:, None, :])
-            A = A * sw[:, None, :]                   # wrench = A tau in the original joint units
-        else:
-            A, smin, _ = self.mapper.matrices(Js)
-        W = np.einsum('kij,kj->ki', A, self._stiction_batch(T, band, restart))
+        sw = self._joint_scale(band) if self.config.band_weighting else np.ones((N, n))
+        A, smin, damped = self.mapper.matrices(Js * sw[:, None, :])
+        A = A * sw[:, None, :]                       # wrench = A tau in the original joint units
+        Tm = self._stiction_batch(T, band, restart)
+        W = np.einsum('kij,kj->ki', A, Tm)
         states = self.contact.states(*self.contact.scores(T, band), starts)
-        wstd = self._wrench_std(S, Q, QD, dt, band, A, starts, seg, seg_end)
+        bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped,
+                            self._prior)
+        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)   # 0 at starts
+        wstd = batch_wrench_std(self.uncertainty, self._lag, self._cov_schedule.samples(
+            S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias)
         if progress is not None:
             progress(N, N)
         return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)
@@ -486,16 +495,3 @@ class WrenchEstimator:
         if mode == 'deadzone':
             return deadzone(T, band)
         return T
-
-    def _wrench_std(self, S, Q, QD, dt, band, A, starts, seg, seg_end):
-        """Return the (N, 6) wrench std, recomputed on the covariance schedule, held in between."""
-        cov_idx = self._cov_schedule.samples(S, seg, seg_end)
-        qdd = np.zeros((len(cov_idx), self.n))
-        prev_ok = (cov_idx > 0) & ~starts[cov_idx]
-        ci = cov_idx[prev_ok]
-        qdd[prev_ok] = (QD[ci] - QD[ci - 1]) / dt[ci][:, None]
-        Ct = self.uncertainty.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx])
-        Ak = A[cov_idx]
-        var = np.einsum('kij,kjl,kil->ki', Ak, Ct, Ak)
-        which = np.searchsorted(cov_idx, np.arange(len(S)), side='right') - 1
-        return np.sqrt(np.maximum(var[which], 0.0))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from operator import mul
 
 import numpy as np
+import pinocchio as pin
 
 _ROWS = {'full': np.arange(6), 'force': np.arange(3), 'torque': np.arange(3, 6)}
 
@@ -249,3 +250,11 @@ class WrenchMapper:
         A = np.zeros(J.shape[:-2] + (6, J.shape[-1]))
         A[..., self.rows, :] = As
         return A, smin, lam2 > 0
+
+
+def root_frame_name(model) -> str:
+    """Return the URDF root link of a Pinocchio ``model``: its first BODY frame, else frame 0."""
+    for f in model.frames:
+        if f.type == pin.FrameType.BODY:
+            return f.name
+    return model.frames[0].name

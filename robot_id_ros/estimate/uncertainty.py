@@ -2,8 +2,27 @@
 # SPDX-License-Identifier: Apache-2.0
 """Uncertainty of the estimate.
 
-The covariance of the model torque (``TorqueUncertainty``) and how often the wrench covariance is
-recomputed (``CovarianceSchedule``).
+The covariance of the model torque (``TorqueUncertainty``), how often the wrench covariance is
+recomputed (``CovarianceSchedule``), how much of the identification residual's white noise gets
+through the residual's filter (``white_noise_gain``) and the residual's lag after a change of the
+external torque (``LagVariance``).
+
+The error of tau_ext has three parts with different time scales:
+
+* white sensing noise, per sample: the identification residual std (its samples in motion, where
+  a good model leaves the noise), low-passed by the residual's filter: its variance times
+  ``white_noise_gain`` (the filter's noise gain; 1 at the first sample after a reset, where the
+  residual is the raw one-sample value);
+* slow model error: the parameter covariance mapped through the regressor, and the stiction band
+  (friction unknown within it; a uniform error, variance band^2 / 3), not reduced by the filter;
+* the lag: a first-order residual follows a change of tau_ext as 1 - exp(-K t), so its error just
+  after a step of size D is D exp(-K t). It is observable: with r' = K (tau_ext - r) the error is
+  r' / K; ``LagVariance`` maps it to the wrench (a signed vector, by the wrench map of the last
+  recomputation) and turns it into a variance that decays at the lag's own rate.
+
+The first two are recomputed on the covariance schedule; the lag changes within a period and is
+added at every sample. Near a singular pose the damped wrench map adds a bias (``damping_bias``),
+bounded by what the drives can balance (``wrench_prior``).
 """
 from __future__ import annotations
 
@@ -36,7 +55,7 @@ class TorqueUncertainty:
             self.kind = 'standard'
             self.cov = np.diag(np.asarray(model.parameter_std, dtype=float) ** 2)
 
-    def torque_covariance(self, q, qd, qdd, band):
+    def torque_covariance(self, q, qd, qdd, band, noise_gain=1.0):
         """Covariance of the model torque at N samples.
 
         Args:
@@ -44,6 +63,8 @@ class TorqueUncertainty:
             qd: (N, n) rad/s.
             qdd: (N, n) rad/s^2.
             band: (N, n) Nm, stiction band half-width (a uniform error: variance band^2 / 3).
+            noise_gain: scalar or (N,), the fraction of the residual variance (white noise) that
+                gets through the residual's filter (``white_noise_gain``).
 
         Returns:
             (N, n, n) Nm^2.
@@ -56,8 +77,75 @@ class TorqueUncertainty:
                 W = W[..., self.model.base.independent]
             C += np.einsum('kip,pq,kjq->kij', W, self.cov, W)
         idx = np.arange(n)
-        C[:, idx, idx] += self.res_var + np.asarray(band) ** 2 / 3.0
+        gain = np.reshape(np.asarray(noise_gain, dtype=float), (-1, 1))
+        C[:, idx, idx] += gain * self.res_var + np.asarray(band) ** 2 / 3.0
         return C
+
+    def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain):
+        """Return one sample's wrench covariance A C A^T (6, 6), Nm^2 and N^2.
+
+        Args:
+            A: (6, n) the wrench map (wrench = A tau).
+            q: (n,) rad.
+            qd: (n,) rad/s.
+            qd_prev: (n,) rad/s at the previous sample, None after a reset (then qdd = 0).
+            dt: s since the previous sample.
+            band: (n,) Nm, stiction band half-width.
+            noise_gain: ``white_noise_gain`` at this sample.
+        """
+        qdd = (qd - qd_prev) / dt if qd_prev is not None and dt > 0 else np.zeros_like(qd)
+        C = self.torque_covariance(q[None], qd[None], qdd[None], band[None], noise_gain)[0]
+        return A @ C @ A.T
+
+    def held_wrench_var(self, cov_idx, A, Q, QD, dt, band, starts, noise_gain):
+        """Return ``wrench_covariance``'s diagonal (N, 6), held between recomputations.
+
+        Args:
+            cov_idx: (M,) the samples where it is recomputed (``CovarianceSchedule.samples``).
+            A: (N, 6, n) the wrench maps.
+            Q: (N, n) rad.
+            QD: (N, n) rad/s.
+            dt: (N,) s, the interval before each sample.
+            band: (N, n) Nm.
+            starts: (N,) bool, True at a restart (qdd = 0 there, as after a reset).
+            noise_gain: (N,) ``white_noise_gain``.
+        """
+        qdd = np.zeros((len(cov_idx), Q.shape[1]))
+        prev_ok = (cov_idx > 0) & ~starts[cov_idx]
+        ci = cov_idx[prev_ok]
+        qdd[prev_ok] = (QD[ci] - QD[ci - 1]) / dt[ci][:, None]
+        C = self.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx],
+                                   noise_gain[cov_idx])
+        Ak = A[cov_idx]
+        var = np.einsum('kij,kjl,kil->ki', Ak, C, Ak)
+        return var[np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
+
+
+def white_noise_gain(method, bandwidth_hz, dt_s):
+    """Return var(residual) / var(input) for white noise on the measured torque (per sample).
+
+    Momentum observer (``residuals.MomentumObserver``): its input enters as the trapezoid
+    (n_k + n_{k-1}) / 2 through r_k = a r_{k-1} + (1 - a) x_k, a = exp(-K dt); the squared impulse
+    response sums to (1 - a) / 2 exactly. Direct residual: the critically damped second-order
+    low-pass at w = 2 pi f passes w dt / 4 of it (the continuous-time noise bandwidth; the
+    differentiated velocity's noise is not counted). 1 where dt <= 0 (the first sample after a
+    reset is the raw one-sample residual).
+
+    Args:
+        method: 'momentum' or 'direct'.
+        bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
+        dt_s: scalar or (N,) s, the interval before each sample.
+
+    Returns:
+        Scalar or (N,) in (0, 1].
+    """
+    dt = np.asarray(dt_s, dtype=float)
+    K = 2.0 * math.pi * bandwidth_hz
+    if method == 'momentum':
+        g = 0.5 * -np.expm1(-K * np.maximum(dt, 0.0))
+    else:
+        g = 0.25 * K * dt
+    return np.where(dt > 0, np.minimum(g, 1.0), 1.0)
 
 
 class CovarianceSchedule:
@@ -114,3 +202,233 @@ class CovarianceSchedule:
                 out.append(s0 + k)
                 k = nxt[k]
         return np.array(out)
+
+
+class LagVariance:
+    """Variance of the wrench's lag behind a change of the external torque, per wrench axis.
+
+    The residual is a first-order low-pass of tau_ext (bandwidth K): after a change, its error
+    e = tau_ext - r obeys e_k = a e_{k-1} (a = exp(-K dt)) and r_k - r_{k-1} = (1 - a) e_{k-1}, so
+    ``e_k = a / (1 - a) (r_k - r_{k-1})`` is seen in the residual's own increments (exact for the
+    momentum observer with a held input; an approximation for the direct residual's second-order
+    filter). It is a signed vector: one change of the wrench moves every joint's residual
+    together, so the wrench's lag error is ``A e`` (A the wrench map), not the sum of the joints'
+    variances (which would add up the large, cancelling entries A has near a weak pose). Per
+    joint, the part of e within the stiction band is friction (its variance is the band's) and
+    white noise of variance s^2 on the measured torque gives e a variance ``a^2 s^2 / 2`` (the
+    increments' noise, ``white_noise_gain``'s filter): only the part of e^2 above the band and
+    above ``NOISE_SIGMAS^2`` times that noise is taken as lag, so noise alone rarely adds any.
+    The wrench variance then decays as the lag itself does, by a^2 per sample, unless a larger
+    one is seen: ``v_k = max(a^2 v_{k-1}, (A e_k)^2)`` per axis (0 after a reset).
+
+    ``step`` takes one sample, ``batch`` a segment of samples; they give the same numbers (to
+    rounding): the batch solves the max-plus recursion in the log domain.
+
+    Args:
+        bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
+        residual_var_nm2: (n,) Nm^2, the white noise variance s^2 of each joint.
+    """
+
+    NOISE_SIGMAS = 2.0    # lag is what the increments show beyond 2 std of their noise
+
+    def __init__(self, bandwidth_hz, residual_var_nm2):
+        self.bandwidth_hz = float(bandwidth_hz)
+        self.K = 2.0 * math.pi * self.bandwidth_hz
+        self.res_var = np.asarray(residual_var_nm2, dtype=float)
+        self.reset()
+
+    def reset(self):
+        """Forget the state: no lag until the residual has moved."""
+        self.var = np.zeros(6)
+
+    def _seen(self, a, dr, band, A):
+        """Return the wrench lag variance (.., 6) the increments ``dr`` (.., n) Nm show.
+
+        ``a`` (.., 1), ``band`` (.., n) Nm the stiction band, ``A`` (.., 6, n) the wrench map.
+        """
+        e = a / (1.0 - a) * dr
+        m = np.maximum(np.abs(e) - band, 0.0)
+        m = np.sqrt(np.maximum(m * m - (self.NOISE_SIGMAS ** 2 / 2.0) * a * a * self.res_var,
+                               0.0))
+        w = np.einsum('...ij,...j->...i', A, np.copysign(m, e))
+        return w * w
+
+    def step(self, dt_s, r_prev, r, band, A):
+        """Take one sample.
+
+        Args:
+            dt_s: s since the previous sample; <= 0 (or no ``r_prev``) restarts.
+            r_prev: (n,) Nm, the residual at the previous sample, None after a reset.
+            r: (n,) Nm, the residual now.
+            band: (n,) Nm, the stiction band half-width now.
+            A: (6, n) the wrench map (of the last covariance recomputation).
+
+        Returns:
+            (6,) N^2 and Nm^2, the lag variance now.
+        """
+        if r_prev is None or dt_s <= 0:
+            self.reset()
+            return self.var
+        a = math.exp(-self.K * dt_s)
+        self.var = np.maximum(a * a * self.var, self._seen(a, np.asarray(r) - r_prev, band, A))
+        return self.var
+
+    def batch(self, dt_s, R, band, starts, A):
+        """Return ``step``'s variance over N samples from a reset state.
+
+        Args:
+            dt_s: (N,) s, the interval before each sample.
+            R: (N, n) Nm, the residual.
+            band: (N, n) Nm, the stiction band half-width.
+            starts: (N,) bool, True where the residual restarted (a reset before the sample).
+            A: (N, 6, n) the wrench map ``step`` is given at each sample.
+
+        Returns:
+            (N, 6). The state is left reset.
+        """
+        dt = np.asarray(dt_s, dtype=float)
+        N = len(dt)
+        fresh = np.asarray(starts, bool) | (dt <= 0)
+        fresh[:1] = True
+        a = np.exp(-self.K * np.where(fresh, 0.0, dt))[:, None]
+        dr = np.zeros_like(R)
+        dr[1:] = R[1:] - R[:-1]
+        seen = np.where(fresh[:, None], 0.0, self._seen(np.where(a < 1.0, a, 0.5), dr, band, A))
+        # v_k = max(a_k^2 v_{k-1}, s_k): with L_k = sum_{j <= k} log a_j^2 (restarted at each
+        # fresh sample), v_k = exp(L_k + max_{j <= k} (log s_j - L_j)) within a segment
+        log_a2 = np.where(fresh[:, None], 0.0, 2.0 * np.log(a))
+        seg = np.cumsum(fresh) - 1
+        L = np.cumsum(log_a2, axis=0)
+        L -= L[np.flatnonzero(fresh)][seg]
+        L = np.broadcast_to(L, seen.shape)
+        with np.errstate(divide='ignore'):
+            x = np.log(seen) - L
+        out = np.empty_like(seen)
+        for s0, s1 in zip(np.flatnonzero(fresh).tolist(), np.r_[np.flatnonzero(fresh)[1:], N]):
+            out[s0:s1] = np.exp(L[s0:s1] + np.maximum.accumulate(x[s0:s1], axis=0))
+        self.reset()
+        return out
+
+
+def wrench_prior(robot):
+    """Return the std (6,) of a plausible wrench at the tool, N and Nm, from the model alone.
+
+    The force the drives are built to balance at the tool: joint j can hold at most its effort
+    limit, and a force at the tool acts on it through a lever arm no longer than ``reach_j``, the
+    sum of the (pose-independent) distances from its origin along the chain to the tool origin,
+    so it balances at least ``effort_j / reach_j`` in every pose. The force prior is the median
+    of that over the joints (one weak or one short-levered joint does not set it); the moment
+    prior is the median effort limit (a moment at the tool loads a joint along it one to one).
+    Joints without a positive finite effort limit or reach are left out; with none left the
+    prior is infinite (no bound).
+
+    Args:
+        robot: ``RobotModel`` (its Pinocchio model, ``limits.effort_nm`` and tool frame).
+
+    Returns:
+        (6,) force std (N) on rows 0-2, moment std (Nm) on rows 3-5.
+    """
+    pm = robot.model
+    links = [np.linalg.norm(pm.jointPlacements[k].translation) for k in range(2, pm.njoints)]
+    links.append(np.linalg.norm(pm.frames[robot.tool_frame_id].placement.translation))
+    reach_m = np.cumsum(links[::-1])[::-1]
+    effort = np.asarray(robot.limits.effort_nm, dtype=float)
+    ok = np.isfinite(effort) & (effort > 0) & (reach_m > 0)
+    if not ok.any():
+        return np.full(6, np.inf)
+    force_n = np.median(effort[ok] / reach_m[ok])
+    return np.r_[np.full(3, force_n), np.full(3, np.median(effort[ok]))]
+
+
+def damping_bias(J, tau_nm, wrench, rows, damped=None, prior=None):
+    """Return the damped least squares wrench minus the plain least squares one, (6,) or (N, 6).
+
+    Near a singularity the wrench map is damped: the directions J^T hardly sees are pulled towards
+    zero, an error the noise-propagated covariance does not hold. Given the data, the error of
+    the damped estimate is this difference d plus the plain least squares error, so ``d d^T`` is
+    added to the covariance (the plain least squares is the minimum-norm one: finite at an exact
+    singularity). Along a direction J^T barely senses the plain least squares amplifies the noise
+    by 1 / sigma_min, but the true wrench there is not arbitrary: d is capped at the ``prior``
+    (``wrench_prior``: the wrench the drives can balance), scaled down as a whole where its
+    prior-normalised norm exceeds 1. Rows not estimated are 0.
+
+    Args:
+        J: (6, n) or (N, 6, n) the (joint-weighted) tool Jacobian(s) the wrench was mapped with.
+        tau_nm: (n,) or (N, n) the (joint-weighted) external torque it was mapped from.
+        wrench: (6,) or (N, 6) the damped estimate.
+        rows: the estimated rows.
+        damped: (N,) bool, where damping was on (elsewhere d = 0); None: everywhere.
+        prior: (6,) N and Nm, the cap (``wrench_prior``); None: no cap.
+    """
+    J, tau_nm, wrench = np.asarray(J), np.asarray(tau_nm), np.asarray(wrench)
+    out = np.zeros(wrench.shape)
+    k = np.flatnonzero(np.ones(len(J), bool) if damped is None else damped) if J.ndim == 3 \
+        else Ellipsis
+    U, sv, Vt = np.linalg.svd(np.swapaxes(J[k][..., rows, :], -1, -2), full_matrices=False)
+    inv = np.divide(1.0, sv, out=np.zeros_like(sv), where=sv > 0.0)
+    ls = np.einsum('...ji,...j,...kj->...ik', Vt, inv, U)
+    d = wrench[k][..., rows] - np.einsum('...ij,...j->...i', ls, tau_nm[k])
+    if prior is not None:
+        size = np.sqrt(np.sum((d / np.asarray(prior)[rows]) ** 2, axis=-1, keepdims=True))
+        d = d / np.maximum(size, 1.0)
+    if J.ndim == 3:
+        out[np.ix_(k, rows)] = d
+    else:
+        out[rows] = d
+    return out
+
+
+def damping_bias_one(J, tau_nm, weight, wrench, rows, prior):
+    """Return ``damping_bias`` (6,) of one damped sample mapped with joint ``weight`` (or None).
+
+    Args:
+        J: (6, n) the tool Jacobian; tau_nm: n floats, Nm; weight: n floats or None;
+        wrench: (6,) the damped estimate; rows: the estimated rows; prior: ``wrench_prior``.
+    """
+    tm = np.asarray(tau_nm, dtype=float)
+    if weight is not None:
+        J, tm = J * np.asarray(weight), tm * np.asarray(weight)
+    return damping_bias(J, tm, wrench, rows, None, prior)
+
+
+def sample_covariance(held_nm, lag_var, bias=None):
+    """Return one sample's wrench covariance (6, 6).
+
+    The covariance of the last recomputation, plus the lag's variance (``LagVariance``, on the
+    diagonal), plus the damping's ``bias`` (``damping_bias``) as ``d d^T``.
+
+    Args:
+        held_nm: (6, 6) the covariance of the last recomputation.
+        lag_var: (6,) ``LagVariance``'s variance now.
+        bias: (6,) or None.
+
+    Returns:
+        (6, 6).
+    """
+    cov = held_nm + np.diag(lag_var) if lag_var.any() else held_nm
+    if bias is not None:
+        cov = cov + np.outer(bias, bias)
+    return cov
+
+
+def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias):
+    """Return the wrench std (N, 6) of ``sample_covariance`` over N samples (a batch).
+
+    Args:
+        unc: ``TorqueUncertainty``.
+        lag: ``LagVariance`` (left reset).
+        cov_idx: (M,) the recomputations (``CovarianceSchedule.samples``).
+        gain: (N,) ``white_noise_gain``.
+        A: (N, 6, n) the wrench maps.
+        Q: (N, n) rad.
+        QD: (N, n) rad/s.
+        dt: (N,) s, the interval before each sample.
+        band: (N, n) Nm, the stiction band half-width.
+        starts: (N,) bool, True at a restart.
+        R: (N, n) Nm, the residual.
+        bias: (N, 6) ``damping_bias``.
+    """
+    var = unc.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain)
+    held = A[cov_idx][np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
+    var += lag.batch(dt, R, band, starts, held)
+    return np.sqrt(np.maximum(var + bias ** 2, 0.0))

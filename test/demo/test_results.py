@@ -80,3 +80,26 @@ def test_contact_signal_is_the_noise_free_score_of_the_true_torque():
     ratio = R.contact_signal(t, tau, det, [0.5, 0.2])
     assert abs(ratio[0] - 3.0) < 1e-9             # 0.3 Nm against a 0.1 Nm threshold
     assert ratio[1] == 0.0                        # nothing in the 50 ms after 0.2 s
+
+
+def test_sigma_calibration_per_phase_and_axis():
+    """Errors of known size against the published std: x always 1 std off, y 3 std off in 10 of
+    400 samples and exact otherwise, z 2 std off (exactly on the 2-sigma bound, counted in)."""
+    t = np.arange(0, 4, 0.005)
+    tl = _timeline()
+    err = np.zeros((len(t), 3))
+    err[:, 0] = np.where(np.arange(len(t)) % 2 == 0, 1.0, -1.0)
+    err[100:110, 1] = 3.0                                # inside the first phase
+    err[:, 2] = 0.5
+    std = np.tile([1.0, 1.0, 0.25], (len(t), 1))
+    phases = [R.Phase('rest', 0.0, 2.0, 'rest pose 1'), R.Phase('motion', 2.0, 4.0),
+              R.Phase('rest', 5.0, 6.0)]                 # no samples: left out
+    cal = R.sigma_calibration(t, tl.at(t) + err, std, tl, phases)
+    assert [c['phase'] for c in cal] == ['rest pose 1', 'motion']
+    first, second = cal
+    assert first['samples'] == 400 and first['kind'] == 'rest'
+    np.testing.assert_allclose(first['coverage_2sigma'], [1.0, 0.975, 1.0])
+    np.testing.assert_allclose(first['rms_z'], [1.0, np.sqrt(10 * 9 / 400), 2.0])
+    np.testing.assert_allclose(first['p99_z'], [1.0, 3.0, 2.0])
+    np.testing.assert_allclose(second['rms_z'], [1.0, 0.0, 2.0])
+    np.testing.assert_allclose(second['coverage_2sigma'], [1.0, 1.0, 1.0])
