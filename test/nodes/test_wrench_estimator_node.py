@@ -164,7 +164,7 @@ def test_bad_input_no_output_diagnostics_and_recovery(rclpy_context, ros_domain_
         assert any('bad input' in st.message for d in rig.diag for st in d.status)
         vals = {kv.key: kv.value for kv in rig.diag[-1].status[0].values}
         for key in ('input_rate_hz', 'sigma_min', 'dropped_samples', 'rejected_samples',
-                    'stale_input'):
+                    'stale_input', 'weak axes'):
             assert key in vals
         # good data again: output resumes (after the gap the observer restarts)
         n_mid = len(rig.wrench)

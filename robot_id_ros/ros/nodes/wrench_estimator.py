@@ -34,6 +34,7 @@ from robot_id_ros.estimate import (EstimatorConfig, EstimatorInputError, WrenchE
                                    effort_scale)
 from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_payload,
                                            payload_bound_kg, startup_summary, wrench_std)
+from robot_id_ros.estimate.observability import observability_values
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.ros.conversions import fill_wrench, stamp_ns
@@ -166,6 +167,7 @@ class WrenchEstimatorNode(Node):
         if self.msg_contact is not None:
             self.pub_contact.publish(self.msg_contact)
         level, message, values = self.monitor.status(self.est)
+        values += observability_values(self.est)     # which wrench axes are sensed, and why
         self.pub_diag.publish(diagnostic_array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: wrench estimation',
             self.model.robot.robot_name, level, message, values))
