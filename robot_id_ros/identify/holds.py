@@ -69,6 +69,7 @@ class HoldSearch:
     band_rad: float = 0.0
     window_s: float = 0.0
     speed_raised: bool = False
+    slowest: str = ''   # where the recording is slowest, when no stretch is nearly at rest
 
     def criterion(self):
         """Return the rest criterion as text (for the report and the error messages)."""
@@ -80,7 +81,8 @@ class HoldSearch:
     def rejected_text(self, limit=3):
         """Return the rejected stretches as text: count, then the first ``limit``."""
         if not self.rejected:
-            return 'none rejected'
+            return 'none rejected' + (f'; nothing nearly at rest: {self.slowest}'
+                                      if self.slowest and not self.holds else '')
         items = '; '.join(f'{r.t_start_s:.4g}-{r.t_end_s:.4g} s: {r.reason}'
                           for r in self.rejected[:limit])
         more = (f'; and {len(self.rejected) - limit} more' if len(self.rejected) > limit else '')
@@ -194,4 +196,9 @@ def find_holds(t_s, q_rad, min_duration_s, rest_speed_rad_s, joint_names=None) -
                                     search, names)
             search.rejected.append(Rejected(float(t[max(a0 - h, 0)]),
                                             float(t[min(b0 - 1 + h, N - 1)]), reason))
+    if N:
+        i = int(np.argmin(speed.max(axis=1)))
+        j = int(np.argmax(speed[i]))
+        search.slowest = (f'slowest at {t[i]:.4g} s, {names[j]} moving at {speed[i, j]:.3g} '
+                          'rad/s')
     return search

@@ -58,7 +58,7 @@ def _min_jerk(q0, q1, T, t):
 
 
 def synthesise(robot, truth, rng, holds=20, rate_hz=500.0, hold_s=2.0, move_s=1.2,
-               pause_s=0.2, drift_rad_s=3e-4, encoder_step_rad=2.0 ** -16,
+               pause_s=0.3, drift_rad_s=3e-4, encoder_step_rad=2.0 ** -16,
                position_noise_rad=3e-6, effort_noise_nm=0.05) -> StaticRecording:
     """Return a static-pose recording of ``truth`` (poses within ``robot``'s limits)."""
     dt = 1.0 / rate_hz
