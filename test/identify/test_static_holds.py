@@ -138,8 +138,8 @@ def test_in_memory_nan_samples_left_out_with_a_report(panda_static):
            'samples 20000' in text, text
 
 
-@pytest.mark.parametrize('creep_rad_s, why', [(0.01, 'moving slowly'),
-                                                (0.05, 'nothing nearly at rest')])
+@pytest.mark.parametrize('creep_rad_s, why',
+                         [(0.01, 'moving slowly'), (0.05, 'nothing nearly at rest')])
 def test_no_hold_says_why(panda_static, creep_rad_s, why):
     """An arm creeping on one joint: no hold, and why."""
     robot, rec, _ = panda_static

@@ -21,9 +21,9 @@ def as_data(X, name='X'):
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1) if A.ndim == 2 else bad)
         cols = np.flatnonzero(bad.any(axis=0)) if A.ndim == 2 else []
-        where = f'sample(s) {format_runs(rows)}' + (
-            f', column(s) {format_runs(cols)}' if A.ndim == 2 else '')
-        raise SignalError(f'{name} has {len(rows)} sample(s) with a non-finite value (NaN or inf) '
+        where = f'sample{"s" if len(rows) > 1 else ""} {format_runs(rows)}' + (
+            f', column{"s" if len(cols) > 1 else ""} {format_runs(cols)}' if A.ndim == 2 else '')
+        raise SignalError(f'{name} has a non-finite value (NaN or inf) in {len(rows)} sample(s), '
                           f'at {where}; drop or repair such samples before processing')
     return A, A.ndim == 1
 
