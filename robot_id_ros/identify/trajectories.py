@@ -332,7 +332,8 @@ def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions,
         robot: when given, the series is checked against it.
 
     Returns:
-        The ``Trajectory``. Raises ``IdentificationError`` on unusable data.
+        The ``Trajectory`` (samples with NaN/inf or wrong array lengths left out and reported in
+        its notes). Raises ``IdentificationError`` on unusable data.
     """
     series, left_out = usable_samples(series, 'trajectory')
     if robot is not None:
