@@ -55,6 +55,9 @@ def run(args) -> int:
     series = read_joint_states(args.data, model.joint_names, args.topic, require_effort=True,
                                progress=Progress('reading'))
     base = IdentificationOptions()
+    # the effort flags given override the model's own, even at their core default (a model
+    # identified from currents validated on a torque recording: --effort-unit torque)
+    given = {k for k in ('effort_unit', 'drive_gains_nm_per_a') if getattr(args, k)}
     if args.effort_unit:
         base.effort_unit = args.effort_unit
     if args.drive_gains_nm_per_a:
@@ -65,18 +68,21 @@ def run(args) -> int:
                                '--drive-gains')
         base.drive_gains_nm_per_a = list(model.drive_gains_nm_per_a)
     v = validate(model, series, base, find_sidecar(args.data), args.filter_hz, args.min_velocity,
-                 args.min_velocity_scope, args.min_velocity_margin)
+                 args.min_velocity_scope, args.min_velocity_margin, given)
     m = v.metrics
     if args.report:
         from robot_id_ros.identify.report import plot_torques
         with outputs:
-            plot_torques(outputs.temp(args.report, merge=True) / VALIDATION_PLOT, v.trajectory.t_s,
-                         v.trajectory.tau, v.predicted, list(model.joint_names),
+            plot_torques(outputs.temp(args.report, merge=True) / VALIDATION_PLOT, v.recorded_t_s,
+                         v.recorded_tau, v.recorded_predicted, list(model.joint_names),
                          f'validation: {args.data}')
     if args.json:
         print(json.dumps(m, indent=2))
         return 0
-    print(f'{m["samples"]} samples ({m["derivative_method"]} derivatives)')
+    for note in v.trajectory.notes:
+        print(note)
+    print(f'{m["samples"]} recorded samples compared ({m["derivative_method"]} derivatives, '
+          f'effort as {m["effort_unit"]})')
     print(
         f'relative error {100 * m["relative_error"]:.4g} % as recorded, '
         f'{100 * m["relative_error_filtered"]:.4g} % '

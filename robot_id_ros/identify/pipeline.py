@@ -165,6 +165,7 @@ def _pair(item, sidecars):
 def _fit_static(robot: RobotModel, static, options, res: IdentificationResult):
     """Gravity and point-mass fits of the static poses."""
     poses = StaticPoses.concatenate(static_poses(s, options, sc, robot) for s, sc in static)
+    res.summary_lines.extend(poses.notes)
     res.gravity = g = identify_gravity(robot, poses, options)
     res.point_mass = point_mass_gravity(robot, poses)
     res.summary_lines.append(
@@ -210,6 +211,7 @@ def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progres
         lines.append(f'trajectory {tr.source or "(memory)"}: {len(tr)} samples at '
                      f'{tr.rate_hz:.5g} Hz, {tr.method} derivatives, cut-off {tr.cutoff_hz:.3g} Hz'
                      + (f', period {tr.period_s:.4g} s x {tr.cycles}' if tr.period_s else ''))
+        lines.extend(f'  {x}' for x in tr.notes)
     dyn_options = _dynamics_options(options, res)
     res.dynamics = dyn = identify_dynamics(robot, res.trajectories, dyn_options, progress)
     reg_opts = dyn.regressor.options

@@ -9,29 +9,24 @@ energy differentiated).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pinocchio as pin
 import scipy.linalg
 import scipy.optimize
 
+from robot_id_ros.identify.holds import find_holds
 from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquations, free_columns,
                                                  solve_least_squares, structural_base)
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
                                            check_series, effort_to_torque)
+from robot_id_ros.identify.samples import usable_samples
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.model.base_parameters import BaseParameters
 from robot_id_ros.model.regressor import Regressor, RegressorOptions
 from robot_id_ros.model.robot import RobotModel
 
-# without a sidecar, the joint speed is smoothed over this many samples to find the holds
-STATIC_SPEED_SMOOTHING_SAMPLES = 5
-# this fraction of each hold is dropped at both ends (settling, the next move): the middle 60 %
-# is averaged
-STATIC_WINDOW_TRIM_FRACTION = 0.2
-# the approach direction is the motion over the last 1/this of the hold's length before it
-_APPROACH_LOOKBACK_DIVISOR = 4
 # a hold shorter than this many samples is not used
 STATIC_MIN_SAMPLES = 3
 # a column of the poses' base regressor below this fraction of the largest is not excited at all
@@ -54,6 +49,7 @@ class StaticPoses:
     samples: np.ndarray
     approach: np.ndarray
     source: str = ''
+    notes: list = field(default_factory=list)   # how the holds were found, what was rejected
 
     def __len__(self):
         return len(self.q)
@@ -66,7 +62,8 @@ class StaticPoses:
             raise IdentificationError('no static poses')
         return cls(*(np.concatenate([getattr(p, f) for p in items]) for f in
                      ('q', 'tau', 'tau_std', 'samples', 'approach')),
-                   source=', '.join(p.source for p in items))
+                   source=', '.join(p.source for p in items),
+                   notes=[x for p in items for x in p.notes])
 
 
 def _holds_from_sidecar(series: JointStateSeries, sidecar):
@@ -79,38 +76,31 @@ def _holds_from_sidecar(series: JointStateSeries, sidecar):
     return windows
 
 
-def _holds_at_rest(series: JointStateSeries, options: IdentificationOptions):
-    """[(sample indices, approach)] of the stretches where every joint rests long enough."""
-    windows = []
-    t = series.t_s
-    if series.qd is not None:
-        v = np.abs(series.qd).max(axis=1)
-    else:
-        v = np.abs(np.gradient(series.q, t, axis=0)).max(axis=1)
-        k = STATIC_SPEED_SMOOTHING_SAMPLES
-        if len(t) > k:
-            v = np.convolve(v, np.ones(k) / k, mode='same')
-    rest = v < options.static_velocity_threshold_rad_s
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], rest.astype(int), [0]])))
-    for a, b in zip(edges[::2], edges[1::2]):
-        if t[b - 1] - t[a] >= options.static_min_duration_s:
-            L = b - a
-            trim = int(STATIC_WINDOW_TRIM_FRACTION * L)
-            idx = np.arange(a + trim, b - trim)
-            # approach direction: sign of the motion before the hold (summed over joints)
-            pre = series.q[a] - series.q[max(0, a - max(1, L // _APPROACH_LOOKBACK_DIVISOR))]
-            approach = int(np.sign(pre[np.argmax(np.abs(pre))])) if np.any(pre) else 0
-            windows.append((idx, approach))
-    return windows
+def _sidecar_holds(series: JointStateSeries, sidecar, source):
+    """Return (windows, notes) of the sidecar's holds (each averaged over its whole segment)."""
+    windows = _holds_from_sidecar(series, sidecar)
+    return windows, [f'static bag {source}: {len(windows)} hold(s) from the sidecar']
+
+
+def _found_holds(series: JointStateSeries, options: IdentificationOptions, source):
+    """Return (windows, notes, search) of the holds found from the positions (no sidecar)."""
+    search = find_holds(series.t_s, series.q, options.static_min_duration_s,
+                        options.static_velocity_threshold_rad_s, series.joint_names)
+    notes = [f'static bag {source}: {len(search.holds)} hold(s) found without a sidecar '
+             f'({search.criterion()}, for >= {options.static_min_duration_s:g} s); '
+             f'{search.rejected_text()}']
+    return search.holds, notes, search
 
 
 def static_poses(series: JointStateSeries, options: IdentificationOptions, sidecar=None,
                  robot: RobotModel | None = None) -> StaticPoses:
     """Return the static holds of a bag, averaged.
 
-    The holds are the sidecar's ``static_hold`` segments (averaged over their window in the bag)
-    or, without a sidecar, stretches where every joint rests (|qd| below the threshold) for at
-    least ``static_min_duration_s``; the middle 60 % of each is averaged.
+    The holds are the sidecar's ``static_hold`` segments (averaged over their window) or, without
+    a sidecar, found from the positions (``robot_id_ros.identify.holds``: low-passed velocity and
+    position stability, robust to velocity noise, encoder quantisation and slow drift). Samples
+    with NaN/inf or wrong array lengths are left out and reported in ``notes``, as are the
+    stretches rejected as holds.
 
     Args:
         series: the recorded joint states (effort in ``options.effort_unit``).
@@ -119,22 +109,32 @@ def static_poses(series: JointStateSeries, options: IdentificationOptions, sidec
         robot: when given, the series is checked against it.
 
     Returns:
-        The ``StaticPoses``. Raises ``IdentificationError`` when no hold is found.
+        The ``StaticPoses``. Raises ``IdentificationError`` when no hold is found (the message
+        says what was rejected and why).
     """
+    series, notes = usable_samples(series, 'static bag')
     if robot is not None:
         check_series(series, robot, 'static bag')
+    source = series.source or '(memory)'
     n = len(series.joint_names)
     tau = effort_to_torque(series.effort, options, n)
-    windows = _holds_from_sidecar(series, sidecar) if sidecar else _holds_at_rest(series, options)
+    search = None
+    if sidecar:
+        windows, more = _sidecar_holds(series, sidecar, source)
+    else:
+        windows, more, search = _found_holds(series, options, source)
+    notes += more
     rows = [(series.q[i].mean(0), tau[i].mean(0), tau[i].std(0), len(i), a) for i, a in windows
             if len(i) >= STATIC_MIN_SAMPLES]
     if not rows:
-        raise IdentificationError(
-            f'static bag {series.source}: no static hold found (need every joint at rest, '
-            f'|qd| < {options.static_velocity_threshold_rad_s} rad/s, for '
-            f'{options.static_min_duration_s} s, or a sidecar with static_hold segments)')
+        why = (f'need {search.criterion()} for {options.static_min_duration_s:g} s; '
+               f'{search.rejected_text()}' if search is not None else
+               'its sidecar has no static_hold segment with samples')
+        raise IdentificationError(f'static bag {source}: no static hold found ({why}); record '
+                                  'holds of a few seconds, or give a sidecar with static_hold '
+                                  'segments')
     q, tm, ts, cnt, ap = (np.array(x) for x in zip(*rows))
-    return StaticPoses(q, tm, ts, cnt, ap, series.source)
+    return StaticPoses(q, tm, ts, cnt, ap, series.source, notes)
 
 
 @dataclass

@@ -17,6 +17,7 @@ import scipy.optimize
 import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
                                            check_series, effort_to_torque)
+from robot_id_ros.identify.samples import usable_samples
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.model.robot import RobotModel
 
@@ -55,6 +56,7 @@ class Trajectory:
     cycles: int = 0
     noise_variance: np.ndarray | None = None   # per joint, from cycle averaging (eq. 31-32)
     notes: list = field(default_factory=list)
+    stamp0_ns: int | None = None   # bag time of t_s = 0, ns
 
     def __len__(self):
         return len(self.t_s)
@@ -72,7 +74,7 @@ class Trajectory:
         return Trajectory(self.t_s[s], self.q[s], self.qd[s], self.qdd[s], self.tau[s],
                           self.rate_hz / k, self.method, self.cutoff_hz, self.period_s,
                           self.source, self.cycles, self.noise_variance,
-                          self.notes + [f'decimated by {k}'])
+                          self.notes + [f'decimated by {k}'], self.stamp0_ns)
 
 
 def motion_mask(qd, rate_hz, min_velocity_rad_s, scope='joint', margin_s=0.0):
@@ -201,6 +203,7 @@ class _Resampled:
     rate_hz: float
     window: tuple | None
     notes: list
+    stamp0_ns: int = 0
 
 
 def _resampled(series: JointStateSeries, options: IdentificationOptions, sidecar) -> _Resampled:
@@ -231,7 +234,8 @@ def _resampled(series: JointStateSeries, options: IdentificationOptions, sidecar
     if res.gaps:
         notes.append(res.report())
     return _Resampled(res.t_s - res.t_s[0], res.X[:, :n], res.X[:, n:2 * n],
-                      res.X[:, 2 * n:] if use_v else None, res.rate_hz, window, notes)
+                      res.X[:, 2 * n:] if use_v else None, res.rate_hz, window, notes,
+                      int(series.stamp_ns[0]))
 
 
 def _periodic_method(r: _Resampled, options: IdentificationOptions, source):
@@ -328,14 +332,20 @@ def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions,
         robot: when given, the series is checked against it.
 
     Returns:
-        The ``Trajectory``. Raises ``IdentificationError`` on unusable data.
+        The ``Trajectory`` (samples with NaN/inf or wrong array lengths left out and reported in
+        its notes). Raises ``IdentificationError`` on unusable data.
     """
+    series, left_out = usable_samples(series, 'trajectory')
     if robot is not None:
         check_series(series, robot, 'trajectory')
     r = _resampled(series, options, sidecar)
+    r.notes[:0] = left_out
     method = options.derivative_method
     if method in ('auto', 'periodic'):
         method, period = _periodic_method(r, options, series.source)
-        if method == 'periodic':
-            return _periodic_trajectory(r, options, period, series.source)
-    return _nonperiodic_trajectory(r, options, method, series.source)
+    if method == 'periodic':
+        tr = _periodic_trajectory(r, options, period, series.source)
+    else:
+        tr = _nonperiodic_trajectory(r, options, method, series.source)
+    tr.stamp0_ns = r.stamp0_ns
+    return tr

@@ -7,12 +7,16 @@ processed as at identification.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.interpolate
 
 import robot_id_ros.identify.signals as signals
-from robot_id_ros.identify.options import IdentificationOptions, check_motion_selection
+from robot_id_ros.identify.options import (IdentificationOptions, check_motion_selection,
+                                           effort_to_torque)
+from robot_id_ros.identify.samples import usable_samples
 from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory, motion_mask,
                                                 prepare_trajectory)
 from robot_id_ros.io.bags import JointStateSeries
@@ -76,8 +80,8 @@ def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_
     return out
 
 
-def processing_options(model: IdentifiedModel,
-                       base: IdentificationOptions | None = None) -> IdentificationOptions:
+def processing_options(model: IdentifiedModel, base: IdentificationOptions | None = None,
+                       given=None) -> IdentificationOptions:
     """Return the options a model was identified with, for processing new data alike.
 
     Args:
@@ -85,6 +89,9 @@ def processing_options(model: IdentifiedModel,
         base: the caller's options: the effort unit, drive gains, derivative method, cut-off and
             period override the model's where set (not default); used whole when the model has
             no options.
+        given: names of ``base``'s settings the caller set explicitly: they override the
+            model's even when they equal the core default (``--effort-unit torque`` on a model
+            identified from currents).
 
     Returns:
         The options (``period_s`` is the caller's: a new record has its own period).
@@ -94,7 +101,8 @@ def processing_options(model: IdentifiedModel,
     if base is not None:
         for k in _PROCESSING_OVERRIDES:
             v = getattr(base, k)
-            if v is not None and v != getattr(IdentificationOptions, k, None):
+            if k in (given or ()) or (v is not None
+                                      and v != getattr(IdentificationOptions, k, None)):
                 setattr(opts, k, v)
     if (opts.effort_unit == 'current' and opts.drive_gains_nm_per_a is None
             and model.drive_gains_nm_per_a is not None):
@@ -105,22 +113,60 @@ def processing_options(model: IdentifiedModel,
 
 @dataclass
 class ValidationResult:
-    """metrics (``validation_metrics``), the processed trajectory, the predicted torque (N, n)."""
+    """metrics (``validation_metrics``), the processed trajectory, the predicted torque (N, n).
+
+    ``trajectory`` and ``predicted`` are on the processing grid; the as-recorded figures of the
+    metrics are at the recorded samples (``recorded_t_s``, s on the trajectory's clock, with the
+    recorded torque ``recorded_tau`` and the prediction there ``recorded_predicted``, Nm).
+    """
 
     metrics: dict
     trajectory: Trajectory
     predicted: np.ndarray
+    recorded_t_s: np.ndarray | None = None
+    recorded_tau: np.ndarray | None = None
+    recorded_predicted: np.ndarray | None = None
+
+
+def at_recorded_samples(series: JointStateSeries, options: IdentificationOptions,
+                        tr: Trajectory, predicted):
+    """Return the recorded torque and the prediction at the recorded samples the run covers.
+
+    The prediction (smooth: the model at the zero-phase processed states) is interpolated from
+    the processing grid to each recorded stamp (cubic); the measured torque is the effort as
+    recorded (times the drive gains for currents), neither resampled nor filtered.
+
+    Args:
+        series: the recorded run (the same as processed into ``tr``).
+        options: the effort unit and drive gains.
+        tr: the processed trajectory (``stamp0_ns``: the bag time of its t = 0).
+        predicted: (len(tr), n) predicted torque on ``tr``'s grid, Nm.
+
+    Returns:
+        (t_s (M,) on ``tr``'s clock, recorded torque (M, n) Nm, prediction (M, n) Nm) over the
+        recorded samples within ``tr``'s time span (its trimmed ends excluded).
+    """
+    series, _ = usable_samples(series)
+    t = (series.stamp_ns - (tr.stamp0_ns if tr.stamp0_ns is not None else series.stamp_ns[0]))
+    t = t * 1e-9
+    inside = (t >= tr.t_s[0]) & (t <= tr.t_s[-1])
+    tau = effort_to_torque(series.effort[inside], options, len(series.joint_names))
+    pred = scipy.interpolate.CubicSpline(tr.t_s, predicted, axis=0)(t[inside])
+    return t[inside], tau, pred
 
 
 def validate(model: IdentifiedModel, series: JointStateSeries,
              options: IdentificationOptions | None = None, sidecar=None, filter_hz=None,
              min_velocity_rad_s=None, min_velocity_scope=None,
-             min_velocity_margin_s=None) -> ValidationResult:
+             min_velocity_margin_s=None, given=None) -> ValidationResult:
     """Prediction error of ``model`` on held-out data, processed as at identification.
 
-    All samples always (``rmse_nm`` ...); with a minimum velocity (argument, else the one the
-    model was identified with, if any) also the in-motion figures over the rows ``motion_mask``
-    keeps (``rmse_in_motion_nm`` ...).
+    The as-recorded figures (``rmse_nm``, ``per_joint_relative_error``, ``relative_error``,
+    ``samples``) compare the effort as recorded, at the recorded samples, with the prediction
+    there; the filtered ones the effort resampled to the processing grid and low-passed at
+    ``filter_hz`` (never the identification's own torque filter); with a minimum velocity
+    (argument, else the one the model was identified with, if any) also the in-motion figures
+    over the grid rows ``motion_mask`` keeps (``rmse_in_motion_nm`` ...).
 
     Args:
         model: the identified model.
@@ -132,12 +178,14 @@ def validate(model: IdentifiedModel, series: JointStateSeries,
         min_velocity_rad_s: joint j's rows where |qd_j| (processed) >= this are in motion.
         min_velocity_scope: 'joint', or 'all': every joint's |qd| >= it.
         min_velocity_margin_s: rows within this time of a slower sample are not in motion.
+        given: names of ``options``' settings given explicitly (see ``processing_options``).
 
     Returns:
         The ``ValidationResult``.
     """
-    opts = processing_options(model, options)
-    tr = prepare_trajectory(series, opts, sidecar, model.robot)
+    opts = processing_options(model, options, given)
+    tr = prepare_trajectory(series, dataclasses.replace(opts, torque_filter=False), sidecar,
+                            model.robot)
     pred = model.predict(tr.q, tr.qd, tr.qdd)
     if filter_hz is None:
         filter_hz = model.identification.get('torque_cutoff_hz') or tr.cutoff_hz
@@ -148,9 +196,13 @@ def validate(model: IdentifiedModel, series: JointStateSeries,
     check_motion_selection(vmin, scope, margin)
     mask = motion_mask(tr.qd, tr.rate_hz, vmin, scope, margin) if vmin > 0 else None
     m = validation_metrics(tr.tau, pred, tr.rate_hz, filter_hz, model.joint_names, mask)
+    t_rec, tau_rec, pred_rec = at_recorded_samples(series, opts, tr, pred)
+    m.update(validation_metrics(tau_rec, pred_rec, joint_names=model.joint_names))
+    m['resampled_samples'] = len(tr)
     if mask is not None:
         m.update({'min_velocity_rad_s': vmin, 'min_velocity_scope': scope,
                   'min_velocity_margin_s': margin})
     m['source'] = series.source
     m['derivative_method'] = tr.method
-    return ValidationResult(m, tr, pred)
+    m['effort_unit'] = opts.effort_unit
+    return ValidationResult(m, tr, pred, t_rec, tau_rec, pred_rec)

@@ -19,11 +19,43 @@ def as_data(X, name='X'):
         raise SignalError(f'{name} must be a 1-D (N,) or 2-D (N, m) array, got shape {A.shape}')
     bad = ~np.isfinite(A)
     if bad.any():
-        idx = np.argwhere(bad)[0]
-        where = f'sample {idx[0]}' + (f', column {idx[1]}' if A.ndim == 2 else '')
-        raise SignalError(f'{name} has a non-finite value (NaN or inf) at {where}; '
-                          f'drop or repair such samples before processing')
+        rows = np.flatnonzero(bad.any(axis=1) if A.ndim == 2 else bad)
+        cols = np.flatnonzero(bad.any(axis=0)) if A.ndim == 2 else []
+        where = f'sample{"s" if len(rows) > 1 else ""} {format_runs(rows)}' + (
+            f', column{"s" if len(cols) > 1 else ""} {format_runs(cols)}' if A.ndim == 2 else '')
+        raise SignalError(f'{name} has a non-finite value (NaN or inf) in {len(rows)} sample(s), '
+                          f'at {where}; drop or repair such samples before processing')
     return A, A.ndim == 1
+
+
+def index_runs(indices):
+    """Return the runs of consecutive integers in ``indices`` as [(first, last)], sorted."""
+    idx = np.unique(np.asarray(indices, dtype=np.int64))
+    if idx.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(idx) != 1)
+    starts = np.concatenate([[0], breaks + 1])
+    ends = np.concatenate([breaks, [idx.size - 1]])
+    return [(int(idx[a]), int(idx[b])) for a, b in zip(starts, ends)]
+
+
+def format_runs(indices, limit=3):
+    """Return the runs of ``indices`` as text ('3-7, 12, 40-41 and 2 more runs').
+
+    Args:
+        indices: integer indices (any order, repeats allowed).
+        limit: at most this many runs are written out.
+
+    Returns:
+        The text; 'none' when there is no index.
+    """
+    runs = index_runs(indices)
+    if not runs:
+        return 'none'
+    text = ', '.join(f'{a}' if a == b else f'{a}-{b}' for a, b in runs[:limit])
+    if len(runs) > limit:
+        text += f' and {len(runs) - limit} more run(s)'
+    return text
 
 
 def check_rate(rate_hz):

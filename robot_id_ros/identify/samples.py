@@ -1,0 +1,105 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Unusable samples of a recording, left out and reported (ROS-free).
+
+A sample with NaN/inf or arrays of the wrong length is never used, and never left out silently:
+the bag reader lists the messages it skipped (``JointStateSeries.skipped``), and samples of an
+in-memory series with a non-finite position, velocity or effort are taken out here. Either way
+the caller gets one line per cause: how many samples, which field, where (sample index and time
+ranges). The samples around them are kept: a few bad samples cost those samples, not the run or
+a period (the resampling interpolates across the gap and reports it).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from robot_id_ros.identify.options import IdentificationError
+from robot_id_ros.identify.signals.checks import format_runs, index_runs
+from robot_id_ros.io.bags import JointStateSeries
+
+# at most this many causes are listed one per line (the rest are counted)
+MAX_CAUSES_LISTED = 4
+# the joint names in a reason are dropped to group the skipped messages by cause
+_JOINT_LIST = re.compile(r' for [^;]*$')
+
+
+def _time_range(t_s, first, last):
+    """Return 't a-b s' for kept samples ``first`` .. ``last`` (clipped to the series)."""
+    a = t_s[min(max(first, 0), len(t_s) - 1)]
+    b = t_s[min(max(last, 0), len(t_s) - 1)]
+    return f't {a:.6g} s' if a == b else f't {a:.6g}-{b:.6g} s'
+
+
+def _skipped_lines(series: JointStateSeries):
+    """One line per cause of the messages the bag reader skipped (count, messages, times)."""
+    if not series.skipped:
+        return []
+    skipped = sorted(int(k) for k, _ in series.skipped)
+    total = len(series) + len(skipped)
+    kept = np.setdiff1d(np.arange(total), skipped)   # message index of each kept sample
+    t = series.t_s
+    causes = {}
+    for k, reason in series.skipped:
+        causes.setdefault(_JOINT_LIST.sub('', str(reason)), []).append((int(k), str(reason)))
+    lines = []
+    for cause, items in list(causes.items())[:MAX_CAUSES_LISTED]:
+        ks = [k for k, _ in items]
+        runs = index_runs(ks)
+        # the time of a skipped run: between the kept samples just before and just after it
+        before = int(np.searchsorted(kept, runs[0][0])) - 1
+        after = int(np.searchsorted(kept, runs[-1][1]))
+        detail = items[0][1] if len({r for _, r in items}) == 1 else cause
+        lines.append(f'{len(ks)} message(s) left out ({detail}): messages {format_runs(ks)}, '
+                     f'{_time_range(t, before, after)}')
+    if len(causes) > MAX_CAUSES_LISTED:
+        rest = sum(len(v) for v in list(causes.values())[MAX_CAUSES_LISTED:])
+        lines.append(f'{rest} more message(s) left out for {len(causes) - MAX_CAUSES_LISTED} '
+                     'other cause(s)')
+    return lines
+
+
+def _nonfinite_lines(series: JointStateSeries):
+    """Return (rows to keep, lines): samples with a NaN/inf in q, qd or effort, per field."""
+    keep = np.ones(len(series), dtype=bool)
+    lines = []
+    t = series.t_s
+    for field, X in (('position', series.q), ('velocity', series.qd), ('effort', series.effort)):
+        if X is None:
+            continue
+        bad = ~np.isfinite(np.asarray(X, dtype=float))
+        rows = np.flatnonzero(bad.any(axis=1))
+        if rows.size == 0:
+            continue
+        keep[rows] = False
+        joints = ', '.join(series.joint_names[j] for j in np.flatnonzero(bad.any(axis=0)))
+        lines.append(f'{rows.size} sample(s) left out ({field} is NaN or inf for {joints}): '
+                     f'samples {format_runs(rows)}, {_time_range(t, rows[0], rows[-1])}')
+    return keep, lines
+
+
+def usable_samples(series: JointStateSeries, what='recording'):
+    """Return the series without unusable samples, and the lines that report them.
+
+    Args:
+        series: the recorded joint states (``skipped`` from the bag reader, if any).
+        what: what the series is, for the lines ('trajectory', 'static bag').
+
+    Returns:
+        (series, lines): the series with every sample finite (itself when nothing is left out),
+        and one line per cause, each naming the source, count, field and where; [] when clean.
+        Raises ``IdentificationError`` when no sample is left.
+    """
+    lines = _skipped_lines(series)
+    keep, more = _nonfinite_lines(series)
+    lines += more
+    if not keep.all():
+        if not keep.any():
+            raise IdentificationError(f'{what} {series.source}: no usable sample; '
+                                      + '; '.join(lines))
+        skipped = series.skipped
+        series = series.select(keep)
+        series.skipped = skipped
+    src = series.source or '(memory)'
+    return series, [f'{what} {src}: {x}' for x in lines]

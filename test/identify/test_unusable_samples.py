@@ -1,0 +1,78 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Unusable samples of an excitation run (issue 13 item 2): NaN/inf values or arrays of the
+wrong length are left out and reported (how many, which field, where), cost only themselves (not
+the run, not a period) and reach the identify summary."""
+import numpy as np
+import pytest
+
+from robots import ur5
+from robot_id_ros.identify import IdentificationOptions, identify
+from robot_id_ros.identify.trajectories import prepare_trajectory
+from robot_id_ros.io.bags import BagWriter, JointStateSeries, read_joint_states
+from robot_id_ros.model.robot import RobotModel
+
+RATE_HZ = 200.0
+PERIOD_S = 4.0
+STAMP0_NS = 1_700_000_000 * 10 ** 9
+
+
+@pytest.fixture(scope='module')
+def run():
+    """(robot, t, Q, QD, effort) of three periods of a multi-sine on a UR5, 0.02 Nm noise."""
+    urdf, joints = ur5()
+    robot = RobotModel(urdf, joints)
+    t = np.arange(int(3 * PERIOD_S * RATE_HZ)) / RATE_HZ
+    w = 2 * np.pi / PERIOD_S
+    amp = np.linspace(0.3, 0.6, robot.n)
+    Q = 0.3 + amp * (np.sin(w * t)[:, None] + 0.3 * np.sin(3 * w * t + 1.0)[:, None])
+    QD = amp * w * (np.cos(w * t)[:, None] + 0.9 * np.cos(3 * w * t + 1.0)[:, None])
+    QDD = -amp * w ** 2 * (np.sin(w * t)[:, None] + 2.7 * np.sin(3 * w * t + 1.0)[:, None])
+    E = np.array([robot.inverse_dynamics(Q[k], QD[k], QDD[k]) for k in range(len(t))])
+    E += 0.02 * np.random.default_rng(3).standard_normal(E.shape)
+    return robot, t, Q, QD, E
+
+
+def _series(robot, t, Q, QD, E, source='run'):
+    stamps = STAMP0_NS + np.round(t * 1e9).astype(np.int64)
+    return JointStateSeries(robot.joint_names, stamps, Q, QD, E, source)
+
+
+def test_nan_samples_cost_only_themselves(run):
+    robot, t, Q, QD, E = run
+    opts = IdentificationOptions(period_s=PERIOD_S)
+    clean = prepare_trajectory(_series(robot, t, Q, QD, E), opts, None, robot)
+    assert clean.method == 'periodic' and clean.cycles == 3
+    E2, QD2 = E.copy(), QD.copy()
+    E2[700:706, 1] = np.nan                 # 30 ms of NaN effort on joint 2, mid period 1
+    QD2[1900, 4] = np.inf
+    tr = prepare_trajectory(_series(robot, t, Q, QD2, E2), opts, None, robot)
+    assert tr.method == 'periodic' and tr.cycles == clean.cycles
+    assert abs(tr.period_s - clean.period_s) < 1e-3 * PERIOD_S
+    notes = '\n'.join(tr.notes)
+    assert (f'6 sample(s) left out (effort is NaN or inf for {robot.joint_names[1]}): samples '
+            '700-705, t 3.5-3.525 s') in notes, notes
+    assert f'1 sample(s) left out (velocity is NaN or inf for {robot.joint_names[4]}): ' \
+           'samples 1900, t 9.5 s' in notes, notes
+    # the interpolated stretch stays close to the clean run's torque
+    k = np.searchsorted(tr.t_s, 3.51)
+    assert np.abs(tr.tau[k] - clean.tau[k]).max() < 0.1
+
+
+def test_bag_messages_left_out_are_in_the_identify_summary(run, tmp_path):
+    robot, t, Q, QD, E = run
+    names = list(robot.joint_names)
+    stamps = STAMP0_NS + np.round(t * 1e9).astype(np.int64)
+    bag = tmp_path / 'run.mcap'
+    with BagWriter(bag) as bw:
+        for k in range(len(t)):
+            eff = E[k][:5] if 1200 <= k < 1204 else E[k]          # 5 efforts for 6 joints
+            bw.write('/joint_states', stamps[k], bw.joint_state(stamps[k], names, Q[k], QD[k],
+                                                                eff))
+    s = read_joint_states(bag, names)
+    assert len(s) == len(t) - 4
+    res = identify(robot, [s], options=IdentificationOptions(friction=False, period_s=PERIOD_S))
+    summary = res.summary()
+    assert ('4 message(s) left out (joint state effort has 5 values for 6 names): messages '
+            '1200-1203, t 5.995-6.02 s') in summary, summary
+    assert res.trajectories[0].cycles == 3
