@@ -18,6 +18,7 @@ import numpy as np
 from robot_id_ros.identify.consistency import ConsistencyResult, physically_consistent_fit
 from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.selection import Selection, given_fields, select_options
 from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
                                           identify_gravity, point_mass_gravity, static_poses)
 from robot_id_ros.identify.sweeps import FrictionSweepResult, identify_friction_sweeps
@@ -109,10 +110,13 @@ class IdentificationRecord:
     gravity: GravityModelRecord | None = None
     fit_metrics: dict | None = None
     timings_s: dict = field(default_factory=dict)
+    selection: dict | None = None
 
     def to_dict(self) -> dict:
         """Return the section as plain data (key order as in the model file)."""
-        d = {'method': self.method, 'options': self.options, 'data': self.data,
+        d = {'method': self.method, 'options': self.options,
+             **({'selection': self.selection} if self.selection is not None else {}),
+             'data': self.data,
              'static': self.static_sources if self.static is None else _fields(self.static),
              'sweeps': self.sweeps}
         for part in (self.dynamics, self.gravity):
@@ -145,6 +149,7 @@ class IdentificationResult:
     timings_s: dict = field(default_factory=dict)
     summary_lines: list = field(default_factory=list)
     record: IdentificationRecord | None = None
+    selection: Selection | None = None
 
     def summary(self):
         """Return the summary lines, joined."""
@@ -188,14 +193,40 @@ def _dynamics_options(options: IdentificationOptions, res: IdentificationResult)
     The Stribeck column's velocity comes from the sweeps' Stribeck fit, when the column has none
     and the sweeps have one.
     """
-    sw = res.friction_sweeps
+    vs = _sweep_stribeck_velocity(res)
     if (options.stribeck_column and options.friction and options.stribeck_velocity_rad_s is None
-            and sw is not None and np.any(sw.friction.stribeck_nm > 0)):
-        fs = sw.friction
-        vs = float(np.median(fs.stribeck_velocity_rad_s[fs.stribeck_nm > 0]))
+            and vs is not None):
         res.summary_lines.append(f'Stribeck velocity from the sweeps: {vs:.4g} rad/s')
         return dataclasses.replace(options, stribeck_velocity_rad_s=vs)
     return options
+
+
+def _sweep_stribeck_velocity(res: IdentificationResult):
+    """Return the sweeps' Stribeck velocity (rad/s, median over the joints that have one)."""
+    sw = res.friction_sweeps
+    if sw is None or not np.any(sw.friction.stribeck_nm > 0):
+        return None
+    fs = sw.friction
+    return float(np.median(fs.stribeck_velocity_rad_s[fs.stribeck_nm > 0]))
+
+
+def _choose_options(robot: RobotModel, data, options, given, res: IdentificationResult):
+    """Return the options with those not ``given`` chosen by cross-validation (``selection``).
+
+    Unchanged without trajectories, with ``auto_options`` off, or when every searched option is
+    given; else the candidates and the choice join the summary.
+    """
+    if not data or not options.auto_options:
+        return options
+    sel = select_options(robot, data, options, given_fields(options) if given is None else given,
+                         _sweep_stribeck_velocity(res))
+    if sel is None:
+        return options
+    res.selection = sel
+    res.summary_lines.extend(sel.summary_lines())
+    res.timings_s['selection'] = sel.time_s
+    res.options = sel.options
+    return sel.options
 
 
 def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progress):
@@ -325,7 +356,8 @@ def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cut
 
 
 def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
-             options: IdentificationOptions | None = None, progress=None) -> IdentificationResult:
+             options: IdentificationOptions | None = None, progress=None,
+             given=None) -> IdentificationResult:
     """Identify ``robot`` from excitation runs, static poses and friction sweeps.
 
     With trajectories the model is the full dynamic fit (static poses and sweeps are fitted and
@@ -340,6 +372,9 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         sidecars: maps a series' ``source`` to its sidecar (for items given without one).
         options: how to identify; default ``IdentificationOptions()``.
         progress: called as ``progress(samples done, total)`` during the dynamic fit.
+        given: names of the options the caller set (flags given), not searched when
+            ``options.auto_options`` (``identify.selection``); None: those that differ from
+            their defaults.
 
     Returns:
         The ``IdentificationResult``; its ``model`` is the ``IdentifiedModel`` to save. Raises
@@ -358,12 +393,15 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         _fit_static(robot, static, options, res)
     if sweeps:
         _fit_sweeps(robot, sweeps, options, res)
+    options = _choose_options(robot, data, options, given, res)
     t_prep = time.perf_counter()
     res.trajectories = [prepare_trajectory(s, options, sc, robot).decimated(options.max_samples)
                         for s, sc in data]
     res.timings_s['preprocessing'] = time.perf_counter() - t_prep
     record = IdentificationRecord('', options.to_dict(), [tr.source for tr in res.trajectories],
                                   [s.source for s, _ in static], [s.source for s, _ in sweeps])
+    if res.selection is not None:
+        record.selection = res.selection.to_dict()
     if res.trajectories:
         theta = _fit_dynamics(robot, options, res, progress)
         model = _assemble_dynamic_model(robot, options, res, theta)
