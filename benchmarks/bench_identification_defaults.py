@@ -55,7 +55,8 @@ def panda():
     robot = RobotModel(_erd_panda(), [f'panda_joint{i}' for i in range(1, 8)])
     s = read_joint_states(DATA / 'panda_gaz2019' / 'excitation_trajectory_1', robot.joint_names)
     for label, opts in VARIANTS:
-        r, dt = _fit(robot, [s], opts)
+        # the figure's filter (10 Hz, as in test_real_data), not a processing option
+        r, dt = _fit(robot, [s], dataclasses.replace(opts, torque_cutoff_hz=10.0))
         m = r.fit_metrics
         print(f'Panda [{label}]: {100 * m["relative_error_filtered"]:.2f} % vs effort low-passed '
               f'at {m["filter_hz"]:g} Hz, {100 * m["relative_error"]:.2f} % raw '
@@ -85,8 +86,8 @@ def youbot(folder):
     def rd(k):
         return read_joint_states(bags / k, robot.joint_names), find_sidecar(bags / k)
 
-    data, static, sweeps, (held, held_sc) = (rd(k) for k in ('excitation', 'static', 'sweeps',
-                                                              'validation'))
+    kinds = ('excitation', 'static', 'sweeps', 'validation')
+    data, static, sweeps, (held, held_sc) = (rd(k) for k in kinds)
     sim = SimConfig()
     noise = (np.sqrt(sim.current_noise_a ** 2 + sim.current_resolution_a ** 2 / 12)
              * np.asarray(sim.drive_gains_nm_a))

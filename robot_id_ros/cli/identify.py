@@ -13,6 +13,7 @@ from pathlib import Path
 
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.identify import IdentificationOptions, identify, validate
+from robot_id_ros.identify.selection import SEARCHED
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import (CommandError, Progress, add_robot_arguments,
                                      add_setting_flags, robot_from_args, settings_from_args)
@@ -158,7 +159,10 @@ def run(args) -> int:
     data = read_bags(args.data, robot.joint_names, args.topic, 'data')
     static = read_bags(args.static, robot.joint_names, args.topic, 'static')
     sweeps = read_bags(args.sweeps, robot.joint_names, args.topic, 'sweeps')
-    res = identify(robot, data, static, sweeps, options=opts, progress=Progress('regressor'))
+    # a processing flag given fixes that option; the others are chosen from the data
+    given = [k for k in SEARCHED if getattr(args, k, None) is not None]
+    res = identify(robot, data, static, sweeps, options=opts, progress=Progress('regressor'),
+                   given=given)
     vals = []
     for p in args.validate:
         s, sc = read_bags([p], robot.joint_names, args.topic, 'validate')[0]

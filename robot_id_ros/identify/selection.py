@@ -34,8 +34,9 @@ from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, motion
 from robot_id_ros.model.regressor import Regressor
 
 # the options the search may choose; a caller giving one fixes it
-SEARCHED = ('min_velocity_rad_s', 'derivative_method', 'cutoff_hz', 'velocity_source', 'weighting', 'offset', 'coulomb_asymmetric',
-            'rotor_inertia', 'stribeck_column', 'physical_consistency')
+SEARCHED = ('min_velocity_rad_s', 'derivative_method', 'cutoff_hz', 'velocity_source',
+            'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column',
+            'physical_consistency')
 # the friction-structure toggles, in the order they are tried
 STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
 # derivative cut-off candidates (Hz), besides the built-in default (None); those above
@@ -110,7 +111,7 @@ class Selection:
 
 
 def _fmt(v):
-    """A setting's value for the summary."""
+    """Return a setting's value as the summary prints it."""
     if v is None:
         return 'default'
     return f'{v:g}' if isinstance(v, float) else str(v)
@@ -248,7 +249,7 @@ class _Search:
 
 
 def _signal_key(options):
-    """The options that make the prepared signals."""
+    """Return the options that make the prepared signals."""
     return (options.derivative_method, options.sidecar_window, options.cutoff_hz,
             options.velocity_source)
 
@@ -336,7 +337,7 @@ def _try(search, options, **kw):
 
 
 def _better(err, best):
-    """True when ``err`` beats ``best`` by more than ``MIN_IMPROVEMENT``."""
+    """Return True when ``err`` beats ``best`` by more than ``MIN_IMPROVEMENT``."""
     return err is not None and (best is None or err < best * (1.0 - MIN_IMPROVEMENT))
 
 
