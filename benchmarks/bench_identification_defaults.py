@@ -92,7 +92,7 @@ def youbot(folder):
     noise = (np.sqrt(sim.current_noise_a ** 2 + sim.current_resolution_a ** 2 / 12)
              * np.asarray(sim.drive_gains_nm_a))
     for label, opts in (('recipe of config/identification.yaml', demo_identification_options()),
-                        ('no flags', IdentificationOptions())) + VARIANTS[2:]:
+                        ('no flags', IdentificationOptions())) + tuple(VARIANTS[2:]):
         r, dt = _fit(robot, [data], opts, static=[static], sweeps=[sweeps])
         v = validate(r.model, held, None, held_sc, min_velocity_rad_s=0.05).metrics
         x = np.asarray(v['rmse_in_motion_nm']) / noise

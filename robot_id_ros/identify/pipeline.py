@@ -341,12 +341,17 @@ def _static_record(g: GravityResult, pm: PointMassResult) -> StaticFitRecord:
                            _rms(pm.residual_nm))
 
 
-def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cutoff_hz):
-    """(predicted torque per trajectory, ``validation_metrics`` over them all)."""
+def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cutoff_hz,
+                       recorded=None):
+    """(predicted torque per trajectory, ``validation_metrics`` over them all).
+
+    The figures are on ``recorded`` (per trajectory the (N, n) effort as recorded, Nm, when the
+    fit's was low-passed), else on the trajectories' effort.
+    """
     preds, meas, masks = [], [], []
-    for tr in trajectories:
+    for i, tr in enumerate(trajectories):
         preds.append(model.predict(tr.q, tr.qd, tr.qdd))
-        meas.append(tr.tau)
+        meas.append(tr.tau if recorded is None else recorded[i])
         masks.append(motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
                                  options.min_velocity_scope, options.min_velocity_margin_s))
     metrics = validation_metrics(np.vstack(meas), np.vstack(preds), trajectories[0].rate_hz,
@@ -418,8 +423,13 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         model.drive_gains_nm_per_a = np.asarray(options.drive_gains_nm_per_a, float)
     res.model = model
     if res.trajectories:
+        recorded = None
+        if options.torque_filter:
+            raw = dataclasses.replace(options, torque_filter=False)
+            recorded = [prepare_trajectory(s, raw, sc).decimated(options.max_samples).tau
+                        for s, sc in data]
         res.fit_predicted, res.fit_metrics = _in_sample_metrics(
-            model, res.trajectories, options, record.dynamics.torque_cutoff_hz)
+            model, res.trajectories, options, record.dynamics.torque_cutoff_hz, recorded)
         record.fit_metrics = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
     res.timings_s['total'] = time.perf_counter() - t_start
     record.timings_s = dict(res.timings_s)

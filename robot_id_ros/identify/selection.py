@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.consistency import physically_consistent_fit
 from robot_id_ros.identify.dynamics import (STRIBECK_VELOCITY_GRID_RAD_S, DynamicsResult,
                                             _best_stribeck_velocity)
@@ -35,7 +36,7 @@ from robot_id_ros.model.regressor import Regressor
 
 # the options the search may choose; a caller giving one fixes it
 SEARCHED = ('min_velocity_rad_s', 'derivative_method', 'cutoff_hz', 'velocity_source',
-            'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column',
+            'torque_filter', 'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column',
             'physical_consistency')
 # the friction-structure toggles, in the order they are tried
 STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
@@ -46,6 +47,12 @@ CUTOFF_GRID_HZ = (2.0, 5.0, 10.0, 20.0, 40.0)
 # which no friction model predicts); scored on the rows where every candidate keeps the joint
 MIN_VELOCITY_GRID_RAD_S = (0.0, 0.02, 0.05, 0.1)
 FOLDS = 5
+# the effort's noise floor is estimated from its content above this cut-off (Hz; at most
+# NOISE_CUTOFF_RATE_FRACTION of the rate), taken as white noise,
+# and subtracted from the held-out error: the sensor noise, which no candidate predicts, would
+# else dominate the error and hide the differences between candidates from MIN_IMPROVEMENT
+NOISE_CUTOFF_HZ = 40.0
+NOISE_CUTOFF_RATE_FRACTION = 0.25
 # the search's trajectories are decimated to at most this many samples in all
 SEARCH_MAX_SAMPLES = 6000
 # a candidate replaces the current choice when its held-out error is lower by this fraction
@@ -98,7 +105,8 @@ class Selection:
     def summary_lines(self) -> list:
         """Return the lines the identification summary prints: candidates and the choice."""
         lines = [f'options chosen by {self.folds}-fold blocked cross-validation on the training '
-                 f'data ({self.samples} samples, {self.time_s:.1f} s); held-out relative error:']
+                 f'data ({self.samples} samples, {self.time_s:.1f} s); held-out relative error above '
+                 'the noise floor:']
         for c in self.candidates:
             err = 'failed' if c.error is None else f'{100 * c.error:.3f} %'
             desc = ', '.join(f'{k}={_fmt(v)}' for k, v in c.settings.items())
@@ -130,13 +138,17 @@ def given_fields(options: IdentificationOptions) -> list:
 class _Signals:
     """The training runs prepared with one cut-off and velocity source, with their folds.
 
-    trajectories (decimated ``Trajectory`` list), folds (per run, (N,) block index, -1 in a guard
-    band), the cut-off (Hz) each run got.
+    trajectories (decimated ``Trajectory`` list, effort as recorded), folds (per run, (N,) block
+    index, -1 in a guard band), the cut-off (Hz) each run got; per run the (N, n) noise energy
+    of each sample (Nm^2, the noise floor) and the effort (Nm) as the torque filter makes it
+    (the fit of ``torque_filter``).
     """
 
     trajectories: list
     folds: list
     cutoffs_hz: list
+    noise_sq: list
+    filtered_tau: list
 
 
 def _folds(tr, k, guard_s):
@@ -179,15 +191,19 @@ class _Search:
         """Return the runs prepared with ``options``' cut-off and velocity source (cached)."""
         key = _signal_key(options)
         if key not in self.cache:
-            opts = dataclasses.replace(options, trim_s=self.trim_s, max_samples=None)
+            opts = dataclasses.replace(options, trim_s=self.trim_s, max_samples=None,
+                                       torque_filter=False)
             trs = [_trimmed(prepare_trajectory(s, opts, sc, self.robot), self.trim_s)
                    for s, sc in self.data]
             total = sum(len(tr) for tr in trs)
-            trs = [tr.decimated(max(int(SEARCH_MAX_SAMPLES * len(tr) / total), 100))
-                   for tr in trs]
+            m = [max(int(SEARCH_MAX_SAMPLES * len(tr) / total), 100) for tr in trs]
+            noise = [_noise_energy(tr).decimated(k).tau for tr, k in zip(trs, m)]
+            filt = [_lowpassed(tr, tr.cutoff_hz * (2 if tr.method == 'periodic' else 1))
+                    .decimated(k).tau for tr, k in zip(trs, m)]
+            trs = [tr.decimated(k) for tr, k in zip(trs, m)]
             self.samples = sum(len(tr) for tr in trs)
             self.cache[key] = _Signals(trs, [_folds(tr, FOLDS, self.guard_s) for tr in trs],
-                                       [tr.cutoff_hz for tr in trs])
+                                       [tr.cutoff_hz for tr in trs], noise, filt)
         return self.cache[key]
 
     def stribeck_velocity(self, options, reg, base, sig):
@@ -222,7 +238,7 @@ class _Search:
         """
         sig = self.signals(options)
         reg = Regressor(self.robot, options.regressor_options())
-        key = (_signal_key(options), repr(reg.options),
+        key = (_signal_key(options), repr(reg.options), options.torque_filter,
                options.min_velocity_rad_s, score_velocity_rad_s)
         if key in self.equations:
             reg, folds = self.equations[key]
@@ -254,6 +270,28 @@ def _signal_key(options):
             options.velocity_source)
 
 
+def _lowpassed(tr, cutoff_hz):
+    """Return ``tr`` with its effort low-passed zero-phase at ``cutoff_hz`` (capped below Nyquist).
+
+    A cut-off at or above the cap leaves the effort as it is.
+    """
+    cap = MAX_CUTOFF_RATE_FRACTION * tr.rate_hz
+    if cutoff_hz >= cap:
+        return tr
+    return dataclasses.replace(tr, tau=signals.lowpass_zero_phase(tr.tau, tr.rate_hz, cutoff_hz))
+
+
+def _noise_energy(tr):
+    """Return ``tr`` with, in place of its effort, each sample's noise energy (Nm^2).
+
+    The effort's content above ``NOISE_CUTOFF_HZ`` squared, scaled to the whole band as white
+    noise.
+    """
+    fn = min(NOISE_CUTOFF_HZ, NOISE_CUTOFF_RATE_FRACTION * tr.rate_hz)
+    hf = tr.tau - signals.lowpass_zero_phase(tr.tau, tr.rate_hz, fn)
+    return dataclasses.replace(tr, tau=hf ** 2 / (1.0 - 2.0 * fn / tr.rate_hz))
+
+
 def _trimmed(tr, trim_s):
     """Return a periodic ``tr`` without ``trim_s`` at both ends (as the other methods trim)."""
     k = min(int(round(trim_s * tr.rate_hz)), len(tr) // 10)
@@ -273,28 +311,31 @@ def _fit_mask(tr, options):
 def _fold_equations(reg, base, sig, options, known_idx, theta_ref, score_velocity_rad_s=None):
     """Return the normal equations of each block, for the fit and for the score.
 
-    The regressor is evaluated once per run. Returns:
-        (fit, score): lists of ``FOLDS`` normal equations; score is fit unless
-        ``score_velocity_rad_s`` selects other rows.
+    The fit's effort is as recorded, or low-passed with ``torque_filter``; the score's is as
+    recorded. The regressor is evaluated once per run. Returns:
+        (fit, score, noise): lists of ``FOLDS`` normal equations and of the noise energy (Nm^2)
+        of the scored rows; the score's rows are the fit's unless ``score_velocity_rad_s``
+        selects other rows.
     """
     neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(FOLDS)]
-    score = ([NormalEquations.zeros(reg.n, base.n_base) for _ in range(FOLDS)]
-             if score_velocity_rad_s is not None else neqs)
-    for tr, fold in zip(sig.trajectories, sig.folds):
+    score = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(FOLDS)]
+    noise = np.zeros(FOLDS)
+    for i, (tr, fold) in enumerate(zip(sig.trajectories, sig.folds)):
         W = reg.stack(tr.q, tr.qd, tr.qdd)
-        Y = tr.tau
-        if len(known_idx):
-            Y = Y - (W[:, known_idx] @ theta_ref[known_idx]).reshape(Y.shape)
+        known = (W[:, known_idx] @ theta_ref[known_idx]).reshape(tr.tau.shape) if len(
+            known_idx) else 0.0
+        Y = (sig.filtered_tau[i] if options.torque_filter else tr.tau) - known
         Wb = W[:, base.independent]
         keep = _fit_mask(tr, options)
+        fast = keep if score_velocity_rad_s is None else motion_mask(
+            tr.qd, tr.rate_hz, score_velocity_rad_s, options.min_velocity_scope,
+            options.min_velocity_margin_s)
         for k in range(FOLDS):
             neqs[k].add(Wb, Y, keep & (fold == k)[:, None])
-        if score is not neqs:
-            fast = motion_mask(tr.qd, tr.rate_hz, score_velocity_rad_s,
-                               options.min_velocity_scope, options.min_velocity_margin_s)
-            for k in range(FOLDS):
-                score[k].add(Wb, Y, fast & (fold == k)[:, None])
-    return neqs, score
+            held = fast & (fold == k)[:, None]
+            score[k].add(Wb, tr.tau - known, held)
+            noise[k] += float(sig.noise_sq[i][held].sum())
+    return neqs, score, noise
 
 
 def _minus(a: NormalEquations, b: NormalEquations) -> NormalEquations:
@@ -303,14 +344,17 @@ def _minus(a: NormalEquations, b: NormalEquations) -> NormalEquations:
 
 
 def _held_out_error(folds, reg, base, options, weighting, consistent, known_idx, theta_ref):
-    """Return sqrt(sum of held-out squared errors / sum of held-out squared torques)."""
-    folds, score = folds
+    """Return the held-out relative error above the noise floor.
+
+    sqrt((sum of held-out squared errors - noise) / (sum of held-out squared torques - noise)).
+    """
+    folds, score, noise = folds
     total = NormalEquations.zeros(reg.n, base.n_base)
     for ne in folds:
         total += ne
     prior = base.to_base(theta_ref) if options.prior_weight > 0 else None
-    ss = yy = 0.0
-    for ne, held in zip(folds, score):
+    ss = yy = nn = 0.0
+    for ne, held, held_noise in zip(folds, score, noise):
         if held.count.sum() == 0:
             continue
         train = _minus(total, ne)
@@ -325,7 +369,9 @@ def _held_out_error(folds, reg, base, options, weighting, consistent, known_idx,
             beta = physically_consistent_fit(dyn).beta
         ss += float(held.residual_ss(beta).sum())
         yy += float(held.yy.sum())
-    return float(np.sqrt(ss / max(yy, 1e-300)))
+        nn += held_noise
+    # a floor estimated above the error (signal above the noise cut-off) keeps the order
+    return float(np.sqrt(max(ss - nn, 0.01 * ss) / max(yy - nn, 1e-300)))
 
 
 def _try(search, options, **kw):
@@ -360,12 +406,14 @@ def _choose(search, cands, dimension, cur, variants, **kw):
 def _pick(scored):
     """Return (options, error) of the best of ``scored`` [(error, candidate, options)].
 
-    The first (the current choice) stays unless another beats it by ``MIN_IMPROVEMENT``.
+    The lowest error wins; the first (the current choice) stays unless the lowest beats it by
+    ``MIN_IMPROVEMENT``.
     """
     best = scored[0]
-    for item in scored[1:]:
-        if _better(item[0], best[0]):
-            best = item
+    ok = [item for item in scored if item[0] is not None]
+    low = min(ok, key=lambda item: item[0]) if ok else best
+    if _better(low[0], best[0]):
+        best = low
     if best[0] is None:
         raise IdentificationError('cross-validation: no candidate could be fitted on the '
                                   'training blocks; give the processing options (e.g. '
@@ -375,7 +423,7 @@ def _pick(scored):
 
 
 def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
-    """Choose the derivative cut-off, then the velocity source."""
+    """Choose the derivative cut-off, then the velocity source, then the torque filter."""
     if 'cutoff_hz' not in given or 'derivative_method' not in given:
         sig = search.signals(cur)
         grid = [c for c in CUTOFF_GRID_HZ if c < MAX_CUTOFF_RATE_FRACTION * rate_hz]
@@ -392,6 +440,10 @@ def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
         other = 'measured' if cur.velocity_source == 'position' else 'position'
         cur, _ = _choose(search, cands, 'velocity source', cur,
                          [{'velocity_source': cur.velocity_source}, {'velocity_source': other}])
+    if 'torque_filter' not in given:
+        cur, _ = _choose(search, cands, 'torque filter', cur,
+                         [{'torque_filter': cur.torque_filter},
+                          {'torque_filter': not cur.torque_filter}])
     return cur
 
 

@@ -7,6 +7,8 @@ processed as at identification.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,6 +141,8 @@ def validate(model: IdentifiedModel, series: JointStateSeries,
     opts = processing_options(model, options)
     tr = prepare_trajectory(series, opts, sidecar, model.robot)
     pred = model.predict(tr.q, tr.qd, tr.qdd)
+    if opts.torque_filter:   # the figures are on the effort as recorded
+        tr = prepare_trajectory(series, dataclasses.replace(opts, torque_filter=False), sidecar)
     if filter_hz is None:
         filter_hz = model.identification.get('torque_cutoff_hz') or tr.cutoff_hz
     vmin = opts.min_velocity_rad_s if min_velocity_rad_s is None else float(min_velocity_rad_s)
