@@ -8,10 +8,13 @@ structure, physical consistency) are chosen on the training runs alone: each run
 contiguous time segments), the fit is made without one block and scored on it, and the held-out
 error ``sqrt(sum ||tau - Y beta||^2 / sum ||tau||^2)`` over all blocks compares the candidates.
 
-The search is greedy, one dimension at a time, over a few candidates each: cut-off, velocity
-source, weighting (from the same normal equations), friction structure (one toggle at a time),
+The error is measured above the effort's noise floor (its content above ``NOISE_CUTOFF_HZ``,
+taken as white noise), so that the noise no candidate predicts does not hide their differences.
+
+The search is greedy, one dimension at a time, over a few candidates each: slow rows left out,
+derivative method and cut-off, velocity source, torque filter, weighting (from the same normal equations), friction structure (one toggle at a time),
 physical consistency. A candidate replaces the current choice only when it lowers the held-out
-error by more than ``MIN_IMPROVEMENT``. The signals are prepared once per cut-off and velocity
+error by more than ``MIN_IMPROVEMENT`` (the lowest of a dimension wins then). The signals are prepared once per cut-off and velocity
 source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
 evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
 """
@@ -36,16 +39,18 @@ from robot_id_ros.model.regressor import Regressor
 
 # the options the search may choose; a caller giving one fixes it
 SEARCHED = ('min_velocity_rad_s', 'derivative_method', 'cutoff_hz', 'velocity_source',
-            'torque_filter', 'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column',
-            'physical_consistency')
+            'torque_filter', 'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia',
+            'stribeck_column', 'physical_consistency')
 # the friction-structure toggles, in the order they are tried
 STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
 # derivative cut-off candidates (Hz), besides the built-in default (None); those above
 # MAX_CUTOFF_RATE_FRACTION of the sample rate are left out
 CUTOFF_GRID_HZ = (2.0, 5.0, 10.0, 20.0, 40.0)
 # candidates (rad/s) of the speed below which a joint's rows are left out of the fit (stick-slip,
-# which no friction model predicts); scored on the rows where every candidate keeps the joint
+# which no friction model predicts); scored on every row (the rows of joints at least
+# SCORE_VELOCITY_RAD_S fast), the same for every candidate
 MIN_VELOCITY_GRID_RAD_S = (0.0, 0.02, 0.05, 0.1)
+SCORE_VELOCITY_RAD_S = 0.0
 FOLDS = 5
 # the effort's noise floor is estimated from its content above this cut-off (Hz; at most
 # NOISE_CUTOFF_RATE_FRACTION of the rate), taken as white noise,
@@ -105,8 +110,8 @@ class Selection:
     def summary_lines(self) -> list:
         """Return the lines the identification summary prints: candidates and the choice."""
         lines = [f'options chosen by {self.folds}-fold blocked cross-validation on the training '
-                 f'data ({self.samples} samples, {self.time_s:.1f} s); held-out relative error above '
-                 'the noise floor:']
+                 f'data ({self.samples} samples, {self.time_s:.1f} s); held-out relative error '
+                 'above the noise floor:']
         for c in self.candidates:
             err = 'failed' if c.error is None else f'{100 * c.error:.3f} %'
             desc = ', '.join(f'{k}={_fmt(v)}' for k, v in c.settings.items())
@@ -500,7 +505,7 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
         grid = sorted(set(MIN_VELOCITY_GRID_RAD_S) - {cur.min_velocity_rad_s})
         cur, _ = _choose(search, cands, 'slow rows left out', cur,
                          [{'min_velocity_rad_s': v} for v in [cur.min_velocity_rad_s] + grid],
-                         score_velocity_rad_s=max(MIN_VELOCITY_GRID_RAD_S))
+                         score_velocity_rad_s=SCORE_VELOCITY_RAD_S)
     cur = _search_signals(search, cands, cur, given, rate_hz, has_velocity)
     if 'weighting' not in given:
         cur = _search_pair(search, cands, cur, 'weighting', 'weighting', ('wls', 'ols'),

@@ -84,3 +84,29 @@ def test_options_given_by_value_are_fixed_and_auto_options_off_skips_the_search(
     assert res.selection is None and 'selection' not in res.model.identification
     every = identify(robot, [train], given=list(SEARCHED))
     assert every.selection is None
+
+
+def test_noise_floor_of_white_noise_is_its_variance():
+    # the floor the held-out error is measured above: white noise of known variance on a slow
+    # signal (1 Hz) is recovered from the content above the noise cut-off
+    from robot_id_ros.identify.selection import _noise_energy
+    from robot_id_ros.identify.trajectories import Trajectory
+    rng = np.random.default_rng(3)
+    rate, n = 500.0, 20000
+    t = np.arange(n) / rate
+    sigma = np.array([0.05, 0.2])
+    tau = np.sin(2 * np.pi * t)[:, None] * [3.0, 1.0] + rng.normal(0, 1, (n, 2)) * sigma
+    z = np.zeros((n, 2))
+    tr = Trajectory(t, z, z, z, tau, rate, 'savgol', 10.0)
+    var = _noise_energy(tr).tau.mean(axis=0)
+    assert np.allclose(var, sigma ** 2, rtol=0.05), var
+
+
+def test_report_shows_the_selection_table(chosen, tmp_path):
+    from robot_id_ros.identify.report import write_report
+    text = write_report(chosen, tmp_path).read_text()
+    assert '## Options chosen from the data' in text
+    rows = [line for line in text.splitlines() if line.startswith('| friction structure')]
+    assert len(rows) >= 2 and any('**' in r for r in rows)
+    bold = sum('**' in line for line in text.splitlines() if line.startswith('| '))
+    assert bold == sum(c.chosen for c in chosen.selection.candidates)
