@@ -12,10 +12,11 @@ The error is measured above the effort's noise floor (its content above ``NOISE_
 taken as white noise), so that the noise no candidate predicts does not hide their differences.
 
 The search is greedy, one dimension at a time, over a few candidates each: slow rows left out,
-derivative method and cut-off, velocity source, torque filter, weighting (from the same normal equations), friction structure (one toggle at a time),
-physical consistency. A candidate replaces the current choice only when it lowers the held-out
-error by more than ``MIN_IMPROVEMENT`` (the lowest of a dimension wins then). The signals are prepared once per cut-off and velocity
-source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
+derivative method and cut-off, velocity source, torque filter, weighting (from the same normal
+equations), friction structure (one toggle at a time), physical consistency. A candidate replaces
+the current choice only when it lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the
+lowest of a dimension wins then). The signals are prepared once per cut-off and velocity source
+and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
 evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
 """
 from __future__ import annotations
