@@ -92,8 +92,8 @@ def add_parser(subparsers):
     p.add_argument(
         '--export-urdf', default=None, metavar='URDF',
         help='with --physical-consistency: write a URDF carrying the identified inertias')
-    add_setting_flags(p, IdentificationOptions, 'fit options (default: the core defaults; '
-                      'config/identification.yaml holds the youBot recipe)')
+    add_setting_flags(p, IdentificationOptions, 'fit options (a processing option not given is '
+                      'chosen from the training data by cross-validation; a flag fixes it)')
     p.add_argument('--json', action='store_true', help='print the summary as JSON')
     add_overwrite_argument(p, 'model file, exported URDF or report files (a model file only by '
                               'a model file)')
