@@ -381,11 +381,11 @@ def _held_out_error(folds, reg, base, options, weighting, consistent, known_idx,
 
 
 def _try(search, options, **kw):
-    """Score ``options``: ({key: error}, '') or ({}, why it failed)."""
+    """Score ``options``: ({key: error}, '', None) or ({}, why it failed, the error)."""
     try:
-        return search.errors(options, **kw), ''
+        return search.errors(options, **kw), '', None
     except IdentificationError as exc:
-        return {}, str(exc).split(';')[0][:80]
+        return {}, str(exc).split(';')[0][:80], exc
 
 
 def _better(err, best):
@@ -399,18 +399,21 @@ def _choose(search, cands, dimension, cur, variants, **kw):
     Returns:
         (options with the chosen variant, its held-out error).
     """
-    scored = []
+    scored, first = [], None
     for v in variants:
         opts = dataclasses.replace(cur, **v)
-        errs, note = _try(search, opts, **kw)
+        errs, note, exc = _try(search, opts, **kw)
+        first = first or exc
         e = errs.get((opts.weighting, opts.physical_consistency))
         cands.append(Candidate(dimension, v, e, note))
         scored.append((e, cands[-1], opts))
-    return _pick(scored)
+    return _pick(scored, first)
 
 
-def _pick(scored):
+def _pick(scored, first=None):
     """Return (options, error) of the best of ``scored`` [(error, candidate, options)].
+
+    Raises ``first`` (the first candidate's error) when no candidate could be fitted.
 
     The lowest error wins; the first (the current choice) stays unless the lowest beats it by
     ``MIN_IMPROVEMENT``.
@@ -420,6 +423,8 @@ def _pick(scored):
     low = min(ok, key=lambda item: item[0]) if ok else best
     if _better(low[0], best[0]):
         best = low
+    if best[0] is None and first is not None:
+        raise first
     if best[0] is None:
         raise IdentificationError('cross-validation: no candidate could be fitted on the '
                                   'training blocks; give the processing options (e.g. '
@@ -456,13 +461,13 @@ def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
 def _search_pair(search, cands, cur, dimension, name, values, key_of):
     """Choose ``name`` among ``values`` from one set of normal equations (weighting, PC)."""
     kw = {'weightings' if name == 'weighting' else 'consistent': values}
-    errs, note = _try(search, cur, **kw)
+    errs, note, exc = _try(search, cur, **kw)
     scored = []
     for v in values:
         e = errs.get(key_of(v))
         cands.append(Candidate(dimension, {name: v}, e, note))
         scored.append((e, cands[-1], dataclasses.replace(cur, **{name: v})))
-    return _pick(scored)[0]
+    return _pick(scored, exc)[0]
 
 
 def _search_structure(search, cands, cur, given):
