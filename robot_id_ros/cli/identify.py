@@ -15,6 +15,7 @@ import numpy as np
 
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.identify import IdentificationOptions, identify, validate
+from robot_id_ros.identify.selection import SEARCHED
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import (CommandError, Progress, add_robot_arguments,
                                      add_setting_flags, robot_from_args, settings_from_args)
@@ -100,8 +101,8 @@ def add_parser(subparsers):
     p.add_argument(
         '--export-urdf', default=None, metavar='URDF',
         help='with --physical-consistency: write a URDF carrying the identified inertias')
-    add_setting_flags(p, IdentificationOptions, 'fit options (default: the core defaults; '
-                      'config/identification.yaml holds the youBot recipe)')
+    add_setting_flags(p, IdentificationOptions, 'fit options (a processing option not given is '
+                      'chosen from the training data by cross-validation; a flag fixes it)')
     p.add_argument('--json', action='store_true', help='print the summary as JSON')
     add_overwrite_argument(p, 'model file, exported URDF or report files (a model file only by '
                               'a model file)')
@@ -186,8 +187,10 @@ def run(args) -> int:
     gain_runs = _drive_gain_runs(args, robot)
     static = read_bags(args.static, robot.joint_names, args.topic, 'static')
     sweeps = read_bags(args.sweeps, robot.joint_names, args.topic, 'sweeps')
+    # a processing flag given fixes that option; the others are chosen from the data
+    given = [k for k in SEARCHED if getattr(args, k, None) is not None]
     res = identify(robot, data, static, sweeps, options=opts, progress=Progress('regressor'),
-                   drive_gain_runs=gain_runs)
+                   drive_gain_runs=gain_runs, given=given)
     vals = []
     for p in args.validate:
         s, sc = read_bags([p], robot.joint_names, args.topic, 'validate')[0]

@@ -36,6 +36,13 @@ class IdentificationOptions:
     internal: no node parameter and no flag sets them.
     """
 
+    # options chosen from the data (identify/selection.py)
+    auto_options: bool = setting(
+        True, 'choose the processing options not given (slow rows, derivative method and '
+        'cut-off, velocity source, torque filter, weighting, friction structure, physical '
+        'consistency) by blocked cross-validation on the training data; the candidates and '
+        'their held-out errors are printed',
+        read_only=False)
     # model structure
     friction: bool = setting(True, 'Coulomb and viscous friction per joint', read_only=False)
     coulomb_asymmetric: bool = setting(

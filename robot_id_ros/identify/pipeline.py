@@ -19,6 +19,7 @@ from robot_id_ros.identify.consistency import ConsistencyResult, physically_cons
 from robot_id_ros.identify.drive_gains import drive_gains_step
 from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.selection import Selection, given_fields, select_options
 from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
                                           identify_gravity, point_mass_gravity, static_poses)
 from robot_id_ros.identify.sweeps import FrictionSweepResult, identify_friction_sweeps
@@ -110,10 +111,13 @@ class IdentificationRecord:
     gravity: GravityModelRecord | None = None
     fit_metrics: dict | None = None
     timings_s: dict = field(default_factory=dict)
+    selection: dict | None = None
 
     def to_dict(self) -> dict:
         """Return the section as plain data (key order as in the model file)."""
-        d = {'method': self.method, 'options': self.options, 'data': self.data,
+        d = {'method': self.method, 'options': self.options,
+             **({'selection': self.selection} if self.selection is not None else {}),
+             'data': self.data,
              'static': self.static_sources if self.static is None else _fields(self.static),
              'sweeps': self.sweeps}
         for part in (self.dynamics, self.gravity):
@@ -146,6 +150,7 @@ class IdentificationResult:
     timings_s: dict = field(default_factory=dict)
     summary_lines: list = field(default_factory=list)
     record: IdentificationRecord | None = None
+    selection: Selection | None = None
 
     def summary(self):
         """Return the summary lines, joined."""
@@ -190,14 +195,40 @@ def _dynamics_options(options: IdentificationOptions, res: IdentificationResult)
     The Stribeck column's velocity comes from the sweeps' Stribeck fit, when the column has none
     and the sweeps have one.
     """
-    sw = res.friction_sweeps
+    vs = _sweep_stribeck_velocity(res)
     if (options.stribeck_column and options.friction and options.stribeck_velocity_rad_s is None
-            and sw is not None and np.any(sw.friction.stribeck_nm > 0)):
-        fs = sw.friction
-        vs = float(np.median(fs.stribeck_velocity_rad_s[fs.stribeck_nm > 0]))
+            and vs is not None):
         res.summary_lines.append(f'Stribeck velocity from the sweeps: {vs:.4g} rad/s')
         return dataclasses.replace(options, stribeck_velocity_rad_s=vs)
     return options
+
+
+def _sweep_stribeck_velocity(res: IdentificationResult):
+    """Return the sweeps' Stribeck velocity (rad/s, median over the joints that have one)."""
+    sw = res.friction_sweeps
+    if sw is None or not np.any(sw.friction.stribeck_nm > 0):
+        return None
+    fs = sw.friction
+    return float(np.median(fs.stribeck_velocity_rad_s[fs.stribeck_nm > 0]))
+
+
+def _choose_options(robot: RobotModel, data, options, given, res: IdentificationResult):
+    """Return the options with those not ``given`` chosen by cross-validation (``selection``).
+
+    Unchanged without trajectories, with ``auto_options`` off, or when every searched option is
+    given; else the candidates and the choice join the summary.
+    """
+    if not data or not options.auto_options:
+        return options
+    sel = select_options(robot, data, options, given_fields(options) if given is None else given,
+                         _sweep_stribeck_velocity(res))
+    if sel is None:
+        return options
+    res.selection = sel
+    res.summary_lines.extend(sel.summary_lines())
+    res.timings_s['selection'] = sel.time_s
+    res.options = sel.options
+    return sel.options
 
 
 def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progress):
@@ -313,12 +344,17 @@ def _static_record(g: GravityResult, pm: PointMassResult) -> StaticFitRecord:
                            _rms(pm.residual_nm))
 
 
-def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cutoff_hz):
-    """(predicted torque per trajectory, ``validation_metrics`` over them all)."""
+def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cutoff_hz,
+                       recorded=None):
+    """(predicted torque per trajectory, ``validation_metrics`` over them all).
+
+    The figures are on ``recorded`` (per trajectory the (N, n) effort as recorded, Nm, when the
+    fit's was low-passed), else on the trajectories' effort.
+    """
     preds, meas, masks = [], [], []
-    for tr in trajectories:
+    for i, tr in enumerate(trajectories):
         preds.append(model.predict(tr.q, tr.qd, tr.qdd))
-        meas.append(tr.tau)
+        meas.append(tr.tau if recorded is None else recorded[i])
         masks.append(motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
                                  options.min_velocity_scope, options.min_velocity_margin_s))
     metrics = validation_metrics(np.vstack(meas), np.vstack(preds), trajectories[0].rate_hz,
@@ -329,7 +365,7 @@ def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cut
 
 def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
              options: IdentificationOptions | None = None, progress=None,
-             drive_gain_runs=()) -> IdentificationResult:
+             drive_gain_runs=(), given=None) -> IdentificationResult:
     """Identify ``robot`` from excitation runs, static poses and friction sweeps.
 
     With trajectories the model is the full dynamic fit (static poses and sweeps are fitted and
@@ -347,6 +383,9 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         drive_gain_runs: ``(series, sidecar, Payload)`` runs with a known payload; with
             effort_unit 'current' and no drive gains they fix the gains' scale
             (``identify.drive_gains``).
+        given: names of the options the caller set (flags given), not searched when
+            ``options.auto_options`` (``identify.selection``); None: those that differ from
+            their defaults.
 
     Returns:
         The ``IdentificationResult``; its ``model`` is the ``IdentifiedModel`` to save. Raises
@@ -368,12 +407,15 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         _fit_static(robot, static, options, res)
     if sweeps:
         _fit_sweeps(robot, sweeps, options, res)
+    options = _choose_options(robot, data, options, given, res)
     t_prep = time.perf_counter()
     res.trajectories = [prepare_trajectory(s, options, sc, robot).decimated(options.max_samples)
                         for s, sc in data]
     res.timings_s['preprocessing'] = time.perf_counter() - t_prep
     record = IdentificationRecord('', options.to_dict(), [tr.source for tr in res.trajectories],
                                   [s.source for s, _ in static], [s.source for s, _ in sweeps])
+    if res.selection is not None:
+        record.selection = res.selection.to_dict()
     if res.trajectories:
         theta = _fit_dynamics(robot, options, res, progress)
         model = _assemble_dynamic_model(robot, options, res, theta)
@@ -392,8 +434,13 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
             model.drive_gains_std_nm_per_a = gains.std.copy()
     res.model = model
     if res.trajectories:
+        recorded = None
+        if options.torque_filter:
+            raw = dataclasses.replace(options, torque_filter=False)
+            recorded = [prepare_trajectory(s, raw, sc).decimated(options.max_samples).tau
+                        for s, sc in data]
         res.fit_predicted, res.fit_metrics = _in_sample_metrics(
-            model, res.trajectories, options, record.dynamics.torque_cutoff_hz)
+            model, res.trajectories, options, record.dynamics.torque_cutoff_hz, recorded)
         record.fit_metrics = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
     res.timings_s['total'] = time.perf_counter() - t_start
     record.timings_s = dict(res.timings_s)

@@ -99,6 +99,7 @@ def write_report(result, out_dir, validations=(), title='Identification report')
         '', '```'
     ]
     L += result.summary_lines + ['```', '']
+    L += _selection_section(result)
     L += _dynamics_section(result, out, names)
     L += _friction_section(result, out, names)
     L += _gravity_section(result, out, names)
@@ -106,6 +107,27 @@ def write_report(result, out_dir, validations=(), title='Identification report')
     path = out / 'report.md'
     path.write_text('\n'.join(L) + '\n')
     return path
+
+
+def _selection_section(result):
+    """Return the lines of the options chosen by cross-validation (candidates, choice)."""
+    sel = getattr(result, 'selection', None)
+    if sel is None:
+        return []
+    L = ['## Options chosen from the data', '',
+         f'{sel.folds}-fold blocked cross-validation on the training runs ({sel.samples} '
+         f'samples, {sel.time_s:.1f} s); held-out relative error above the noise floor; '
+         '**bold**: chosen.', '']
+    rows = []
+    for c in sel.candidates:
+        desc = ', '.join(f'{k}={"default" if v is None else v}' for k, v in c.settings.items())
+        err = 'failed' + (f' ({c.note})' if c.note else '') if c.error is None else (
+            f'{100 * c.error:.3f} %')
+        rows.append([c.dimension, f'**{desc}**' if c.chosen else desc, err])
+    L += _table(['dimension', 'candidate', 'held-out error'], rows)
+    if sel.given:
+        L += ['', 'Given (not searched): ' + ', '.join(sel.given) + '.']
+    return L + ['']
 
 
 def _dynamics_section(result, out, names):

@@ -1,0 +1,524 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Processing options chosen from the data by blocked cross-validation (ROS-free).
+
+The options a caller did not give (derivative cut-off, velocity source, weighting, friction
+structure, physical consistency) are chosen on the training runs alone: each run is cut into
+``FOLDS`` blocks (phase segments of the period across every cycle when the run is periodic, else
+contiguous time segments), the fit is made without one block and scored on it, and the held-out
+error ``sqrt(sum ||tau - Y beta||^2 / sum ||tau||^2)`` over all blocks compares the candidates.
+
+The error is measured above the effort's noise floor (its content above ``NOISE_CUTOFF_HZ``,
+taken as white noise), so that the noise no candidate predicts does not hide their differences.
+
+The search is greedy, one dimension at a time, over a few candidates each: slow rows left out,
+derivative method and cut-off, velocity source, torque filter, weighting (from the same normal
+equations), friction structure (one toggle at a time), physical consistency. A candidate replaces
+the current choice only when it lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the
+lowest of a dimension wins then). The signals are prepared once per cut-off and velocity source
+and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
+evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import robot_id_ros.identify.signals as signals
+from robot_id_ros.identify.consistency import physically_consistent_fit
+from robot_id_ros.identify.dynamics import (STRIBECK_VELOCITY_GRID_RAD_S, DynamicsResult,
+                                            _best_stribeck_velocity)
+from robot_id_ros.identify.least_squares import (NormalEquations, accumulate, free_columns,
+                                                 solve_least_squares, structural_base)
+from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, motion_mask,
+                                                prepare_trajectory)
+from robot_id_ros.model.regressor import Regressor
+
+# the options the search may choose; a caller giving one fixes it
+SEARCHED = ('min_velocity_rad_s', 'derivative_method', 'cutoff_hz', 'velocity_source',
+            'torque_filter', 'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia',
+            'stribeck_column', 'physical_consistency')
+# the friction-structure toggles, in the order they are tried
+STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
+# derivative cut-off candidates (Hz), besides the built-in default (None); those above
+# MAX_CUTOFF_RATE_FRACTION of the sample rate are left out
+CUTOFF_GRID_HZ = (2.0, 5.0, 10.0, 20.0, 40.0)
+# candidates (rad/s) of the speed below which a joint's rows are left out of the fit (stick-slip,
+# which no friction model predicts); scored on every row (the rows of joints at least
+# SCORE_VELOCITY_RAD_S fast), the same for every candidate
+MIN_VELOCITY_GRID_RAD_S = (0.0, 0.02, 0.05, 0.1)
+SCORE_VELOCITY_RAD_S = 0.0
+FOLDS = 5
+# the effort's noise floor is estimated from its content above this cut-off (Hz; at most
+# NOISE_CUTOFF_RATE_FRACTION of the rate), taken as white noise,
+# and subtracted from the held-out error: the sensor noise, which no candidate predicts, would
+# else dominate the error and hide the differences between candidates from MIN_IMPROVEMENT
+NOISE_CUTOFF_HZ = 40.0
+NOISE_CUTOFF_RATE_FRACTION = 0.25
+# the search's trajectories are decimated to at most this many samples in all
+SEARCH_MAX_SAMPLES = 6000
+# a candidate replaces the current choice when its held-out error is lower by this fraction
+MIN_IMPROVEMENT = 0.01
+# rows within this many periods of the lowest candidate cut-off of a block's edge are in no block
+# (the filters smear each sample over about 1 / cut-off)
+GUARD_CUTOFF_PERIODS = 0.5
+
+
+@dataclass
+class Candidate:
+    """One set of options tried: its dimension, its settings and held-out relative error."""
+
+    dimension: str
+    settings: dict
+    error: float | None = None          # held-out ||e|| / ||tau||; None: the fit failed
+    note: str = ''
+    chosen: bool = False
+
+    def to_dict(self):
+        """Return the candidate as plain data."""
+        return {'dimension': self.dimension, 'settings': dict(self.settings),
+                'held_out_relative_error': self.error, 'chosen': self.chosen,
+                **({'note': self.note} if self.note else {})}
+
+
+@dataclass
+class Selection:
+    """The chosen options and every candidate tried, with the search's cost (s)."""
+
+    options: IdentificationOptions
+    candidates: list = field(default_factory=list)
+    searched: list = field(default_factory=list)
+    given: list = field(default_factory=list)
+    folds: int = FOLDS
+    samples: int = 0
+    time_s: float = 0.0
+
+    def chosen(self) -> dict:
+        """Return the chosen value of every searched option."""
+        return {k: getattr(self.options, k) for k in self.searched}
+
+    def to_dict(self) -> dict:
+        """Return the model file's ``identification.selection`` entry."""
+        return {'method': f'blocked cross-validation, {self.folds} folds, greedy',
+                'searched': list(self.searched), 'given': list(self.given),
+                'chosen': self.chosen(), 'samples': self.samples, 'time_s': self.time_s,
+                'candidates': [c.to_dict() for c in self.candidates]}
+
+    def summary_lines(self) -> list:
+        """Return the lines the identification summary prints: candidates and the choice."""
+        lines = [f'options chosen by {self.folds}-fold blocked cross-validation on the training '
+                 f'data ({self.samples} samples, {self.time_s:.1f} s); held-out relative error '
+                 'above the noise floor:']
+        for c in self.candidates:
+            err = 'failed' if c.error is None else f'{100 * c.error:.3f} %'
+            desc = ', '.join(f'{k}={_fmt(v)}' for k, v in c.settings.items())
+            lines.append(f'  {"*" if c.chosen else " "} {c.dimension:<20} {desc:<44} {err}'
+                         + (f' ({c.note})' if c.note else ''))
+        lines.append('  chosen: ' + ', '.join(f'{k}={_fmt(v)}' for k, v in self.chosen().items()))
+        if self.given:
+            lines.append('  given (not searched): ' + ', '.join(self.given))
+        return lines
+
+
+def _fmt(v):
+    """Return a setting's value as the summary prints it."""
+    if v is None:
+        return 'default'
+    return f'{v:g}' if isinstance(v, float) else str(v)
+
+
+def given_fields(options: IdentificationOptions) -> list:
+    """Return the searched options whose value differs from the declared default.
+
+    What a caller that passes options (not flags) is taken to have given.
+    """
+    default = IdentificationOptions()
+    return [k for k in SEARCHED if getattr(options, k) != getattr(default, k)]
+
+
+@dataclass
+class _Signals:
+    """The training runs prepared with one cut-off and velocity source, with their folds.
+
+    trajectories (decimated ``Trajectory`` list, effort as recorded), folds (per run, (N,) block
+    index, -1 in a guard band), the cut-off (Hz) each run got; per run the (N, n) noise energy
+    of each sample (Nm^2, the noise floor) and the effort (Nm) as the torque filter makes it
+    (the fit of ``torque_filter``).
+    """
+
+    trajectories: list
+    folds: list
+    cutoffs_hz: list
+    noise_sq: list
+    filtered_tau: list
+
+
+def _folds(tr, k, guard_s):
+    """Return the (N,) block index of each sample of ``tr`` (-1: in a guard band).
+
+    Phase blocks across the cycles of a periodic run with at least two cycles, else contiguous
+    time blocks.
+    """
+    N = len(tr)
+    t = tr.t_s - tr.t_s[0]
+    if tr.period_s and tr.cycles >= 2:
+        pos = (t % tr.period_s) / tr.period_s * k
+        span = tr.period_s / k
+    else:
+        pos = np.arange(N) * k / N
+        span = (t[-1] if N > 1 else 1.0) / k
+    fold = np.minimum(np.floor(pos).astype(int), k - 1)
+    frac = pos - np.floor(pos)
+    g = min(guard_s / span, 0.25)
+    fold[(frac < g) | (frac > 1 - g)] = -1
+    return fold
+
+
+class _Search:
+    """The training runs, the options being searched and the cache of prepared signals."""
+
+    def __init__(self, robot, data, options, stribeck_velocity_rad_s, cutoffs):
+        self.robot, self.data, self.base_options = robot, data, options
+        self.sweep_vs = stribeck_velocity_rad_s
+        low = min([c for c in cutoffs if c] + [options.cutoff_hz or 10.0])
+        self.guard_s = GUARD_CUTOFF_PERIODS / low
+        # one trim for every candidate, so that all are scored on the same samples
+        self.trim_s = options.trim_s if options.trim_s is not None else 1.0 / low
+        self.cache = {}
+        self.bases = {}       # structural base per regressor structure
+        self.equations = {}   # per-block normal equations per (signals, structure)
+        self.samples = 0
+
+    def signals(self, options) -> _Signals:
+        """Return the runs prepared with ``options``' cut-off and velocity source (cached)."""
+        key = _signal_key(options)
+        if key not in self.cache:
+            opts = dataclasses.replace(options, trim_s=self.trim_s, max_samples=None,
+                                       torque_filter=False)
+            trs = [_trimmed(prepare_trajectory(s, opts, sc, self.robot), self.trim_s)
+                   for s, sc in self.data]
+            total = sum(len(tr) for tr in trs)
+            m = [max(int(SEARCH_MAX_SAMPLES * len(tr) / total), 100) for tr in trs]
+            noise = [_noise_energy(tr).decimated(k).tau for tr, k in zip(trs, m)]
+            filt = [_lowpassed(tr, tr.cutoff_hz * (2 if tr.method == 'periodic' else 1))
+                    .decimated(k).tau for tr, k in zip(trs, m)]
+            trs = [tr.decimated(k) for tr, k in zip(trs, m)]
+            self.samples = sum(len(tr) for tr in trs)
+            self.cache[key] = _Signals(trs, [_folds(tr, FOLDS, self.guard_s) for tr in trs],
+                                       [tr.cutoff_hz for tr in trs], noise, filt)
+        return self.cache[key]
+
+    def stribeck_velocity(self, options, reg, base, sig):
+        """Return the Stribeck velocity (rad/s) of the column: given, the sweeps', else fitted."""
+        if options.stribeck_velocity_rad_s is not None:
+            return options.stribeck_velocity_rad_s
+        if self.sweep_vs is not None:
+            return self.sweep_vs
+        grid = list(STRIBECK_VELOCITY_GRID_RAD_S)
+        neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid]
+        for tr in sig.trajectories:
+            accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, chunk=4000, neq=neqs,
+                       mask=_fit_mask(tr, options), stribeck_velocities=grid)
+        return float(grid[_best_stribeck_velocity(neqs, grid, base, options)])
+
+    def base(self, reg, options):
+        """Return (base parameters, known column indices) of ``reg`` (cached per structure)."""
+        key = (repr(reg.options), tuple(sorted(options.known_parameters)))
+        if key not in self.bases:
+            free, known_idx = free_columns(reg, options.known_parameters)
+            self.bases[key] = (structural_base(reg, free), known_idx)
+        return self.bases[key]
+
+    def errors(self, options, weightings=None, consistent=None, score_velocity_rad_s=None):
+        """Held-out relative error of ``options`` for each weighting / consistency asked.
+
+        The held-out rows are the fit's (``min_velocity_rad_s``), or with
+        ``score_velocity_rad_s`` those of joints at least that fast.
+
+        Returns:
+            {(weighting, physical_consistency): error}.
+        """
+        sig = self.signals(options)
+        reg = Regressor(self.robot, options.regressor_options())
+        key = (_signal_key(options), repr(reg.options), options.torque_filter,
+               options.min_velocity_rad_s, score_velocity_rad_s)
+        if key in self.equations:
+            reg, folds = self.equations[key]
+        else:
+            if reg.options.stribeck:
+                vs = self.stribeck_velocity(options, reg, self.base(reg, options)[0], sig)
+                reg = Regressor(self.robot, dataclasses.replace(reg.options,
+                                                                stribeck_velocity_rad_s=vs))
+            folds = None
+        base, known_idx = self.base(reg, options)
+        theta_ref = reg.reference_parameters()
+        for k, v in options.known_parameters.items():
+            theta_ref[reg.names.index(k)] = v
+        if folds is None:
+            folds = _fold_equations(reg, base, sig, options, known_idx, theta_ref,
+                                    score_velocity_rad_s)
+            self.equations[key] = (reg, folds)
+        out = {}
+        for w in weightings or (options.weighting,):
+            for pc in consistent or (options.physical_consistency,):
+                out[(w, pc)] = _held_out_error(folds, reg, base, options, w, pc, known_idx,
+                                               theta_ref)
+        return out
+
+
+def _signal_key(options):
+    """Return the options that make the prepared signals."""
+    return (options.derivative_method, options.sidecar_window, options.cutoff_hz,
+            options.velocity_source)
+
+
+def _lowpassed(tr, cutoff_hz):
+    """Return ``tr`` with its effort low-passed zero-phase at ``cutoff_hz`` (capped below Nyquist).
+
+    A cut-off at or above the cap leaves the effort as it is.
+    """
+    cap = MAX_CUTOFF_RATE_FRACTION * tr.rate_hz
+    if cutoff_hz >= cap:
+        return tr
+    return dataclasses.replace(tr, tau=signals.lowpass_zero_phase(tr.tau, tr.rate_hz, cutoff_hz))
+
+
+def _noise_energy(tr):
+    """Return ``tr`` with, in place of its effort, each sample's noise energy (Nm^2).
+
+    The effort's content above ``NOISE_CUTOFF_HZ`` squared, scaled to the whole band as white
+    noise.
+    """
+    fn = min(NOISE_CUTOFF_HZ, NOISE_CUTOFF_RATE_FRACTION * tr.rate_hz)
+    hf = tr.tau - signals.lowpass_zero_phase(tr.tau, tr.rate_hz, fn)
+    return dataclasses.replace(tr, tau=hf ** 2 / (1.0 - 2.0 * fn / tr.rate_hz))
+
+
+def _trimmed(tr, trim_s):
+    """Return a periodic ``tr`` without ``trim_s`` at both ends (as the other methods trim)."""
+    k = min(int(round(trim_s * tr.rate_hz)), len(tr) // 10)
+    if tr.method != 'periodic' or k == 0:
+        return tr
+    s = slice(k, len(tr) - k)
+    return dataclasses.replace(tr, t_s=tr.t_s[s], q=tr.q[s], qd=tr.qd[s], qdd=tr.qdd[s],
+                               tau=tr.tau[s])
+
+
+def _fit_mask(tr, options):
+    """Rows of the fit: in motion when ``min_velocity_rad_s`` > 0, else every row."""
+    return motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s, options.min_velocity_scope,
+                       options.min_velocity_margin_s)
+
+
+def _fold_equations(reg, base, sig, options, known_idx, theta_ref, score_velocity_rad_s=None):
+    """Return the normal equations of each block, for the fit and for the score.
+
+    The fit's effort is as recorded, or low-passed with ``torque_filter``; the score's is as
+    recorded. The regressor is evaluated once per run. Returns:
+        (fit, score, noise): lists of ``FOLDS`` normal equations and of the noise energy (Nm^2)
+        of the scored rows; the score's rows are the fit's unless ``score_velocity_rad_s``
+        selects other rows.
+    """
+    neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(FOLDS)]
+    score = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(FOLDS)]
+    noise = np.zeros(FOLDS)
+    for i, (tr, fold) in enumerate(zip(sig.trajectories, sig.folds)):
+        W = reg.stack(tr.q, tr.qd, tr.qdd)
+        known = (W[:, known_idx] @ theta_ref[known_idx]).reshape(tr.tau.shape) if len(
+            known_idx) else 0.0
+        Y = (sig.filtered_tau[i] if options.torque_filter else tr.tau) - known
+        Wb = W[:, base.independent]
+        keep = _fit_mask(tr, options)
+        fast = keep if score_velocity_rad_s is None else motion_mask(
+            tr.qd, tr.rate_hz, score_velocity_rad_s, options.min_velocity_scope,
+            options.min_velocity_margin_s)
+        for k in range(FOLDS):
+            neqs[k].add(Wb, Y, keep & (fold == k)[:, None])
+            held = fast & (fold == k)[:, None]
+            score[k].add(Wb, tr.tau - known, held)
+            noise[k] += float(sig.noise_sq[i][held].sum())
+    return neqs, score, noise
+
+
+def _minus(a: NormalEquations, b: NormalEquations) -> NormalEquations:
+    """Return the normal equations of a's rows without b's."""
+    return NormalEquations(a.A - b.A, a.c - b.c, a.yy - b.yy, a.count - b.count)
+
+
+def _held_out_error(folds, reg, base, options, weighting, consistent, known_idx, theta_ref):
+    """Return the held-out relative error above the noise floor.
+
+    sqrt((sum of held-out squared errors - noise) / (sum of held-out squared torques - noise)).
+    """
+    folds, score, noise = folds
+    total = NormalEquations.zeros(reg.n, base.n_base)
+    for ne in folds:
+        total += ne
+    prior = base.to_base(theta_ref) if options.prior_weight > 0 else None
+    ss = yy = nn = 0.0
+    for ne, held, held_noise in zip(folds, score, noise):
+        if held.count.sum() == 0:
+            continue
+        train = _minus(total, ne)
+        ls = solve_least_squares(train, weighting, options.column_scaling, prior,
+                                 options.prior_weight, options.confidence,
+                                 names=list(base.names))
+        beta = ls.beta
+        if consistent:
+            theta = base.to_standard(ls.beta, theta_ref)
+            dyn = DynamicsResult(reg, base, ls, theta, theta_ref, known_idx, train,
+                                 int(train.count.max()), {})
+            beta = physically_consistent_fit(dyn).beta
+        ss += float(held.residual_ss(beta).sum())
+        yy += float(held.yy.sum())
+        nn += held_noise
+    # a floor estimated above the error (signal above the noise cut-off) keeps the order
+    return float(np.sqrt(max(ss - nn, 0.01 * ss) / max(yy - nn, 1e-300)))
+
+
+def _try(search, options, **kw):
+    """Score ``options``: ({key: error}, '', None) or ({}, why it failed, the error)."""
+    try:
+        return search.errors(options, **kw), '', None
+    except IdentificationError as exc:
+        return {}, str(exc).split(';')[0][:80], exc
+
+
+def _better(err, best):
+    """Return True when ``err`` beats ``best`` by more than ``MIN_IMPROVEMENT``."""
+    return err is not None and (best is None or err < best * (1.0 - MIN_IMPROVEMENT))
+
+
+def _choose(search, cands, dimension, cur, variants, **kw):
+    """Score each of ``variants`` (dicts of settings; the first is the current choice).
+
+    Returns:
+        (options with the chosen variant, its held-out error).
+    """
+    scored, first = [], None
+    for v in variants:
+        opts = dataclasses.replace(cur, **v)
+        errs, note, exc = _try(search, opts, **kw)
+        first = first or exc
+        e = errs.get((opts.weighting, opts.physical_consistency))
+        cands.append(Candidate(dimension, v, e, note))
+        scored.append((e, cands[-1], opts))
+    return _pick(scored, first)
+
+
+def _pick(scored, first=None):
+    """Return (options, error) of the best of ``scored`` [(error, candidate, options)].
+
+    Raises ``first`` (the first candidate's error) when no candidate could be fitted.
+
+    The lowest error wins; the first (the current choice) stays unless the lowest beats it by
+    ``MIN_IMPROVEMENT``.
+    """
+    best = scored[0]
+    ok = [item for item in scored if item[0] is not None]
+    low = min(ok, key=lambda item: item[0]) if ok else best
+    if _better(low[0], best[0]):
+        best = low
+    if best[0] is None and first is not None:
+        raise first
+    if best[0] is None:
+        raise IdentificationError('cross-validation: no candidate could be fitted on the '
+                                  'training blocks; give the processing options (e.g. '
+                                  '--no-auto-options)')
+    best[1].chosen = True
+    return best[2], best[0]
+
+
+def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
+    """Choose the derivative cut-off, then the velocity source, then the torque filter."""
+    if 'cutoff_hz' not in given or 'derivative_method' not in given:
+        sig = search.signals(cur)
+        grid = [c for c in CUTOFF_GRID_HZ if c < MAX_CUTOFF_RATE_FRACTION * rate_hz]
+        variants = [{'cutoff_hz': cur.cutoff_hz}]
+        if 'cutoff_hz' not in given:
+            variants += [{'cutoff_hz': c} for c in grid if not np.allclose(sig.cutoffs_hz, c)]
+        if ('derivative_method' not in given
+                and any(tr.method == 'periodic' for tr in sig.trajectories)):
+            # a local filter instead of the exact Fourier series, inside the same periods
+            variants += [{'derivative_method': 'savgol', 'sidecar_window': True, 'cutoff_hz': c}
+                         for c in (grid if 'cutoff_hz' not in given else [cur.cutoff_hz])]
+        cur, _ = _choose(search, cands, 'derivatives', cur, variants)
+    if 'velocity_source' not in given and has_velocity:
+        other = 'measured' if cur.velocity_source == 'position' else 'position'
+        cur, _ = _choose(search, cands, 'velocity source', cur,
+                         [{'velocity_source': cur.velocity_source}, {'velocity_source': other}])
+    if 'torque_filter' not in given:
+        cur, _ = _choose(search, cands, 'torque filter', cur,
+                         [{'torque_filter': cur.torque_filter},
+                          {'torque_filter': not cur.torque_filter}])
+    return cur
+
+
+def _search_pair(search, cands, cur, dimension, name, values, key_of):
+    """Choose ``name`` among ``values`` from one set of normal equations (weighting, PC)."""
+    kw = {'weightings' if name == 'weighting' else 'consistent': values}
+    errs, note, exc = _try(search, cur, **kw)
+    scored = []
+    for v in values:
+        e = errs.get(key_of(v))
+        cands.append(Candidate(dimension, {name: v}, e, note))
+        scored.append((e, cands[-1], dataclasses.replace(cur, **{name: v})))
+    return _pick(scored, exc)[0]
+
+
+def _search_structure(search, cands, cur, given):
+    """Toggle each friction-structure option in turn; keep a toggle that lowers the error."""
+    for name in STRUCTURE:
+        if name in given or (name == 'stribeck_column' and not cur.friction):
+            continue
+        val = getattr(cur, name)
+        cur, _ = _choose(search, cands, 'friction structure', cur, [{name: val},
+                                                                    {name: not val}])
+    return cur
+
+
+def select_options(robot, data, options: IdentificationOptions, given=(),
+                   stribeck_velocity_rad_s=None) -> Selection | None:
+    """Choose the options not ``given`` by blocked cross-validation on the training runs.
+
+    Args:
+        robot: the model.
+        data: the training runs, (series, sidecar) pairs.
+        options: the options as given (the searched ones at their defaults).
+        given: names of the ``SEARCHED`` options the caller fixed (not searched).
+        stribeck_velocity_rad_s: the sweeps' Stribeck velocity (rad/s), or None.
+
+    Returns:
+        The ``Selection`` (chosen options, candidates with their held-out errors), or None
+        when every searched option is given. Raises ``IdentificationError`` when no candidate
+        can be fitted.
+    """
+    t0 = time.perf_counter()
+    given = [k for k in SEARCHED if k in set(given)]
+    searched = [k for k in SEARCHED if k not in given]
+    if not searched or not data:
+        return None
+    search = _Search(robot, data, options, stribeck_velocity_rad_s, CUTOFF_GRID_HZ)
+    rate_hz = min(1.0 / float(np.median(np.diff(s.t_s))) for s, _ in data)
+    has_velocity = all(s.qd is not None for s, _ in data)
+    cands = []
+    cur = options
+    if 'min_velocity_rad_s' not in given:
+        grid = sorted(set(MIN_VELOCITY_GRID_RAD_S) - {cur.min_velocity_rad_s})
+        cur, _ = _choose(search, cands, 'slow rows left out', cur,
+                         [{'min_velocity_rad_s': v} for v in [cur.min_velocity_rad_s] + grid],
+                         score_velocity_rad_s=SCORE_VELOCITY_RAD_S)
+    cur = _search_signals(search, cands, cur, given, rate_hz, has_velocity)
+    if 'weighting' not in given:
+        cur = _search_pair(search, cands, cur, 'weighting', 'weighting', ('wls', 'ols'),
+                           lambda w: (w, cur.physical_consistency))
+    cur = _search_structure(search, cands, cur, given)
+    if 'physical_consistency' not in given:
+        cur = _search_pair(search, cands, cur, 'physical consistency', 'physical_consistency',
+                           (False, True), lambda pc: (cur.weighting, pc))
+    return Selection(cur, cands, searched, given, FOLDS, search.samples,
+                     time.perf_counter() - t0)
