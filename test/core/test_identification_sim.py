@@ -184,7 +184,7 @@ def test_former_demo_options_miss_the_in_motion_figure(sim_data):
     1.91 1.37 1.18 1.08 here)."""
     robot, cfg, arm, ident, held, static = sim_data
     opts = IdentificationOptions(friction=True, offset=False, rotor_inertia=True,
-                                 coulomb_asymmetric=False)
+                                 coulomb_asymmetric=False, auto_options=False)  # fixed options
     res = identify(robot, data=[ident], options=opts)
     v = validate(res.model, held[0], None, held[1], min_velocity_rad_s=MIN_VELOCITY_RAD_S)
     in_motion = np.array(v.metrics['rmse_in_motion_nm']) / noise_floor_nm(cfg)
