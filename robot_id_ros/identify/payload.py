@@ -35,10 +35,11 @@ import pinocchio as pin
 
 from robot_id_ros.identify.drive_gains import (MIN_TORQUE_NM, DriveGainsResult,
                                                GainStatistics, solve_drive_gains)
-from robot_id_ros.identify.options import IdentificationError
-from robot_id_ros.identify.static import StaticPoses
+from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.static import STATIC_WINDOW_TRIM_FRACTION, StaticPoses, static_poses
 from robot_id_ros.identify.trajectories import Trajectory, motion_mask
 from robot_id_ros.model.robot import RobotModel
+from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 # an inertia element (about the COM) is reported when its standard deviation is below this
@@ -49,6 +50,9 @@ INERTIA_MAX_RELATIVE_STD = 0.3
 MAX_CONDITION_WITH_INERTIA = 1e3
 # trajectory rows of a joint slower than this are left out when the model names no threshold
 DEFAULT_MIN_VELOCITY_RAD_S = 0.02
+# without a sidecar, a recording whose static holds cover at least this fraction of its time is
+# taken as static poses, else as a trajectory
+STATIC_TIME_FRACTION = 0.3
 INERTIA_NAMES = ('ixx', 'ixy', 'iyy', 'ixz', 'iyz', 'izz')
 
 
@@ -397,6 +401,34 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
             f'trajectory {tr.source} does not identify the payload centre of mass: move the '
             'wrist joints (turn the tool about different axes)')
     return PayloadResult(_mass_and_com(x, cov), cov, rms, 0, 'trajectory', len(tr), I_c, I_std)
+
+
+def recording_kind(series: JointStateSeries, options: IdentificationOptions, sidecar=None,
+                   robot: RobotModel | None = None):
+    """('static', holds) or ('trajectory', None): how a recording with the payload is used.
+
+    Args:
+        series: the recording (effort in ``options.effort_unit``).
+        options: static-hold thresholds and effort unit.
+        sidecar: its sidecar dict or None; its ``kind`` decides when it says static/trajectory.
+        robot: when given, the series is checked against it.
+
+    Returns:
+        The kind and, for 'static', the ``StaticPoses``. Without a sidecar the recording is static
+        when its holds (``static_poses``) cover ``STATIC_TIME_FRACTION`` of its samples.
+    """
+    kind = (sidecar or {}).get('kind')
+    if kind == 'trajectory':
+        return 'trajectory', None
+    if kind == 'static':
+        return 'static', static_poses(series, options, sidecar, robot)
+    try:
+        holds = static_poses(series, options, None, robot)
+    except IdentificationError:
+        return 'trajectory', None
+    covered = (holds.samples.sum() / (1 - 2 * STATIC_WINDOW_TRIM_FRACTION)
+               / max(len(series.t_s), 1))
+    return ('static', holds) if covered >= STATIC_TIME_FRACTION else ('trajectory', None)
 
 
 def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: StaticPoses,
