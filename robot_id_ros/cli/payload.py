@@ -64,7 +64,7 @@ def _poses(path, model, args, opts):
 
 
 def _estimate(model, args, opts):
-    """The payload dict of a static or trajectory recording (``PayloadResult.to_dict``)."""
+    """Return the payload dict of a static or trajectory recording (``PayloadResult.to_dict``)."""
     s = read_joint_states(args.data, model.joint_names, args.topic, require_effort=True)
     sidecar = find_sidecar(args.data)
     if args.motion == 'auto':

@@ -330,8 +330,11 @@ def identify_payload(robot_or_model, with_poses: StaticPoses,
 
 
 def _physical(I6, std6):
-    """True when the principal moments of I6 are >= 0 and satisfy the triangle inequality, each
-    within 3 standard deviations (the largest element's)."""
+    """Return whether the inertia I6 is physical within 3 standard deviations.
+
+    Its principal moments >= 0 and the triangle inequality, each within 3 times the largest
+    element's standard deviation.
+    """
     w = np.linalg.eigvalsh(_sym(I6))
     tol = 3 * float(np.max(std6))
     return bool(w.min() >= -tol and w.sum() - 2 * w.max() >= -tol)
@@ -405,7 +408,7 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
 
 def recording_kind(series: JointStateSeries, options: IdentificationOptions, sidecar=None,
                    robot: RobotModel | None = None):
-    """('static', holds) or ('trajectory', None): how a recording with the payload is used.
+    """Return how a recording with the payload is used: ('static', holds) or ('trajectory', None).
 
     Args:
         series: the recording (effort in ``options.effort_unit``).
