@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
 
 from robot_id_ros.identify import (IdentificationError, IdentificationOptions,  # noqa: E402
                                    identify, prepare_trajectory, processing_options)
-from robot_id_ros.identify.payload import payload_from_trajectory  # noqa: E402
+from robot_id_ros.identify.payload import payload_from_trajectory, recording_kind  # noqa
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros.sim.config import SimConfig  # noqa: E402
 from robot_id_ros.sim.youbot_arm import SimulatedArm  # noqa: E402
@@ -68,6 +68,11 @@ def test_payload_from_a_trajectory_within_3_percent_and_5_mm(runs):
     assert abs(mass_err) < 3 * pl.mass_std_kg, (mass_err, pl.mass_std_kg)
     assert np.all(np.abs(com_err) < 3 * pl.com_std_m), (com_err, pl.com_std_m)
     assert pl.mass_std_kg < 0.02 * MASS_KG and np.all(pl.com_std_m < 0.004)
+
+
+def test_a_trajectory_without_sidecar_is_recognised(runs):
+    model, (series, _) = runs
+    assert recording_kind(series, IdentificationOptions(), None, model.robot)[0] == 'trajectory'
 
 
 def test_no_payload_is_reported_as_such(runs):
