@@ -122,7 +122,7 @@ def main():
 
 
 def trajectory(seeds):
-    """The payload from one excitation run with it, against a model identified without it."""
+    """Print the payload from one excitation run with it, against a model identified without it."""
     print('trajectory: 3 periods of 8 s with the payload; model identified on another excitation '
           'without it; errors in units of the reported std in brackets')
     verdicts = []

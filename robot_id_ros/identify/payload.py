@@ -1,3 +1,5 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
 """Payload mass, centre of mass and inertia from any motion; drive gains from a known payload.
 
 A rigid payload fixed to the tool is a 10-parameter body pi = (m, m c, I_O): mass, first moment
