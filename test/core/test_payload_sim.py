@@ -129,7 +129,7 @@ def test_payload_on_simulator_within_2_percent_and_5_mm(runs):
     assert r.method == 'paired' and r.poses == 24
     mass_err = r.payload.mass_kg - MASS_KG
     com_err = r.payload.com_m - COM_TOOL_M
-    # achieved (seed 3): mass -0.28 % (std 0.35 %), COM error (-0.36, 0.19, -2.08) mm, |.| 2.1 mm
+    # achieved (seed 3): mass +0.20 % (std 0.34 %), COM error (-0.14, 0.22, -0.04) mm, |.| 0.3 mm
     # (std 0.6, 0.6, 1.2 mm)
     assert abs(mass_err) / MASS_KG < 0.02, mass_err
     assert np.linalg.norm(com_err) < 0.005, com_err
