@@ -92,9 +92,10 @@ def _print(d):
     if d['method'] == 'trajectory':
         inertia = d['inertia_com_kg_m2']
         std = d['inertia_com_std_kg_m2']
-        print('inertia about the COM (tool axes, kg m^2): ' + ', '.join(
+        text = d['inertia'] if d['inertia'] in ('not excited', 'not fitted') else ', '.join(
             f'{k} ' + ('not excited' if v is None else f'{v:.3g} +- {std[k]:.2g}')
-            for k, v in inertia.items()))
+            for k, v in inertia.items())
+        print(f'inertia about the COM (tool axes, kg m^2): {text}')
 
 
 def run(args) -> int:

@@ -214,10 +214,13 @@ class PayloadResult:
     samples: int = 0
     inertia_kg_m2: np.ndarray | None = None
     inertia_std_kg_m2: np.ndarray | None = None
+    inertia_fitted: bool = True
 
     @property
     def inertia_status(self):
-        """'excited', 'partly excited' or 'not excited'."""
+        """'excited', 'partly excited', 'not excited' or 'not fitted' (point mass asked for)."""
+        if not self.inertia_fitted:
+            return 'not fitted'
         if self.inertia_kg_m2 is None or not np.isfinite(self.inertia_kg_m2).any():
             return 'not excited'
         return 'excited' if np.isfinite(self.inertia_kg_m2).all() else 'partly excited'
@@ -405,7 +408,8 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
         raise IdentificationError(
             f'trajectory {tr.source} does not identify the payload centre of mass: move the '
             'wrist joints (turn the tool about different axes)')
-    return PayloadResult(_mass_and_com(x, cov), cov, rms, 0, 'trajectory', len(tr), I_c, I_std)
+    return PayloadResult(_mass_and_com(x, cov), cov, rms, 0, 'trajectory', len(tr), I_c, I_std,
+                         inertia != 'none')
 
 
 def recording_kind(series: JointStateSeries, options: IdentificationOptions, sidecar=None,

@@ -141,7 +141,7 @@ def test_ur5_payload_inertia_with_the_exact_unloaded_model(ur5_world):
     assert np.all(r.inertia_std_kg_m2[[0, 2, 5]] < 0.15 * np.array(SIX)[[0, 2, 5]])
     # a point-mass fit of the same run ignores the inertia, with no inertia reported
     p = payload_from_trajectory(exact, loaded, inertia='none')
-    assert p.inertia_kg_m2 is None and p.to_dict()['inertia'] == 'not excited'
+    assert p.inertia_kg_m2 is None and p.to_dict()['inertia'] == 'not fitted'
     assert abs(p.payload.mass_kg - MASS_KG) < 0.02 * MASS_KG
 
 
