@@ -38,7 +38,7 @@ import pinocchio as pin
 from robot_id_ros.identify.drive_gains import (MIN_TORQUE_NM, DriveGainsResult,
                                                GainStatistics, solve_drive_gains)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
-from robot_id_ros.identify.static import STATIC_WINDOW_TRIM_FRACTION, StaticPoses, static_poses
+from robot_id_ros.identify.static import StaticPoses, static_poses
 from robot_id_ros.identify.trajectories import Trajectory, motion_mask
 from robot_id_ros.model.robot import RobotModel
 from robot_id_ros.io.bags import JointStateSeries
@@ -52,9 +52,9 @@ INERTIA_MAX_RELATIVE_STD = 0.3
 MAX_CONDITION_WITH_INERTIA = 1e3
 # trajectory rows of a joint slower than this are left out when the model names no threshold
 DEFAULT_MIN_VELOCITY_RAD_S = 0.02
-# without a sidecar, a recording whose static holds cover at least this fraction of its time is
-# taken as static poses, else as a trajectory
-STATIC_TIME_FRACTION = 0.3
+# without a sidecar, a recording whose static holds average at least this fraction of its samples
+# is taken as static poses, else as a trajectory
+STATIC_SAMPLE_FRACTION = 0.1
 INERTIA_NAMES = ('ixx', 'ixy', 'iyy', 'ixz', 'iyz', 'izz')
 
 
@@ -424,7 +424,7 @@ def recording_kind(series: JointStateSeries, options: IdentificationOptions, sid
 
     Returns:
         The kind and, for 'static', the ``StaticPoses``. Without a sidecar the recording is static
-        when its holds (``static_poses``) cover ``STATIC_TIME_FRACTION`` of its samples.
+        when its holds (``static_poses``) average ``STATIC_SAMPLE_FRACTION`` of its samples.
     """
     kind = (sidecar or {}).get('kind')
     if kind == 'trajectory':
@@ -435,9 +435,8 @@ def recording_kind(series: JointStateSeries, options: IdentificationOptions, sid
         holds = static_poses(series, options, None, robot)
     except IdentificationError:
         return 'trajectory', None
-    covered = (holds.samples.sum() / (1 - 2 * STATIC_WINDOW_TRIM_FRACTION)
-               / max(len(series.t_s), 1))
-    return ('static', holds) if covered >= STATIC_TIME_FRACTION else ('trajectory', None)
+    averaged = holds.samples.sum() / max(len(series.t_s), 1)
+    return ('static', holds) if averaged >= STATIC_SAMPLE_FRACTION else ('trajectory', None)
 
 
 def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: StaticPoses,
