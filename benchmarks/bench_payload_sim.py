@@ -18,9 +18,14 @@ then with 0.3 kg at (10, -5, 30) mm in the tool frame. Per seed, ``identify_payl
 and prints mass error (% of 0.3 kg) with the reported standard deviation, the COM error (mm) per
 axis with its norm and the reported standard deviations.
 
+Trajectory (issue 13, item 5; skipped with --no-trajectory): per seed, the unloaded model is
+identified on an excitation run without payload (the demo's options), then another excitation is
+recorded with the payload and ``payload_from_trajectory`` fits it (``record_motion_runs`` of
+test/identify/test_payload_motion_sim.py); the same figures plus the inertia status.
+
 Reproduce:
     .venv/bin/python benchmarks/bench_payload_sim.py [--seeds 3 7 11] [--poses 12] [--window 1.5]
-        [--settle 1.5]
+        [--settle 1.5] [--no-trajectory]
 """
 import argparse
 import sys
@@ -30,10 +35,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'identify'))
 
 from robot_id_ros.identify import IdentificationError, StaticPoses  # noqa: E402
 from robot_id_ros.identify.payload import identify_payload, payload_regressor  # noqa: E402
 from test_payload_sim import COM_TOOL_M, MASS_KG, record_payload_runs  # noqa: E402
+from test_payload_motion_sim import estimate, record_motion_runs  # noqa: E402
 
 
 def subset(p: StaticPoses, keep):
@@ -54,12 +61,16 @@ def row(label, robot, with_, without):
         r = identify_payload(robot, with_, without)
     except IdentificationError as exc:
         return f'  {label:8s} failed: {exc}', None
-    pl = r.payload
+    return figures(label, r.poses, r.payload)
+
+
+def figures(label, count, pl):
+    """(one line of mass/COM error with the reported std, pass: within 2 % and 5 mm)."""
     dm = 100 * (pl.mass_kg - MASS_KG) / MASS_KG
     dc = 1000 * (pl.com_m - COM_TOOL_M)
     ok = abs(dm) < 2 and np.linalg.norm(dc) < 5
     return (
-        f'  {label:8s} {r.poses:3d}  mass {dm:+6.2f} % '
+        f'  {label:8s} {count:3d}  mass {dm:+6.2f} % '
         f'(std {100 * pl.mass_std_kg / MASS_KG:4.2f} %)  '
         f'COM err {dc[0]:+5.2f} {dc[1]:+5.2f} {dc[2]:+5.2f} mm |{np.linalg.norm(dc):4.2f}| '
         f'(std {1000 * pl.com_std_m[0]:4.2f} {1000 * pl.com_std_m[1]:4.2f} '
@@ -73,6 +84,7 @@ def main():
     ap.add_argument('--poses', type=int, default=12)
     ap.add_argument('--window', type=float, default=1.5, help='averaging window per hold, s')
     ap.add_argument('--settle', type=float, default=1.5, help='wait after the approach, s')
+    ap.add_argument('--no-trajectory', action='store_true', help='skip the trajectory case')
     a = ap.parse_args()
     print(
         f'payload {MASS_KG} kg at {1000 * COM_TOOL_M} mm (tool frame); '
@@ -105,6 +117,29 @@ def main():
     print(
         f'both directions paired: {sum(bool(v) for v in verdicts)} of {len(verdicts)} seeds '
         'within 2 % / 5 mm')
+    if not a.no_trajectory:
+        trajectory(a.seeds)
+
+
+def trajectory(seeds):
+    """Print the payload from one excitation run with it, against a model identified without it."""
+    print('trajectory: 3 periods of 8 s with the payload; model identified on another excitation '
+          'without it; errors in units of the reported std in brackets')
+    verdicts = []
+    for seed in seeds:
+        t0 = time.time()
+        model, loaded = record_motion_runs(seed)
+        r = estimate(model, loaded)
+        pl = r.payload
+        text, ok = figures('traj', 0, pl)
+        z_m = (pl.mass_kg - MASS_KG) / pl.mass_std_kg
+        z_c = (pl.com_m - COM_TOOL_M) / pl.com_std_m
+        print(f'seed {seed} ({time.time() - t0:.0f} s), {r.samples} samples, inertia '
+              f'{r.inertia_status}\n{text}  [mass {z_m:+.1f}, COM ' +
+              ' '.join(f'{z:+.1f}' for z in z_c) + ' sigma]')
+        verdicts.append(ok)
+    print(f'trajectory: {sum(bool(v) for v in verdicts)} of {len(verdicts)} seeds '
+          'within 2 % / 5 mm')
 
 
 if __name__ == '__main__':

@@ -1,10 +1,15 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""robot-id payload: payload mass and centre of mass (tool frame) from static poses.
+"""robot-id payload: payload mass, centre of mass (tool frame) and, where excited, inertia.
 
-With --without (the same poses recorded without the payload) the payload torque is the paired
-difference; otherwise the model's static torque is subtracted. With --known-mass/--known-com and
---without, on bags whose effort is motor current, estimates the drive gains instead.
+The recording with the payload is static poses or a trajectory of any motion (--motion auto: the
+sidecar's kind, else static when its holds cover most of it). Static poses: with --without (the
+same poses recorded without the payload) the payload torque is the paired difference; otherwise
+the model's static torque is subtracted. Trajectory: the model's torque (rigid body and friction,
+the model identified without the payload) is subtracted along the run, processed as at
+identification, and the payload's 10 parameters fitted; the inertia (about the centre of mass,
+tool axes) is reported where the motion excites it. With --known-mass/--known-com and --without,
+on bags whose effort is motor current, estimates the drive gains instead.
 """
 from __future__ import annotations
 
@@ -16,9 +21,11 @@ import yaml
 
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.files import Outputs
-from robot_id_ros.identify import IdentificationOptions, static_poses
+from robot_id_ros.identify import (IdentificationOptions, prepare_trajectory, processing_options,
+                                   static_poses)
 from robot_id_ros.io.model_file import Payload, load_model
-from robot_id_ros.identify.payload import estimate_drive_gains, identify_payload
+from robot_id_ros.identify.payload import (estimate_drive_gains, identify_payload,
+                                           payload_from_trajectory, recording_kind)
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import CommandError
 from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains, parse_floats
@@ -27,14 +34,19 @@ from robot_id_ros.cli.common import add_overwrite_argument, bag_inputs
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser('payload', help='payload mass and COM from static poses',
-                              description=__doc__)
+    p = subparsers.add_parser('payload', help='payload mass, COM and inertia from static poses '
+                              'or any motion', description=__doc__)
     p.add_argument('--model', required=True, metavar='MODEL.yaml',
                    help='model file (robot-id identify)')
     p.add_argument('--data', required=True, metavar='BAG',
-                   help='static poses held with the payload')
+                   help='recording with the payload: static poses or a trajectory')
     p.add_argument('--without', default=None, metavar='BAG',
-                   help='the same poses held without the payload')
+                   help='static poses: the same poses held without the payload')
+    p.add_argument('--motion', choices=('auto', 'static', 'trajectory'), default='auto',
+                   help='how --data is used (default auto: its sidecar, else its holds)')
+    p.add_argument('--inertia', choices=('auto', 'fit', 'none'), default='auto',
+                   help='trajectory: fit the payload inertia where the motion excites it (auto), '
+                   'always (fit) or treat the payload as a point mass (none)')
     p.add_argument('--out', required=True, metavar='PAYLOAD.yaml', help='file to write')
     add_bag_arguments(p)
     p.add_argument('--known-mass', type=float, default=None,
@@ -49,6 +61,41 @@ def add_parser(subparsers):
 def _poses(path, model, args, opts):
     s = read_joint_states(path, model.joint_names, args.topic, require_effort=True)
     return static_poses(s, opts, find_sidecar(path), model.robot)
+
+
+def _estimate(model, args, opts):
+    """Return the payload dict of a static or trajectory recording (``PayloadResult.to_dict``)."""
+    s = read_joint_states(args.data, model.joint_names, args.topic, require_effort=True)
+    sidecar = find_sidecar(args.data)
+    if args.motion == 'auto':
+        kind, pw = recording_kind(s, opts, sidecar, model.robot)
+    else:
+        kind = args.motion
+        pw = static_poses(s, opts, sidecar, model.robot) if kind == 'static' else None
+    if kind == 'static':
+        po = _poses(args.without, model, args, opts) if args.without else None
+        return identify_payload(model, pw, po).to_dict()
+    if args.without:
+        raise CommandError('--without is for static poses; --data is a trajectory (the model '
+                           'identified without the payload is the reference)')
+    tr = prepare_trajectory(s, processing_options(model, opts), sidecar, model.robot)
+    return payload_from_trajectory(model, tr, inertia=args.inertia).to_dict()
+
+
+def _print(d):
+    """One line of mass and COM (and the inertia of a trajectory) with standard deviations."""
+    what = (f'{d["samples"]} samples, trajectory' if d['method'] == 'trajectory'
+            else f'{d["poses"]} poses, {d["method"]}')
+    print(f'mass {d["mass_kg"]:.4g} +- {d["mass_std_kg"]:.2g} kg, COM (tool frame) ' +
+          ', '.join(f'{c:.4g}' for c in d['com_m']) + ' m +- ' +
+          ', '.join(f'{c:.2g}' for c in d['com_std_m']) + f' ({what})')
+    if d['method'] == 'trajectory':
+        inertia = d['inertia_com_kg_m2']
+        std = d['inertia_com_std_kg_m2']
+        text = d['inertia'] if d['inertia'] in ('not excited', 'not fitted') else ', '.join(
+            f'{k} ' + ('not excited' if v is None else f'{v:.3g} +- {std[k]:.2g}')
+            for k, v in inertia.items())
+        print(f'inertia about the COM (tool axes, kg m^2): {text}')
 
 
 def run(args) -> int:
@@ -81,10 +128,7 @@ def run(args) -> int:
                 raise CommandError(
                     '--effort-unit current needs drive gains (model or --drive-gains)')
             opts.drive_gains_nm_per_a = gains
-        pw = _poses(args.data, model, args, opts)
-        po = _poses(args.without, model, args, opts) if args.without else None
-        r = identify_payload(model, pw, po)
-        d = r.to_dict()
+        d = _estimate(model, args, opts)
     with outputs:
         Path(outputs.temp(out)).write_text(yaml.safe_dump(d, sort_keys=False))
     if args.json:
@@ -95,8 +139,5 @@ def run(args) -> int:
             print(f'{n:24s} ' +
                   ('not loaded by the payload' if g is None else f'{g:.4g} +- {s:.2g} Nm/A'))
     else:
-        print(f'mass {d["mass_kg"]:.4g} +- {d["mass_std_kg"]:.2g} kg, COM (tool frame) ' +
-              ', '.join(f'{c:.4g}' for c in d['com_m']) + ' m +- ' +
-              ', '.join(f'{c:.2g}'
-                        for c in d['com_std_m']) + f' ({d["poses"]} poses, {d["method"]})')
+        _print(d)
     return 0

@@ -135,8 +135,7 @@ def payload_stubbed(monkeypatch):
     """robot-id payload with the estimation stubbed out (the outputs are under test here)."""
     from robot_id_ros.cli import payload
 
-    monkeypatch.setattr(payload, '_poses', lambda *a, **kw: None)
-    monkeypatch.setattr(payload, 'identify_payload', lambda *a, **kw: _Payload())
+    monkeypatch.setattr(payload, '_estimate', lambda *a, **kw: _Payload().to_dict())
 
 
 def test_payload_on_a_full_disk_leaves_no_temporary(work, capsys, monkeypatch, payload_stubbed):
