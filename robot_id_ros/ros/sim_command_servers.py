@@ -182,7 +182,9 @@ def position_command_subscription(node, driver, topic, on_reject):
                                             [stamp_ns(v.timestamp) for v in values])
         if not ok:
             on_reject(text)
-    return node.create_subscription(joint_positions, topic, on_set_point, 100)
+    # depth 1: a driver acts on the newest set point; a backlog (a busy executor) is dropped,
+    # never replayed late
+    return node.create_subscription(joint_positions, topic, on_set_point, 1)
 
 
 __all__ = ['FollowJointTrajectoryServer', 'InterfacePackageMissing',

@@ -211,8 +211,13 @@ class SimDriver:
             target = now + interval
         q = np.asarray(values, dtype=float)
         qd = np.zeros(len(q))
-        if prev is not None and list(prev[2][0]) == list(joint_uris) and target > prev[1]:
-            qd = (q - prev[2][1]) / (target - prev[1])
+        # a set point of the same stream (the previous one's time just before): move on through
+        # it with the velocity between the two, within the joints' limits
+        if prev is not None and list(prev[2][0]) == list(joint_uris) and \
+                SETPOINT_MIN_S <= target - prev[1] <= SETPOINT_MAX_S:
+            idx = [arm.joint_names.index(u) for u in joint_uris]
+            limit = np.asarray(arm.velocity_limit)[idx]
+            qd = np.clip((q - prev[2][1]) / (target - prev[1]), -limit, limit)
         try:
             arm.set_trajectory(list(joint_uris), [(target - now, q, qd, [])])
         except TrajectoryError as exc:
