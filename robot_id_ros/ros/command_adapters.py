@@ -11,7 +11,7 @@ through one of them:
   fails the commander with one line naming the error code and the driver's text; ``stop()``
   cancels every active goal (the driver then holds the arm).
 - ``BricsPositionAdapter``: ``brics_actuator/msg/JointPositions`` set points streamed at
-  ``rate_hz``, each sent ``STREAM_AHEAD_PERIODS`` periods before the time it is for, unit
+  ``rate_hz``, each sent ``lead_s`` before the time it is for (``STREAM_LEAD_S``), unit
   ``'rad'``, ``joint_uri`` = the joint name, ``timestamp`` = the time it is for; ``stop()`` ends
   the stream at its next set point, ``hold(q)`` sends one last set point at ``q``.
 
@@ -33,7 +33,7 @@ from robot_id_ros.errors import OperationError
 from robot_id_ros.ros.conversions import duration_msg, time_msg, trajectory_msg
 
 BRICS_POSITION_UNIT = 'rad'          # the unit string the youBot driver checks
-STREAM_AHEAD_PERIODS = 2             # a set point is sent this many periods before its time
+STREAM_LEAD_S = 0.04                 # a set point is sent this long before its time (ROS), s
 GOAL_TIME_TOLERANCE_S = 0.5          # a goal may end this late and still succeed
 ORIGINATOR = 'robot_id_ros'
 # the real youBot driver's names (ROS 2 port of youbot_driver_ros_interface)
@@ -64,6 +64,7 @@ class CommandSettings:
         action_name: the FollowJointTrajectory action of 'follow_joint_trajectory'.
         position_command_topic: the brics JointPositions topic of 'brics_position'.
         stream_rate_hz: set points per second (ROS time) of 'brics_position', Hz.
+        stream_lead_s: a set point of 'brics_position' is sent this long before its time, s.
         path_tolerance_rad: per-joint path tolerance of a goal, rad (0: the driver's default).
         goal_tolerance_rad: per-joint goal tolerance of a goal, rad (0: the driver's default).
     """
@@ -76,6 +77,7 @@ class CommandSettings:
     action_name: str = DEFAULT_ACTION
     position_command_topic: str = DEFAULT_POSITION_COMMAND_TOPIC
     stream_rate_hz: float = 50.0
+    stream_lead_s: float = STREAM_LEAD_S
     path_tolerance_rad: float = 0.0
     goal_tolerance_rad: float = 0.0
 
@@ -166,6 +168,7 @@ class FollowJointTrajectoryAdapter:
         self._lock = threading.Lock()
         self._active = {}            # id -> accepted goal handle without a result yet
         self._stopped = False
+        self._sent = 0                 # goals sent; a result of an older one is not an error
 
     def ready(self) -> bool:
         """Return True when the driver's action server is up."""
@@ -194,15 +197,17 @@ class FollowJointTrajectoryAdapter:
     def send(self, motion, start_ns: int) -> None:
         """Send ``motion`` as one goal starting at ``start_ns`` (ns); returns at once."""
         self._stopped = False
+        self._sent += 1
+        number = self._sent
         future = self.client.send_goal_async(self.goal(motion, start_ns),
                                              feedback_callback=self._on_feedback)
-        future.add_done_callback(self._on_goal_response)
+        future.add_done_callback(lambda f: self._on_goal_response(f, number))
 
     def _on_feedback(self, msg):
         self.last_feedback = msg.feedback
         self.feedback_count += 1
 
-    def _on_goal_response(self, future):
+    def _on_goal_response(self, future, number):
         handle = future.result()
         if not handle.accepted:
             self.commander.fail(rec.RecordingError(
@@ -212,11 +217,12 @@ class FollowJointTrajectoryAdapter:
         with self._lock:
             self._active[id(handle)] = handle
             stopped = self._stopped
-        handle.get_result_async().add_done_callback(lambda f: self._on_result(handle, f))
+        handle.get_result_async().add_done_callback(
+            lambda f: self._on_result(handle, f, number))
         if stopped:                    # stopped while the goal was on its way
             handle.cancel_goal_async()
 
-    def _on_result(self, handle, future):
+    def _on_result(self, handle, future, number):
         from action_msgs.msg import GoalStatus
 
         with self._lock:
@@ -225,6 +231,10 @@ class FollowJointTrajectoryAdapter:
         status, result = response.status, response.result
         if status == GoalStatus.STATUS_CANCELED or (
                 status == GoalStatus.STATUS_SUCCEEDED and result.error_code == 0):
+            return
+        if number != self._sent:       # preempted by our own newer goal
+            self.commander.node.get_logger().info(
+                f'an earlier goal on {self.name} ended: {result.error_string}')
             return
         code = result.error_code
         self.commander.fail(rec.RecordingError(
@@ -255,18 +265,20 @@ class BricsPositionAdapter:
 
     missing = 'nothing subscribes to the position command topic'
 
-    def __init__(self, commander, topic, rate_hz, queue_depth=10):
+    def __init__(self, commander, topic, rate_hz, lead_s=STREAM_LEAD_S, queue_depth=10):
         """Create the JointPositions publisher.
 
         Args:
             commander: the ``ArmCommander``.
             topic: the driver's position command topic.
             rate_hz: set points per second of ROS time.
+            lead_s: each set point is sent this long before its time (ROS time), s.
             queue_depth: publisher queue depth.
         """
         self.types = import_brics()
         self.commander = commander
         self.rate_hz = float(rate_hz)
+        self.lead_s = float(lead_s)
         self.publisher = commander.node.create_publisher(
             self.types[0], topic, queue_depth,
             event_callbacks=PublisherEventCallbacks(matched=commander._on_matched))
@@ -288,7 +300,7 @@ class BricsPositionAdapter:
         """Send the set points of ``motion`` starting at ``start_ns``; returns after the last.
 
         Each set point is for ``start_ns + k / rate_hz`` (the last one at the motion's end) and
-        is sent ``STREAM_AHEAD_PERIODS`` periods before. A newer stream or ``stop()`` ends this
+        is sent ``lead_s`` before. A newer stream or ``stop()`` ends this
         one; a cancelled commander raises ``Cancelled`` from the wait.
         """
         self._generation += 1
@@ -297,7 +309,7 @@ class BricsPositionAdapter:
         count = int(math.ceil(motion.duration_s * self.rate_hz - 1e-9))
         for k in range(1, count + 1):
             t_s = min(k * period_s, motion.duration_s)
-            send_ns = start_ns + int((t_s - STREAM_AHEAD_PERIODS * period_s) * 1e9)
+            send_ns = start_ns + int((t_s - self.lead_s) * 1e9)
             self.commander.wait_until_time(send_ns)
             if generation != self._generation:
                 return
@@ -332,12 +344,12 @@ def make_adapter(commander, settings):
                                             settings.goal_tolerance_rad)
     if settings.interface == 'brics_position':
         return BricsPositionAdapter(commander, settings.position_command_topic,
-                                    settings.stream_rate_hz)
+                                    settings.stream_rate_hz, settings.stream_lead_s)
     return None
 
 
 __all__ = ['BRICS_POSITION_UNIT', 'BricsPositionAdapter', 'CommandSettings', 'DEFAULT_ACTION',
            'DEFAULT_POSITION_COMMAND_TOPIC', 'FollowJointTrajectoryAdapter',
-           'InterfacePackageMissing', 'RESULT_CODES', 'STREAM_AHEAD_PERIODS', 'import_brics',
+           'InterfacePackageMissing', 'RESULT_CODES', 'STREAM_LEAD_S', 'import_brics',
            'import_follow_joint_trajectory', 'joint_positions_msg', 'make_adapter',
            'missing_package_message']

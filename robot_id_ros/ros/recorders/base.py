@@ -104,7 +104,8 @@ class RecorderBase(Node):
             p['command_interface'], p['command_lead_s'], p['command_point_period_s'],
             p['stream_chunk_s'], action_name=p['follow_joint_trajectory_action'],
             position_command_topic=p['position_command_topic'],
-            stream_rate_hz=p['stream_rate_hz'], path_tolerance_rad=p['path_tolerance_rad'],
+            stream_rate_hz=p['stream_rate_hz'], stream_lead_s=p['stream_lead_s'],
+            path_tolerance_rad=p['path_tolerance_rad'],
             goal_tolerance_rad=p['goal_tolerance_rad'])
 
     def _check_choices(self):
@@ -183,6 +184,7 @@ class RecorderBase(Node):
             resp.success, resp.message = False, f'nothing to cancel (state: {self.state})'
             return resp
         self.commander.cancel()
+        self.log.info(f'cancel requested at ROS time {self.commander.time_ref_ns() * 1e-9:.3f} s')
         resp.success = True
         resp.message = 'cancelling: the arm stops where it is, bag and sidecar are closed'
         return resp

@@ -54,6 +54,9 @@ def common_parameters():
             "brics_actuator/JointPositions topic of command_interface 'brics_position'", RO)),
         'stream_rate_hz': (50.0, float_desc("set points per second with command_interface "
                                             "'brics_position' (ROS time), Hz", 1.0, 1000.0, RO)),
+        'stream_lead_s': (0.04, float_desc(
+            "command_interface 'brics_position': each set point is sent this long before the time "
+            'it is for (its timestamp), s: the time it takes to reach the driver', 0.0, 1.0, RO)),
         'path_tolerance_rad': (0.0, float_desc(
             "command_interface 'follow_joint_trajectory': per-joint path tolerance sent with "
             "every goal (the driver aborts beyond it), rad; 0 = the driver's default",
