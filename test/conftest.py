@@ -80,3 +80,11 @@ def pytest_collection_modifyitems(config, items):
             # processes over real DDS with timing-dependent figures: a known flakiness (1 run
             # in 2 on the 2-core machine had one such failure); rerun up to twice, reported
             item.add_marker(pytest.mark.flaky(reruns=2))
+
+
+@pytest.fixture(scope='session')
+def interface_packages():
+    """Install folder of brics_actuator and control_msgs, built once (cached across sessions)."""
+    from interface_packages import built_interfaces
+
+    return built_interfaces()

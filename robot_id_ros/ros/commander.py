@@ -19,13 +19,15 @@ blocking calls meant for a worker thread (``send_motion``, ``move_to``, ``hold_p
 
 Commands: ``'trajectory'`` sends a motion as one message whose ``header.stamp`` is its start
 time; ``'trajectory_stream'`` sends it in chunks of ``chunk_s``, each ``lead_s`` before it begins
-and stamped 0 (start on receipt), for controllers that take no future start times.
+and stamped 0 (start on receipt), for controllers that take no future start times. The real youBot
+driver's own interfaces are thin adapters (``ros.command_adapters``): ``'follow_joint_trajectory'``
+(one action goal per motion, cancelled on ``cancel()``) and ``'brics_position'`` (JointPositions
+set points streamed at ``stream_rate_hz``, stopped on ``cancel()``).
 """
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from rclpy.clock import JumpThreshold
@@ -39,9 +41,11 @@ from robot_id_ros import record as rec
 from robot_id_ros.errors import OperationError
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.record.session import StampedSample
+from robot_id_ros.ros.command_adapters import (  # noqa: F401 - re-exported
+    DEFAULT_ACTION, DEFAULT_POSITION_COMMAND_TOPIC, CommandSettings, make_adapter)
 from robot_id_ros.ros.conversions import stamp_ns, time_msg, trajectory_msg
 
-INTERFACES = ('trajectory', 'trajectory_stream')
+INTERFACES = ('trajectory', 'trajectory_stream', 'follow_joint_trajectory', 'brics_position')
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 # joint states queued by the subscription: 20 s of a 50 Hz driver, so a busy executor loses none
 JOINT_STATE_QUEUE_DEPTH = 1000
@@ -67,26 +71,6 @@ class DriverError(rec.RecordingError):
     """
 
     kind = 'driver'
-
-
-@dataclass(frozen=True)
-class CommandSettings:
-    """How motions are sent.
-
-    Attributes:
-        interface: 'trajectory' (one stamped message) or 'trajectory_stream' (chunks).
-        lead_s: a motion sent without a start time starts this long after now (ROS time), s.
-        point_period_s: time between the points of a sent trajectory, s.
-        chunk_s: length of one chunk of 'trajectory_stream', s.
-        send_start_point: also send the point at time 0 (the controller then starts from it
-            instead of from its current set point).
-    """
-
-    interface: str = 'trajectory'
-    lead_s: float = 0.3
-    point_period_s: float = 0.05
-    chunk_s: float = 1.0
-    send_start_point: bool = False
 
 
 class ArmCommander:
@@ -144,9 +128,12 @@ class ArmCommander:
                          durability=DurabilityPolicy.VOLATILE)
         self.subscription = node.create_subscription(JointState, joint_states_topic,
                                                      self._on_joint_state, qos)
-        self.publisher = node.create_publisher(
-            JointTrajectory, command_topic, COMMAND_QUEUE_DEPTH,
-            event_callbacks=PublisherEventCallbacks(matched=self._on_matched))
+        self.publisher = None
+        self.adapter = None if passive else make_adapter(self, settings)
+        if self.adapter is None:
+            self.publisher = node.create_publisher(
+                JointTrajectory, command_topic, COMMAND_QUEUE_DEPTH,
+                event_callbacks=PublisherEventCallbacks(matched=self._on_matched))
         # every step of the ROS clock (a /clock message with use_sim_time) wakes the waiters too,
         # for waits on the clock while the driver is silent; a caller whose driver publishes
         # joint states all along saves those callbacks (wake_on_clock=False)
@@ -250,8 +237,13 @@ class ArmCommander:
         return self._cancel.is_set()
 
     def cancel(self) -> None:
-        """Make every wait (now and later) raise ``Cancelled``; thread-safe."""
+        """Make every wait (now and later) raise ``Cancelled``; thread-safe.
+
+        An adapter's goal is cancelled (or its stream stopped) at once.
+        """
         self._cancel.set()
+        if self.adapter is not None:
+            self.adapter.stop()
         self._notify()
 
     def fail(self, exc: BaseException) -> None:
@@ -345,11 +337,14 @@ class ArmCommander:
         Raises:
             DriverError: nothing subscribed within ``timeout_s`` wall seconds.
         """
-        if self.wait_for(lambda: self.publisher.get_subscription_count() or None,
-                         timeout_s) is None:
-            raise DriverError(f'nothing subscribes to the command topic '
-                              f'{self.publisher.topic_name} after {timeout_s:g} s: is the '
-                              f"driver's trajectory controller running?{hint}", 'no_subscriber')
+        a = self.adapter
+        ready = a.ready if a else lambda: self.publisher.get_subscription_count() > 0
+        if self.wait_for(lambda: ready() or None, timeout_s) is None:
+            what = a.missing if a else 'nothing subscribes to the command topic'
+            name = a.name if a else self.publisher.topic_name
+            raise DriverError(f"{what} {name} after {timeout_s:g} s: is the driver's "
+                              f'{"arm" if a else "trajectory"} controller running?{hint}',
+                              'no_subscriber')
 
     def wait_until_stamp(self, t_ns: int, idle=None) -> StampedSample:
         """Block until a joint state stamped at or after ``t_ns`` arrived; return it.
@@ -383,8 +378,8 @@ class ArmCommander:
             motion: the planned motion (positions rad, velocities rad/s).
             start_ns: start time (ROS time, ns); default: now + ``lead_ns(lead_s)``, taken after
                 the message is built, so building it does not eat into the lead.
-            background: with 'trajectory_stream', stream from a thread and return at once
-                (a streaming failure then reaches the waits through ``fail()``).
+            background: with 'trajectory_stream' or 'brics_position', stream from a thread and
+                return at once (a streaming failure then reaches the waits through ``fail()``).
             lead_s: the lead when ``start_ns`` is not given (default the settings').
 
         Returns:
@@ -402,6 +397,9 @@ class ArmCommander:
             return start_ns
         if start_ns is None:
             start_ns = self.time_ref_ns() + self.lead_ns(lead_s)
+        if self.settings.interface == 'follow_joint_trajectory':
+            self.adapter.send(motion, start_ns)
+            return start_ns
         if background:
             self._stream_thread = threading.Thread(target=self._stream_reporting,
                                                    args=(motion, start_ns), daemon=True)
@@ -430,7 +428,13 @@ class ArmCommander:
             self.publisher.publish(msg)
 
     def _stream(self, motion, start_ns: int) -> None:
-        """Chunks of ``chunk_s``, each sent ``lead_s`` before it begins, relative to receipt."""
+        """Chunks of ``chunk_s``, each sent ``lead_s`` before it begins, relative to receipt.
+
+        With 'brics_position': the adapter's set point stream.
+        """
+        if self.adapter is not None:
+            self.adapter.stream(motion, start_ns)
+            return
         s = self.settings
         k = 0
         while k * s.chunk_s < motion.duration_s:
@@ -454,12 +458,16 @@ class ArmCommander:
         """Stop the arm where it is.
 
         Sends a one-point trajectory to the measured position (clipped to ``position_limits``),
-        reached ``HOLD_TIME_S`` after receipt.
+        reached ``HOLD_TIME_S`` after receipt; 'follow_joint_trajectory' cancels its goals (the
+        driver holds), 'brics_position' sends the measured position as its last set point.
         """
         last = self._latest
         if self.passive or last is None:
             return
         q = last.q if self.position_limits is None else np.clip(last.q, *self.position_limits)
+        if self.adapter is not None:
+            self.adapter.hold(q)
+            return
         self.publisher.publish(trajectory_msg(self.joint_names, [HOLD_TIME_S], [q],
                                               [np.zeros(len(q))]))
 
@@ -478,6 +486,7 @@ class ArmCommander:
         return m
 
 
-__all__ = ['COMMAND_QUEUE_DEPTH', 'DEFAULT_COMMAND_TOPIC', 'HOLD_TIME_S', 'INTERFACES',
+__all__ = ['COMMAND_QUEUE_DEPTH', 'DEFAULT_ACTION', 'DEFAULT_COMMAND_TOPIC',
+           'DEFAULT_POSITION_COMMAND_TOPIC', 'HOLD_TIME_S', 'INTERFACES',
            'JOINT_STATE_QUEUE_DEPTH', 'MOVE_MIN_DURATION_S', 'ArmCommander', 'Cancelled',
            'CommandSettings', 'DriverError']

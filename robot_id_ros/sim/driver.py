@@ -22,6 +22,10 @@ MAX_FORCE_N = 200.0         # the simulation's range of an external wrench
 MAX_TORQUE_NM = 50.0
 PROBLEM_HOLD_S = 10.0       # a problem shows in the diagnostics status this long (wall time)
 FINGERS = [0.0, 0.0]        # the gripper fingers' position, velocity and effort
+POSITION_UNIT = 'rad'       # the unit string of a position set point (the youBot driver's)
+SETPOINT_DEFAULT_S = 0.02   # a set point is reached this long after the first one arrives
+SETPOINT_MIN_S = 0.005      # shortest / longest time to reach a set point, s
+SETPOINT_MAX_S = 0.5
 
 
 def root_frame(arm) -> str:
@@ -118,6 +122,7 @@ class SimDriver:
         self.accepted = self.rejected = 0
         self.last_command_sim_time_s = None
         self.last_problem = None    # (wall time [s], text)
+        self._last_setpoint = None  # (arrival sim time [s], target sim time [s], positions)
 
     def joint_state(self, m):
         """Return what the driver publishes of a ``Measurement``.
@@ -166,6 +171,67 @@ class SimDriver:
         self.last_command_sim_time_s = self.arm.t
         return True, (f'trajectory accepted: {len(points)} point(s) for {", ".join(joint_names)}, '
                       f'{plan.duration_s:.3f} s')
+
+    def position_setpoint(self, joint_uris, units, values, stamps_ns=()):
+        """Follow one position set point (the youBot driver's brics ``position_command``).
+
+        A joint URI the arm does not have, or a unit other than 'rad', rejects the whole set
+        point (nothing moves). The set point is reached at its timestamp when that lies ahead (at
+        most ``SETPOINT_MAX_S``), else one set-point interval (between the last two arrivals,
+        ``SETPOINT_DEFAULT_S`` for the first) after now; it moves on with the velocity towards it
+        from the previous set point, so a stream of set points is followed smoothly.
+
+        Args:
+            joint_uris: joint names.
+            units: one unit string per joint.
+            values: positions, rad.
+            stamps_ns: the set points' timestamps, ns (0 or empty: none).
+
+        Returns:
+            ``(accepted, text)``.
+        """
+        arm, where = self.arm, f'position_command on {self.name}'
+        unknown = [u for u in joint_uris if u not in arm.joint_names]
+        if unknown or len(set(joint_uris)) != len(joint_uris):
+            self.rejected += 1
+            return self._rejected(f'rejected {where}: unknown or repeated joint uri(s) '
+                                  f'{unknown or list(joint_uris)}; the arm has '
+                                  f'{", ".join(arm.joint_names)}')
+        bad = [f'{u} in {unit!r}' for u, unit in zip(joint_uris, units) if unit != POSITION_UNIT]
+        if bad:
+            self.rejected += 1
+            return self._rejected(f"rejected {where}: {', '.join(bad)} (positions are in "
+                                  f"'{POSITION_UNIT}')")
+        now, prev = arm.t, self._last_setpoint
+        interval = SETPOINT_DEFAULT_S if prev is None else min(
+            max(now - prev[0], SETPOINT_MIN_S), SETPOINT_MAX_S)
+        stamp = max(stamps_ns, default=0)
+        target = (stamp - self.realtime.start_ns) * 1e-9 if stamp else now + interval
+        if not SETPOINT_MIN_S <= target - now <= SETPOINT_MAX_S:
+            target = now + interval
+        q = np.asarray(values, dtype=float)
+        qd = np.zeros(len(q))
+        # a set point of the same stream (the previous one's time just before): move on through
+        # it with the velocity between the two, within the joints' limits
+        if prev is not None and list(prev[2][0]) == list(joint_uris) and \
+                SETPOINT_MIN_S <= target - prev[1] <= SETPOINT_MAX_S:
+            idx = [arm.joint_names.index(u) for u in joint_uris]
+            limit = np.asarray(arm.velocity_limit)[idx]
+            qd = np.clip((q - prev[2][1]) / (target - prev[1]), -limit, limit)
+        try:
+            arm.set_trajectory(list(joint_uris), [(target - now, q, qd, [])])
+        except TrajectoryError as exc:
+            self.rejected += 1
+            return self._rejected(f'rejected {where}: {exc}; the arm keeps its current command')
+        self._last_setpoint = (now, target, (list(joint_uris), q))
+        self.accepted += 1
+        self.last_command_sim_time_s = now
+        return True, f'set point for {len(q)} joint(s) reached at sim time {target:.3f} s'
+
+    def hold(self):
+        """Stop following the command: hold the current set point. Returns ``(True, text)``."""
+        self.arm.cancel_trajectory()
+        return True, f'holding at sim time {self.arm.t:.3f} s'
 
     def apply_wrench(self, frame_id, wrench):
         """Apply an external wrench given in ``frame_id`` (see ``wrench_target``).

@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """youbot_sim: the simulated youBot arm driver (a thin rclpy wrapper of ``sim.SimDriver``).
 
-Like the real driver it publishes joint_states and follows JointTrajectory commands; it is the
+Like the real driver it publishes joint_states and follows JointTrajectory commands, and, when
+their message packages are installed, the real youBot driver's FollowJointTrajectory action
+``arm_controller/follow_joint_trajectory`` and brics ``arm_controller/position_command`` (relative
+names: under the namespace ``arm_1`` they are the real driver's; see ``ros.sim_command_servers``).
+It is the
 clock source (/clock and every stamp are simulation time, a steady wall timer scaled by
 ``real_time_factor``). The test-only ``sim/...`` topics and services apply a wrench or a payload
 and publish the ground truth (frame rules: ``robot_id_ros.sim.driver.wrench_target``).
@@ -27,8 +31,15 @@ from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_msg, trajectory_points, trigger_handler
 from robot_id_ros.ros.params import OutputGuard, declare_table, settings_from_params
+from robot_id_ros.ros.sim_command_servers import (FollowJointTrajectoryServer,
+                                                  InterfacePackageMissing,
+                                                  position_command_subscription)
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.driver import SimDriver
+
+# the real youBot driver's command interfaces, relative to the node's namespace (arm_1 on a robot)
+FOLLOW_JOINT_TRAJECTORY_ACTION = 'arm_controller/follow_joint_trajectory'
+POSITION_COMMAND_TOPIC = 'arm_controller/position_command'
 
 
 class YoubotSimNode(Node):
@@ -52,6 +63,7 @@ class YoubotSimNode(Node):
         self.pub_truth = p['publish_ground_truth'] and [self.create_publisher(t, n, qos)
                                                         for t, n in truth]
         self.create_subscription(JointTrajectory, p['command_topic'], self._on_trajectory, 10)
+        self.follow_joint_trajectory = self._driver_interfaces()
         self.create_subscription(WrenchStamped, 'sim/wrench', self._on_wrench, 10)
         self.create_subscription(Inertia, 'sim/payload', self._on_payload, 10)
         for name in ('clear_wrench', 'clear_payload'):
@@ -74,6 +86,24 @@ class YoubotSimNode(Node):
         self.get_logger().info(f'youbot_sim: seed {cfg.seed}, {p["publish_rate_hz"]:g} Hz on '
                                f'{self.pub_js.topic_name}, x{p["real_time_factor"]:g} real time')
 
+    def _driver_interfaces(self):
+        """Offer the real driver's action and position command where their packages exist."""
+        server = None
+        try:
+            server = FollowJointTrajectoryServer(self, self.driver, FOLLOW_JOINT_TRAJECTORY_ACTION)
+        except InterfacePackageMissing as exc:
+            self.get_logger().info(f'no {FOLLOW_JOINT_TRAJECTORY_ACTION} action: {exc}')
+        try:
+            position_command_subscription(self, self.driver, POSITION_COMMAND_TOPIC,
+                                          self._on_setpoint_rejected)
+        except InterfacePackageMissing as exc:
+            self.get_logger().info(f'no {POSITION_COMMAND_TOPIC} topic: {exc}')
+        return server
+
+    def _on_setpoint_rejected(self, text):
+        self.get_logger().warning(text)
+        self._diagnostics('warn', text, what='input')
+
     def _make_timer(self):
         if self._timer is not None:
             self.destroy_timer(self._timer)
@@ -89,6 +119,8 @@ class YoubotSimNode(Node):
         stamp = time_msg(self.driver.realtime.stamp_ns(m.t_s))
         self.pub_js.publish(joint_state_msg(stamp, *self.driver.joint_state(m)))
         self.published_joint_states += 1
+        if self.follow_joint_trajectory is not None:
+            self.follow_joint_trajectory.tick(m)
         if self.pub_clock:
             self.pub_clock.publish(ClockMsg(clock=stamp))
         if self.pub_truth:

@@ -4,7 +4,8 @@
 
 A recorder subscribes to the driver's ``joint_states`` (any QoS reliability), writes every message
 into a crash-safe bag and runs its experiment in a worker thread: it commands the arm with
-``trajectory_msgs/JointTrajectory`` on ``command_topic`` through an ``ArmCommander``, waits in ROS
+``trajectory_msgs/JointTrajectory`` on ``command_topic`` (or the real youBot driver's action or
+position command: ``command_interface``) through an ``ArmCommander``, waits in ROS
 time (``use_sim_time`` honoured) on joint-state events, and adds one sidecar segment per completed
 step through a ``RecordingSession`` (bag part committed first, then the sidecar rewritten
 atomically).
@@ -86,8 +87,7 @@ class RecorderBase(Node):
         self.commander = ArmCommander(
             self, self.joint_names, joint_states_topic=self.p['joint_states_topic'],
             command_topic=self.p['command_topic'],
-            settings=CommandSettings(self.p['command_interface'], self.p['command_lead_s'],
-                                     self.p['command_point_period_s'], self.p['stream_chunk_s']),
+            settings=self._command_settings(),
             limits=self.limits,
             position_limits=(self.robot.limits.lower_rad, self.robot.limits.upper_rad),
             passive=self.p['passive'], driver_timeout_s=self.p['driver_timeout_s'])
@@ -98,10 +98,21 @@ class RecorderBase(Node):
             self._autostart_timer = self.create_timer(
                 AUTOSTART_PERIOD_S, self._autostart, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
+    def _command_settings(self):
+        p = self.p
+        return CommandSettings(
+            p['command_interface'], p['command_lead_s'], p['command_point_period_s'],
+            p['stream_chunk_s'], action_name=p['follow_joint_trajectory_action'],
+            position_command_topic=p['position_command_topic'],
+            stream_rate_hz=p['stream_rate_hz'], stream_lead_s=p['stream_lead_s'],
+            path_tolerance_rad=p['path_tolerance_rad'],
+            goal_tolerance_rad=p['goal_tolerance_rad'])
+
     def _check_choices(self):
         if self.p['command_interface'] not in INTERFACES:
-            raise InputError("parameter command_interface must be 'trajectory' or "
-                             f"'trajectory_stream', got {self.p['command_interface']!r}")
+            raise InputError('parameter command_interface must be one of '
+                             f"{', '.join(repr(i) for i in INTERFACES)}, got "
+                             f"{self.p['command_interface']!r}")
         unit = self.p['effort_unit']
         if unit not in EFFORT_UNITS:
             raise InputError(f"parameter effort_unit must be 'torque' or 'current', got {unit!r}"
@@ -173,6 +184,7 @@ class RecorderBase(Node):
             resp.success, resp.message = False, f'nothing to cancel (state: {self.state})'
             return resp
         self.commander.cancel()
+        self.log.info(f'cancel requested at ROS time {self.commander.time_ref_ns() * 1e-9:.3f} s')
         resp.success = True
         resp.message = 'cancelling: the arm stops where it is, bag and sidecar are closed'
         return resp

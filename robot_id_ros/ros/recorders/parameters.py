@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from robot_id_ros import record as rec
 from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME
+from robot_id_ros.ros.command_adapters import DEFAULT_ACTION, DEFAULT_POSITION_COMMAND_TOPIC
 from robot_id_ros.ros.params import desc, float_desc, int_desc, settings_table
 
 RO = True   # every recorder parameter is read-only: a change needs a new run
@@ -41,7 +42,28 @@ def common_parameters():
         'command_interface': ('trajectory', desc(
             "'trajectory': every motion as one JointTrajectory whose header.stamp is its start "
             "time; 'trajectory_stream': motions streamed as short JointTrajectory chunks (stamp 0 "
-            '= start on receipt), for controllers that take no future start times', RO)),
+            "= start on receipt), for controllers that take no future start times; "
+            "'follow_joint_trajectory': one control_msgs FollowJointTrajectory goal per motion "
+            "(the real youBot driver's action; cancelled on ~/cancel); 'brics_position': "
+            'brics_actuator JointPositions set points streamed at stream_rate_hz (the real youBot '
+            "driver's position_command). The last two need their message packages installed",
+            RO)),
+        'follow_joint_trajectory_action': (DEFAULT_ACTION, desc(
+            "FollowJointTrajectory action of command_interface 'follow_joint_trajectory'", RO)),
+        'position_command_topic': (DEFAULT_POSITION_COMMAND_TOPIC, desc(
+            "brics_actuator/JointPositions topic of command_interface 'brics_position'", RO)),
+        'stream_rate_hz': (50.0, float_desc("set points per second with command_interface "
+                                            "'brics_position' (ROS time), Hz", 1.0, 1000.0, RO)),
+        'stream_lead_s': (0.04, float_desc(
+            "command_interface 'brics_position': each set point is sent this long before the time "
+            'it is for (its timestamp), s: the time it takes to reach the driver', 0.0, 1.0, RO)),
+        'path_tolerance_rad': (0.0, float_desc(
+            "command_interface 'follow_joint_trajectory': per-joint path tolerance sent with "
+            "every goal (the driver aborts beyond it), rad; 0 = the driver's default",
+            0.0, 3.0, RO)),
+        'goal_tolerance_rad': (0.0, float_desc(
+            "command_interface 'follow_joint_trajectory': per-joint tolerance at a goal's end, "
+            "rad; 0 = the driver's default", 0.0, 3.0, RO)),
         'effort_unit': ('torque', desc("what the driver's effort is: 'torque' (Nm) or 'current' "
                                        '(motor current, A); written into the sidecar', RO)),
         **settings_table(rec.SafetyLimits),
