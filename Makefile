@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-robot_id_ros
 
-.PHONY: demo test test-fast bench docs clean
+.PHONY: demo test test-fast bench docs clean interfaces
 
 $(STAMP): setup.py setup.cfg package.xml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,13 @@ $(STAMP): setup.py setup.cfg package.xml
 demo: $(STAMP)
 	$(VENV)/bin/robot-id demo --out demo_out $(DEMO_ARGS)
 
-test: $(STAMP)
+# brics_actuator and control_msgs (no wheels) for the command-interface tests: built once from
+# test/interfaces with the rosidl generators from PyPI into .cache/interfaces (a set-up step like
+# the venv; a few minutes the first time, cached by the definitions' hash afterwards)
+interfaces: $(STAMP)
+	$(PY) tools/build_interfaces.py > /dev/null
+
+test: $(STAMP) interfaces
 	$(PY) -m pytest -q -p no:cacheprovider test $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
@@ -28,7 +34,7 @@ bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) build install log *.egg-info demo_out
+	rm -rf $(VENV) build install log *.egg-info demo_out .cache/interfaces
 
 docs: $(STAMP)
 	$(PY) tools/update_docs.py
