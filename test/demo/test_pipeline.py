@@ -48,14 +48,17 @@ def test_demo_identification_recipe_is_config_identification_yaml():
     opts = pipeline.demo_identification_options()
     fields = set(vars(IdentificationOptions()))
     used = [k for k in section if k in fields]
+    assert {'rotor_inertia', 'coulomb_asymmetric', 'offset', 'stribeck_column',
+            'derivative_method', 'cutoff_hz', 'sidecar_window', 'min_velocity_rad_s'} <= set(used)
     for k in used:
         want = None if k in ('cutoff_hz', 'drive_gains_nm_per_a') and not any(
             section[k] if isinstance(section[k], list) else [section[k]]) else section[k]
         assert getattr(opts, k) == want, k
-    # the youBot recipe: no processing option fixed, every searched one chosen from the data
-    from robot_id_ros.identify.selection import SEARCHED, given_fields
-    assert not set(SEARCHED) & set(used)
-    assert opts.auto_options and given_fields(opts) == []
+    # the youBot recipe itself (what the measured results were made with)
+    assert (opts.rotor_inertia, opts.coulomb_asymmetric, opts.offset, opts.stribeck_column) == (
+        True, True, False, True)
+    assert (opts.derivative_method, opts.cutoff_hz, opts.min_velocity_rad_s) == (
+        'savgol', 25.0, 0.05)
 
 
 def test_identification_options_reads_a_node_section_and_names_a_bad_file(tmp_path):
