@@ -24,11 +24,13 @@ demo: $(STAMP)
 interfaces: $(STAMP)
 	$(PY) tools/build_interfaces.py > /dev/null
 
+# one BLAS thread: the suite runs fits beside DDS node processes on 2 cores (threaded BLAS
+# oversubscribes them and was up to 20x slower under load)
 test: $(STAMP) interfaces
-	$(PY) -m pytest -q -p no:cacheprovider test $(PYTEST_ARGS)
+	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -p no:cacheprovider test $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -m "not integration and not slow" test $(PYTEST_ARGS)
+	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -p no:cacheprovider -m "not integration and not slow" test $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

@@ -139,8 +139,10 @@ def test_confidence_intervals_cover_truth_at_nominal_rate(setup):
 
 def test_ols_scaling_and_condition_numbers(setup):
     robot, _, train, test, _ = setup
-    r_ols = identify(robot, [train], options=IdentificationOptions(weighting='ols'))
-    r_wls = identify(robot, [train])
+    # the options under test fixed (no search of the others)
+    r_ols = identify(robot, [train], options=IdentificationOptions(weighting='ols',
+                                                                   auto_options=False))
+    r_wls = identify(robot, [train], options=IdentificationOptions(auto_options=False))
     assert r_ols.dynamics.ls.method == 'ols' and r_wls.dynamics.ls.method == 'wls'
     # unit-norm columns give a far better conditioned problem than raw columns
     assert r_wls.dynamics.ls.condition_number_scaled < 0.2 * r_wls.dynamics.ls.condition_number
@@ -152,8 +154,9 @@ def test_ols_scaling_and_condition_numbers(setup):
 
 def test_prior_weight_pulls_toward_urdf(setup):
     robot, _, train, _, _ = setup
-    free = identify(robot, [train])
-    damped = identify(robot, [train], options=IdentificationOptions(prior_weight=100.0))
+    free = identify(robot, [train], options=IdentificationOptions(auto_options=False))
+    damped = identify(robot, [train], options=IdentificationOptions(prior_weight=100.0,
+                                                                    auto_options=False))
     prior = free.dynamics.base.to_base(free.dynamics.theta_reference)
     assert (np.linalg.norm(damped.dynamics.ls.beta - prior)
             < 0.5 * np.linalg.norm(free.dynamics.ls.beta - prior))
@@ -163,7 +166,8 @@ def test_prior_weight_pulls_toward_urdf(setup):
 def test_known_parameter_subtraction(setup):
     robot, truth, train, test, _ = setup
     m5 = float(truth.standard_parameters()[40])
-    res = identify(robot, [train], options=IdentificationOptions(known_parameters={'m5': m5}))
+    res = identify(robot, [train], options=IdentificationOptions(
+        known_parameters={'m5': m5}, auto_options=False))
     assert res.model.parameters[40] == pytest.approx(m5)
     assert 'm5' not in [res.model.regressor.names[i] for i in res.dynamics.base.independent]
     assert np.all(np.array(validate(res.model, test).metrics['rmse_nm']) / SIGMA <= 1.05)

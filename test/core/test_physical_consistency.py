@@ -31,8 +31,10 @@ def test_consistent_fit_close_to_least_squares_and_urdf_export(tmp_path):
     train, _ = synthetic_series(truth, FRICTION, t, Q, QD, QDD, SIGMA, rng)
     t2, Q2, QD2, QDD2 = fourier_trajectory(robot, np.random.default_rng(9), periods=2)
     test, _ = synthetic_series(truth, FRICTION, t2, Q2, QD2, QDD2, SIGMA, rng)
-    ls = identify(robot, [train])
-    pc = identify(robot, [train], options=IdentificationOptions(physical_consistency=True))
+    # both with fixed options: the constraint is what differs
+    ls = identify(robot, [train], options=IdentificationOptions(auto_options=False))
+    pc = identify(robot, [train], options=IdentificationOptions(physical_consistency=True,
+                                                                auto_options=False))
     c = pc.consistency
     assert c.status == 'optimal'
     assert is_physically_consistent(pc.model.parameters[:50], robot.n)[0]
