@@ -363,6 +363,18 @@ def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cut
     return preds, metrics
 
 
+def _fit_metrics(model, data, options, res, record):
+    """In-sample figures of the trajectories, against the effort as recorded (torque filter)."""
+    recorded = None
+    if options.torque_filter:
+        raw = dataclasses.replace(options, torque_filter=False)
+        recorded = [prepare_trajectory(s, raw, sc).decimated(options.max_samples).tau
+                    for s, sc in data]
+    res.fit_predicted, res.fit_metrics = _in_sample_metrics(
+        model, res.trajectories, options, record.dynamics.torque_cutoff_hz, recorded)
+    record.fit_metrics = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
+
+
 def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
              options: IdentificationOptions | None = None, progress=None,
              drive_gain_runs=(), given=None) -> IdentificationResult:
@@ -434,14 +446,7 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
             model.drive_gains_std_nm_per_a = gains.std.copy()
     res.model = model
     if res.trajectories:
-        recorded = None
-        if options.torque_filter:
-            raw = dataclasses.replace(options, torque_filter=False)
-            recorded = [prepare_trajectory(s, raw, sc).decimated(options.max_samples).tau
-                        for s, sc in data]
-        res.fit_predicted, res.fit_metrics = _in_sample_metrics(
-            model, res.trajectories, options, record.dynamics.torque_cutoff_hz, recorded)
-        record.fit_metrics = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
+        _fit_metrics(model, data, options, res, record)
     res.timings_s['total'] = time.perf_counter() - t_start
     record.timings_s = dict(res.timings_s)
     res.record = record

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from robot_id_ros.identify.dynamics import (STRIBECK_VELOCITY_GRID_RAD_S, Dynami
 from robot_id_ros.identify.least_squares import (NormalEquations, accumulate, free_columns,
                                                  solve_least_squares, structural_base)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.selection_record import FOLDS, Candidate, Selection
 from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, motion_mask,
                                                 prepare_trajectory)
 from robot_id_ros.model.regressor import Regressor
@@ -52,7 +53,6 @@ CUTOFF_GRID_HZ = (2.0, 5.0, 10.0, 20.0, 40.0)
 # SCORE_VELOCITY_RAD_S fast), the same for every candidate
 MIN_VELOCITY_GRID_RAD_S = (0.0, 0.02, 0.05, 0.1)
 SCORE_VELOCITY_RAD_S = 0.0
-FOLDS = 5
 # the effort's noise floor is estimated from its content above this cut-off (Hz; at most
 # NOISE_CUTOFF_RATE_FRACTION of the rate), taken as white noise,
 # and subtracted from the held-out error: the sensor noise, which no candidate predicts, would
@@ -66,69 +66,6 @@ MIN_IMPROVEMENT = 0.01
 # rows within this many periods of the lowest candidate cut-off of a block's edge are in no block
 # (the filters smear each sample over about 1 / cut-off)
 GUARD_CUTOFF_PERIODS = 0.5
-
-
-@dataclass
-class Candidate:
-    """One set of options tried: its dimension, its settings and held-out relative error."""
-
-    dimension: str
-    settings: dict
-    error: float | None = None          # held-out ||e|| / ||tau||; None: the fit failed
-    note: str = ''
-    chosen: bool = False
-
-    def to_dict(self):
-        """Return the candidate as plain data."""
-        return {'dimension': self.dimension, 'settings': dict(self.settings),
-                'held_out_relative_error': self.error, 'chosen': self.chosen,
-                **({'note': self.note} if self.note else {})}
-
-
-@dataclass
-class Selection:
-    """The chosen options and every candidate tried, with the search's cost (s)."""
-
-    options: IdentificationOptions
-    candidates: list = field(default_factory=list)
-    searched: list = field(default_factory=list)
-    given: list = field(default_factory=list)
-    folds: int = FOLDS
-    samples: int = 0
-    time_s: float = 0.0
-
-    def chosen(self) -> dict:
-        """Return the chosen value of every searched option."""
-        return {k: getattr(self.options, k) for k in self.searched}
-
-    def to_dict(self) -> dict:
-        """Return the model file's ``identification.selection`` entry."""
-        return {'method': f'blocked cross-validation, {self.folds} folds, greedy',
-                'searched': list(self.searched), 'given': list(self.given),
-                'chosen': self.chosen(), 'samples': self.samples, 'time_s': self.time_s,
-                'candidates': [c.to_dict() for c in self.candidates]}
-
-    def summary_lines(self) -> list:
-        """Return the lines the identification summary prints: candidates and the choice."""
-        lines = [f'options chosen by {self.folds}-fold blocked cross-validation on the training '
-                 f'data ({self.samples} samples, {self.time_s:.1f} s); held-out relative error '
-                 'above the noise floor:']
-        for c in self.candidates:
-            err = 'failed' if c.error is None else f'{100 * c.error:.3f} %'
-            desc = ', '.join(f'{k}={_fmt(v)}' for k, v in c.settings.items())
-            lines.append(f'  {"*" if c.chosen else " "} {c.dimension:<20} {desc:<44} {err}'
-                         + (f' ({c.note})' if c.note else ''))
-        lines.append('  chosen: ' + ', '.join(f'{k}={_fmt(v)}' for k, v in self.chosen().items()))
-        if self.given:
-            lines.append('  given (not searched): ' + ', '.join(self.given))
-        return lines
-
-
-def _fmt(v):
-    """Return a setting's value as the summary prints it."""
-    if v is None:
-        return 'default'
-    return f'{v:g}' if isinstance(v, float) else str(v)
 
 
 def given_fields(options: IdentificationOptions) -> list:
