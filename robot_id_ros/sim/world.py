@@ -31,7 +31,7 @@ import pinocchio as pin
 from robot_id_ros.errors import InputError
 
 # the friction's velocity gain is at most (lightest tangential effective mass) / (this * dt)
-FRICTION_GAIN_STEPS = 2.0
+FRICTION_GAIN_STEPS = 1.0
 
 
 class SimInputError(InputError):
