@@ -27,6 +27,7 @@ bounded by what the drives can balance (``wrench_prior``).
 from __future__ import annotations
 
 import math
+from operator import mul
 
 import numpy as np
 
@@ -221,8 +222,9 @@ class LagVariance:
     The wrench variance then decays as the lag itself does, by a^2 per sample, unless a larger
     one is seen: ``v_k = max(a^2 v_{k-1}, (A e_k)^2)`` per axis (0 after a reset).
 
-    ``step`` takes one sample, ``batch`` a segment of samples; they give the same numbers (to
-    rounding): the batch solves the max-plus recursion in the log domain.
+    ``step`` takes one sample in plain float arithmetic, ``batch`` a segment of samples in numpy;
+    they give the same numbers (to rounding): the batch solves the max-plus recursion in the log
+    domain.
 
     Args:
         bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
@@ -235,11 +237,12 @@ class LagVariance:
         self.bandwidth_hz = float(bandwidth_hz)
         self.K = 2.0 * math.pi * self.bandwidth_hz
         self.res_var = np.asarray(residual_var_nm2, dtype=float)
+        self._res_var_l = self.res_var.tolist()
         self.reset()
 
     def reset(self):
         """Forget the state: no lag until the residual has moved."""
-        self.var = np.zeros(6)
+        self.var = [0.0] * 6      # 6 floats, N^2 and Nm^2
 
     def _seen(self, a, dr, band, A):
         """Return the wrench lag variance (.., 6) the increments ``dr`` (.., n) Nm show.
@@ -254,23 +257,39 @@ class LagVariance:
         return w * w
 
     def step(self, dt_s, r_prev, r, band, A):
-        """Take one sample.
+        """Take one sample (``_seen`` and the decay on plain floats).
 
         Args:
             dt_s: s since the previous sample; <= 0 (or no ``r_prev``) restarts.
-            r_prev: (n,) Nm, the residual at the previous sample, None after a reset.
-            r: (n,) Nm, the residual now.
-            band: (n,) Nm, the stiction band half-width now.
-            A: (6, n) the wrench map (of the last covariance recomputation).
+            r_prev: n floats, Nm, the residual at the previous sample, None after a reset.
+            r: n floats, Nm, the residual now.
+            band: n floats, Nm, the stiction band half-width now.
+            A: 6 rows of n floats, the wrench map (of the last covariance recomputation).
 
         Returns:
-            (6,) N^2 and Nm^2, the lag variance now.
+            list of 6 floats, N^2 and Nm^2, the lag variance now.
         """
         if r_prev is None or dt_s <= 0:
             self.reset()
             return self.var
         a = math.exp(-self.K * dt_s)
-        self.var = np.maximum(a * a * self.var, self._seen(a, np.asarray(r) - r_prev, band, A))
+        g, c = a / (1.0 - a), (self.NOISE_SIGMAS ** 2 / 2.0) * a * a
+        m, seen = [], False
+        for rk, rp, b, s2 in zip(r, r_prev, band, self._res_var_l):
+            e = g * (rk - rp)
+            x = abs(e) - b
+            x = x * x - c * s2 if x > 0.0 else 0.0
+            if x > 0.0:
+                m.append(math.copysign(math.sqrt(x), e))
+                seen = True
+            else:
+                m.append(0.0)
+        a2 = a * a
+        if not seen:
+            self.var = [a2 * v for v in self.var]
+        else:
+            self.var = [max(a2 * v, w * w) for v, w in
+                        zip(self.var, (sum(map(mul, row, m)) for row in A))]
         return self.var
 
     def batch(self, dt_s, R, band, starts, A):
@@ -398,14 +417,17 @@ def sample_covariance(held_nm, lag_var, bias=None):
     diagonal), plus the damping's ``bias`` (``damping_bias``) as ``d d^T``.
 
     Args:
-        held_nm: (6, 6) the covariance of the last recomputation.
-        lag_var: (6,) ``LagVariance``'s variance now.
+        held_nm: (6, 6) the covariance of the last recomputation (not changed).
+        lag_var: 6 floats, ``LagVariance``'s variance now.
         bias: (6,) or None.
 
     Returns:
-        (6, 6).
+        (6, 6): ``held_nm`` itself when there is nothing to add.
     """
-    cov = held_nm + np.diag(lag_var) if lag_var.any() else held_nm
+    cov = held_nm
+    if any(lag_var):
+        cov = held_nm.copy()
+        cov.flat[::7] += lag_var
     if bias is not None:
         cov = cov + np.outer(bias, bias)
     return cov
