@@ -323,10 +323,14 @@ class WrenchEstimator:
         self.last_q, self._qd_prev = q, qd
         lag = self._lag.step(dt, self._r_prev, r, band, self._cov_rows)
         self._r_prev = r
-        cov = sample_covariance(self._wrench_cov, lag, damping_bias_one(
-            J, tau_map, sw, wrench, self.mapper.rows, self._prior) if damped else None)
-        cov_finite = self._cov_finite if cov is self._wrench_cov else np.isfinite(cov).all()
-        if not (math.isfinite(sum(tau) + sum(wrench.tolist()) + s_c + s_k) and cov_finite):
+        bias = damping_bias_one(J, tau_map, sw, wrench, self.mapper.rows,
+                                self._prior) if damped else None
+        cov = sample_covariance(self._wrench_cov, lag, bias)
+        # finite: the held covariance (checked when recomputed), the lag and the bias
+        check = sum(tau) + sum(wrench.tolist()) + s_c + s_k + sum(lag)
+        if bias is not None:
+            check += sum(bias.tolist())
+        if not (math.isfinite(check) and self._cov_finite):
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')

@@ -16,7 +16,7 @@ At rest (|qd| below the stiction band) the friction torque is unknown within
 
 ``FrictionModel.torque`` and ``sliding_torque`` work on arrays; ``joint_terms`` + ``law_one`` are
 the same law on the few plain floats of one sample (an estimator's per-sample step, where a numpy
-call costs more than the arithmetic): test/model/test_friction_one.py checks they agree.
+call costs more than the arithmetic): test/estimate/test_float_twins.py checks they agree.
 """
 from __future__ import annotations
 
