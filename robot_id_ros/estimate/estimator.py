@@ -45,7 +45,8 @@ from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_ban
                                             stiction_hold_batch)
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
                                                batch_wrench_std, damping_bias, damping_bias_one,
-                                               sample_covariance, white_noise_gain, wrench_prior)
+                                               sample_covariance, white_noise_gain,
+                                               white_noise_gain_one, wrench_prior)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
@@ -343,9 +344,9 @@ class WrenchEstimator:
         ``band`` n floats, Nm.
         """
         A = self.mapper.matrix_one(J, sw)
-        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)
-        return (self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, np.array(band),
-                                                   gain), A.tolist())
+        gain = white_noise_gain_one(self.config.method, self._lag.bandwidth_hz, dt)
+        return (self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain),
+                A.tolist())
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:

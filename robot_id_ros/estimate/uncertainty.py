@@ -48,6 +48,7 @@ class TorqueUncertainty:
     def __init__(self, model: IdentifiedModel, residual_std_nm):
         self.model = model
         self.res_var = np.asarray(residual_std_nm, dtype=float) ** 2
+        self._res_var_l = self.res_var.tolist()
         self.kind = 'none'
         if model.base is not None and model.base_covariance is not None:
             self.kind = 'base'
@@ -85,17 +86,25 @@ class TorqueUncertainty:
     def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain):
         """Return one sample's wrench covariance A C A^T (6, 6), Nm^2 and N^2.
 
+        Without a parameter covariance C is diagonal and built from floats (``torque_covariance``
+        of one sample, the same numbers).
+
         Args:
             A: (6, n) the wrench map (wrench = A tau).
             q: (n,) rad.
             qd: (n,) rad/s.
             qd_prev: (n,) rad/s at the previous sample, None after a reset (then qdd = 0).
             dt: s since the previous sample.
-            band: (n,) Nm, stiction band half-width.
-            noise_gain: ``white_noise_gain`` at this sample.
+            band: n floats, Nm, stiction band half-width.
+            noise_gain: ``white_noise_gain`` at this sample (a float).
         """
+        if self.kind == 'none':
+            g = float(noise_gain)
+            c = [g * v + b * b / 3.0 for v, b in zip(self._res_var_l, band)]
+            return (A * c) @ A.T
         qdd = (qd - qd_prev) / dt if qd_prev is not None and dt > 0 else np.zeros_like(qd)
-        C = self.torque_covariance(q[None], qd[None], qdd[None], band[None], noise_gain)[0]
+        C = self.torque_covariance(q[None], qd[None], qdd[None], np.asarray(band)[None],
+                                   noise_gain)[0]
         return A @ C @ A.T
 
     def held_wrench_var(self, cov_idx, A, Q, QD, dt, band, starts, noise_gain):
@@ -147,6 +156,15 @@ def white_noise_gain(method, bandwidth_hz, dt_s):
     else:
         g = 0.25 * K * dt
     return np.where(dt > 0, np.minimum(g, 1.0), 1.0)
+
+
+def white_noise_gain_one(method, bandwidth_hz, dt_s):
+    """``white_noise_gain`` of one interval ``dt_s`` (s), a float, in plain float arithmetic."""
+    if not dt_s > 0:
+        return 1.0
+    K = 2.0 * math.pi * bandwidth_hz
+    g = 0.5 * -math.expm1(-K * dt_s) if method == 'momentum' else 0.25 * K * dt_s
+    return min(g, 1.0)
 
 
 class CovarianceSchedule:

@@ -13,7 +13,8 @@ import pytest
 from robot_id_ros.estimate import BAND_ZERO_NM, StictionFriction, hold_band, hold_band_step
 from robot_id_ros.estimate.onesample import deadzone_one, stiction_hold_one
 from robot_id_ros.estimate.stiction import deadzone, stiction_hold
-from robot_id_ros.estimate.uncertainty import LagVariance
+from robot_id_ros.estimate.uncertainty import (LagVariance, TorqueUncertainty, white_noise_gain,
+                                               white_noise_gain_one)
 from robot_id_ros.model.friction import FrictionModel, law_one
 
 N, n = 2000, 5
@@ -119,3 +120,23 @@ def test_lag_variance_step_equals_batch():
     got = np.array(got)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
     assert (got > 1.0).any()
+
+
+@pytest.mark.parametrize('method', ['momentum', 'direct'])
+def test_white_noise_gain_one_equals_the_vectorised_gain(method):
+    dt = np.r_[-0.01, 0.0, np.geomspace(1e-5, 10.0, 200)]
+    one = [white_noise_gain_one(method, 10.0, d) for d in dt.tolist()]
+    np.testing.assert_allclose(one, white_noise_gain(method, 10.0, dt), rtol=1e-14, atol=0.0)
+    assert one[0] == one[1] == 1.0 and min(one) < 1e-3
+
+
+def test_wrench_covariance_without_parameter_covariance_equals_torque_covariance(youbot):
+    """The float-built diagonal C (no parameter covariance) gives A C A^T of torque_covariance."""
+    rng = np.random.default_rng(2)
+    unc = TorqueUncertainty(youbot, rng.uniform(0.02, 0.2, n))
+    assert unc.kind == 'none'
+    A = rng.normal(size=(6, n))
+    q, qd, band = rng.normal(size=n), rng.normal(size=n), rng.uniform(0.0, 1.0, n)
+    C = unc.torque_covariance(q[None], qd[None], np.zeros((1, n)), band[None], 0.3)[0]
+    np.testing.assert_allclose(unc.wrench_covariance(A, q, qd, None, 0.005, band.tolist(), 0.3),
+                               A @ C @ A.T, rtol=1e-13, atol=1e-15)
