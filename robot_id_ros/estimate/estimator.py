@@ -42,7 +42,7 @@ from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError,
                                            StampGate, TareAverage, check_sample,
                                            first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
-                                            stiction_hold_batch)
+                                            stiction_batch)
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
                                                batch_wrench_std, damping_bias, damping_bias_one,
                                                sample_covariance, white_noise_gain,
@@ -442,7 +442,7 @@ class WrenchEstimator:
         sw = self._joint_scale(band) if self.config.band_weighting else np.ones((N, n))
         A, smin, damped = self.mapper.matrices(Js * sw[:, None, :])
         A = A * sw[:, None, :]                       # wrench = A tau in the original joint units
-        Tm = self._stiction_batch(T, band, restart)
+        Tm = stiction_batch(self.config.stiction_mode, T, band, restart)
         W = np.einsum('kij,kj->ki', A, Tm)
         states = self.contact.states(*self.contact.scores(T, band), starts)
         bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped,
@@ -494,12 +494,3 @@ class WrenchEstimator:
                 restart[k_t + 1:k_t + 2] = True
                 tare[0] = None
         return T, restart
-
-    def _stiction_batch(self, T, band, restart):
-        """``onesample.stiction_one`` over N samples."""
-        mode = self.config.stiction_mode
-        if mode == 'hold':
-            return stiction_hold_batch(T, band, restart)
-        if mode == 'deadzone':
-            return deadzone(T, band)
-        return T

@@ -167,6 +167,25 @@ def stiction_hold_batch(T, band, starts):
     return lo            # every composed map starts with a constant one: lo == hi is the value
 
 
+def stiction_batch(mode, T, band, restart):
+    """``onesample.stiction_one`` over N samples: the torque that goes into the wrench.
+
+    Args:
+        mode: 'none', 'deadzone' or 'hold' (``stiction_mode``).
+        T: (N, n) Nm, tau_ext.
+        band: (N, n) Nm, the (held) stiction band.
+        restart: (N,) bool, where the hold starts afresh (``stiction_hold_batch``).
+
+    Returns:
+        (N, n) Nm.
+    """
+    if mode == 'hold':
+        return stiction_hold_batch(T, band, restart)
+    if mode == 'deadzone':
+        return deadzone(T, band)
+    return T
+
+
 def deadzone(tau, band):
     """Return the part of ``tau`` outside [-band, band].
 
