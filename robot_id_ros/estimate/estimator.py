@@ -42,10 +42,11 @@ from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError,
                                            StampGate, TareAverage, check_sample,
                                            first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
-                                            stiction_hold_batch)
+                                            stiction_batch)
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
                                                batch_wrench_std, damping_bias, damping_bias_one,
-                                               sample_covariance, white_noise_gain, wrench_prior)
+                                               sample_covariance, white_noise_gain,
+                                               white_noise_gain_one, wrench_prior)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
@@ -187,7 +188,7 @@ class WrenchEstimator:
     @property
     def stiction_band(self):
         """(n,) Nm, the stiction band half-width at the last sample; None after a reset."""
-        return self._band_held
+        return None if self._band_held is None else np.array(self._band_held)
 
     @property
     def last_stamp_ns(self):
@@ -211,7 +212,7 @@ class WrenchEstimator:
         self._cov_schedule.reset()
         self.last_q = self._qd_prev = None      # last_q: the last sample's q (rad)
         self._wrench_cov = np.zeros((6, 6))
-        self._cov_map = None        # the wrench map of the last covariance recomputation
+        self._cov_rows = None       # the wrench map of the last covariance recomputation
         self._r_prev = None
         self._lag.reset()
         self._band_held = None
@@ -235,7 +236,7 @@ class WrenchEstimator:
         """
         if self._tare_avg.value is None:
             raise OperationError('cannot tare before the first joint state sample', 'no_sample')
-        self.bias = self._bias_from(self._tare_avg.value, self._band_held)
+        self.bias = self._bias_from(self._tare_avg.value, self.stiction_band)
         self._held = None
         return self.bias
 
@@ -295,50 +296,57 @@ class WrenchEstimator:
         dt, reason = self.gate.accept(stamp_ns)
         if reason is not None:
             self._restart(reason)
-        # per-joint sums on floats (see onesample); an all-zero band skips the band's calls
+        # per-joint arithmetic on floats (see onesample); an all-zero band skips the band's work
         m, d = self._pm, self._pd
         qp = self.robot.q_pin(q)
         _crba(m, d, qp, _WORLD)     # M and the joint Jacobians (one forward pass)
         M = d.M.copy()
         J = _frame_jacobian(m, d, self._fid, self._ref)
-        f, band = self.friction(qd)
-        if self._band_held is not None and dt > 0.0 and self._band_any:
+        f, band = self.friction.one(qd.tolist())
+        if self._band_any and dt > 0.0:     # a held band to release (none after a restart)
             band = hold_band_step(band, self._band_held, dt, self._band_rate)
         self._band_held = band
-        self._band_any = any(band_l := band.tolist())
+        self._band_any = any(band)
         free = not self._band_any
-        u = list(map(sub, map(add, _nle(m, d, qp, qd).tolist(), f.tolist()), tau_m.tolist()))
+        u = list(map(sub, map(add, _nle(m, d, qp, qd).tolist(), f), tau_m.tolist()))
         r = self.residual.step(dt, M, qd, u)
         self._tare_avg.add(r, dt)
         tau = list(map(sub, r, self.bias.tolist()))
-        sw = ((self._sw_free if free else joint_scale_one(self._res_var, band_l))
+        sw = ((self._sw_free if free else joint_scale_one(self._res_var, band))
               if self._weighted else None)
         tau_map, self._held = stiction_one(self._stiction_mode, tau, band, free, self._held)
         wrench, smin, damped = self.mapper.map_one(J, tau_map, sw)
-        s_c, s_k = self.contact.scores_one(tau, band_l)
+        s_c, s_k = self.contact.scores_one(tau, band)
         state = self.contact.step(s_c, s_k)
         if self._cov_schedule.due(stamp_ns):
-            self._wrench_cov, self._cov_map = self._covariance_one(q, qd, dt, band, J, sw)
+            self._wrench_cov, self._cov_rows = self._covariance_one(q, qd, dt, band, J, sw)
             self._cov_finite = bool(np.isfinite(self._wrench_cov).all())
         self.last_q, self._qd_prev = q, qd
-        r = np.asarray(r)
-        lag = self._lag.step(dt, self._r_prev, r, band, self._cov_map)
+        lag = self._lag.step(dt, self._r_prev, r, band, self._cov_rows)
         self._r_prev = r
-        cov = sample_covariance(self._wrench_cov, lag, damping_bias_one(
-            J, tau_map, sw, wrench, self.mapper.rows, self._prior) if damped else None)
-        cov_finite = self._cov_finite if cov is self._wrench_cov else np.isfinite(cov).all()
-        if not (math.isfinite(sum(tau) + sum(wrench.tolist()) + s_c + s_k) and cov_finite):
+        bias = damping_bias_one(J, tau_map, sw, wrench, self.mapper.rows,
+                                self._prior) if damped else None
+        cov = sample_covariance(self._wrench_cov, lag, bias)
+        # finite: the held covariance (checked when recomputed), the lag and the bias
+        check = sum(tau) + sum(wrench.tolist()) + s_c + s_k + sum(lag)
+        if bias is not None:
+            check += sum(bias.tolist())
+        if not (math.isfinite(check) and self._cov_finite):
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')
-        return EstimateResult(stamp_ns, np.array(tau), band, wrench, cov, state, s_c, smin,
-                              damped, self.frame_id, reason)
+        return EstimateResult(stamp_ns, np.array(tau), np.array(band), wrench, cov, state, s_c,
+                              smin, damped, self.frame_id, reason)
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
-        """Return the wrench covariance (6, 6) and its map A (6, n) at this sample."""
+        """Return the wrench covariance (6, 6) and its map A (6 rows of n floats) at this sample.
+
+        ``band`` n floats, Nm.
+        """
         A = self.mapper.matrix_one(J, sw)
-        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)
-        return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain), A
+        gain = white_noise_gain_one(self.config.method, self._lag.bandwidth_hz, dt)
+        return (self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain),
+                A.tolist())
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
@@ -434,7 +442,7 @@ class WrenchEstimator:
         sw = self._joint_scale(band) if self.config.band_weighting else np.ones((N, n))
         A, smin, damped = self.mapper.matrices(Js * sw[:, None, :])
         A = A * sw[:, None, :]                       # wrench = A tau in the original joint units
-        Tm = self._stiction_batch(T, band, restart)
+        Tm = stiction_batch(self.config.stiction_mode, T, band, restart)
         W = np.einsum('kij,kj->ki', A, Tm)
         states = self.contact.states(*self.contact.scores(T, band), starts)
         bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped,
@@ -486,12 +494,3 @@ class WrenchEstimator:
                 restart[k_t + 1:k_t + 2] = True
                 tare[0] = None
         return T, restart
-
-    def _stiction_batch(self, T, band, restart):
-        """``onesample.stiction_one`` over N samples."""
-        mode = self.config.stiction_mode
-        if mode == 'hold':
-            return stiction_hold_batch(T, band, restart)
-        if mode == 'deadzone':
-            return deadzone(T, band)
-        return T

@@ -27,6 +27,7 @@ bounded by what the drives can balance (``wrench_prior``).
 from __future__ import annotations
 
 import math
+from operator import mul
 
 import numpy as np
 
@@ -47,6 +48,7 @@ class TorqueUncertainty:
     def __init__(self, model: IdentifiedModel, residual_std_nm):
         self.model = model
         self.res_var = np.asarray(residual_std_nm, dtype=float) ** 2
+        self._res_var_l = self.res_var.tolist()
         self.kind = 'none'
         if model.base is not None and model.base_covariance is not None:
             self.kind = 'base'
@@ -84,17 +86,25 @@ class TorqueUncertainty:
     def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain):
         """Return one sample's wrench covariance A C A^T (6, 6), Nm^2 and N^2.
 
+        Without a parameter covariance C is diagonal and built from floats (``torque_covariance``
+        of one sample, the same numbers).
+
         Args:
             A: (6, n) the wrench map (wrench = A tau).
             q: (n,) rad.
             qd: (n,) rad/s.
             qd_prev: (n,) rad/s at the previous sample, None after a reset (then qdd = 0).
             dt: s since the previous sample.
-            band: (n,) Nm, stiction band half-width.
-            noise_gain: ``white_noise_gain`` at this sample.
+            band: n floats, Nm, stiction band half-width.
+            noise_gain: ``white_noise_gain`` at this sample (a float).
         """
+        if self.kind == 'none':
+            g = float(noise_gain)
+            c = [g * v + b * b / 3.0 for v, b in zip(self._res_var_l, band)]
+            return (A * c) @ A.T
         qdd = (qd - qd_prev) / dt if qd_prev is not None and dt > 0 else np.zeros_like(qd)
-        C = self.torque_covariance(q[None], qd[None], qdd[None], band[None], noise_gain)[0]
+        C = self.torque_covariance(q[None], qd[None], qdd[None], np.asarray(band)[None],
+                                   noise_gain)[0]
         return A @ C @ A.T
 
     def held_wrench_var(self, cov_idx, A, Q, QD, dt, band, starts, noise_gain):
@@ -146,6 +156,15 @@ def white_noise_gain(method, bandwidth_hz, dt_s):
     else:
         g = 0.25 * K * dt
     return np.where(dt > 0, np.minimum(g, 1.0), 1.0)
+
+
+def white_noise_gain_one(method, bandwidth_hz, dt_s):
+    """``white_noise_gain`` of one interval ``dt_s`` (s), a float, in plain float arithmetic."""
+    if not dt_s > 0:
+        return 1.0
+    K = 2.0 * math.pi * bandwidth_hz
+    g = 0.5 * -math.expm1(-K * dt_s) if method == 'momentum' else 0.25 * K * dt_s
+    return min(g, 1.0)
 
 
 class CovarianceSchedule:
@@ -221,8 +240,9 @@ class LagVariance:
     The wrench variance then decays as the lag itself does, by a^2 per sample, unless a larger
     one is seen: ``v_k = max(a^2 v_{k-1}, (A e_k)^2)`` per axis (0 after a reset).
 
-    ``step`` takes one sample, ``batch`` a segment of samples; they give the same numbers (to
-    rounding): the batch solves the max-plus recursion in the log domain.
+    ``step`` takes one sample in plain float arithmetic, ``batch`` a segment of samples in numpy;
+    they give the same numbers (to rounding): the batch solves the max-plus recursion in the log
+    domain.
 
     Args:
         bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
@@ -235,11 +255,12 @@ class LagVariance:
         self.bandwidth_hz = float(bandwidth_hz)
         self.K = 2.0 * math.pi * self.bandwidth_hz
         self.res_var = np.asarray(residual_var_nm2, dtype=float)
+        self._res_var_l = self.res_var.tolist()
         self.reset()
 
     def reset(self):
         """Forget the state: no lag until the residual has moved."""
-        self.var = np.zeros(6)
+        self.var = [0.0] * 6      # 6 floats, N^2 and Nm^2
 
     def _seen(self, a, dr, band, A):
         """Return the wrench lag variance (.., 6) the increments ``dr`` (.., n) Nm show.
@@ -254,23 +275,39 @@ class LagVariance:
         return w * w
 
     def step(self, dt_s, r_prev, r, band, A):
-        """Take one sample.
+        """Take one sample (``_seen`` and the decay on plain floats).
 
         Args:
             dt_s: s since the previous sample; <= 0 (or no ``r_prev``) restarts.
-            r_prev: (n,) Nm, the residual at the previous sample, None after a reset.
-            r: (n,) Nm, the residual now.
-            band: (n,) Nm, the stiction band half-width now.
-            A: (6, n) the wrench map (of the last covariance recomputation).
+            r_prev: n floats, Nm, the residual at the previous sample, None after a reset.
+            r: n floats, Nm, the residual now.
+            band: n floats, Nm, the stiction band half-width now.
+            A: 6 rows of n floats, the wrench map (of the last covariance recomputation).
 
         Returns:
-            (6,) N^2 and Nm^2, the lag variance now.
+            list of 6 floats, N^2 and Nm^2, the lag variance now.
         """
         if r_prev is None or dt_s <= 0:
             self.reset()
             return self.var
         a = math.exp(-self.K * dt_s)
-        self.var = np.maximum(a * a * self.var, self._seen(a, np.asarray(r) - r_prev, band, A))
+        g, c = a / (1.0 - a), (self.NOISE_SIGMAS ** 2 / 2.0) * a * a
+        m, seen = [], False
+        for rk, rp, b, s2 in zip(r, r_prev, band, self._res_var_l):
+            e = g * (rk - rp)
+            x = abs(e) - b
+            x = x * x - c * s2 if x > 0.0 else 0.0
+            if x > 0.0:
+                m.append(math.copysign(math.sqrt(x), e))
+                seen = True
+            else:
+                m.append(0.0)
+        a2 = a * a
+        if not seen:
+            self.var = [a2 * v for v in self.var]
+        else:
+            self.var = [max(a2 * v, w * w) for v, w in
+                        zip(self.var, (sum(map(mul, row, m)) for row in A))]
         return self.var
 
     def batch(self, dt_s, R, band, starts, A):
@@ -398,14 +435,17 @@ def sample_covariance(held_nm, lag_var, bias=None):
     diagonal), plus the damping's ``bias`` (``damping_bias``) as ``d d^T``.
 
     Args:
-        held_nm: (6, 6) the covariance of the last recomputation.
-        lag_var: (6,) ``LagVariance``'s variance now.
+        held_nm: (6, 6) the covariance of the last recomputation (not changed).
+        lag_var: 6 floats, ``LagVariance``'s variance now.
         bias: (6,) or None.
 
     Returns:
-        (6, 6).
+        (6, 6): ``held_nm`` itself when there is nothing to add.
     """
-    cov = held_nm + np.diag(lag_var) if lag_var.any() else held_nm
+    cov = held_nm
+    if any(lag_var):
+        cov = held_nm.copy()
+        cov.flat[::7] += lag_var
     if bias is not None:
         cov = cov + np.outer(bias, bias)
     return cov

@@ -13,9 +13,14 @@ For symmetric Coulomb friction fc+ = fc- = fc.
 
 At rest (|qd| below the stiction band) the friction torque is unknown within
 [-breakaway, +breakaway]; ``friction_bounds`` says so instead of inventing a sign.
+
+``FrictionModel.torque`` and ``sliding_torque`` work on arrays; ``joint_terms`` + ``law_one`` are
+the same law on the few plain floats of one sample (an estimator's per-sample step, where a numpy
+call costs more than the arithmetic): test/estimate/test_float_twins.py checks they agree.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,6 +95,19 @@ class FrictionModel:
             tau = tau + self.stribeck_nm * np.exp(-(qd / self.stribeck_velocity_rad_s) ** 2) * s
         return tau
 
+    def joint_terms(self):
+        """Return the law's parameters per joint as floats, for ``law_one``.
+
+        Taken once (an estimator's start): ``law_one`` does not see later changes of the arrays.
+
+        Returns:
+            list of n tuples (fc+ Nm, fc- Nm, fv Nm s/rad, fo Nm, fs Nm, vs rad/s), fs = 0 where
+            there is no Stribeck term.
+        """
+        return list(zip(*(np.asarray(a, dtype=float).tolist() for a in (
+            self.coulomb_pos_nm, self.coulomb_neg_nm, self.viscous_nm_s_rad, self.offset_nm,
+            self.stribeck_nm, self.stribeck_velocity_rad_s))))
+
     def friction_bounds(self, qd, stiction_velocity_rad_s):
         """(lower, upper) friction torque (Nm): a point where moving, the stiction band at rest."""
         qd = np.asarray(qd, dtype=float)
@@ -125,6 +143,35 @@ class FrictionModel:
         return cls(
             sign_velocity_rad_s=float(d.get('sign_velocity_rad_s', SIGN_VELOCITY_RAD_S_DEFAULT)),
             **cols)
+
+
+def law_one(terms, qd, sign_velocity_rad_s=None):
+    """Return the friction torque of one sample in plain float arithmetic.
+
+    ``FrictionModel.torque`` (smooth sign) or ``sliding_torque`` (exact sign) of n values, the
+    same numbers to rounding.
+
+    Args:
+        terms: ``FrictionModel.joint_terms()``.
+        qd: n floats, rad/s.
+        sign_velocity_rad_s: the smooth sign's velocity (``torque``); None: the exact sign
+            (``sliding_torque``).
+
+    Returns:
+        list of n floats, Nm.
+    """
+    out = []
+    for v, (fcp, fcn, fv, fo, fs, vs) in zip(qd, terms):
+        if sign_velocity_rad_s is None:
+            s = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
+        else:
+            s = math.tanh(v / sign_velocity_rad_s)
+        tau = (fcp * s if s > 0.0 else fcn * s) + fv * v + fo
+        if fs:
+            x = v / vs
+            tau += fs * math.exp(-x * x) * s
+        out.append(tau)
+    return out
 
 
 def _vec(v, n, name, default=None):

@@ -3,6 +3,8 @@
 """One glitched sample (issue 14, "from a glitch") never reaches the outputs as an absurd or NaN
 value, the estimator recovers within its settling time, the contact flag keeps following the data,
 and ``process`` applies the same rules as ``update``."""
+import math
+
 import numpy as np
 import pytest
 from estimate_cases import BENT, RATE, measured, stamps, trajectory
@@ -71,12 +73,17 @@ def inject_nonfinite(est, marker_qd):
     for any fault that leaves the estimator's state non-finite), in update and process alike."""
     friction = est.friction
 
-    def broken(qd):
-        f, band = friction(qd)
-        f = np.array(f, dtype=float)
-        f[np.all(np.asarray(qd) == marker_qd, axis=-1)] = np.nan
-        return f, band
-    est.friction = broken
+    class Broken:
+        def __call__(self, qd):           # process: arrays
+            f, band = friction(qd)
+            f = np.array(f, dtype=float)
+            f[np.all(np.asarray(qd) == marker_qd, axis=-1)] = np.nan
+            return f, band
+
+        def one(self, qd):                # update: floats
+            f, band = friction.one(qd)
+            return ([math.nan] * len(f) if qd == list(marker_qd) else f), band
+    est.friction = Broken()
 
 
 def test_one_nan_then_good_samples_recover(youbot, data):
