@@ -282,13 +282,13 @@ def test_missing_interface_package_is_one_line(tmp_path, interface, package):
         rec = procs.recorder('static_pose_recorder', [
             f'output_path:={tmp_path / "x"}', f'command_interface:={interface}'], 'missing',
             sim_time=False)
-        sim = procs.sim()                   # started beside it: one start-up time, not two
         assert _wait(rec, 60) == 2
         lines = [ln for ln in _log(rec).splitlines() if 'cannot start' in ln]
         assert len(lines) == 1, _log(rec)
         assert (f"command_interface '{interface}' needs the ROS 2 package {package}, which is "
                 'not installed' in lines[0]) and 'tools/build_interfaces.py' in lines[0]
         # the simulator runs without them and says what it does not offer
+        sim = procs.sim()
         t_end = time.monotonic() + 120      # a loaded machine: the sim's start took over 30 s
         while time.monotonic() < t_end and 'youbot_sim: seed' not in _log(sim):
             time.sleep(0.1)

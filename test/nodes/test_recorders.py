@@ -232,34 +232,35 @@ def test_static_recorder_sigkill_and_resume(procs, tmp_path):
 
 # ------------------------------------------------------------------------------------------------
 def test_bad_inputs_are_clear_errors(procs, tmp_path):
-    # the four recorders start at once (independent, no simulator): one start-up time, not four
-    poses = tmp_path / 'poses.yaml'
-    poses.write_text(yaml.safe_dump([[2.9, 1.1, -2.5, 1.8, 2.9], [2.9, 1.1, -0.01, 1.8, 2.9]]))
+    # a driver that never publishes (no sim)
     out = tmp_path / 'nodriver'
-    runs = {
-        # a driver that never publishes (no sim)
-        'nodriver': [f'output_path:={out}', 'pose_count:=3', 'startup_timeout_s:=2.0'],
-        # poses outside the limits: refused at start, naming pose and joint
-        'badpose': [f'output_path:={tmp_path / "x"}', f'poses_file:={poses}'],
-        # unwritable output path
-        'unwritable': ['output_path:=/proc/nope/bag', 'pose_count:=3', 'startup_timeout_s:=1.0'],
-        # the former effort_unit spelling: refused at start, naming the current one
-        'oldunit': [f'output_path:={tmp_path / "y"}', 'effort_unit:=torque_nm']}
-    recs = {name: procs.recorder('static_pose_recorder', params, name, sim_time=False)
-            for name, params in runs.items()}
-    rec = recs['nodriver']
-    assert _wait(rec, 90) == 1
+    rec = procs.recorder('static_pose_recorder',
+                         [f'output_path:={out}', 'pose_count:=3', 'startup_timeout_s:=2.0'],
+                         'nodriver', sim_time=False)
+    assert _wait(rec, 60) == 1
     assert 'no joint state from the driver on /joint_states within 2 s' in _log(rec)
     sc = read_sidecar(sidecar_path(out))
     assert sc['info']['status'] == 'failed' and not sc['complete']
-    rec = recs['badpose']
-    assert _wait(rec, 90) == 2
+    # poses outside the limits: refused at start, naming pose and joint
+    poses = tmp_path / 'poses.yaml'
+    poses.write_text(yaml.safe_dump([[2.9, 1.1, -2.5, 1.8, 2.9], [2.9, 1.1, -0.01, 1.8, 2.9]]))
+    rec = procs.recorder('static_pose_recorder',
+                         [f'output_path:={tmp_path / "x"}', f'poses_file:={poses}'], 'badpose',
+                         sim_time=False)
+    assert _wait(rec, 60) == 2
     assert 'pose 1: arm_joint_3 = -0.0100 rad is outside its limits' in _log(rec)
-    rec = recs['unwritable']
-    assert _wait(rec, 90) == 1
+    # unwritable output path
+    rec = procs.recorder(
+        'static_pose_recorder',
+        ['output_path:=/proc/nope/bag', 'pose_count:=3', 'startup_timeout_s:=1.0'], 'unwritable',
+        sim_time=False)
+    assert _wait(rec, 60) == 1
     assert 'output folder /proc/nope does not exist' in _log(rec)
-    rec = recs['oldunit']
-    assert _wait(rec, 90) == 2
+    # the former effort_unit spelling: refused at start, naming the current one
+    rec = procs.recorder('static_pose_recorder',
+                         [f'output_path:={tmp_path / "y"}', 'effort_unit:=torque_nm'], 'oldunit',
+                         sim_time=False)
+    assert _wait(rec, 60) == 2
     assert ("effort_unit must be 'torque' or 'current', got 'torque_nm' (renamed: use 'torque')"
             in _log(rec))
 
