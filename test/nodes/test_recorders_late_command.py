@@ -16,6 +16,7 @@ from ros_helpers import RosHarness
 from robot_id_ros.io.bags import read_joint_states, sidecar_path
 from robot_id_ros.io.sidecar import read_sidecar
 from robot_id_ros.record.excitation import FourierTrajectory
+from robot_id_ros.ros.nodes.trajectory_recorder import MAX_START_LAG_S
 from test_recorders import ARM, Procs, _excitation_file, _log
 
 DELAY_S = 0.6                       # sim time between a command's start stamp and its arrival
@@ -91,8 +92,10 @@ def test_trajectory_command_arriving_late_starts_late_without_abort(tmp_path, ha
     print(f'late command: forwarded {late[0]:.3f} s after its start stamp; measured start lag '
           f'{lag_s:.3f} s; tracking max {max(sc["info"]["tracking"]["max_rad"]):.4f} rad')
     assert 'started the motion' in _log(rec) and 'late' in _log(rec)
-    # the lag measured from the arm's departure: the delay, plus at most a few publish periods
-    assert DELAY_S - 0.05 <= lag_s <= late[0] + 0.1
+    # the lag measured from the arm's departure: at least the delay (the relay's forwarding and
+    # the DDS hop to the simulator add to it, more on a loaded machine), within the longest start
+    # lag the recorder takes as a late start
+    assert DELAY_S - 0.05 <= lag_s < MAX_START_LAG_S
     assert max(sc['info']['tracking']['max_rad']) < 0.05
     # the periods are where the arm played them: each sample of a period matches the
     # excitation at its time within the period (unshifted periods would be 0.6 s off)
