@@ -26,8 +26,15 @@ interfaces: $(STAMP)
 
 # one BLAS thread: the suite runs fits beside DDS node processes on 2 cores (threaded BLAS
 # oversubscribes them and was up to 20x slower under load)
+# TEST_WORKERS=2: two pytest-xdist workers, each taking whole files (module fixtures such as the
+# demo's run once), longest files first (test/conftest.py); every test has its own ROS domain,
+# disjoint across workers (test/ros_helpers.py). Default 1 (one process) until measured on an idle
+# machine and under a CPU hog.
+TEST_WORKERS ?= 1
+XDIST_ARGS := $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile \
+              --no-loadscope-reorder)
 test: $(STAMP) interfaces
-	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -p no:cacheprovider test $(PYTEST_ARGS)
+	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -p no:cacheprovider $(XDIST_ARGS) test $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -p no:cacheprovider -m "not integration and not slow" test $(PYTEST_ARGS)

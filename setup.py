@@ -49,7 +49,7 @@ setup(
         ],
         'test': [
             'pytest', 'example-robot-data', 'colcon-common-extensions', 'flake8', 'pydocstyle',
-            'pytest-rerunfailures'
+            'pytest-rerunfailures', 'pytest-xdist'
         ],
     },
     zip_safe=True,

@@ -13,8 +13,16 @@ _counter = itertools.count()
 def unique_domain_id():
     """A ROS domain id (1..200) distinct for every call within a test session, spread by pid so
     two pytest processes on one machine rarely collide.
+
+    Under pytest-xdist each worker takes its own residue class modulo the worker count (worker k
+    of N: ids = k mod N), so two workers never share a domain however their counters advance.
     """
-    return 1 + (os.getpid() * 7 + next(_counter)) % 200
+    worker = os.environ.get('PYTEST_XDIST_WORKER', '')
+    count = max(1, int(os.environ.get('PYTEST_XDIST_WORKER_COUNT', '1'))) if worker else 1
+    index = int(worker[2:]) % count if worker[2:].isdigit() else 0
+    span = 200 - 200 % count
+    start = (os.getpid() * 7) % span // count * count
+    return 1 + (start + index + count * next(_counter)) % span
 
 
 def isolated_env(domain_id):

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from ros_helpers import unique_domain_id
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.sidecar import find_sidecar
@@ -20,9 +21,11 @@ from robot_id_ros.io.sidecar import find_sidecar
 @pytest.fixture(scope='module')
 def demo_out(tmp_path_factory):
     out = tmp_path_factory.mktemp('demo') / 'out'
+    # a domain of the test session's own (the demo's default, 120 + pid % 100, could meet a
+    # domain of a test running beside it under pytest-xdist)
     r = subprocess.run(
-        [sys.executable, '-m', 'robot_id_ros.cli', 'demo', '--quick', '--out',
-         str(out)], capture_output=True, text=True, timeout=900)
+        [sys.executable, '-m', 'robot_id_ros.cli', 'demo', '--quick', '--out', str(out),
+         '--domain-id', str(unique_domain_id())], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return out, r.stdout
 

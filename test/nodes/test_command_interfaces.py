@@ -153,6 +153,20 @@ def _read_probe(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def _wait_for_probe_stamp(path, t_ns, timeout_s):
+    """Wait until the probe wrote a joint state stamped at or after ``t_ns`` (ns, sim time)."""
+    t_end = time.monotonic() + timeout_s
+    while time.monotonic() < t_end:
+        for line in reversed(path.read_text().splitlines()[:-1]):   # the last may be partial
+            e = json.loads(line)
+            if e['k'] == 'js':
+                if e['t'] >= t_ns:
+                    return
+                break
+        time.sleep(0.1)
+    pytest.fail(f'the probe saw no joint state stamped {t_ns * 1e-9:.3f} s within {timeout_s} s')
+
+
 def _call_cancel(procs):
     """Call the recorder's ~/cancel; return the sim time (ns) of the request."""
     import rclpy
@@ -213,7 +227,9 @@ def test_cancel_mid_motion_stops_the_driver_and_holds(driver_procs, tmp_path, in
                                    _log(rec)).group(1)) * 1e9)
     print(f'{interface}: the cancel reached the recorder {(t_cancel - t_request) * 1e-6:.0f} ms '
           '(sim time) after the request')
-    time.sleep(2.0)                         # the arm's hold, seen by the probe
+    # the arm's hold, seen by the probe: until it has 1.6 s of sim time after the cancel (a
+    # condition on sim time, not a wall-clock margin)
+    _wait_for_probe_stamp(probe_file, t_cancel + 1_600_000_000, timeout_s=60)
     probe.terminate()
     probe.wait(timeout=10)
     events = _read_probe(probe_file)
