@@ -223,6 +223,8 @@ class SimulatedArm:
 
         frame: a frame of the model on the last link (default the tool frame);
         axes: 'base' (the URDF root frame's axes) or 'tool' (the axes of ``frame``).
+        The wrench is the hand's: it replaces a ``set_hand_profile`` script and adds to the
+        contact plane's force.
         """
         w = check_wrench(wrench)
         frame = self._check_frame(frame, axes)
