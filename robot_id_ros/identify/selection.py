@@ -18,9 +18,10 @@ the current choice only when it lowers the held-out error by more than ``MIN_IMP
 lowest of a dimension wins then). The pass is repeated (at most ``MAX_PASSES``) while it changes
 an option, so that each option is chosen for the fit the others make, e.g. the derivative cut-off
 for a physically consistent fit. The LMI problem of physical consistency is compiled once per
-structure and solved again per fold (identify/consistency.py). The signals are prepared once per cut-off and velocity source
-and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
-evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
+structure and solved again per fold (identify/consistency.py). The signals are prepared once per
+cut-off and velocity source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each
+candidate costs one regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for
+physical consistency).
 """
 from __future__ import annotations
 
