@@ -15,13 +15,13 @@ The search is greedy, one dimension at a time, over a few candidates each: slow 
 derivative method and cut-off, velocity source, torque filter, weighting (from the same normal
 equations), friction structure (one toggle at a time), physical consistency. A candidate replaces
 the current choice only when it lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the
-lowest of a dimension wins then). The pass is repeated (at most ``MAX_PASSES``) while it changes
-an option, so that each option is chosen for the fit the others make, e.g. the derivative cut-off
-for a physically consistent fit. The LMI problem of physical consistency is compiled once per
-structure and solved again per fold (identify/consistency.py). The signals are prepared once per
-cut-off and velocity source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each
-candidate costs one regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for
-physical consistency).
+lowest of a dimension wins then). A pass that switches physical consistency (chosen last) is
+followed by another (at most ``MAX_PASSES``), so that the other options are chosen for the fit
+that is made, e.g. the derivative cut-off for a physically consistent fit. The LMI problem of
+physical consistency is compiled once per structure and solved again per fold
+(identify/consistency.py). The signals are prepared once per cut-off and velocity source and
+decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
+evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
 """
 from __future__ import annotations
 
@@ -65,9 +65,9 @@ NOISE_CUTOFF_HZ = 40.0
 NOISE_CUTOFF_RATE_FRACTION = 0.25
 # the search's trajectories are decimated to at most this many samples in all
 SEARCH_MAX_SAMPLES = 6000
-# at most this many greedy passes over every dimension; a pass that changes nothing ends the
-# search. A later pass chooses each option again in the context of the others (e.g. the
-# derivative cut-off for the physically consistent fit the first pass chose at its end)
+# at most this many greedy passes over every dimension. Physical consistency, chosen last,
+# changes the fit most (a constraint on every parameter): when a pass switches it, the next pass
+# chooses every other option again for the constrained (or unconstrained) fit
 MAX_PASSES = 2
 # a candidate replaces the current choice when its held-out error is lower by this fraction
 MIN_IMPROVEMENT = 0.01
@@ -474,9 +474,9 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
     cur = options
     for k in range(MAX_PASSES):
         search.pass_index = k + 1
-        before = [getattr(cur, name) for name in searched]
+        consistent = cur.physical_consistency
         cur = _search_pass(search, cands, cur, given, rate_hz, has_velocity)
-        if [getattr(cur, name) for name in searched] == before:
+        if cur.physical_consistency == consistent:
             break
     return Selection(cur, cands, searched, given, FOLDS, search.samples,
                      time.perf_counter() - t0)
