@@ -136,6 +136,7 @@ class _Search:
         self.cache = {}
         self.bases = {}       # structural base per regressor structure
         self.equations = {}   # per-block normal equations per (signals, structure)
+        self.scores = {}      # held-out error per (signals, structure, weighting, consistency)
         self.samples = 0
         self.pass_index = 1   # the greedy pass the candidates are scored in
 
@@ -211,8 +212,11 @@ class _Search:
         out = {}
         for w in weightings or (options.weighting,):
             for pc in consistent or (options.physical_consistency,):
-                out[(w, pc)] = _held_out_error(folds, reg, base, options, w, pc, known_idx,
-                                               theta_ref)
+                # the current choice is scored again as the first candidate of each dimension
+                if key + (w, pc) not in self.scores:
+                    self.scores[key + (w, pc)] = _held_out_error(
+                        folds, reg, base, options, w, pc, known_idx, theta_ref)
+                out[(w, pc)] = self.scores[key + (w, pc)]
         return out
 
 
