@@ -57,10 +57,11 @@ def _chosen(res):
             f'{res.selection.time_s:.1f} s')
 
 
-def panda():
+def panda(variants=VARIANTS):
+    """Print the Panda's in-sample errors of each (label, options) of ``variants``."""
     robot = RobotModel(_erd_panda(), [f'panda_joint{i}' for i in range(1, 8)])
     s = read_joint_states(DATA / 'panda_gaz2019' / 'excitation_trajectory_1', robot.joint_names)
-    for label, opts in VARIANTS:
+    for label, opts in variants:
         # the figure's filter (10 Hz, as in test_real_data), not a processing option
         r, dt = _fit(robot, [s], dataclasses.replace(opts, torque_cutoff_hz=10.0))
         m = r.fit_metrics
@@ -69,11 +70,12 @@ def panda():
               f'(target <= 1.2 % / 2.9 %); {dt:.1f} s{_chosen(r)}', flush=True)
 
 
-def lwr():
+def lwr(variants=VARIANTS):
+    """Print the LWR4+ errors on runs 2 and 3 of each (label, options) of ``variants``."""
     d = DATA / 'kuka_lwr4_flobaroid'
     robot = RobotModel(d / 'kuka_lwr4_gaz.urdf')
     runs = {i: read_joint_states(d / f'measurements_{i}', robot.joint_names) for i in (1, 2, 3)}
-    for label, opts in VARIANTS:
+    for label, opts in variants:
         r, dt = _fit(robot, [runs[1]], opts)
         e2 = validate(r.model, runs[2]).metrics['relative_error']
         e3 = validate(r.model, runs[3]).metrics['relative_error']
@@ -81,7 +83,8 @@ def lwr():
               f'{100 * e3:.2f} % (target <= 2.1 % / 6 %); {dt:.1f} s{_chosen(r)}', flush=True)
 
 
-def youbot(folder):
+def youbot(folder, variants=None):
+    """Print the youBot demo's held-out RMSE / noise (former recipe, no flags, ``variants``)."""
     from robot_id_ros.io.sidecar import find_sidecar
     from robot_id_ros.model.robot import youbot_model
     from robot_id_ros.sim.config import SimConfig
@@ -96,8 +99,10 @@ def youbot(folder):
     sim = SimConfig()
     noise = (np.sqrt(sim.current_noise_a ** 2 + sim.current_resolution_a ** 2 / 12)
              * np.asarray(sim.drive_gains_nm_a))
-    for label, opts in (('former hand-tuned recipe', YOUBOT_RECIPE),
-                        ('no flags', IdentificationOptions())) + tuple(VARIANTS[2:]):
+    if variants is None:
+        variants = (('former hand-tuned recipe', YOUBOT_RECIPE),
+                    ('no flags', IdentificationOptions())) + tuple(VARIANTS[2:])
+    for label, opts in variants:
         r, dt = _fit(robot, [data], opts, static=[static], sweeps=[sweeps])
         v = validate(r.model, held, None, held_sc, min_velocity_rad_s=0.05).metrics
         x = np.asarray(v['rmse_in_motion_nm']) / noise

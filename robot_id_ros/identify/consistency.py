@@ -131,9 +131,53 @@ def _solve(prob, th, solver):
     return status, used
 
 
+# compiled problems, by structure (cvxpy parameters: one canonicalisation per structure)
+_PROBLEMS = {}
+_MAX_CACHED_PROBLEMS = 16
+
+
+def _problem(reg, b, known_idx, margin):
+    """Return the compiled LMI problem of this structure: (problem, theta, parameters).
+
+    The parameters (cvxpy, DPP): ``M`` (b, p) and ``v`` (b,) of the fit term ||M theta - v||^2,
+    ``w`` and ``c`` (p,) of the pull ||w * theta - c||^2, ``known`` the fixed values.
+    """
+    import cvxpy as cp
+
+    n, p = reg.n, reg.p
+    key = (n, p, b, reg.n_inertial, tuple(reg.joint_kinds), tuple(int(i) for i in known_idx),
+           float(margin))
+    if key in _PROBLEMS:
+        return _PROBLEMS[key]
+    th = cp.Variable(p)
+    par = {'M': cp.Parameter((b, p)), 'v': cp.Parameter(b), 'w': cp.Parameter(p),
+           'c': cp.Parameter(p)}
+    obj = cp.sum_squares(par['M'] @ th - par['v']) + cp.sum_squares(
+        cp.multiply(par['w'], th) - par['c'])
+    cons = []
+    for i in range(n):
+        Ji = sum(th[10 * i + k] * PSEUDO_INERTIA_BASIS[k] for k in range(10))
+        cons.append(Ji >> margin * np.eye(4))
+    nk = len(reg.joint_kinds)
+    for k, kind in enumerate(reg.joint_kinds):
+        idx = [reg.n_inertial + j * nk + k for j in range(n)]
+        if kind in _NON_NEGATIVE_KINDS:
+            cons.append(th[idx] >= 0)
+    if len(known_idx):
+        par['known'] = cp.Parameter(len(known_idx))
+        cons.append(th[[int(i) for i in known_idx]] == par['known'])
+    if len(_PROBLEMS) >= _MAX_CACHED_PROBLEMS:
+        _PROBLEMS.pop(next(iter(_PROBLEMS)))
+    _PROBLEMS[key] = (cp.Problem(cp.Minimize(obj), cons), th, par)
+    return _PROBLEMS[key]
+
+
 def physically_consistent_fit(dyn: DynamicsResult, margin=PSEUDO_INERTIA_MARGIN,
                               mu=URDF_PULL_WEIGHT, solver=None) -> ConsistencyResult:
     """Physically consistent standard parameters closest (in fit error) to the fit ``dyn``.
+
+    The problem is compiled once per structure (robot, regressor columns, known parameters)
+    and solved again with new data, so that cross-validation can afford one per fold.
 
     Args:
         dyn: the least-squares dynamic fit.
@@ -144,8 +188,6 @@ def physically_consistent_fit(dyn: DynamicsResult, margin=PSEUDO_INERTIA_MARGIN,
     Returns:
         The ``ConsistencyResult``. Raises ``IdentificationError`` when no solver solves it.
     """
-    import cvxpy as cp
-
     t0 = time.perf_counter()
     reg, base, ls, neq = dyn.regressor, dyn.base, dyn.ls, dyn.neq
     n, p = reg.n, reg.p
@@ -158,21 +200,14 @@ def physically_consistent_fit(dyn: DynamicsResult, margin=PSEUDO_INERTIA_MARGIN,
     Ls = (V * np.sqrt(w)).T                      # Ls' Ls = As
     theta_ref = dyn.theta_reference
     scale = _regulariser_scale(theta_ref, n, p, reg.n_inertial)
-    th = cp.Variable(p)
-    resid = Ls @ cp.multiply(d, B @ th - ls.beta)
-    obj = cp.sum_squares(resid) + mu * cp.sum_squares(cp.multiply(1.0 / scale, th - theta_ref))
-    cons = []
-    for i in range(n):
-        Ji = sum(th[10 * i + k] * PSEUDO_INERTIA_BASIS[k] for k in range(10))
-        cons.append(Ji >> margin * np.eye(4))
-    nk = len(reg.joint_kinds)
-    for k, kind in enumerate(reg.joint_kinds):
-        idx = [reg.n_inertial + j * nk + k for j in range(n)]
-        if kind in _NON_NEGATIVE_KINDS:
-            cons.append(th[idx] >= 0)
+    prob, th, par = _problem(reg, B.shape[0], dyn.known_idx, margin)
+    M = Ls * d[None, :]                          # Ls diag(d)
+    par['M'].value = M @ B
+    par['v'].value = M @ ls.beta
+    par['w'].value = np.sqrt(mu) / scale
+    par['c'].value = np.sqrt(mu) / scale * theta_ref
     if len(dyn.known_idx):
-        cons.append(th[dyn.known_idx] == theta_ref[dyn.known_idx])
-    prob = cp.Problem(cp.Minimize(obj), cons)
+        par['known'].value = theta_ref[np.asarray(dyn.known_idx, dtype=int)]
     status, used = _solve(prob, th, solver)
     if th.value is None:
         raise IdentificationError(f'physical consistency: the LMI problem was not solved '

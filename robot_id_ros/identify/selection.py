@@ -15,8 +15,12 @@ The search is greedy, one dimension at a time, over a few candidates each: slow 
 derivative method and cut-off, velocity source, torque filter, weighting (from the same normal
 equations), friction structure (one toggle at a time), physical consistency. A candidate replaces
 the current choice only when it lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the
-lowest of a dimension wins then). The signals are prepared once per cut-off and velocity source
-and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
+lowest of a dimension wins then). A pass that switches physical consistency (chosen last) is
+followed by another (at most ``MAX_PASSES``), so that the other options are chosen for the fit
+that is made, e.g. the derivative cut-off for a physically consistent fit. The LMI problem of
+physical consistency is compiled once per structure and solved again per fold
+(identify/consistency.py). The signals are prepared once per cut-off and velocity source and
+decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
 evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
 """
 from __future__ import annotations
@@ -61,6 +65,10 @@ NOISE_CUTOFF_HZ = 40.0
 NOISE_CUTOFF_RATE_FRACTION = 0.25
 # the search's trajectories are decimated to at most this many samples in all
 SEARCH_MAX_SAMPLES = 6000
+# at most this many greedy passes over every dimension. Physical consistency, chosen last,
+# changes the fit most (a constraint on every parameter): when a pass switches it, the next pass
+# chooses every other option again for the constrained (or unconstrained) fit
+MAX_PASSES = 2
 # a candidate replaces the current choice when its held-out error is lower by this fraction
 MIN_IMPROVEMENT = 0.01
 # rows within this many periods of the lowest candidate cut-off of a block's edge are in no block
@@ -128,7 +136,9 @@ class _Search:
         self.cache = {}
         self.bases = {}       # structural base per regressor structure
         self.equations = {}   # per-block normal equations per (signals, structure)
+        self.scores = {}      # held-out error per (signals, structure, weighting, consistency)
         self.samples = 0
+        self.pass_index = 1   # the greedy pass the candidates are scored in
 
     def signals(self, options) -> _Signals:
         """Return the runs prepared with ``options``' cut-off and velocity source (cached)."""
@@ -202,8 +212,11 @@ class _Search:
         out = {}
         for w in weightings or (options.weighting,):
             for pc in consistent or (options.physical_consistency,):
-                out[(w, pc)] = _held_out_error(folds, reg, base, options, w, pc, known_idx,
-                                               theta_ref)
+                # the current choice is scored again as the first candidate of each dimension
+                if key + (w, pc) not in self.scores:
+                    self.scores[key + (w, pc)] = _held_out_error(
+                        folds, reg, base, options, w, pc, known_idx, theta_ref)
+                out[(w, pc)] = self.scores[key + (w, pc)]
         return out
 
 
@@ -342,7 +355,7 @@ def _choose(search, cands, dimension, cur, variants, **kw):
         errs, note, exc = _try(search, opts, **kw)
         first = first or exc
         e = errs.get((opts.weighting, opts.physical_consistency))
-        cands.append(Candidate(dimension, v, e, note))
+        cands.append(Candidate(dimension, v, e, note, pass_index=search.pass_index))
         scored.append((e, cands[-1], opts))
     return _pick(scored, first)
 
@@ -402,7 +415,7 @@ def _search_pair(search, cands, cur, dimension, name, values, key_of):
     scored = []
     for v in values:
         e = errs.get(key_of(v))
-        cands.append(Candidate(dimension, {name: v}, e, note))
+        cands.append(Candidate(dimension, {name: v}, e, note, pass_index=search.pass_index))
         scored.append((e, cands[-1], dataclasses.replace(cur, **{name: v})))
     return _pick(scored, exc)[0]
 
@@ -413,8 +426,27 @@ def _search_structure(search, cands, cur, given):
         if name in given or (name == 'stribeck_column' and not cur.friction):
             continue
         val = getattr(cur, name)
-        cur, _ = _choose(search, cands, 'friction structure', cur, [{name: val},
-                                                                    {name: not val}])
+        cur, _ = _choose(search, cands, 'friction structure', cur,
+                         [{name: val}, {name: not val}])
+    return cur
+
+
+def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
+    """Return the options after one greedy pass over every searched dimension."""
+    if 'min_velocity_rad_s' not in given:
+        grid = sorted(set(MIN_VELOCITY_GRID_RAD_S) - {cur.min_velocity_rad_s})
+        cur, _ = _choose(search, cands, 'slow rows left out', cur,
+                         [{'min_velocity_rad_s': v} for v in [cur.min_velocity_rad_s] + grid],
+                         score_velocity_rad_s=SCORE_VELOCITY_RAD_S)
+    cur = _search_signals(search, cands, cur, given, rate_hz, has_velocity)
+    if 'weighting' not in given:
+        cur = _search_pair(search, cands, cur, 'weighting', 'weighting', ('wls', 'ols'),
+                           lambda w: (w, cur.physical_consistency))
+    cur = _search_structure(search, cands, cur, given)
+    if 'physical_consistency' not in given:
+        cur = _search_pair(search, cands, cur, 'physical consistency',
+                           'physical_consistency', (False, True),
+                           lambda pc: (cur.weighting, pc))
     return cur
 
 
@@ -444,18 +476,11 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
     has_velocity = all(s.qd is not None for s, _ in data)
     cands = []
     cur = options
-    if 'min_velocity_rad_s' not in given:
-        grid = sorted(set(MIN_VELOCITY_GRID_RAD_S) - {cur.min_velocity_rad_s})
-        cur, _ = _choose(search, cands, 'slow rows left out', cur,
-                         [{'min_velocity_rad_s': v} for v in [cur.min_velocity_rad_s] + grid],
-                         score_velocity_rad_s=SCORE_VELOCITY_RAD_S)
-    cur = _search_signals(search, cands, cur, given, rate_hz, has_velocity)
-    if 'weighting' not in given:
-        cur = _search_pair(search, cands, cur, 'weighting', 'weighting', ('wls', 'ols'),
-                           lambda w: (w, cur.physical_consistency))
-    cur = _search_structure(search, cands, cur, given)
-    if 'physical_consistency' not in given:
-        cur = _search_pair(search, cands, cur, 'physical consistency', 'physical_consistency',
-                           (False, True), lambda pc: (cur.weighting, pc))
+    for k in range(MAX_PASSES):
+        search.pass_index = k + 1
+        consistent = cur.physical_consistency
+        cur = _search_pass(search, cands, cur, given, rate_hz, has_velocity)
+        if cur.physical_consistency == consistent:
+            break
     return Selection(cur, cands, searched, given, FOLDS, search.samples,
                      time.perf_counter() - t0)

@@ -16,18 +16,20 @@ FOLDS = 5     # blocks each training run is cut into for the cross-validation
 
 @dataclass
 class Candidate:
-    """One set of options tried: its dimension, its settings and held-out relative error."""
+    """One set of options tried: its dimension, settings, held-out relative error and pass."""
 
     dimension: str
     settings: dict
     error: float | None = None          # held-out ||e|| / ||tau||; None: the fit failed
     note: str = ''
     chosen: bool = False
+    pass_index: int = 1                 # the greedy pass (1, 2, ...) that scored it
 
     def to_dict(self):
         """Return the candidate as plain data."""
         return {'dimension': self.dimension, 'settings': dict(self.settings),
                 'held_out_relative_error': self.error, 'chosen': self.chosen,
+                'pass': self.pass_index,
                 **({'note': self.note} if self.note else {})}
 
 
@@ -49,7 +51,7 @@ class Selection:
 
     def to_dict(self) -> dict:
         """Return the model file's ``identification.selection`` entry."""
-        return {'method': f'blocked cross-validation, {self.folds} folds, greedy',
+        return {'method': f'blocked cross-validation, {self.folds} folds, greedy passes',
                 'searched': list(self.searched), 'given': list(self.given),
                 'chosen': self.chosen(), 'samples': self.samples, 'time_s': self.time_s,
                 'candidates': [c.to_dict() for c in self.candidates]}
@@ -62,7 +64,8 @@ class Selection:
         for c in self.candidates:
             err = 'failed' if c.error is None else f'{100 * c.error:.3f} %'
             desc = ', '.join(f'{k}={_fmt(v)}' for k, v in c.settings.items())
-            lines.append(f'  {"*" if c.chosen else " "} {c.dimension:<20} {desc:<44} {err}'
+            dim = c.dimension + (f' (pass {c.pass_index})' if c.pass_index > 1 else '')
+            lines.append(f'  {"*" if c.chosen else " "} {dim:<20} {desc:<44} {err}'
                          + (f' ({c.note})' if c.note else ''))
         lines.append('  chosen: ' + ', '.join(f'{k}={_fmt(v)}' for k, v in self.chosen().items()))
         if self.given:
