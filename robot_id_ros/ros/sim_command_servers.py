@@ -119,6 +119,10 @@ class FollowJointTrajectoryServer:
         if goal is None:
             return
         t = self.driver.arm.t
+        if not self.driver.motors_on:
+            self._finish(goal, 'abort', self._result(INVALID_GOAL, (
+                f'the arm motors were switched off at sim time {t:.3f} s; call switchOnMotors')))
+            return
         if goal.handle.is_cancel_requested:
             self._finish(goal, 'canceled', self._result(SUCCESSFUL, 'cancelled: holding'))
             return
