@@ -19,9 +19,10 @@ with config/youbot_driver_twin.yaml, so it offers the same names (``arm_1/joint_
 ``arm_1/switchOffMotors``, ``arm_1/calibrate``), rate and joint state layout. Everything else
 is the same for both.
 
-The estimator (wrench_estimator) starts when ``model`` is given and reads ``joint_states_topic``
-(default the driver's own ``/arm_1/joint_states``; ``joint_states_topic:=/joint_states``
-remaps the driver's there, as its own launch file does). ``record`` starts one recorder
+The driver's ``arm_1/joint_states`` is remapped to ``joint_states_topic`` (default
+/joint_states, as the driver's own launch file does, so bags carry the topic ``robot-id
+identify`` reads by default; ``joint_states_topic:=/arm_1/joint_states`` keeps the driver's
+name). The estimator (wrench_estimator) starts when ``model`` is given and reads it. ``record`` starts one recorder
 (static: static_pose_recorder, sweeps: friction_sweep_recorder, excitation: trajectory_recorder
 with ``trajectory``) that moves the arm through ``command_interface``
 (follow_joint_trajectory or brics_position, both the driver's; trajectory for a ros2_control
@@ -190,9 +191,9 @@ def generate_launch_description():
             'use_sim_time', default_value='auto',
             description='estimator and recorder follow /clock; auto: true with robot sim'),
         DeclareLaunchArgument(
-            'joint_states_topic', default_value='/arm_1/joint_states',
-            description="sensor_msgs/JointState topic: the driver's own arm_1/joint_states "
-            '(/joint_states: remapped there as its launch file does)'),
+            'joint_states_topic', default_value='/joint_states',
+            description="sensor_msgs/JointState topic the driver's arm_1/joint_states is "
+            'remapped to (as its own launch file does), read by the estimator and recorder'),
         DeclareLaunchArgument(
             'command_topic', default_value='joint_trajectory_controller/joint_trajectory',
             description='command_interface trajectory: the JointTrajectory topic'),

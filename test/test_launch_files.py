@@ -34,8 +34,6 @@ REQUIRED_ARGUMENTS = {'params_file', 'namespace', 'use_sim_time', 'model', 'join
 COMMANDING = {
     'youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder'
 }
-# launch files whose joint_states_topic defaults to another topic than /joint_states
-JOINT_STATES_DEFAULTS = {'youbot_bringup.launch.py': '/arm_1/joint_states'}
 # the real youBot driver (ROS 2 port of youbot_driver_ros_interface): its parameters, and the names
 # it uses relative to its node (arm_1 = its first arm)
 REAL_DRIVER = {
@@ -375,8 +373,7 @@ def test_declares_the_common_arguments(path):
     if any(_kw(c, 'executable').value in COMMANDING for c in node_calls(t)):
         want.add('command_topic')
     assert want <= set(declared), f'{path.name} lacks arguments {sorted(want - set(declared))}'
-    assert _kw(declared['joint_states_topic'], 'default_value').value == \
-        JOINT_STATES_DEFAULTS.get(path.name, '/joint_states')
+    assert _kw(declared['joint_states_topic'], 'default_value').value == '/joint_states'
     if 'command_topic' in want:
         assert _kw(declared['command_topic'],
                    'default_value').value == 'joint_trajectory_controller/joint_trajectory'

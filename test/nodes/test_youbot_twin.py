@@ -308,20 +308,21 @@ def twin_procs(tmp_path, interface_packages):
 
 @pytest.mark.parametrize('interface', ['follow_joint_trajectory', 'brics_position'])
 def test_static_pose_recorder_through_the_twin(twin_procs, tmp_path, interface):
-    """The recorder with its defaults for the driver's names, on the driver's arm_1/joint_states."""
+    """As youbot_bringup runs it: the twin's arm_1/joint_states remapped to /joint_states (as the
+    driver's launch file does), the recorder with its defaults for the driver's names."""
     rtf = 3.0 if interface == 'brics_position' else 6.0   # streamed set points: near real time
     log = open(tmp_path / 'twin.log', 'w')
     sim = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim',
-                            '--ros-args', *twin_sim_args(
-                                f'seed:={SEED}', f'real_time_factor:={rtf}',
-                                'start_time_sec:=1000.0')],
+                            '--ros-args', '-r', 'joint_states:=/joint_states',
+                            *twin_sim_args(f'seed:={SEED}', f'real_time_factor:={rtf}',
+                                           'start_time_sec:=1000.0')],
                            env=twin_procs.env, stdout=log, stderr=subprocess.STDOUT)
     sim.log_path = tmp_path / 'twin.log'
     twin_procs.procs.append(sim)
     out = tmp_path / interface
     slack = ['stream_lead_s:=0.15'] if interface == 'brics_position' else []
     rec = twin_procs.recorder('static_pose_recorder', [
-        'joint_states_topic:=/arm_1/joint_states', f'output_path:={out}',
+        f'output_path:={out}',
         'pose_count:=3', 'window_s:=1.5', 'settle_dwell_s:=0.4',
         f'command_interface:={interface}', *FAST, *slack], interface)
     assert _wait(rec, 150) == 0, _log(rec)[-4000:] + _log(sim)[-2000:]
