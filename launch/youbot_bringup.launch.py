@@ -5,8 +5,8 @@ r"""The youBot arm with the wrench estimator and, on demand, a recording stage.
     ros2 launch robot_id_ros youbot_bringup.launch.py robot:=sim model:=youbot_model.yaml
     ros2 launch robot_id_ros youbot_bringup.launch.py robot:=real model:=youbot_model.yaml \
         rate_hz:=200.0
-    ros2 launch robot_id_ros youbot_bringup.launch.py robot:=real record:=static \
-        command_interface:=follow_joint_trajectory
+    ros2 launch robot_id_ros youbot_bringup.launch.py robot:=real driver:=false \
+        record:=static command_interface:=follow_joint_trajectory     # a second terminal
 
 ``robot:=real`` starts the ROS 2 youBot driver (package and executable
 ``youbot_driver_ros_interface``, a2s-institute, foxy-devel) for the arm, at ``rate_hz``
@@ -22,12 +22,13 @@ is the same for both.
 The driver's ``arm_1/joint_states`` is remapped to ``joint_states_topic`` (default
 /joint_states, as the driver's own launch file does, so bags carry the topic ``robot-id
 identify`` reads by default; ``joint_states_topic:=/arm_1/joint_states`` keeps the driver's
-name). The estimator (wrench_estimator) starts when ``model`` is given and reads it. ``record`` starts one recorder
-(static: static_pose_recorder, sweeps: friction_sweep_recorder, excitation: trajectory_recorder
-with ``trajectory``) that moves the arm through ``command_interface``
-(follow_joint_trajectory or brics_position, both the driver's; trajectory for a ros2_control
-driver) and writes ``output_path`` (default <record>_bag); the launch ends with it. Switch the
-motors on and calibrate before recording on the robot.
+name). The estimator (wrench_estimator) starts when ``model`` is given and reads it.
+``record`` starts one recorder (static: static_pose_recorder, sweeps: friction_sweep_recorder,
+excitation: trajectory_recorder with ``trajectory``) that moves the arm through
+``command_interface`` (follow_joint_trajectory or brics_position, both the driver's; trajectory
+for a ros2_control driver) and writes ``output_path`` (default <record>_bag); the launch ends
+with it. Switch the motors on and calibrate before recording on the robot. ``driver:=false``
+starts no driver: a recording stage next to a running bringup.
 """
 import os
 
@@ -134,7 +135,7 @@ def _bringup(context):
     sim_time = arg('use_sim_time').lower()
     # the simulator is the clock source (/clock); the real driver stamps with the wall clock
     common = {'use_sim_time': robot == 'sim' if sim_time == 'auto' else sim_time in TRUE}
-    actions = [_driver(arg, namespace, rate_hz)]
+    actions = [_driver(arg, namespace, rate_hz)] if arg('driver').lower() in TRUE else []
     model = arg('model')
     if model:
         actions.append(Node(
@@ -156,13 +157,17 @@ def _bringup(context):
 def generate_launch_description():
     share = get_package_share_directory('robot_id_ros')
     return LaunchDescription([
-        DeclareLaunchArgument('robot', default_value='sim', choices=list(ROBOTS),
-                              description='sim: the simulated twin of the driver; real: the '
-                              'ROS 2 youBot driver (youbot_driver_ros_interface)'),
+        DeclareLaunchArgument('robot', choices=list(ROBOTS),
+                              description='required: sim (the simulated twin of the driver) or '
+                              'real (the ROS 2 youBot driver, youbot_driver_ros_interface)'),
         DeclareLaunchArgument(
             'rate_hz', default_value='50.0',
             description="joint states per second (the driver's youBotDriverCycleFrequencyInHz, "
             "the simulator's publish_rate_hz); 200 for better force bandwidth"),
+        DeclareLaunchArgument(
+            'driver', default_value='true',
+            description='start the driver (false: it runs already, e.g. from an earlier launch '
+            'of this file, and only the estimator and the recorder start)'),
         DeclareLaunchArgument(
             'driver_params', default_value='',
             description='robot real: an extra params file of the youBot driver; empty: none'),
