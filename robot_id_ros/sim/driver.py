@@ -125,6 +125,7 @@ class SimDriver:
         self.last_command_sim_time_s = None
         self.last_problem = None    # (wall time [s], text)
         self._last_setpoint = None  # (arrival sim time [s], target sim time [s], positions)
+        self._stream = []           # [(sim time [s], positions)]: the stream's set points ahead
 
     @property
     def motors_on(self):
@@ -175,7 +176,8 @@ class SimDriver:
             return self._rejected(_motors_off(f'trajectory on {self.name}'))
         start = None if start_stamp_ns == 0 else (start_stamp_ns - self.realtime.start_ns) * 1e-9
         try:
-            plan = self.arm.set_trajectory(list(joint_names), points, start)
+            with self.powered.lock:
+                plan = self.arm.set_trajectory(list(joint_names), points, start)
         except TrajectoryError as exc:
             self.rejected += 1
             return self._rejected(f'rejected trajectory on {self.name}: {exc}; the arm keeps its '
@@ -186,13 +188,25 @@ class SimDriver:
                       f'{plan.duration_s:.3f} s')
 
     def position_setpoint(self, joint_uris, units, values, stamps_ns=()):
+        """Follow one position set point; safe from another thread (see ``_position_setpoint``).
+
+        Returns:
+            ``(accepted, text)``.
+        """
+        with self.powered.lock:
+            return self._position_setpoint(joint_uris, units, values, stamps_ns)
+
+    def _position_setpoint(self, joint_uris, units, values, stamps_ns):
         """Follow one position set point (the youBot driver's brics ``position_command``).
 
         A joint URI the arm does not have, or a unit other than 'rad', rejects the whole set
         point (nothing moves). The set point is reached at its timestamp when that lies ahead (at
         most ``SETPOINT_MAX_S``), else one set-point interval (between the last two arrivals,
         ``SETPOINT_DEFAULT_S`` for the first) after now; it moves on with the velocity towards it
-        from the previous set point, so a stream of set points is followed smoothly.
+        from the previous set point, so a stream of set points is followed smoothly. Set points
+        of one stream whose times still lie ahead are all kept (``_stream``): a burst of them,
+        handled at once by a busy node, is followed point by point at their times, not cut
+        short to the newest.
 
         Args:
             joint_uris: joint names.
@@ -226,19 +240,18 @@ class SimDriver:
         if not SETPOINT_MIN_S <= target - now <= SETPOINT_MAX_S:
             target = now + interval
         q = np.asarray(values, dtype=float)
-        qd = np.zeros(len(q))
-        # a set point of the same stream (the previous one's time just before): move on through
-        # it with the velocity between the two, within the joints' limits
-        if prev is not None and list(prev[2][0]) == list(joint_uris) and \
-                SETPOINT_MIN_S <= target - prev[1] <= SETPOINT_MAX_S:
-            idx = [arm.joint_names.index(u) for u in joint_uris]
-            limit = np.asarray(arm.velocity_limit)[idx]
-            qd = np.clip((q - prev[2][1]) / (target - prev[1]), -limit, limit)
+        same = prev is not None and list(prev[2][0]) == list(joint_uris) and \
+            SETPOINT_MIN_S <= target - prev[1] <= SETPOINT_MAX_S
+        # the stream's newest set point passed (the velocity reference), those ahead, this one
+        stream = [p for p in self._stream if p[0] < target] if same else []
+        stream = [p for p in stream if p[0] <= now][-1:] + [p for p in stream if p[0] > now]
+        stream.append((target, q))
         try:
-            arm.set_trajectory(list(joint_uris), [(target - now, q, qd, [])])
+            arm.set_trajectory(list(joint_uris), self._stream_points(joint_uris, stream, now))
         except TrajectoryError as exc:
             self.rejected += 1
             return self._rejected(f'rejected {where}: {exc}; the arm keeps its current command')
+        self._stream = stream
         self._last_setpoint = (now, target, (list(joint_uris), q))
         self.accepted += 1
         self.last_command_sim_time_s = now
@@ -246,8 +259,26 @@ class SimDriver:
 
     def hold(self):
         """Stop following the command: hold the current set point. Returns ``(True, text)``."""
-        self.arm.cancel_trajectory()
+        with self.powered.lock:
+            self.arm.cancel_trajectory()
         return True, f'holding at sim time {self.arm.t:.3f} s'
+
+    def _stream_points(self, joint_uris, stream, now):
+        """Return trajectory points through the set points ``[(sim time [s], q)]`` after ``now``.
+
+        Each moves on with the velocity from the set point before it (none: it stops there),
+        within the joints' limits.
+        """
+        idx = [self.arm.joint_names.index(u) for u in joint_uris]
+        limit = np.asarray(self.arm.velocity_limit)[idx]
+        points = []
+        for i, (t_s, q) in enumerate(stream):
+            if t_s <= now:
+                continue
+            qd = np.zeros(len(q)) if i == 0 else np.clip(
+                (q - stream[i - 1][1]) / (t_s - stream[i - 1][0]), -limit, limit)
+            points.append((t_s - now, q, qd, []))
+        return points
 
     def switch_motors(self, on):
         """Switch the arm's motors on or off (the real driver's switchOnMotors / switchOffMotors).
@@ -261,8 +292,9 @@ class SimDriver:
         arm = self.arm
         if bool(on) == self.motors_on:
             return True, f'the arm motors are already {"on" if on else "off"}'
-        arm.reset(arm.q, arm.t)          # at rest where it is: no command, set point = position
-        self.powered.motors_on = bool(on)
+        with self.powered.lock:          # at rest where it is: no command, set point = position
+            arm.reset(arm.q, arm.t)
+            self.powered.motors_on = bool(on)
         self._last_setpoint = None
         if on:
             return True, f'arm motors switched on at sim time {arm.t:.3f} s: holding its position'
@@ -284,7 +316,8 @@ class SimDriver:
         distance = float(np.max(np.abs(self.calibration_rad - arm.q_set)))
         # a cubic with zero end velocities peaks at 1.5 x its mean speed
         duration = max(1.5 * distance / cfg.calibration_speed_rad_s, 0.1)
-        arm.move_to(self.calibration_rad, duration)
+        with self.powered.lock:
+            arm.move_to(self.calibration_rad, duration)
         self._last_setpoint = None
         self.accepted += 1
         self.last_command_sim_time_s = arm.t

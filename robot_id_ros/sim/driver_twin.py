@@ -10,9 +10,12 @@
   gripper).
 - ``PoweredArm``: the arm as the real-time clock advances it. With the motors on the physics runs;
   with them off the arm is held where it is (no motion; the driver reports zero effort) while
-  the simulation time goes on.
+  the simulation time goes on. Its ``lock`` is held while the physics runs one publish
+  period: a command handled on another thread (the brics set points) changes the arm between.
 """
 from __future__ import annotations
+
+import threading
 
 FINGER_POSITION_M = 0.0     # the simulated gripper stays closed
 
@@ -77,6 +80,7 @@ class PoweredArm:
     def __init__(self, arm):
         self.arm = arm
         self.motors_on = True
+        self.lock = threading.RLock()
 
     @property
     def t(self):
@@ -85,10 +89,11 @@ class PoweredArm:
 
     def advance_to(self, t_s):
         """Run the physics to ``t_s`` [s]; with the motors off keep the arm at rest where it is."""
-        if self.motors_on:
-            self.arm.advance_to(t_s)
-        else:
-            self.arm.reset(self.arm.q, t_s)
+        with self.lock:
+            if self.motors_on:
+                self.arm.advance_to(t_s)
+            else:
+                self.arm.reset(self.arm.q, t_s)
 
     def measure(self):
         """Return the arm's ``Measurement``."""
