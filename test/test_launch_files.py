@@ -11,6 +11,8 @@
 - the node names the launch files give match the section keys of the nodes' config YAMLs;
 - every parameter a launch file sets on a node is declared by that node, and every remapping
   renames a topic the node really uses (read from the node itself, robot_id_ros.ros.docs);
+- a node of another package is only the real youBot driver (``REAL_DRIVER``), checked in
+  test_bringup_launch.py with youbot_bringup.launch.py's simulated twin;
 - on a ROS 2 machine (launch_ros importable) each file's generate_launch_description() runs.
 """
 import ast
@@ -29,6 +31,22 @@ REQUIRED_FILES = ('wrench_estimator.launch.py', 'identification_session.launch.p
 REQUIRED_ARGUMENTS = {'params_file', 'namespace', 'use_sim_time', 'model', 'joint_states_topic'}
 COMMANDING = {
     'youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder'
+}
+# the real youBot driver (ROS 2 port of youbot_driver_ros_interface): its parameters, and the names
+# it uses relative to its node (arm_1 = its first arm)
+REAL_DRIVER = {
+    'package': 'youbot_driver_ros_interface',
+    'executable': 'youbot_driver_ros_interface',
+    'parameters': {'youBotHasBase', 'youBotHasArms', 'youBotDriverCycleFrequencyInHz',
+                   'youBotDriverGripperReadingsCycleFrequencyInHz', 'youBotConfigurationFilePath',
+                   'trajectoryActionServerEnable', 'trajectoryPositionGain',
+                   'trajectoryVelocityGain', 'youBotBaseName', 'youBotArmName1'},
+    'names': {'arm_1/joint_states', 'arm_1/arm_controller/position_command',
+              'arm_1/arm_controller/velocity_command',
+              'arm_1/arm_controller/follow_joint_trajectory',
+              'arm_1/gripper_controller/position_command', 'arm_1/switchOnMotors',
+              'arm_1/switchOffMotors', 'arm_1/calibrate', 'base/joint_states', 'cmd_vel',
+              'odom'},
 }
 FILE_CONSTANT = re.compile(r'[\w./-]+\.(yaml|yml|urdf|xacro|xml|rviz|launch\.py|json|csv)')
 IDS = [p.name for p in LAUNCH_FILES]
@@ -168,11 +186,18 @@ def share_references(t):
     return refs, used
 
 
-def node_calls(t):
+def node_calls(t, external=False):
+    """The Node calls of a launch file; the real driver's only with ``external``."""
     return [
         c for c in ast.walk(t)
-        if isinstance(c, ast.Call) and _callee(c) in ('Node', 'LifecycleNode')
+        if isinstance(c, ast.Call) and _callee(c) in ('Node', 'LifecycleNode') and (
+            external or not _is_real_driver(c))
     ]
+
+
+def _is_real_driver(call):
+    pkg = _kw(call, 'package')
+    return isinstance(pkg, ast.Constant) and pkg.value == REAL_DRIVER['package']
 
 
 def declared_arguments(t):

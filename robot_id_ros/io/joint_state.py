@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """JointState <-> arrays, by joint name. Shared by the nodes, the bag reader and the CLI.
 
-Joints are matched by name: any order, extra joints (the youBot's gripper fingers) ignored. A
+Joints are matched by name: any order, extra joints (the youBot's gripper fingers) and empty
+names (the same fingers before the driver first reads them) ignored. A
 missing joint, arrays shorter than the names, NaN/inf, or a missing velocity/effort array is an
 error that names it. An array LONGER than the names is the real youBot driver's layout (its
 ``arm_1/joint_states`` without a gripper names 5 joints and sends 7 efforts, the last two being
@@ -58,9 +59,11 @@ class JointIndexer:
     def index(self, names):
         names = tuple(names)
         if names != self._last_names:
-            pos = {n: i for i, n in enumerate(names)}
-            if len(pos) != len(names):
-                dup = sorted({n for n in names if names.count(n) > 1})
+            # an empty name is no joint: the youBot driver sends its fingers as '' until it
+            # first reads them
+            pos = {n: i for i, n in enumerate(names) if n}
+            if len(pos) != len(names) - names.count(''):
+                dup = sorted({n for n in names if n and names.count(n) > 1})
                 raise JointStateError(f'joint state names a joint twice: {", ".join(dup)}',
                                       'duplicate_joint')
             missing = [n for n in self.joint_names if n not in pos]

@@ -110,6 +110,24 @@ class SimConfig:
     integral_deadband_rad: float = setting(
         1.0e-3, 'the controller integrates only outside this position error (no stick-slip '
         'hunting)', unit='rad', lo=0.0, hi=1.0, node=False)
+    # --- the real driver's twin: its joint state layout and calibration ----------------------
+    # (config/youbot_driver_twin.yaml sets them as the ROS 2 youBot driver behaves)
+    gripper: bool = setting(
+        True, 'joint_states names the two gripper fingers after the arm joints (False: the arm '
+        'joints only)')
+    effort_length_quirk: bool = setting(
+        False, "with gripper False, effort still carries the fingers' two zeros (the real "
+        'driver: 5 names, 7 efforts)')
+    finger_read_rate_hz: float = setting(
+        0.0, "finger positions are read at this rate and held between reads, their names are '' "
+        'before the first read (the real driver: youBotDriverGripperReadingsCycleFrequencyInHz); '
+        '0 = fresh in every joint state', unit='Hz', lo=0.0, hi=1000.0)
+    calibration_positions_rad: tuple = setting(
+        (0.0, 0.0, 0.0, 0.0, 0.0), 'the calibrated pose the calibrate service moves to (J1..J5); '
+        'the youBot: folded at its end stops', unit='rad', param='calibration_positions')
+    calibration_speed_rad_s: float = setting(
+        0.5, 'fastest joint speed of the move to the calibrated pose', unit='rad/s', lo=0.01,
+        hi=10.0)
     # --- start -------------------------------------------------------------------------------
     initial_positions_rad: tuple = setting(
         YOUBOT_CANDLE_RAD, 'arm joint positions at start (J1..J5); default the candle pose',

@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from robot_id_ros.sim.config import EFFORT_UNITS, YOUBOT_GRIPPER_JOINTS, SimConfigError
+from robot_id_ros.sim.driver_twin import JointStateLayout, PoweredArm
 from robot_id_ros.sim.realtime import RealTimeClock
 from robot_id_ros.sim.trajectory import TrajectoryError
 from robot_id_ros.sim.youbot_arm import SimInputError, SimulatedArm
@@ -21,7 +22,6 @@ from robot_id_ros.sim.youbot_arm import SimInputError, SimulatedArm
 MAX_FORCE_N = 200.0         # the simulation's range of an external wrench
 MAX_TORQUE_NM = 50.0
 PROBLEM_HOLD_S = 10.0       # a problem shows in the diagnostics status this long (wall time)
-FINGERS = [0.0, 0.0]        # the gripper fingers' position, velocity and effort
 POSITION_UNIT = 'rad'       # the unit string of a position set point (the youBot driver's)
 SETPOINT_DEFAULT_S = 0.02   # a set point is reached this long after the first one arrives
 SETPOINT_MIN_S = 0.005      # shortest / longest time to reach a set point, s
@@ -116,26 +116,37 @@ class SimDriver:
         check_wrench_frame(arm, self.wrench_frame)
         self.effort_unit, self.true_parameters_file = effort_unit, true_parameters_file
         self.name, self.clock = name, clock
-        self.names = list(arm.joint_names) + list(YOUBOT_GRIPPER_JOINTS)
-        self.realtime = RealTimeClock(arm, 1.0 / float(publish_rate_hz), real_time_factor,
-                                      start_time_sec)
+        self.calibration_rad = _calibration_pose(arm, config.calibration_positions_rad)
+        self.layout = JointStateLayout(arm.joint_names, YOUBOT_GRIPPER_JOINTS, config, arm.t)
+        self.powered = PoweredArm(arm)
+        self.realtime = RealTimeClock(self.powered, 1.0 / float(publish_rate_hz),
+                                      real_time_factor, start_time_sec)
         self.accepted = self.rejected = 0
         self.last_command_sim_time_s = None
         self.last_problem = None    # (wall time [s], text)
         self._last_setpoint = None  # (arrival sim time [s], target sim time [s], positions)
+        self._stream = []           # [(sim time [s], positions)]: the stream's set points ahead
+
+    @property
+    def motors_on(self):
+        """The arm's motors are switched on (else it does not move and reports zero effort)."""
+        return self.powered.motors_on
 
     def joint_state(self, m):
         """Return what the driver publishes of a ``Measurement``.
 
-        The arm joints, then the gripper fingers (at 0 rad, still, zero effort).
+        The arm joints, then (``SimConfig.gripper``) the gripper fingers, still, with zero effort
+        (layout: ``driver_twin.JointStateLayout``). With the motors off the effort is zero.
 
         Returns:
             ``(names, position [rad], velocity [rad/s], effort)`` lists; effort in Nm or, with
             ``effort_unit`` 'current', in A.
         """
         effort = m.effort_nm if self.effort_unit == 'torque' else m.current_a
-        return (self.names, m.position_rad.tolist() + FINGERS, m.velocity_rad_s.tolist() + FINGERS,
-                effort.tolist() + FINGERS)
+        if not self.motors_on:
+            effort = np.zeros_like(effort)
+        return self.layout.arrays(m.t_s, m.position_rad.tolist(), m.velocity_rad_s.tolist(),
+                                  effort.tolist())
 
     def run(self, publish):
         """``RealTimeClock.run``; returns (and records) the problem when the simulation lags."""
@@ -160,9 +171,13 @@ class SimDriver:
         Returns:
             ``(accepted, text)``: what was done, or why the trajectory was rejected.
         """
+        if not self.motors_on:
+            self.rejected += 1
+            return self._rejected(_motors_off(f'trajectory on {self.name}'))
         start = None if start_stamp_ns == 0 else (start_stamp_ns - self.realtime.start_ns) * 1e-9
         try:
-            plan = self.arm.set_trajectory(list(joint_names), points, start)
+            with self.powered.lock:
+                plan = self.arm.set_trajectory(list(joint_names), points, start)
         except TrajectoryError as exc:
             self.rejected += 1
             return self._rejected(f'rejected trajectory on {self.name}: {exc}; the arm keeps its '
@@ -173,13 +188,25 @@ class SimDriver:
                       f'{plan.duration_s:.3f} s')
 
     def position_setpoint(self, joint_uris, units, values, stamps_ns=()):
+        """Follow one position set point; safe from another thread (see ``_position_setpoint``).
+
+        Returns:
+            ``(accepted, text)``.
+        """
+        with self.powered.lock:
+            return self._position_setpoint(joint_uris, units, values, stamps_ns)
+
+    def _position_setpoint(self, joint_uris, units, values, stamps_ns):
         """Follow one position set point (the youBot driver's brics ``position_command``).
 
         A joint URI the arm does not have, or a unit other than 'rad', rejects the whole set
         point (nothing moves). The set point is reached at its timestamp when that lies ahead (at
         most ``SETPOINT_MAX_S``), else one set-point interval (between the last two arrivals,
         ``SETPOINT_DEFAULT_S`` for the first) after now; it moves on with the velocity towards it
-        from the previous set point, so a stream of set points is followed smoothly.
+        from the previous set point, so a stream of set points is followed smoothly. Set points
+        of one stream whose times still lie ahead are all kept (``_stream``): a burst of them,
+        handled at once by a busy node, is followed point by point at their times, not cut
+        short to the newest.
 
         Args:
             joint_uris: joint names.
@@ -191,6 +218,9 @@ class SimDriver:
             ``(accepted, text)``.
         """
         arm, where = self.arm, f'position_command on {self.name}'
+        if not self.motors_on:
+            self.rejected += 1
+            return self._rejected(_motors_off(where))
         unknown = [u for u in joint_uris if u not in arm.joint_names]
         if unknown or len(set(joint_uris)) != len(joint_uris):
             self.rejected += 1
@@ -210,19 +240,18 @@ class SimDriver:
         if not SETPOINT_MIN_S <= target - now <= SETPOINT_MAX_S:
             target = now + interval
         q = np.asarray(values, dtype=float)
-        qd = np.zeros(len(q))
-        # a set point of the same stream (the previous one's time just before): move on through
-        # it with the velocity between the two, within the joints' limits
-        if prev is not None and list(prev[2][0]) == list(joint_uris) and \
-                SETPOINT_MIN_S <= target - prev[1] <= SETPOINT_MAX_S:
-            idx = [arm.joint_names.index(u) for u in joint_uris]
-            limit = np.asarray(arm.velocity_limit)[idx]
-            qd = np.clip((q - prev[2][1]) / (target - prev[1]), -limit, limit)
+        same = prev is not None and list(prev[2][0]) == list(joint_uris) and \
+            SETPOINT_MIN_S <= target - prev[1] <= SETPOINT_MAX_S
+        # the stream's newest set point passed (the velocity reference), those ahead, this one
+        stream = [p for p in self._stream if p[0] < target] if same else []
+        stream = [p for p in stream if p[0] <= now][-1:] + [p for p in stream if p[0] > now]
+        stream.append((target, q))
         try:
-            arm.set_trajectory(list(joint_uris), [(target - now, q, qd, [])])
+            arm.set_trajectory(list(joint_uris), self._stream_points(joint_uris, stream, now))
         except TrajectoryError as exc:
             self.rejected += 1
             return self._rejected(f'rejected {where}: {exc}; the arm keeps its current command')
+        self._stream = stream
         self._last_setpoint = (now, target, (list(joint_uris), q))
         self.accepted += 1
         self.last_command_sim_time_s = now
@@ -230,8 +259,70 @@ class SimDriver:
 
     def hold(self):
         """Stop following the command: hold the current set point. Returns ``(True, text)``."""
-        self.arm.cancel_trajectory()
+        with self.powered.lock:
+            self.arm.cancel_trajectory()
         return True, f'holding at sim time {self.arm.t:.3f} s'
+
+    def _stream_points(self, joint_uris, stream, now):
+        """Return trajectory points through the set points ``[(sim time [s], q)]`` after ``now``.
+
+        Each moves on with the velocity from the set point before it (none: it stops there),
+        within the joints' limits.
+        """
+        idx = [self.arm.joint_names.index(u) for u in joint_uris]
+        limit = np.asarray(self.arm.velocity_limit)[idx]
+        points = []
+        for i, (t_s, q) in enumerate(stream):
+            if t_s <= now:
+                continue
+            qd = np.zeros(len(q)) if i == 0 else np.clip(
+                (q - stream[i - 1][1]) / (t_s - stream[i - 1][0]), -limit, limit)
+            points.append((t_s - now, q, qd, []))
+        return points
+
+    def switch_motors(self, on):
+        """Switch the arm's motors on or off (the real driver's switchOnMotors / switchOffMotors).
+
+        Off: the running command ends, the arm stays where it is, the effort is zero and every
+        command is refused. On: the arm holds the position it has (its new set point).
+
+        Returns:
+            ``(True, text)``.
+        """
+        arm = self.arm
+        if bool(on) == self.motors_on:
+            return True, f'the arm motors are already {"on" if on else "off"}'
+        with self.powered.lock:          # at rest where it is: no command, set point = position
+            arm.reset(arm.q, arm.t)
+            self.powered.motors_on = bool(on)
+        self._last_setpoint = None
+        if on:
+            return True, f'arm motors switched on at sim time {arm.t:.3f} s: holding its position'
+        return True, (f'arm motors switched off at sim time {arm.t:.3f} s: commands are refused '
+                      'until switchOnMotors')
+
+    def calibrate(self):
+        """Move the arm to the calibrated pose (the real driver's calibrate service).
+
+        The move is a cubic whose fastest joint peaks at ``SimConfig.calibration_speed_rad_s``.
+
+        Returns:
+            ``(accepted, text)``: refused with the motors off.
+        """
+        if not self.motors_on:
+            self.rejected += 1
+            return self._rejected(_motors_off(f'calibrate on {self.name}'))
+        arm, cfg = self.arm, self.arm.config
+        distance = float(np.max(np.abs(self.calibration_rad - arm.q_set)))
+        # a cubic with zero end velocities peaks at 1.5 x its mean speed
+        duration = max(1.5 * distance / cfg.calibration_speed_rad_s, 0.1)
+        with self.powered.lock:
+            arm.move_to(self.calibration_rad, duration)
+        self._last_setpoint = None
+        self.accepted += 1
+        self.last_command_sim_time_s = arm.t
+        return True, (f'calibrating: moving to the calibrated pose '
+                      f'{np.round(self.calibration_rad, 4).tolist()} rad in {duration:.2f} s')
 
     def apply_wrench(self, frame_id, wrench):
         """Apply an external wrench given in ``frame_id`` (see ``wrench_target``).
@@ -319,10 +410,13 @@ class SimDriver:
         last = self.last_problem
         if last is not None and self.clock() - last[0] < PROBLEM_HOLD_S:
             level, msg = 'warn', last[1]
+        if not self.motors_on:
+            level, msg = 'warn', 'the arm motors are switched off'
         values = {
             'sim_time_s': f'{arm.t:.3f}',
             'real_time_factor_requested': f'{realtime.real_time_factor:g}',
             'real_time_factor_achieved': f'{realtime.achieved_factor:.3f}',
+            'motors_on': str(self.motors_on),
             'trajectory_active': str(arm.trajectory_active),
             'joints_at_rest': ','.join(n for n, s in zip(arm.joint_names, arm.dir == 0) if s),
             'wrench_applied': str(bool(np.any(arm.tau_ext != 0))),
@@ -332,6 +426,24 @@ class SimDriver:
             'last_problem': '' if last is None else last[1],
         }
         return level, msg, values
+
+
+def _motors_off(what):
+    return f'rejected {what}: the arm motors are switched off (call switchOnMotors first)'
+
+
+def _calibration_pose(arm, values):
+    """Return the calibrated pose [rad]; raise SimConfigError unless n values in limits."""
+    q = np.asarray(values, dtype=float)
+    if q.shape != (arm.n,) or not np.all(np.isfinite(q)):
+        raise SimConfigError(f'parameter calibration_positions must be {arm.n} finite values, '
+                             f'got {list(values)}')
+    out = np.flatnonzero((q < arm.lower) | (q > arm.upper))
+    if out.size:
+        j = int(out[0])
+        raise SimConfigError(f'parameter calibration_positions: {arm.joint_names[j]} = {q[j]:g} '
+                             f'rad is outside [{arm.lower[j]:g}, {arm.upper[j]:g}]')
+    return q
 
 
 def _unit_problem(unit):

@@ -4,9 +4,12 @@
 
 Like the real driver it publishes joint_states and follows JointTrajectory commands, and, when
 their message packages are installed, the real youBot driver's FollowJointTrajectory action
-``arm_controller/follow_joint_trajectory`` and brics ``arm_controller/position_command`` (relative
-names: under the namespace ``arm_1`` they are the real driver's; see ``ros.sim_command_servers``).
-It is the
+``arm_controller/follow_joint_trajectory`` and brics ``arm_controller/position_command``
+(see ``ros.sim_command_servers``). It offers the driver's std_srvs/Empty services
+``switchOnMotors``, ``switchOffMotors`` (no motion, zero effort, commands refused) and
+``calibrate`` (moves to the calibrated pose). Every name is relative: started in the namespace
+``arm_1`` (config/youbot_driver_twin.yaml, launch/youbot_bringup.launch.py) the simulator offers
+the real driver's names and, with that file's settings, its joint state layout. It is the
 clock source (/clock and every stamp are simulation time, a steady wall timer scaled by
 ``real_time_factor``). The test-only ``sim/...`` topics and services apply a wrench or a payload
 and publish the ground truth (frame rules: ``robot_id_ros.sim.driver.wrench_target``).
@@ -17,11 +20,12 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Inertia, WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import JointState
-from std_srvs.srv import Trigger
+from std_srvs.srv import Empty, Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from robot_id_ros.errors import InputError
@@ -64,6 +68,10 @@ class YoubotSimNode(Node):
                                                         for t, n in truth]
         self.create_subscription(JointTrajectory, p['command_topic'], self._on_trajectory, 10)
         self.follow_joint_trajectory = self._driver_interfaces()
+        for name, call in (('switchOnMotors', lambda: self.driver.switch_motors(True)),
+                           ('switchOffMotors', lambda: self.driver.switch_motors(False)),
+                           ('calibrate', self.driver.calibrate)):
+            self.create_service(Empty, name, self._empty_handler(call))
         self.create_subscription(WrenchStamped, 'sim/wrench', self._on_wrench, 10)
         self.create_subscription(Inertia, 'sim/payload', self._on_payload, 10)
         for name in ('clear_wrench', 'clear_payload'):
@@ -100,8 +108,15 @@ class YoubotSimNode(Node):
             self.get_logger().info(f'no {POSITION_COMMAND_TOPIC} topic: {exc}')
         return server
 
+    def _empty_handler(self, call):
+        """Return a std_srvs/Empty handler (the real driver's type) running ``call``."""
+        def handle(_request, response):
+            self._report(*call())
+            return response
+        return handle
+
     def _on_setpoint_rejected(self, text):
-        self.get_logger().warning(text)
+        self.get_logger().warning(text, throttle_duration_sec=1.0)     # a stream: once a second
         self._diagnostics('warn', text, what='input')
 
     def _make_timer(self):
@@ -175,7 +190,9 @@ class YoubotSimNode(Node):
 
 
 def main(args=None):
-    return run_node(YoubotSimNode, 'youbot_sim', args)
+    # two threads: the brics set points (their own callback group) beside everything else
+    return run_node(YoubotSimNode, 'youbot_sim', args,
+                    executor_factory=lambda: MultiThreadedExecutor(num_threads=2))
 
 
 if __name__ == '__main__':
