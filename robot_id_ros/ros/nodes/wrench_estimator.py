@@ -39,6 +39,7 @@ from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.ros.conversions import fill_wrench, stamp_ns
 from robot_id_ros.ros.diagnostics import diagnostic_array
+from robot_id_ros.ros.input_executor import InputFirstExecutor
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import backlog_taker, trigger_handler
 from robot_id_ros.ros import parameter_tables as tables
@@ -85,6 +86,8 @@ class WrenchEstimatorNode(Node):
         self.msg_contact = None            # the last Bool published, None before the first
         sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
         self.take_queued = backlog_taker(sub, JointState)
+        # InputFirstExecutor (main) calls drain when only the input is ready
+        self.input_drain = (sub, self.drain) if self.take_queued else None
         info = self.get_logger().info
         self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
         self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
@@ -96,11 +99,17 @@ class WrenchEstimatorNode(Node):
 
     def _on_joint_state(self, msg: JointState):
         self._process(msg)
-        for _ in range(BACKLOG_MAX if self.take_queued else 0):
-            msg = self.take_queued()
+        if self.take_queued:
+            self.drain()
+
+    def drain(self):
+        """Process the samples queued on the input, up to ``BACKLOG_MAX``."""
+        take, process = self.take_queued, self._process
+        for _ in range(BACKLOG_MAX):
+            msg = take()
             if msg is None:
                 break
-            self._process(msg)
+            process(msg)
 
     def _process(self, msg: JointState):
         t0 = self.monitor.received()
@@ -174,7 +183,8 @@ class WrenchEstimatorNode(Node):
 
 
 def main(args=None):
-    return run_node(WrenchEstimatorNode, 'wrench_estimator', args)
+    return run_node(WrenchEstimatorNode, 'wrench_estimator', args,
+                    executor_factory=InputFirstExecutor)
 
 
 if __name__ == '__main__':
