@@ -99,10 +99,10 @@ finally:
 
 
 def tick_cpu_s(pid):
-    """Return the user + system CPU time of process ``pid`` so far, s (/proc/<pid>/stat, ticks)."""
+    """Return (user, system) CPU time of process ``pid`` so far, s (/proc/<pid>/stat, ticks)."""
     with open(f'/proc/{pid}/stat') as f:
         fields = f.read().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+    return np.array([int(fields[11]), int(fields[12])]) / os.sysconf('SC_CLK_TCK')
 
 
 def thread_cpu_s(pid):
@@ -269,7 +269,8 @@ def run_rate(model, rate_hz, a):
                   f'{busy.get("input_rate_hz")}, latency_ms_p50 {busy.get("latency_ms_p50")}, '
                   f'p99 {busy.get("latency_ms_p99")} (last busy window)')
         per = {k: (v - t0.get(k, 0.0)) * 1e3 / len(sent) for k, v in t1.items()}
-        print(f'  ticks (/proc stat) {ticks * 1e3 / len(sent):.3f} ms/sample; by thread: ' + ', '.join(
+        print(f'  ticks (/proc stat) user {ticks[0] * 1e3 / len(sent):.3f} system '
+              f'{ticks[1] * 1e3 / len(sent):.3f} ms/sample; by thread: ' + ', '.join(
             f'{k} {v:.3f}' for k, v in sorted(per.items(), key=lambda kv: -kv[1]) if v > 0))
         return used * 1e3 / len(sent), lost
     finally:

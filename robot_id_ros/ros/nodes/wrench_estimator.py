@@ -9,8 +9,10 @@ Its topics, services and parameters are listed in docs/nodes.md (generated from 
 
 Every output carries its input sample's stamp; ``~/contact`` is published when it changes and
 with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
-Output messages are built once and refilled; the callback also takes the samples queued behind
-its own (``msg_helpers.backlog_taker``: no executor pass per sample after a stall). A sample
+Output messages are built once and refilled, and a topic nobody subscribes to is not filled;
+the callback also takes the samples queued behind its own (``msg_helpers.backlog_taker``), and
+``main`` spins with ``InputFirstExecutor``, which calls that drain directly, without rclpy's
+executor pass, when only joint states are waiting. A sample
 that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
 missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
@@ -19,6 +21,8 @@ the resets). The payload parameters are the only ones that change at run time: a
 max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
 """
 from __future__ import annotations
+
+import time
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
@@ -84,6 +88,8 @@ class WrenchEstimatorNode(Node):
         self.msg_wrench.header.frame_id = self.msg_std.header.frame_id = self.est.frame_id
         self.msg_tau = JointState(name=list(self.model.joint_names))
         self.msg_contact = None            # the last Bool published, None before the first
+        # the node's clock is the wall clock (no sim time): latency from time.time_ns()
+        self.wall_clock = not self.get_clock().ros_time_is_active
         sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
         self.take_queued = backlog_taker(sub, JointState)
         # InputFirstExecutor (main) calls drain when only the input is ready
@@ -125,19 +131,35 @@ class WrenchEstimatorNode(Node):
             self.monitor.rejected(exc.kind, str(exc))
             return
         self.monitor.used(stamp, res)
-        w, sd, tau = self.msg_wrench, self.msg_std, self.msg_tau
-        w.header.stamp = sd.header.stamp = tau.header.stamp = stamp_msg
-        fill_wrench(w.wrench, res.wrench)
-        self.pub_wrench.publish(w)
-        fill_wrench(sd.wrench, wrench_std(res))
-        self.pub_std.publish(sd)
-        tau.position, tau.effort = s.q.tolist(), res.tau_ext.tolist()
-        self.pub_tau.publish(tau)
+        self._publish(stamp_msg, s.q, res)
+        self.monitor.published(t0, stamp, time.time_ns() if self.wall_clock
+                               else self.get_clock().now().nanoseconds)
+
+    def _publish(self, stamp_msg, q, res):
+        """Publish the outputs of one sample (each topic only when someone subscribes to it).
+
+        A publication without a matched subscriber reaches no one (the topics are volatile), so
+        skipping it changes no subscriber's messages and saves its serialisation.
+        """
+        if self.pub_wrench.get_subscription_count():
+            w = self.msg_wrench
+            w.header.stamp = stamp_msg
+            fill_wrench(w.wrench, res.wrench)
+            self.pub_wrench.publish(w)
+        if self.pub_std.get_subscription_count():
+            sd = self.msg_std
+            sd.header.stamp = stamp_msg
+            fill_wrench(sd.wrench, wrench_std(res))
+            self.pub_std.publish(sd)
+        if self.pub_tau.get_subscription_count():
+            tau = self.msg_tau
+            tau.header.stamp = stamp_msg
+            tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
+            self.pub_tau.publish(tau)
         contact = bool(res.contact_state)
         if self.msg_contact is None or contact != self.msg_contact.data:
             self.msg_contact = Bool(data=contact)
             self.pub_contact.publish(self.msg_contact)
-        self.monitor.published(t0, stamp, self.get_clock().now().nanoseconds)
 
     def _tare(self):
         try:
@@ -173,6 +195,7 @@ class WrenchEstimatorNode(Node):
         return SetParametersResult(successful=True)
 
     def _on_timer(self):
+        self.wall_clock = not self.get_clock().ros_time_is_active
         if self.msg_contact is not None:
             self.pub_contact.publish(self.msg_contact)
         level, message, values = self.monitor.status(self.est)
