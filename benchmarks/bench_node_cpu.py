@@ -269,9 +269,10 @@ def run_rate(model, rate_hz, a):
                   f'{busy.get("input_rate_hz")}, latency_ms_p50 {busy.get("latency_ms_p50")}, '
                   f'p99 {busy.get("latency_ms_p99")} (last busy window)')
         per = {k: (v - t0.get(k, 0.0)) * 1e3 / len(sent) for k, v in t1.items()}
+        threads = ', '.join(f'{k} {v:.3f}' for k, v in sorted(per.items(), key=lambda kv: -kv[1])
+                            if v >= 0.001)
         print(f'  ticks (/proc stat) user {ticks[0] * 1e3 / len(sent):.3f} system '
-              f'{ticks[1] * 1e3 / len(sent):.3f} ms/sample; by thread: ' + ', '.join(
-            f'{k} {v:.3f}' for k, v in sorted(per.items(), key=lambda kv: -kv[1]) if v > 0))
+              f'{ticks[1] * 1e3 / len(sent):.3f} ms/sample; by thread: {threads}')
         return used * 1e3 / len(sent), lost
     finally:
         feeder.close()
