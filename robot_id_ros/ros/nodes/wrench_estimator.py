@@ -128,7 +128,7 @@ class WrenchEstimatorNode(Node):
                                       kind='zero_stamp')
             res = self.est.update(stamp, s.q, s.qd, s.effort * self.scale)
         except (JointStateError, EstimatorInputError) as exc:
-            self.monitor.rejected(exc.kind, str(exc))
+            self.monitor.rejected(exc.kind, str(exc), stamp)
             return
         self.monitor.used(stamp, res)
         self._publish(stamp_msg, s.q, res)
