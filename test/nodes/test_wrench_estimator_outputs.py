@@ -39,7 +39,8 @@ from ros_helpers import isolated_env
 
 ROOT = Path(__file__).resolve().parents[2]
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
-NAMES = [f'arm_joint_{i}' for i in range(1, 6)] + ['gripper_finger_joint_l', 'gripper_finger_joint_r']
+FINGERS = ['gripper_finger_joint_l', 'gripper_finger_joint_r']
+NAMES = [f'arm_joint_{i}' for i in range(1, 6)] + FINGERS
 RATE_HZ = 200.0
 N = 600
 SKIPPED, NAN_AT = 250, 400          # a sample never sent; a sample with a NaN effort
