@@ -10,7 +10,8 @@ Its topics, services and parameters are listed in docs/nodes.md (generated from 
 Every output carries its input sample's stamp; ``~/contact`` is published when it changes and
 with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
 Output messages are built once and refilled, and a topic nobody subscribes to is not filled;
-the callback also takes the samples queued behind its own (``msg_helpers.backlog_taker``), and
+the callback also takes the samples queued behind its own, serialized, and reads them without
+building message objects (``msg_helpers.joint_state_taker``), and
 ``main`` spins with ``InputFirstExecutor``, which calls that drain directly, without rclpy's
 executor pass, when only joint states are waiting. A sample
 that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
@@ -41,11 +42,11 @@ from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_
 from robot_id_ros.estimate.observability import observability_values
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
-from robot_id_ros.ros.conversions import fill_wrench, stamp_ns
+from robot_id_ros.ros.conversions import NS_PER_S, fill_wrench
 from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.input_executor import InputFirstExecutor
 from robot_id_ros.ros.main import run_node
-from robot_id_ros.ros.msg_helpers import backlog_taker, trigger_handler
+from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.params import (declare_table, parameter_check, refuse_renamed, require,
                                      string_list)
@@ -91,7 +92,7 @@ class WrenchEstimatorNode(Node):
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
         sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
-        self.take_queued = backlog_taker(sub, JointState)
+        self.take_queued = joint_state_taker(sub)
         # InputFirstExecutor (main) calls drain when only the input is ready
         self.input_drain = (sub, self.drain) if self.take_queued else None
         info = self.get_logger().info
@@ -104,7 +105,8 @@ class WrenchEstimatorNode(Node):
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
 
     def _on_joint_state(self, msg: JointState):
-        self._process(msg)
+        stamp = msg.header.stamp
+        self._process(stamp.sec, stamp.nanosec, msg.name, msg.position, msg.velocity, msg.effort)
         if self.take_queued:
             self.drain()
 
@@ -112,17 +114,17 @@ class WrenchEstimatorNode(Node):
         """Process the samples queued on the input, up to ``BACKLOG_MAX``."""
         take, process = self.take_queued, self._process
         for _ in range(BACKLOG_MAX):
-            msg = take()
-            if msg is None:
+            fields = take()
+            if fields is None:
                 break
-            process(msg)
+            process(*fields)
 
-    def _process(self, msg: JointState):
+    def _process(self, sec, nanosec, names, position, velocity, effort):
+        """Estimate from one joint state (its stamp and arrays) and publish the outputs."""
         t0 = self.monitor.received()
-        stamp_msg = msg.header.stamp
-        stamp = stamp_ns(stamp_msg)
+        stamp = sec * NS_PER_S + nanosec
         try:
-            s = self.indexer.convert(msg.name, msg.position, msg.velocity, msg.effort)
+            s = self.indexer.convert(names, position, velocity, effort)
             if stamp <= 0:
                 raise JointStateError('header.stamp is zero: the driver must stamp joint states',
                                       kind='zero_stamp')
@@ -131,11 +133,11 @@ class WrenchEstimatorNode(Node):
             self.monitor.rejected(exc.kind, str(exc), stamp)
             return
         self.monitor.used(stamp, res)
-        self._publish(stamp_msg, s.q, res)
+        self._publish(sec, nanosec, s.q, res)
         self.monitor.published(t0, stamp, time.time_ns() if self.wall_clock
                                else self.get_clock().now().nanoseconds)
 
-    def _publish(self, stamp_msg, q, res):
+    def _publish(self, sec, nanosec, q, res):
         """Publish the outputs of one sample (each topic only when someone subscribes to it).
 
         A publication without a matched subscriber reaches no one (the topics are volatile), so
@@ -143,17 +145,17 @@ class WrenchEstimatorNode(Node):
         """
         if self.pub_wrench.get_subscription_count():
             w = self.msg_wrench
-            w.header.stamp = stamp_msg
+            w.header.stamp.sec, w.header.stamp.nanosec = sec, nanosec
             fill_wrench(w.wrench, res.wrench)
             self.pub_wrench.publish(w)
         if self.pub_std.get_subscription_count():
             sd = self.msg_std
-            sd.header.stamp = stamp_msg
+            sd.header.stamp.sec, sd.header.stamp.nanosec = sec, nanosec
             fill_wrench(sd.wrench, wrench_std(res))
             self.pub_std.publish(sd)
         if self.pub_tau.get_subscription_count():
             tau = self.msg_tau
-            tau.header.stamp = stamp_msg
+            tau.header.stamp.sec, tau.header.stamp.nanosec = sec, nanosec
             tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
             self.pub_tau.publish(tau)
         contact = bool(res.contact_state)
