@@ -150,7 +150,7 @@ def trajectory(model, rate_hz, period_s=2.0):
 class Feeder:
     """Publishes joint states and counts the node's outputs (own context, spun in a thread)."""
 
-    def __init__(self, domain, reliable):
+    def __init__(self, domain, reliable, all_outputs=False):
         self.ctx = rclpy.Context()
         rclpy.init(context=self.ctx, domain_id=domain)
         self.node = rclpy.create_node('cpu_feeder', context=self.ctx)
@@ -163,6 +163,11 @@ class Feeder:
             lambda m: self.got.add(m.header.stamp.sec * 10 ** 9 + m.header.stamp.nanosec),
             QoSProfile(depth=10000, reliability=ReliabilityPolicy.RELIABLE))
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diag, 10)
+        for topic, typ in (('wrench_std', WrenchStamped), ('external_joint_torques', JointState)):
+            if all_outputs:          # the node fills and publishes a topic only for subscribers
+                self.node.create_subscription(typ, f'wrench_estimator/{topic}', lambda m: None,
+                                              QoSProfile(depth=1000,
+                                                         reliability=ReliabilityPolicy.RELIABLE))
         self.ex = SingleThreadedExecutor(context=self.ctx)
         self.ex.add_node(self.node)
         threading.Thread(target=self.ex.spin, daemon=True).start()
@@ -236,7 +241,7 @@ def run_rate(model, rate_hz, a):
                                 text=True)
     else:
         proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)], prof)
-    feeder = Feeder(domain, a.feeder_qos == 'reliable')
+    feeder = Feeder(domain, a.feeder_qos == 'reliable', a.all_outputs)
     try:
         if not feeder.wait_matched(proc, outputs=not a.sink):
             print('node did not come up:', proc.stdout.read() if proc.poll() is not None else '')
@@ -293,6 +298,8 @@ def main():
                     help='a node parameter NAME:=VALUE (repeatable), e.g. qos_depth:=1000')
     ap.add_argument('--profile', default='',
                     help='profile the node (main thread CPU), pstats to PROFILE.<rate>')
+    ap.add_argument('--all-outputs', action='store_true',
+                    help='subscribe to ~/wrench_std and ~/external_joint_torques as well')
     ap.add_argument('--node-tree', default='',
                     help='run the node from this checkout (PYTHONPATH), e.g. to compare a '
                     'former version in the same machine state')
@@ -312,6 +319,7 @@ def main():
           f'{a.seconds:g} --rates {" ".join(f"{r:g}" for r in a.rates)} --hog {a.hog} '
           f'--feeder-qos {a.feeder_qos}' + (f' --sink {a.sink}' if a.sink else '') +
           ''.join(f' --param {p}' for p in a.param) +
+          (' --all-outputs' if a.all_outputs else '') +
           (f' --node-tree {a.node_tree}' if a.node_tree else ''))
     return 0
 

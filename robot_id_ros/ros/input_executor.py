@@ -39,6 +39,15 @@ class InputFirstExecutor(SingleThreadedExecutor):
         super().__init__(context=context)
         self._wait_set = None
         self._counts = None
+        self._input = None         # the input subscription, left out of the ordinary passes
+
+    def can_execute(self, entity) -> bool:
+        """Whether an ordinary pass waits on ``entity``: not on the input (drained directly).
+
+        Otherwise a message arriving during an ordinary pass would be handled there, its
+        callback's guard trigger would wake the next pass, and so on while input flows.
+        """
+        return entity is not self._input and super().can_execute(entity)
 
     def spin(self) -> None:
         """Execute callbacks until the context or the executor shuts down."""
@@ -83,8 +92,10 @@ class InputFirstExecutor(SingleThreadedExecutor):
         nodes = self.get_nodes()
         found = next((n.input_drain for n in nodes if getattr(n, 'input_drain', None)), None)
         if found is None:
+            self._input = None
             return None
         sub, drain = found
+        self._input = sub
         lists = [[sub], [], [], [], []]
         for node in nodes:
             lists[0] += [s for s in node.subscriptions if s is not sub]
