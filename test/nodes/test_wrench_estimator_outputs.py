@@ -10,8 +10,10 @@ messages through ``JointIndexer.convert`` and ``WrenchEstimator.update`` in this
 ``~/wrench``, ``~/wrench_std`` and ``~/external_joint_torques`` must equal the core's numbers to
 the bit, ``~/contact`` must change where the core's contact state changes, and /diagnostics must
 count one dropped sample (the one never sent; the NaN sample arrived and counts as rejected).
+A service call is answered while the node spins, and SIGINT ends it with exit code 0.
 """
 import math
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
+from std_srvs.srv import Trigger
 
 from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator, effort_scale
 from robot_id_ros.estimate.monitor import wrench_std
@@ -184,12 +187,20 @@ def test_node_outputs_equal_the_core_update(ros_domain_id):
         assert changes(probe.got['contact']) == changes(want_contact)
         assert probe.diag['dropped_samples'] == '1', probe.diag
         assert probe.diag['rejected_samples'] == '1', probe.diag
+        # services are served by the node's executor too, and Ctrl-C stops it cleanly
+        client = probe.node.create_client(Trigger, 'wrench_estimator/clear_tare')
+        assert client.wait_for_service(timeout_sec=10)
+        future = client.call_async(Trigger.Request())
+        assert probe.spin(10, future.done) and future.result().success
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 0
     finally:
         probe.ex.shutdown()
         probe.node.destroy_node()
         rclpy.shutdown(context=ctx)
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
