@@ -5,19 +5,29 @@
 The node runs in a subprocess (youBot model, config/wrench_estimator.yaml, the shipped QoS);
 this process publishes JointState (7 joints like the youBot driver: 5 arm joints moving on
 0.05 rad sinusoids, efforts from the inverse dynamics, 2 fingers) at each --rates Hz for
---seconds, paced by sleep, and subscribes to ~/wrench (reliable, deep queue) and /diagnostics.
-The node's CPU is its own utime + stime (/proc/<pid>/stat, every thread: executor, DDS,
-Python) over the feed, divided by the samples sent. Lost = samples sent without a ~/wrench out;
-the node's own /diagnostics counters are printed beside it.
+--seconds, paced by sleep, and subscribes to ~/wrench (reliable, deep queue) and /diagnostics
+(--all-outputs: ~/wrench_std and ~/external_joint_torques too; the node fills a topic only for
+subscribers). The node's CPU is the run time of its threads (/proc/<pid>/task/*/schedstat,
+exact: executor, DDS, Python) over the feed, divided by the samples sent; the tick counts of
+/proc/<pid>/stat (user, system) and the share of each thread are printed beside it. Lost =
+samples sent without a ~/wrench out; the node's own /diagnostics counters are printed too. A
+node that falls behind (latency p50 of seconds: the machine gave it less CPU than it needs)
+works off its backlog in batches, which costs less per sample: compare CPU figures only
+between runs that kept up.
 
 --sink EXECUTOR measures the floor instead: a process that only spins a JointState subscription
 with an empty callback ('single': rclpy's SingleThreadedExecutor, 'events': the EventsExecutor
-of rclpy.experimental), i.e. the executor, take and deserialisation without any of the node's
-work. --hog N runs N busy-loop processes beside it for the whole run (killed after).
+of rclpy.experimental, 'bare': SingleThreadedExecutor on a node without parameter and type
+description services, 'waitset': one kept rclpy wait set and a take loop, no executor), i.e.
+the executor, take and deserialisation without any of the node's work. --hog N runs N
+busy-loop processes beside it for the whole run (killed after). --node-tree DIR runs the node
+from another checkout (e.g. the main branch, for a before/after in the same machine state);
+--profile FILE writes a cProfile of the node's main thread (its own CPU clock) per rate.
 
 Reproduce:
     .venv/bin/python benchmarks/bench_node_cpu.py [--seconds 20] [--rates 200 1000] [--hog 2]
-        [--feeder-qos reliable|best_effort] [--sink single|events] [--param NAME:=VALUE]
+        [--feeder-qos reliable|best_effort] [--sink single|events|bare|waitset]
+        [--param NAME:=VALUE] [--all-outputs] [--node-tree DIR] [--profile FILE]
 """
 import argparse
 import os
