@@ -50,7 +50,7 @@ def bench_model():
     return model
 
 
-def start_node(model, domain, youbot_settings=True, extra_args=()):
+def start_node(model, domain, youbot_settings=True, extra_args=(), python_args=()):
     """Start the wrench_estimator node on ``domain`` in a subprocess; return the Popen.
 
     Args:
@@ -59,6 +59,7 @@ def start_node(model, domain, youbot_settings=True, extra_args=()):
         youbot_settings: the estimator settings of config/wrench_estimator.yaml, not the core
             defaults.
         extra_args: more ``--ros-args`` arguments (e.g. ``['-p', 'qos_depth:=1000']``).
+        python_args: interpreter arguments before ``-m`` (e.g. ``['-X', 'importtime']``).
 
     Returns:
         The ``subprocess.Popen`` (stdout and stderr piped together, text).
@@ -69,7 +70,8 @@ def start_node(model, domain, youbot_settings=True, extra_args=()):
     tmp = Path(tempfile.mkdtemp())
     model.save(tmp / 'model.yaml')
     return subprocess.Popen([
-        sys.executable, '-m', 'robot_id_ros.ros.nodes.wrench_estimator', '--ros-args', *settings,
+        sys.executable, *python_args, '-m', 'robot_id_ros.ros.nodes.wrench_estimator',
+        '--ros-args', *settings,
         '-p', f'model_file:={tmp / "model.yaml"}', *extra_args
     ], env=isolated_env(domain), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)

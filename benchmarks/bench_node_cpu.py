@@ -5,19 +5,29 @@
 The node runs in a subprocess (youBot model, config/wrench_estimator.yaml, the shipped QoS);
 this process publishes JointState (7 joints like the youBot driver: 5 arm joints moving on
 0.05 rad sinusoids, efforts from the inverse dynamics, 2 fingers) at each --rates Hz for
---seconds, paced by sleep, and subscribes to ~/wrench (reliable, deep queue) and /diagnostics.
-The node's CPU is its own utime + stime (/proc/<pid>/stat, every thread: executor, DDS,
-Python) over the feed, divided by the samples sent. Lost = samples sent without a ~/wrench out;
-the node's own /diagnostics counters are printed beside it.
+--seconds, paced by sleep, and subscribes to ~/wrench (reliable, deep queue) and /diagnostics
+(--all-outputs: ~/wrench_std and ~/external_joint_torques too; the node fills a topic only for
+subscribers). The node's CPU is the run time of its threads (/proc/<pid>/task/*/schedstat,
+exact: executor, DDS, Python) over the feed, divided by the samples sent; the tick counts of
+/proc/<pid>/stat (user, system) and the share of each thread are printed beside it. Lost =
+samples sent without a ~/wrench out; the node's own /diagnostics counters are printed too. A
+node that falls behind (latency p50 of seconds: the machine gave it less CPU than it needs)
+works off its backlog in batches, which costs less per sample: compare CPU figures only
+between runs that kept up.
 
 --sink EXECUTOR measures the floor instead: a process that only spins a JointState subscription
 with an empty callback ('single': rclpy's SingleThreadedExecutor, 'events': the EventsExecutor
-of rclpy.experimental), i.e. the executor, take and deserialisation without any of the node's
-work. --hog N runs N busy-loop processes beside it for the whole run (killed after).
+of rclpy.experimental, 'bare': SingleThreadedExecutor on a node without parameter and type
+description services, 'waitset': one kept rclpy wait set and a take loop, no executor), i.e.
+the executor, take and deserialisation without any of the node's work. --hog N runs N
+busy-loop processes beside it for the whole run (killed after). --node-tree DIR runs the node
+from another checkout (e.g. the main branch, for a before/after in the same machine state);
+--profile FILE writes a cProfile of the node's main thread (its own CPU clock) per rate.
 
 Reproduce:
     .venv/bin/python benchmarks/bench_node_cpu.py [--seconds 20] [--rates 200 1000] [--hog 2]
-        [--feeder-qos reliable|best_effort] [--sink single|events] [--param NAME:=VALUE]
+        [--feeder-qos reliable|best_effort] [--sink single|events|bare|waitset]
+        [--param NAME:=VALUE] [--all-outputs] [--node-tree DIR] [--profile FILE]
 """
 import argparse
 import os
@@ -48,12 +58,25 @@ FINGERS = ['gripper_finger_joint_l', 'gripper_finger_joint_r']
 SINK = '''
 import sys, rclpy
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 rclpy.init()
-n = Node('sink')
-n.create_subscription(JointState, 'joint_states', lambda m: None,
-                      QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT))
+bare = sys.argv[1] != 'single' and sys.argv[1] != 'events'
+n = Node('sink', start_parameter_services=not bare, parameter_overrides=[
+    Parameter('start_type_description_service', value=not bare)])
+sub = n.create_subscription(JointState, 'joint_states', lambda m: None,
+                            QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT))
+if sys.argv[1] == 'waitset':         # one wait set, kept: the floor of any executor
+    from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+    ws = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, n.context.handle)
+    while rclpy.ok():
+        ws.clear_entities()
+        ws.add_subscription(sub.handle)
+        ws.wait(100_000_000)
+        while sub.handle.take_message(JointState, False) is not None:
+            pass
+    sys.exit(0)
 if sys.argv[1] == 'events':
     from rclpy.experimental import EventsExecutor
     ex = EventsExecutor()
@@ -67,12 +90,52 @@ except BaseException:
     pass
 '''
 
+# the node's main thread under cProfile, timed by that thread's own CPU clock (not wall time)
+PROFILE = '''
+import cProfile, runpy, sys, time
+out, how, what = sys.argv[1:4]
+sys.argv = [what] + sys.argv[4:]
+prof = cProfile.Profile(time.thread_time)
+try:
+    if how == '-m':
+        prof.runcall(runpy.run_module, what, run_name='__main__')
+    else:
+        prof.runcall(exec, what, {'__name__': '__main__'})
+except SystemExit:
+    pass
+finally:
+    prof.dump_stats(out)
+'''
 
-def cpu_s(pid):
-    """Return the user + system CPU time of process ``pid`` so far, s (/proc/<pid>/stat)."""
+
+def tick_cpu_s(pid):
+    """Return (user, system) CPU time of process ``pid`` so far, s (/proc/<pid>/stat, ticks)."""
     with open(f'/proc/{pid}/stat') as f:
         fields = f.read().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+    return np.array([int(fields[11]), int(fields[12])]) / os.sysconf('SC_CLK_TCK')
+
+
+def thread_cpu_s(pid):
+    """Return ``{thread name: CPU s so far}`` of process ``pid``, its main thread as 'main'.
+
+    From each thread's /proc/<pid>/task/<tid>/schedstat (run time in ns, exact, where the tick
+    counts of /proc/<pid>/stat are sampled at the timer interrupt).
+    """
+    out = {}
+    for tid in os.listdir(f'/proc/{pid}/task'):
+        try:
+            with open(f'/proc/{pid}/task/{tid}/comm') as f:
+                name = 'main' if tid == str(pid) else f.read().strip()
+            with open(f'/proc/{pid}/task/{tid}/schedstat') as f:
+                out[name] = out.get(name, 0.0) + int(f.read().split()[0]) * 1e-9
+        except OSError:             # the thread ended
+            pass
+    return out
+
+
+def cpu_s(pid):
+    """Return the CPU time of process ``pid``'s live threads so far, s (``thread_cpu_s``)."""
+    return sum(thread_cpu_s(pid).values())
 
 
 def trajectory(model, rate_hz, period_s=2.0):
@@ -97,7 +160,7 @@ def trajectory(model, rate_hz, period_s=2.0):
 class Feeder:
     """Publishes joint states and counts the node's outputs (own context, spun in a thread)."""
 
-    def __init__(self, domain, reliable):
+    def __init__(self, domain, reliable, all_outputs=False):
         self.ctx = rclpy.Context()
         rclpy.init(context=self.ctx, domain_id=domain)
         self.node = rclpy.create_node('cpu_feeder', context=self.ctx)
@@ -110,6 +173,11 @@ class Feeder:
             lambda m: self.got.add(m.header.stamp.sec * 10 ** 9 + m.header.stamp.nanosec),
             QoSProfile(depth=10000, reliability=ReliabilityPolicy.RELIABLE))
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diag, 10)
+        for topic, typ in (('wrench_std', WrenchStamped), ('external_joint_torques', JointState)):
+            if all_outputs:          # the node fills and publishes a topic only for subscribers
+                self.node.create_subscription(typ, f'wrench_estimator/{topic}', lambda m: None,
+                                              QoSProfile(depth=1000,
+                                                         reliability=ReliabilityPolicy.RELIABLE))
         self.ex = SingleThreadedExecutor(context=self.ctx)
         self.ex.add_node(self.node)
         threading.Thread(target=self.ex.spin, daemon=True).start()
@@ -175,13 +243,15 @@ def stop(proc):
 def run_rate(model, rate_hz, a):
     """Feed one node (or sink) at ``rate_hz`` for ``a.seconds``; print and return the figures."""
     domain = unique_domain_id() + 20
+    prof = ['-c', PROFILE, f'{a.profile}.{rate_hz:g}'] if a.profile else []
     if a.sink:
-        proc = subprocess.Popen([sys.executable, '-c', SINK, a.sink], env=isolated_env(domain),
+        proc = subprocess.Popen([sys.executable, *prof, '-c', SINK, a.sink],
+                                env=isolated_env(domain),
                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True)
     else:
-        proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)])
-    feeder = Feeder(domain, a.feeder_qos == 'reliable')
+        proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)], prof)
+    feeder = Feeder(domain, a.feeder_qos == 'reliable', a.all_outputs)
     try:
         if not feeder.wait_matched(proc, outputs=not a.sink):
             print('node did not come up:', proc.stdout.read() if proc.poll() is not None else '')
@@ -190,13 +260,13 @@ def run_rate(model, rate_hz, a):
         idle0 = cpu_s(proc.pid)
         time.sleep(2.0)
         idle_s = cpu_s(proc.pid) - idle0
-        c0 = cpu_s(proc.pid)
+        c0, t0, k0 = cpu_s(proc.pid), thread_cpu_s(proc.pid), tick_cpu_s(proc.pid)
         sent, elapsed = feeder.feed(traj, rate_hz, a.seconds)
         n_prev, t_end = -1, time.monotonic() + 10
         while time.monotonic() < t_end and (a.sink or len(feeder.got) != n_prev):
             n_prev = len(feeder.got)
             time.sleep(0.5)
-        used = cpu_s(proc.pid) - c0
+        used, t1, ticks = cpu_s(proc.pid) - c0, thread_cpu_s(proc.pid), tick_cpu_s(proc.pid) - k0
         time.sleep(0 if a.sink else 1.5)       # a /diagnostics after the last sample
         lost = len(set(sent) - feeder.got)
         diag, busy = feeder.diag, feeder.busy_diag
@@ -213,6 +283,11 @@ def run_rate(model, rate_hz, a):
                   f'dropped_samples {diag.get("dropped_samples")}, input_rate_hz '
                   f'{busy.get("input_rate_hz")}, latency_ms_p50 {busy.get("latency_ms_p50")}, '
                   f'p99 {busy.get("latency_ms_p99")} (last busy window)')
+        per = {k: (v - t0.get(k, 0.0)) * 1e3 / len(sent) for k, v in t1.items()}
+        threads = ', '.join(f'{k} {v:.3f}' for k, v in sorted(per.items(), key=lambda kv: -kv[1])
+                            if v >= 0.001)
+        print(f'  ticks (/proc stat) user {ticks[0] * 1e3 / len(sent):.3f} system '
+              f'{ticks[1] * 1e3 / len(sent):.3f} ms/sample; by thread: {threads}')
         return used * 1e3 / len(sent), lost
     finally:
         feeder.close()
@@ -227,11 +302,20 @@ def main():
     ap.add_argument('--hog', type=int, default=0, help='busy-loop processes beside the node')
     ap.add_argument('--feeder-qos', choices=['reliable', 'best_effort'], default='reliable',
                     help="the feeder's publisher (a driver's joint_states is usually reliable)")
-    ap.add_argument('--sink', choices=['single', 'events'], default='',
+    ap.add_argument('--sink', choices=['single', 'events', 'bare', 'waitset'], default='',
                     help='measure an empty subscriber with this executor instead of the node')
     ap.add_argument('--param', action='append', default=[],
                     help='a node parameter NAME:=VALUE (repeatable), e.g. qos_depth:=1000')
+    ap.add_argument('--profile', default='',
+                    help='profile the node (main thread CPU), pstats to PROFILE.<rate>')
+    ap.add_argument('--all-outputs', action='store_true',
+                    help='subscribe to ~/wrench_std and ~/external_joint_torques as well')
+    ap.add_argument('--node-tree', default='',
+                    help='run the node from this checkout (PYTHONPATH), e.g. to compare a '
+                    'former version in the same machine state')
     a = ap.parse_args()
+    if a.node_tree:
+        os.environ['PYTHONPATH'] = str(Path(a.node_tree).resolve())
     model = bench_model()
     hogs = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(a.hog)]
     try:
@@ -244,7 +328,9 @@ def main():
     print('reproduce: .venv/bin/python benchmarks/bench_node_cpu.py --seconds '
           f'{a.seconds:g} --rates {" ".join(f"{r:g}" for r in a.rates)} --hog {a.hog} '
           f'--feeder-qos {a.feeder_qos}' + (f' --sink {a.sink}' if a.sink else '') +
-          ''.join(f' --param {p}' for p in a.param))
+          ''.join(f' --param {p}' for p in a.param) +
+          (' --all-outputs' if a.all_outputs else '') +
+          (f' --node-tree {a.node_tree}' if a.node_tree else ''))
     return 0
 
 

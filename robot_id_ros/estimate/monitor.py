@@ -158,8 +158,14 @@ class InputMonitor:
         self.stale_reported = False
         return t0
 
-    def rejected(self, kind, text):
-        """Count an unusable sample: ``kind`` is the error's kind, ``text`` its message."""
+    def rejected(self, kind, text, stamp_ns=0):
+        """Count an unusable sample: ``kind`` is the error's kind, ``text`` its message.
+
+        ``stamp_ns`` (> 0, its stamp [ns]) enters the stamp sequence: a sample that arrived is
+        rejected, not dropped.
+        """
+        if stamp_ns > 0:
+            self.gaps.add(stamp_ns)
         self.n_rejected += 1
         self.rejected_by_kind[kind] = self.rejected_by_kind.get(kind, 0) + 1
         self.last_problem = f'{kind}: {text}'
@@ -175,7 +181,7 @@ class InputMonitor:
 
     @property
     def n_dropped(self) -> int:
-        """Samples missing from the stamp sequence of the used samples (``StampGaps``)."""
+        """Samples missing from the stamp sequence of the samples received (``StampGaps``)."""
         return self.gaps.dropped
 
     def used(self, stamp_ns, result):

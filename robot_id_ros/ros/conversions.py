@@ -7,12 +7,18 @@ in the model's joint order).
 """
 from __future__ import annotations
 
+import struct
+
+import numpy as np
 from builtin_interfaces.msg import Duration as DurationMsg
 from builtin_interfaces.msg import Time as TimeMsg
 from geometry_msgs.msg import WrenchStamped
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 NS_PER_S = 1_000_000_000
+CDR_LE = b'\x00\x01'       # encapsulation of plain little-endian CDR (XCDR1), as ROS 2 sends
+_STAMP_AND_LEN = struct.Struct('<iII')
+_U32 = struct.Struct('<I').unpack_from
 
 
 def stamp_ns(stamp) -> int:
@@ -82,3 +88,55 @@ def trajectory_msg(joint_names, times_s, positions, velocities=None,
         pt.time_from_start = duration_msg(seconds_ns(t))
         msg.points.append(pt)
     return msg
+
+
+def joint_state_fields(buf, names_cache: dict):
+    """Read a serialized ``sensor_msgs/JointState`` without building the message object.
+
+    Handles plain little-endian CDR (what rmw_fastrtps and rmw_cyclonedds send) with position,
+    velocity and effort all non-empty; anything else returns None (deserialise it instead).
+
+    Args:
+        buf: the serialized message (bytes, with its 4-byte encapsulation header).
+        names_cache: a dict the caller keeps between calls: the last name list read (a
+            driver's name list does not change, so it is decoded again only when its bytes do).
+
+    Returns:
+        ``(stamp_sec, stamp_nanosec, names, position, velocity, effort)``, the arrays read-only
+        float64 views of ``buf``; or None.
+    """
+    if buf[:2] != CDR_LE:
+        return None
+    sec, nanosec, n = _STAMP_AND_LEN.unpack_from(buf, 4)
+    pos = (12 + n + 3) & ~3                  # offsets from the payload start (byte 4)
+    count, = _U32(buf, 4 + pos)
+    start = pos = pos + 4
+    for _ in range(count):
+        pos = (pos + 3) & ~3
+        n, = _U32(buf, 4 + pos)
+        pos += 4 + n
+    key = buf[4 + start:4 + pos]           # with the padding bytes, which a writer may not clear
+    if names_cache.get('key') != key:
+        names_cache['key'], names_cache['names'] = key, _cdr_strings(buf, start, count)
+    names = names_cache['names']
+    arrays = []
+    for _ in range(3):
+        pos = (pos + 3) & ~3
+        n, = _U32(buf, 4 + pos)
+        pos = (pos + 4 + 7) & ~7
+        if n == 0 or 4 + pos + 8 * n > len(buf):
+            return None
+        arrays.append(np.frombuffer(buf, '<f8', n, 4 + pos))
+        pos += 8 * n
+    return (sec, nanosec, names, *arrays)
+
+
+def _cdr_strings(buf, start, count) -> tuple:
+    """Decode ``count`` CDR strings from payload offset ``start`` of ``buf``."""
+    out, pos = [], start
+    for _ in range(count):
+        pos = (pos + 3) & ~3
+        n, = _U32(buf, 4 + pos)
+        out.append(buf[4 + pos + 4:4 + pos + 3 + n].decode())
+        pos += 4 + n
+    return tuple(out)

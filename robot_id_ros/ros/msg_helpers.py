@@ -7,7 +7,10 @@ Trigger services.
 """
 from __future__ import annotations
 
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
+
+from robot_id_ros.ros.conversions import joint_state_fields
 
 
 def duration_s(duration) -> float:
@@ -47,29 +50,39 @@ def trajectory_points(msg) -> list:
              list(p.accelerations)) for p in msg.points]
 
 
-def backlog_taker(subscription, msg_type):
-    """Return ``take()``: the next message queued on ``subscription``, or None when it is empty.
+def joint_state_taker(subscription):
+    """Return ``take()``: the next JointState queued on ``subscription`` as plain fields.
 
     It takes from the subscription as rclpy's executors do (``handle.take_message``, the same
     call in the rclpy of Humble, Jazzy and Kilted), so a callback can work off a backlog without
-    a pass of the executor (its wait set) per message. None when this rclpy has no such call:
-    the executor then delivers every message.
+    a pass of the executor (its wait set) per message. The message is taken serialized and read
+    by ``conversions.joint_state_fields`` (no message object is built; an unusual encoding is
+    deserialised by rclpy). ``take()`` returns ``(stamp_sec, stamp_nanosec, names, position,
+    velocity, effort)`` or None when the queue is empty.
 
     Args:
-        subscription: an ``rclpy.subscription.Subscription``.
-        msg_type: its message type.
+        subscription: an ``rclpy.subscription.Subscription`` of ``sensor_msgs/JointState``.
 
     Returns:
-        The function, or None.
+        The function, or None when this rclpy has no such call (the executor then delivers
+        every message).
     """
     handle = getattr(subscription, 'handle', None)
     if not hasattr(handle, 'take_message'):
         return None
+    names_cache = {}
 
     def take():
         with handle:
-            taken = handle.take_message(msg_type, False)
-        return None if taken is None else taken[0]
+            taken = handle.take_message(JointState, True)
+        if taken is None:
+            return None
+        fields = joint_state_fields(taken[0], names_cache)
+        if fields is None:
+            msg = deserialize_message(taken[0], JointState)
+            fields = (msg.header.stamp.sec, msg.header.stamp.nanosec, msg.name, msg.position,
+                      msg.velocity, msg.effort)
+        return fields
     return take
 
 
@@ -91,5 +104,5 @@ def trigger_handler(action, on_success=None):
     return handle
 
 
-__all__ = ['backlog_taker', 'duration_s', 'joint_state_msg', 'trajectory_points',
-           'trigger_handler']
+__all__ = ['duration_s', 'joint_state_msg', 'joint_state_taker',
+           'trajectory_points', 'trigger_handler']

@@ -9,8 +9,11 @@ Its topics, services and parameters are listed in docs/nodes.md (generated from 
 
 Every output carries its input sample's stamp; ``~/contact`` is published when it changes and
 with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
-Output messages are built once and refilled; the callback also takes the samples queued behind
-its own (``msg_helpers.backlog_taker``: no executor pass per sample after a stall). A sample
+Output messages are built once and refilled, and a topic nobody subscribes to is not filled;
+the callback also takes the samples queued behind its own, serialized, and reads them without
+building message objects (``msg_helpers.joint_state_taker``), and
+``main`` spins with ``InputFirstExecutor``, which calls that drain directly, without rclpy's
+executor pass, when only joint states are waiting. A sample
 that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
 missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
@@ -19,6 +22,8 @@ the resets). The payload parameters are the only ones that change at run time: a
 max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
 """
 from __future__ import annotations
+
+import time
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
@@ -37,10 +42,11 @@ from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_
 from robot_id_ros.estimate.observability import observability_values
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
-from robot_id_ros.ros.conversions import fill_wrench, stamp_ns
+from robot_id_ros.ros.conversions import NS_PER_S, fill_wrench
 from robot_id_ros.ros.diagnostics import diagnostic_array
+from robot_id_ros.ros.input_executor import InputFirstExecutor
 from robot_id_ros.ros.main import run_node
-from robot_id_ros.ros.msg_helpers import backlog_taker, trigger_handler
+from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.params import (declare_table, parameter_check, refuse_renamed, require,
                                      string_list)
@@ -83,8 +89,12 @@ class WrenchEstimatorNode(Node):
         self.msg_wrench.header.frame_id = self.msg_std.header.frame_id = self.est.frame_id
         self.msg_tau = JointState(name=list(self.model.joint_names))
         self.msg_contact = None            # the last Bool published, None before the first
+        # the node's clock is the wall clock (no sim time): latency from time.time_ns()
+        self.wall_clock = not self.get_clock().ros_time_is_active
         sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
-        self.take_queued = backlog_taker(sub, JointState)
+        self.take_queued = joint_state_taker(sub)
+        # InputFirstExecutor (main) calls drain when only the input is ready
+        self.input_drain = (sub, self.drain) if self.take_queued else None
         info = self.get_logger().info
         self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
         self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
@@ -95,40 +105,63 @@ class WrenchEstimatorNode(Node):
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
 
     def _on_joint_state(self, msg: JointState):
-        self._process(msg)
-        for _ in range(BACKLOG_MAX if self.take_queued else 0):
-            msg = self.take_queued()
-            if msg is None:
-                break
-            self._process(msg)
+        stamp = msg.header.stamp
+        self._process(stamp.sec, stamp.nanosec, msg.name, msg.position, msg.velocity, msg.effort)
+        if self.take_queued:
+            self.drain()
 
-    def _process(self, msg: JointState):
+    def drain(self):
+        """Process the samples queued on the input, up to ``BACKLOG_MAX``."""
+        take, process = self.take_queued, self._process
+        for _ in range(BACKLOG_MAX):
+            fields = take()
+            if fields is None:
+                break
+            process(*fields)
+
+    def _process(self, sec, nanosec, names, position, velocity, effort):
+        """Estimate from one joint state (its stamp and arrays) and publish the outputs."""
         t0 = self.monitor.received()
-        stamp_msg = msg.header.stamp
-        stamp = stamp_ns(stamp_msg)
+        stamp = sec * NS_PER_S + nanosec
         try:
-            s = self.indexer.convert(msg.name, msg.position, msg.velocity, msg.effort)
+            s = self.indexer.convert(names, position, velocity, effort)
             if stamp <= 0:
                 raise JointStateError('header.stamp is zero: the driver must stamp joint states',
                                       kind='zero_stamp')
             res = self.est.update(stamp, s.q, s.qd, s.effort * self.scale)
         except (JointStateError, EstimatorInputError) as exc:
-            self.monitor.rejected(exc.kind, str(exc))
+            self.monitor.rejected(exc.kind, str(exc), stamp)
             return
         self.monitor.used(stamp, res)
-        w, sd, tau = self.msg_wrench, self.msg_std, self.msg_tau
-        w.header.stamp = sd.header.stamp = tau.header.stamp = stamp_msg
-        fill_wrench(w.wrench, res.wrench)
-        self.pub_wrench.publish(w)
-        fill_wrench(sd.wrench, wrench_std(res))
-        self.pub_std.publish(sd)
-        tau.position, tau.effort = s.q.tolist(), res.tau_ext.tolist()
-        self.pub_tau.publish(tau)
+        self._publish(sec, nanosec, s.q, res)
+        self.monitor.published(t0, stamp, time.time_ns() if self.wall_clock
+                               else self.get_clock().now().nanoseconds)
+
+    def _publish(self, sec, nanosec, q, res):
+        """Publish the outputs of one sample (each topic only when someone subscribes to it).
+
+        A publication without a matched subscriber reaches no one (the topics are volatile), so
+        skipping it changes no subscriber's messages and saves its serialisation.
+        """
+        if self.pub_wrench.get_subscription_count():
+            w = self.msg_wrench
+            w.header.stamp.sec, w.header.stamp.nanosec = sec, nanosec
+            fill_wrench(w.wrench, res.wrench)
+            self.pub_wrench.publish(w)
+        if self.pub_std.get_subscription_count():
+            sd = self.msg_std
+            sd.header.stamp.sec, sd.header.stamp.nanosec = sec, nanosec
+            fill_wrench(sd.wrench, wrench_std(res))
+            self.pub_std.publish(sd)
+        if self.pub_tau.get_subscription_count():
+            tau = self.msg_tau
+            tau.header.stamp.sec, tau.header.stamp.nanosec = sec, nanosec
+            tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
+            self.pub_tau.publish(tau)
         contact = bool(res.contact_state)
         if self.msg_contact is None or contact != self.msg_contact.data:
             self.msg_contact = Bool(data=contact)
             self.pub_contact.publish(self.msg_contact)
-        self.monitor.published(t0, stamp, self.get_clock().now().nanoseconds)
 
     def _tare(self):
         try:
@@ -164,6 +197,7 @@ class WrenchEstimatorNode(Node):
         return SetParametersResult(successful=True)
 
     def _on_timer(self):
+        self.wall_clock = not self.get_clock().ros_time_is_active
         if self.msg_contact is not None:
             self.pub_contact.publish(self.msg_contact)
         level, message, values = self.monitor.status(self.est)
@@ -174,7 +208,8 @@ class WrenchEstimatorNode(Node):
 
 
 def main(args=None):
-    return run_node(WrenchEstimatorNode, 'wrench_estimator', args)
+    return run_node(WrenchEstimatorNode, 'wrench_estimator', args,
+                    executor_factory=InputFirstExecutor)
 
 
 if __name__ == '__main__':
