@@ -67,8 +67,8 @@ class ControllerConfig:
         0.05, 'stop and hold when the newest estimate is older than this', unit='s', lo=0.001,
         hi=10.0)
     sigma_limit_n: float = setting(
-        6.0, "stop and hold while the estimate's standard deviation on an axis the mode uses "
-        'exceeds this', unit='N', lo=0.01, hi=1000.0)
+        6.0, "stop and hold when the estimate's standard deviation on an axis the mode uses has "
+        'exceeded this for stale_timeout_s', unit='N', lo=0.01, hi=1000.0)
     collision_force_n: float = setting(
         40.0, 'an estimated force above this is a collision: stop until re-enabled',
         unit='N', lo=1.0, hi=1000.0)

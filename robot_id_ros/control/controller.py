@@ -175,10 +175,11 @@ class ForceController:
         v = keep_in_box(self.kin.tool_position_m(self.q_ref), v, max(dt, 1e-3),
                         np.asarray(c.workspace_min_m), np.asarray(c.workspace_max_m))
         jv = self.kin.map(self.q_ref, v)
-        qd = limit_joint_speed(jv.qd_rad_s, c.max_joint_speed_rad_s)
-        q_next = self.q_ref + qd * dt
+        q_next = self.q_ref + jv.qd_rad_s * max(dt, 1e-3)
         at_limit = (q_next < self.lower) | (q_next > self.upper)
-        qd = np.where(at_limit, 0.0, qd)
+        if at_limit.any():       # the others make the velocity without the joints at a limit
+            jv = self.kin.map(self.q_ref, v, locked=at_limit)
+        qd = limit_joint_speed(np.where(at_limit, 0.0, jv.qd_rad_s), c.max_joint_speed_rad_s)
         self.q_ref = np.clip(self.q_ref + qd * dt, self.lower, self.upper)
         self.qd_ref = qd
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ qd

@@ -63,17 +63,21 @@ class ToolVelocityMap:
         """Return the tool frame origin (3,) in the base frame at joint angles ``q``, m."""
         return self.robot.tool_placement(q).translation.copy()
 
-    def map(self, q, v_m_s) -> JointVelocity:
+    def map(self, q, v_m_s, locked=None) -> JointVelocity:
         """Return the joint velocity that moves the tool at linear velocity ``v_m_s``.
 
         Args:
             q: (n,) joint angles, rad.
             v_m_s: (3,) requested tool linear velocity, base frame, m/s.
+            locked: (n,) bool, joints that must not move (at a limit); the others make the
+                velocity as far as they can.
 
         Returns:
             ``JointVelocity``.
         """
         J = self.robot.tool_jacobian(q, 'base')
+        if locked is not None:
+            J[:, np.asarray(locked, dtype=bool)] = 0.0
         Jp, Jw = J[:3], J[3:]
         v = np.asarray(v_m_s, dtype=float)
         pinv_d, pinv_t, U, s, keep = _damped_pinv(Jp, self.damping, self.cutoff)

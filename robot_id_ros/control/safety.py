@@ -25,6 +25,7 @@ class SafetyMonitor:
     def __init__(self, config):
         self.config = config
         self.latched = None          # a latched reason, cleared by ``clear``
+        self._sigma_since = None     # since when the sigma has been above its bound, s
 
     def clear(self):
         """Forget a latched reason (on enable)."""
@@ -57,7 +58,13 @@ class SafetyMonitor:
         if t_s - inp.stamp_s > c.stale_timeout_s:
             return 'stale estimate'
         if np.any(used) and float(np.max(inp.sigma_n[used])) > c.sigma_limit_n:
-            return 'sigma above bound'
+            # a single sample's spike (the lag variance at a force step) is not a reason; a
+            # sigma above the bound for as long as an estimate may be stale is
+            self._sigma_since = t_s if self._sigma_since is None else self._sigma_since
+            if t_s - self._sigma_since >= c.stale_timeout_s:
+                return 'sigma above bound'
+        else:
+            self._sigma_since = None
         return None
 
 

@@ -5,7 +5,7 @@
 The simulated youBot (seed 3, the identification tests' arm) with the model identified from it
 (``identified_model``), the estimator with the youBot settings of config/wrench_estimator.yaml
 and the controller with those of config/force_controller.yaml, at 200 Hz (the demo's joint-state
-rate). The arm starts at ``WORK_POSE_RAD``: the tool 0.30 m in front of joint 1's axis and
+rate). The arm starts at ``WORK_POSE_RAD``: the tool 0.33 m in front of joint 1's axis and
 0.12 m above the arm's base, pointing down.
 """
 import dataclasses
@@ -29,7 +29,7 @@ from robot_id_ros.sim.config import SimConfig  # noqa: E402
 from robot_id_ros.sim.youbot_arm import SimulatedArm  # noqa: E402
 
 RATE_HZ = 200.0
-WORK_POSE_RAD = (2.9496, 1.45, -1.7, 3.4, 2.9234)
+WORK_POSE_RAD = (2.9496, 1.2, -1.15, 2.8, 2.9234)
 NORMAL_AXIS = 1          # the arm's plane is the base x-z plane at this pose: its normal is y
 
 
@@ -50,7 +50,8 @@ def make_loop(seed=SEED, pose=WORK_POSE_RAD, settle_s=1.0, **changes) -> ClosedL
     estimator = WrenchEstimator(model, EstimatorConfig(**youbot_estimator_settings()))
     controller = ForceController(model.robot, youbot_controller_config(**changes))
     loop = ClosedLoop(arm, estimator, controller, RATE_HZ)
-    loop.settle(settle_s)
+    if settle_s > 0:
+        loop.settle(settle_s)
     return loop
 
 
