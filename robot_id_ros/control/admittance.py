@@ -24,7 +24,8 @@ class ForceInput:
         stamp_s: the estimate's time, s (the clock the controller steps on).
         force_n: (3,) force applied to the tool, base frame, N.
         sigma_n: (3,) the estimate's standard deviation per axis, N.
-        collision: the estimator's collision flag.
+        collision: a collision flag (an external safety signal; the estimator's flag where
+            ``ControllerConfig.estimator_collision``): the controller stops until re-enabled.
     """
 
     stamp_s: float

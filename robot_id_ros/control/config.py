@@ -73,8 +73,9 @@ class ControllerConfig:
         40.0, 'an estimated force above this is a collision: stop until re-enabled',
         unit='N', lo=1.0, hi=1000.0)
     estimator_collision: bool = setting(
-        False, "also stop on the estimator's collision flag (its threshold, a multiple of the "
-        'residual std, is exceeded by any deliberate push: leave off for hand guiding)')
+        False, "also stop on the estimator's contact / collision flag (its threshold, a "
+        'multiple of the residual std, is exceeded by any deliberate push: leave off for hand '
+        'guiding and force holding)')
     time_jump_s: float = setting(
         0.2, 'a control step this long, or time going backwards, is a time jump: stop until '
         're-enabled', unit='s', lo=0.001, hi=60.0)

@@ -125,8 +125,8 @@ class ClosedLoop:
         if script.estimate_lost is not None and script.estimate_lost(t):
             return self.last_input       # the controller keeps the last one it got
         inp = ForceInput.from_estimate(res, t)
-        if script.collision is not None and script.collision(t):
-            inp.collision = True
+        inp.collision = ((inp.collision and self.controller.config.estimator_collision) or
+                         (script.collision is not None and bool(script.collision(t))))
         self.last_input = inp
         return inp
 

@@ -4,7 +4,8 @@
 
 Stop reasons: not enabled, no or a stale estimate, the estimate's standard deviation above the
 bound on an axis the mode uses, a collision (an estimated force above ``collision_force_n``, or
-the estimator's collision flag where ``estimator_collision``), a time jump, shutdown. The last
+the input's collision flag: an external safety signal, or the estimator's contact flag where
+``estimator_collision``), a time jump, shutdown. The last
 three latch: motion resumes only after the controller is enabled again. The others clear
 themselves; motion then resumes through the ramp.
 """
@@ -48,7 +49,7 @@ class SafetyMonitor:
         c = self.config
         if dt_s is not None and (dt_s < 0.0 or dt_s > c.time_jump_s):
             self.latch('time jump')
-        if inp is not None and ((inp.collision and c.estimator_collision) or
+        if inp is not None and (inp.collision or
                                 np.linalg.norm(inp.force_n) > c.collision_force_n):
             self.latch('collision')
         if self.latched is not None:
