@@ -118,6 +118,27 @@ class SimConfig:
     end_stop_restitution: float = setting(
         0.0, 'restitution at a joint end stop (0: a joint hitting its stop stops dead)', lo=0.0,
         hi=1.0, node=False)
+    # --- world: a contact plane pushing on the tool (sim/world.py ContactPlane) --------------
+    contact_plane_enabled: bool = setting(
+        False, 'a contact plane pushes on the tool point while the point is inside it')
+    contact_plane_point_m: tuple = setting(
+        (0.0, 0.0, 0.0), 'a point of the contact plane, base coordinates', unit='m')
+    contact_plane_normal: tuple = setting(
+        (0.0, 0.0, 1.0), 'outward normal of the contact plane (towards free space), base axes; '
+        'normalised')
+    contact_stiffness_n_m: float = setting(
+        2000.0, 'normal stiffness of the contact plane', unit='N/m', lo=1.0, hi=1.0e6)
+    contact_damping_n_s_m: float = setting(
+        20.0, 'normal damping of the contact plane (the normal force never pulls)',
+        unit='N s/m', lo=0.0, hi=1.0e4)
+    contact_friction_coefficient: float = setting(
+        0.3, 'Coulomb friction coefficient of the contact plane: |Ft| <= mu Fn', lo=0.0, hi=2.0)
+    contact_friction_velocity_m_s: float = setting(
+        0.005, 'friction regularisation: the tangential speed over which friction rises to '
+        'mu Fn', unit='m/s', lo=1.0e-4, hi=1.0, node=False)
+    contact_point_tool_m: tuple = setting(
+        (0.0, 0.0, 0.0), 'the point that touches the plane: offset from the tool frame origin in '
+        'tool axes', unit='m')
 
     def __post_init__(self):
         self.validate()

@@ -6,7 +6,9 @@ Physics
 -------
 - Rigid-body dynamics of the TRUE parameter set (``true_parameters``: the URDF perturbed within
   stated bounds, deterministic per seed) plus reflected rotor inertia J_m N^2, by Pinocchio
-  (CRBA for M(q), RNEA for the bias forces h(q, qd)), with an external wrench as J^T F.
+  (CRBA for M(q), RNEA for the bias forces h(q, qd)), with the external loads as J^T F: the
+  "hand" (``apply_wrench``, or scripted over time by ``set_hand_profile``) and a contact plane
+  (``set_contact_plane``), both from ``world`` and evaluated at the start state of each step.
 - Integrator: semi-implicit (symplectic) Euler at ``SimConfig.physics_rate_hz`` (1 kHz default):
   qd += qdd dt, then q += qd dt.
 - Friction per joint in motion (direction d = +-1):
@@ -43,11 +45,8 @@ from robot_id_ros.sim import truth_file
 from robot_id_ros.sim.drives import DriveModel
 from robot_id_ros.sim.trajectory import TrajectoryError, TrajectoryPlan, validate_command
 from robot_id_ros.sim.true_parameters import make_true_parameters
-from robot_id_ros.errors import InputError
-
-
-class SimInputError(InputError):
-    """A wrench, payload or command the simulator rejects; the message names the problem."""
+from robot_id_ros.sim.world import (ExternalLoads, SimInputError, check_payload, check_wrench,
+                                    plane_from_config)
 
 
 @dataclass
@@ -63,10 +62,12 @@ class Measurement:
     true_position_rad: np.ndarray
     true_velocity_rad_s: np.ndarray
     true_motor_torque_nm: np.ndarray
-    true_external_torque_nm: np.ndarray  # J^T F of the applied wrench
-    true_wrench_base: np.ndarray   # (6,) force, torque at the tool frame origin, base axes
+    true_external_torque_nm: np.ndarray  # J^T F of the hand and the contact plane
+    true_wrench_base: np.ndarray   # (6,) hand + plane: force, torque at the tool origin, base axes
     true_wrench_tool: np.ndarray   # (6,) the same in tool axes
     stuck: np.ndarray              # (n,) bool, joint held by stiction or an end stop
+    in_contact_with_surface: bool = False  # the contact plane pushed in the last step
+    true_contact_force_n: np.ndarray | None = None  # (3,) the plane's force, base axes [N]
 
 
 class SimulatedArm:
@@ -121,11 +122,12 @@ class SimulatedArm:
                                  rng=np.random.default_rng([cfg.seed, 0x4015e]))
         self._pos_res = self.drives.position_resolution_rad if cfg.quantize else None
         self._vel_res = self.drives.velocity_resolution_rad_s if cfg.quantize else None
-        # external wrench
-        self._wrench = np.zeros(6)
-        self._wrench_active = False
-        self._wrench_frame_id = self.model.tool_frame_id
-        self._wrench_ref = pin.LOCAL_WORLD_ALIGNED
+        # external loads: the hand and the contact plane (world.py)
+        self.loads = ExternalLoads(self._pm, self._pd, self.model.tool_frame_id, self.dt)
+        try:
+            self.loads.set_plane(plane_from_config(cfg), cfg.contact_point_tool_m)
+        except SimInputError as exc:
+            raise SimConfigError(f'contact plane settings: {exc}') from None
         self.wrench_frame = self.model.tool_frame
         self.wrench_axes = 'base'
         self.tau_ext = np.zeros(n)
@@ -208,59 +210,69 @@ class SimulatedArm:
         return self.plan is not None and self.t < self.plan.end_time
 
     # --- external wrench and payload ---------------------------------------------------------
+    def _check_frame(self, frame, axes):
+        if axes not in ('base', 'tool'):
+            raise SimInputError(f"wrench axes must be 'base' or 'tool', got {axes!r}")
+        frame = self.model.tool_frame if frame in (None, '') else str(frame)
+        if not self._pm.existFrame(frame):
+            raise SimInputError(f'no frame {frame!r} in the model to apply a wrench at')
+        return frame
+
     def apply_wrench(self, wrench, frame=None, axes='base'):
         """Apply ``wrench`` = (fx, fy, fz, tx, ty, tz) (N, Nm) at the origin of ``frame``.
 
         frame: a frame of the model on the last link (default the tool frame);
         axes: 'base' (the URDF root frame's axes) or 'tool' (the axes of ``frame``).
         """
-        w = np.asarray(wrench, dtype=float)
-        if w.shape != (6,):
-            raise SimInputError(f'wrench must have 6 values (fx fy fz tx ty tz), got {w.size}')
-        if not np.all(np.isfinite(w)):
-            raise SimInputError(f'wrench has a non-finite value: {w.tolist()}')
-        if axes not in ('base', 'tool'):
-            raise SimInputError(f"wrench axes must be 'base' or 'tool', got {axes!r}")
-        frame = self.model.tool_frame if frame in (None, '') else str(frame)
-        if not self._pm.existFrame(frame):
-            raise SimInputError(f'no frame {frame!r} in the model to apply a wrench at')
-        fid = self._pm.getFrameId(frame)
-        self._wrench = w.copy()
-        self._wrench_frame_id = fid
+        w = check_wrench(wrench)
+        frame = self._check_frame(frame, axes)
+        self.loads.set_hand(w, self._pm.getFrameId(frame), axes)
         self.wrench_frame = frame
         self.wrench_axes = axes
-        self._wrench_ref = pin.LOCAL_WORLD_ALIGNED if axes == 'base' else pin.LOCAL
-        self._wrench_active = bool(np.any(w != 0))
         self._update_tau_ext()
 
     def clear_wrench(self):
-        self._wrench[:] = 0.0
-        self._wrench_active = False
-        self.tau_ext = np.zeros(self.n)
+        """Remove the hand's wrench (constant or scripted); a contact plane stays."""
+        self.loads.set_hand(np.zeros(6), self.model.tool_frame_id, 'base')
+        self._update_tau_ext()
 
-    def _update_tau_ext(self):
-        if not self._wrench_active:
-            self.tau_ext = np.zeros(self.n)
-            return
-        J = pin.computeFrameJacobian(self._pm, self._pd, self.q, self._wrench_frame_id,
-                                     self._wrench_ref)
-        self.tau_ext = J.T @ self._wrench
+    def set_hand_profile(self, profile, frame=None, axes='base'):
+        """Script the hand: a wrench over sim time at the origin of ``frame``.
+
+        Args:
+            profile: a callable ``t_s -> (fx, fy, fz, tx, ty, tz)`` (N, Nm) or a list of
+                ``(t_s, wrench)`` steps sorted by time (each held until the next; zero before
+                the first); None stops it. The wrench at sim time t acts over the physics step
+                that ends at t, so ``measure()`` at t reports exactly ``profile(t)``.
+            frame: a frame of the last link (default the tool frame).
+            axes: 'base' or 'tool' (the axes of ``frame``).
+        """
+        frame = self._check_frame(frame, axes)
+        self.loads.set_profile(profile, self._pm.getFrameId(frame), axes)
+        self.wrench_frame, self.wrench_axes = frame, axes
+        self._update_tau_ext()
+
+    def set_contact_plane(self, plane, contact_point_tool_m=(0.0, 0.0, 0.0)):
+        """Put a ``world.ContactPlane`` in the arm's world (None removes it).
+
+        Args:
+            plane: the plane (base coordinates) or None.
+            contact_point_tool_m: the point that touches it, in tool axes from the tool frame
+                origin [m].
+        """
+        self.loads.set_plane(plane, contact_point_tool_m)
+        self._update_tau_ext()
+
+    def contact_force_n(self):
+        """Return the plane's force on the tool in the last step, (3,) base axes [N]."""
+        return self.loads.contact_force_n.copy()
+
+    def _update_tau_ext(self, t_s=None):
+        self.tau_ext = self.loads.update(self.q, self.qd, self.t if t_s is None else t_s)
 
     def true_wrench(self):
-        """Return (base, tool): the applied wrench moved to the tool origin, in base/tool axes."""
-        if not self._wrench_active:
-            return np.zeros(6), np.zeros(6)
-        pin.framesForwardKinematics(self._pm, self._pd, self.q)
-        oMa = self._pd.oMf[self._wrench_frame_id]
-        oMt = self._pd.oMf[self.model.tool_frame_id]
-        f, m = self._wrench[:3], self._wrench[3:]
-        if self.wrench_axes == 'tool':
-            f, m = oMa.rotation @ f, oMa.rotation @ m
-        m_t = m + np.cross(oMa.translation - oMt.translation, f)
-        base = np.concatenate([f, m_t])
-        Rt = oMt.rotation.T
-        tool = np.concatenate([Rt @ f, Rt @ m_t])
-        return base, tool
+        """Return (base, tool): hand + plane as one wrench at the tool origin, base/tool axes."""
+        return self.loads.true_wrench(self.q)
 
     def attach_payload(self, mass_kg, com_tool_m=(0.0, 0.0, 0.0), inertia_com_kg_m2=None):
         """Attach a rigid payload to the tool.
@@ -269,33 +281,7 @@ class SimulatedArm:
         values ixx ixy iyy ixz iyz izz; default a point mass). Replaces any payload already
         attached; ``mass_kg = 0`` detaches.
         """
-        m = float(mass_kg)
-        if not np.isfinite(m) or m < 0:
-            raise SimInputError(f'payload mass must be finite and >= 0 kg, got {mass_kg}')
-        if m > 5.0:
-            raise SimInputError(
-                f'payload mass {m} kg is beyond what the youBot simulation accepts (5 kg)')
-        c = np.asarray(com_tool_m, dtype=float)
-        if c.shape != (3,) or not np.all(np.isfinite(c)):
-            raise SimInputError(
-                f'payload COM must be 3 finite values (m, tool frame), got {np.ravel(c).tolist()}')
-        if np.linalg.norm(c) > 1.0:
-            raise SimInputError(f'payload COM {c.tolist()} is more than 1 m from the tool frame')
-        if inertia_com_kg_m2 is None:
-            Ic = np.zeros((3, 3))
-        else:
-            Ic = np.asarray(inertia_com_kg_m2, dtype=float)
-            if Ic.shape == (6,):
-                xx, xy, yy, xz, yz, zz = Ic
-                Ic = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
-            if Ic.shape != (3, 3) or not np.all(np.isfinite(Ic)) or not np.allclose(Ic, Ic.T):
-                raise SimInputError(
-                    'payload inertia must be a finite symmetric 3x3 matrix or 6 values')
-            w = np.linalg.eigvalsh(Ic)
-            if w.min() < -1e-12 or (w.sum() - 2 * w.max()) < -1e-9:
-                raise SimInputError(
-                    f'payload inertia is not physical (principal moments {w.tolist()} '
-                    'must be >= 0 and satisfy the triangle inequality)')
+        m, c, Ic = check_payload(mass_kg, com_tool_m, inertia_com_kg_m2)
         if m == 0.0:
             self.detach_payload()
             return
@@ -354,11 +340,8 @@ class SimulatedArm:
         self.tau_motor = tau
         # --- dynamics ---
         pm, pd = self._pm, self._pd
-        if self._wrench_active:
-            self._update_tau_ext()
-            tau_net = tau + self.tau_ext
-        else:
-            tau_net = tau
+        self._update_tau_ext(self.t + dt)
+        tau_net = tau + self.tau_ext
         qdd = None
         d = self.dir
         if d.all():
@@ -473,6 +456,8 @@ class SimulatedArm:
             true_wrench_base=wb,
             true_wrench_tool=wt,
             stuck=self.dir == 0,
+            in_contact_with_surface=self.loads.in_contact,
+            true_contact_force_n=self.loads.contact_force_n.copy(),
         )
 
     # --- ground truth helpers ------------------------------------------------------------------
