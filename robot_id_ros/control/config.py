@@ -85,6 +85,11 @@ class ControllerConfig:
     dither_amplitude_rad: tuple = setting(
         (0.0,), 'dither: amplitude of the sine superimposed on each joint set point ([0.0] or '
         'zeros: no dither)', unit='rad', lo=0.0, hi=0.05, read_only=False)
+    dither_null_rad: tuple = setting(
+        (0.0,), 'dither along the null space of the tool position Jacobian (the joints move, '
+        "the tool position does not: the youBot's joints 2-4 about the tool's pitch): these "
+        'per-joint amplitudes projected onto that null space, scaled to their largest ([0.0]: '
+        'none)', unit='rad', lo=0.0, hi=0.05, read_only=False)
     dither_frequency_hz: float = setting(
         4.0, 'dither: frequency of the sine', unit='Hz', lo=0.1, hi=50.0, read_only=False)
     jacobian_damping: float = setting(
@@ -119,19 +124,20 @@ class ControllerConfig:
                              'config')
         return self
 
-    def dither_rad(self, n: int) -> np.ndarray:
-        """Return the dither amplitude per joint (n,), rad.
+    def dither_rad(self, n: int, name: str = 'dither_amplitude_rad') -> np.ndarray:
+        """Return a dither amplitude setting per joint (n,), rad.
 
         Args:
             n: the number of joints.
+            name: 'dither_amplitude_rad' or 'dither_null_rad'.
 
         Raises:
             InputError: a list that is neither one value nor n values.
         """
-        a = np.asarray(self.dither_amplitude_rad, dtype=float).ravel()
+        a = np.asarray(getattr(self, name), dtype=float).ravel()
         if a.size == 1:
             return np.full(n, a[0]) if a[0] > 0 else np.zeros(n)
         if a.size != n:
-            raise InputError(f'dither_amplitude_rad has {a.size} values for {n} joints: give '
-                             f'one value or {n}', 'config')
+            raise InputError(f'{name} has {a.size} values for {n} joints: give one value or '
+                             f'{n}', 'config')
         return a

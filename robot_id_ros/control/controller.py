@@ -117,9 +117,11 @@ class ForceController:
 
     def update_config(self, config: ControllerConfig, t_s: float):
         """Take new settings (run-time parameters); a mode change among them ramps."""
+        mode_changed = config.mode != self.config.mode
         self.config = config.validated()
         self.safety.config = self.config
-        self.set_mode(self.config.mode, t_s)
+        if mode_changed:
+            self.set_mode(self.config.mode, t_s)
 
     def shutdown(self):
         """Stop for good (latched until enabled again)."""
@@ -216,8 +218,9 @@ class ForceController:
         q = self.q_ref + self.qd_ref * period
         qd = self.qd_ref.copy()
         if dither:
-            a = self.config.dither_rad(self.n) * ramp
-            if np.any(a > 0.0):
+            a = (self.config.dither_rad(self.n) + self.kin.null_space_direction(
+                self.q_ref, self.config.dither_rad(self.n, 'dither_null_rad'))) * ramp
+            if np.any(a != 0.0):
                 w = 2.0 * math.pi * self.config.dither_frequency_hz
                 phase = w * (t_next - self._t_dither)
                 q = q + a * math.sin(phase)
@@ -233,5 +236,6 @@ class ForceController:
         position Jacobian, a the amplitudes); its length is the amplitude.
         """
         q = self.q_ref if q_rad is None else np.asarray(q_rad, dtype=float)
-        a = self.config.dither_rad(self.n)
+        a = self.config.dither_rad(self.n) + self.kin.null_space_direction(
+            q, self.config.dither_rad(self.n, 'dither_null_rad'))
         return float(np.linalg.norm(self.kin.position_jacobian(q) @ a))

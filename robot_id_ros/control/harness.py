@@ -47,7 +47,7 @@ class Trace:
     tool_velocity_m_s: list = field(default_factory=list)  # true, base frame
     force_est_n: list = field(default_factory=list)       # estimate (force on the tool)
     sigma_n: list = field(default_factory=list)
-    force_true_n: list = field(default_factory=list)      # hand + contact, on the tool
+    force_true_n: list = field(default_factory=list)      # hand + surface, on the tool (truth)
     contact_n: list = field(default_factory=list)         # the surface's force, when there is one
     command_m_s: list = field(default_factory=list)       # the controller's tool velocity
     state: list = field(default_factory=list)
@@ -138,7 +138,7 @@ class ClosedLoop:
         trace.tool_velocity_m_s.append(vel)
         trace.force_est_n.append(inp.force_n if inp is not None else np.full(3, np.nan))
         trace.sigma_n.append(inp.sigma_n if inp is not None else np.full(3, np.nan))
-        trace.force_true_n.append(m.true_wrench_base[:3] + contact)
+        trace.force_true_n.append(m.true_wrench_base[:3])
         trace.contact_n.append(contact)
         trace.command_m_s.append(cmd.tool_velocity_m_s)
         trace.state.append(cmd.state)
@@ -146,6 +146,4 @@ class ClosedLoop:
 
     def contact_force_n(self) -> np.ndarray:
         """Return the force (3,) the simulated surface applies to the tool (zeros: none)."""
-        get = getattr(self.arm, 'contact_force_n', None)
-        f = get() if get is not None else None
-        return np.zeros(3) if f is None else np.asarray(f, dtype=float)[:3]
+        return np.asarray(self.arm.contact_force_n(), dtype=float)[:3]

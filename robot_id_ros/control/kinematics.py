@@ -93,3 +93,20 @@ class ToolVelocityMap:
     def position_jacobian(self, q) -> np.ndarray:
         """Return the (3, n) Jacobian of the tool position, base frame."""
         return self.robot.tool_jacobian(q, 'base')[:3]
+
+    def null_space_direction(self, q, weights) -> np.ndarray:
+        """Return ``weights`` (n,) projected onto the null space of the position Jacobian.
+
+        Scaled so that its largest magnitude is that of ``weights``: a joint motion that leaves
+        the tool position where it is (to first order). Zeros when the null space is empty.
+        """
+        w = np.asarray(weights, dtype=float)
+        peak = float(np.max(np.abs(w))) if w.size else 0.0
+        if peak == 0.0:
+            return np.zeros_like(w)
+        _, s, Vt = np.linalg.svd(self.position_jacobian(q))
+        rank = int(np.sum(s > self.cutoff))
+        N = Vt[rank:].T
+        d = N @ (N.T @ w)
+        size = float(np.max(np.abs(d))) if d.size else 0.0
+        return d * (peak / size) if size > 1e-12 else np.zeros_like(w)

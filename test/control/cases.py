@@ -61,3 +61,14 @@ def enable(mode):
         loop.controller.set_mode(mode, loop.arm.t)
         loop.controller.set_enabled(True, loop.arm.t)
     return act
+
+
+def surface_below(loop, gap_m=0.02, stiffness_n_m=2000.0, damping_n_s_m=20.0, friction=0.2):
+    """Put a horizontal surface ``gap_m`` below the tool (``ContactPlane``, normal +z)."""
+    from robot_id_ros.sim.world import ContactPlane
+
+    pos = loop.tool_state()[0]
+    plane = ContactPlane(pos - np.array([0.0, 0.0, gap_m]), (0.0, 0.0, 1.0), stiffness_n_m,
+                         damping_n_s_m, friction)
+    loop.arm.set_contact_plane(plane)
+    return plane
