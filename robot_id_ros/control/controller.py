@@ -10,9 +10,9 @@ the joint speed and position limits (``safety``). Dither, a sine per joint, is a
 reference in what is sent, never integrated.
 
 States: ``disabled`` (nothing is sent: the arm holds its own set point), ``running``,
-``stopping`` (a stop reason arose: the reference velocity decays to zero in ``stop_time_s``, the
-dither is dropped) and ``stopped`` (the reference is held and sent while enabled). Enabling, a
-mode change and resuming after a cleared stop reason each start a ramp of ``ramp_s`` on the
+``stopping`` (a stop reason arose: the reference restarts from the measured joints and its
+velocity decays to zero in ``stop_time_s``, the dither is dropped) and ``stopped`` (the
+reference is held and sent while enabled). Enabling, a mode change and resuming after a cleared stop reason each start a ramp of ``ramp_s`` on the
 commanded velocity and the dither amplitude.
 """
 from __future__ import annotations
@@ -95,8 +95,11 @@ class ForceController:
 
     # --- commands from outside ---------------------------------------------------------------
     def set_enabled(self, on: bool, t_s: float):
-        """Enable (motion may start, through the ramp) or disable (stop and hold)."""
-        if on and not self.enabled:
+        """Enable (motion may start, through the ramp) or disable (stop and hold).
+
+        Enabling again while enabled clears a latched stop (collision, time jump, shutdown).
+        """
+        if on and (not self.enabled or self.safety.latched is not None):
             self.safety.clear()
             self._t_ramp = self._t_dither = float(t_s)
             self.q_ref = None          # taken from the measured joints at the next step
@@ -134,13 +137,16 @@ class ForceController:
             return 1.0
         return float(np.clip((t_s - self._t_ramp) / self.config.ramp_s, 0.0, 1.0))
 
-    def step(self, t_s: float, q_meas_rad, inp: ForceInput | None) -> Command:
+    def step(self, t_s: float, q_meas_rad, inp: ForceInput | None,
+             q_stamp_s: float | None = None) -> Command:
         """Advance the controller to ``t_s`` and return the next set point.
 
         Args:
             t_s: now, s (the clock the estimates are stamped on).
             q_meas_rad: (n,) measured joint angles, rad.
             inp: the newest estimate (None before the first).
+            q_stamp_s: the time ``q_meas_rad`` was measured, s (default ``t_s``): a stop
+                brakes from the measured joints moved on to ``t_s`` with the reference velocity.
 
         Returns:
             ``Command``.
@@ -159,7 +165,9 @@ class ForceController:
         if reason is None and self.state in ('stopping', 'stopped', 'disabled'):
             self._t_ramp = t_s           # resume through the ramp
         if reason is not None:
-            return self._stop(t_s, step, reason)
+            age = 0.0 if q_stamp_s is None else min(max(t_s - q_stamp_s, 0.0), 0.1)
+            return self._stop(t_s, step, reason,
+                              np.asarray(q_meas_rad, dtype=float) + self.qd_ref * age)
         return self._run(t_s, step, inp)
 
     def _idle(self, t_s, q_meas, reason):
@@ -187,10 +195,12 @@ class ForceController:
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ qd
         return self._command(t_s, dt, ramp, '', jv.unreachable_m_s)
 
-    def _stop(self, t_s, dt, reason):
+    def _stop(self, t_s, dt, reason, q_meas):
         c = self.config
         if self.state == 'running':
+            # brake from where the arm is (a streamed reference may run ahead of it)
             self._stop_from = (self.qd_ref.copy(), t_s)
+            self.q_ref = np.clip(np.asarray(q_meas, dtype=float), self.lower, self.upper)
         if self._stop_from is not None and c.stop_time_s > 0.0:
             qd0, t0 = self._stop_from
             left = max(0.0, 1.0 - (t_s - t0) / c.stop_time_s)

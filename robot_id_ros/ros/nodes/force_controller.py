@@ -10,7 +10,8 @@ set point through ``command_interface``. Nothing is sent until ``~/enable`` (std
 is called with true; false stops and holds. The mode and the force / admittance settings change
 at run time (``ros2 param set /force_controller mode hand_guiding``); a mode change ramps.
 ``~/state`` (std_msgs/String) is 'running', 'stopping: REASON', 'stopped: REASON' or
-'disabled'. On shutdown the controller stops and sends a last hold set point.
+'disabled'. On shutdown the controller stops and, while it still can, sends a last hold set
+point.
 
 Its topics, services and parameters are listed in docs/nodes.md (generated from the node).
 """
@@ -57,7 +58,7 @@ class ForceControllerNode(Node):
             self.ctl = ForceController(self.model.robot, self._config(p))
         self.names = list(self.model.joint_names)
         self.indexer = JointIndexer(self.names, notice=self.get_logger().warning)
-        self.q = None
+        self.q, self.q_stamp_s = None, None
         self.force = self.std = None      # (stamp ns, (3,)) of the newest messages
         self.contact = self.collision = False
         self._make_output(p)
@@ -96,6 +97,7 @@ class ForceControllerNode(Node):
     def _on_joint_state(self, msg):
         try:
             self.q = self.indexer.convert(msg.name, msg.position, msg.velocity, msg.effort).q
+            self.q_stamp_s = stamp_ns(msg.header.stamp) * 1e-9
         except JointStateError as exc:
             self.get_logger().warning(f'joint state not used: {exc}', throttle_duration_sec=5.0)
 
@@ -147,7 +149,7 @@ class ForceControllerNode(Node):
         if self.q is None:
             return
         now = self._now_s()
-        cmd = self.ctl.step(now, self.q, self._input())
+        cmd = self.ctl.step(now, self.q, self._input(), self.q_stamp_s)
         if cmd.send:
             self._send(cmd, now)
         state = cmd.state + (f': {cmd.reason}' if cmd.reason and cmd.state != 'disabled' else '')
@@ -164,9 +166,13 @@ class ForceControllerNode(Node):
             self.pub_cmd.publish(trajectory_msg(self.names, [lead], [cmd.q_rad], [cmd.qd_rad_s]))
 
     def stop(self):
-        """Stop for good and send a last hold set point (``run_node`` calls it at shutdown)."""
+        """Stop for good and send a last hold set point (``run_node`` calls it at shutdown).
+
+        After a signal has already shut the context down nothing can be sent: the driver then
+        holds the last set point sent, one control period ahead of the arm.
+        """
         self.ctl.shutdown()
-        if self.q is not None and self.ctl.q_ref is not None:
+        if self.q is not None and self.ctl.q_ref is not None and self.context.ok():
             cmd = self.ctl.step(self._now_s(), self.q, self._input())
             self._send(cmd, self._now_s())
 
