@@ -12,8 +12,9 @@ reference in what is sent, never integrated.
 States: ``disabled`` (nothing is sent: the arm holds its own set point), ``running``,
 ``stopping`` (a stop reason arose: the reference restarts from the measured joints and its
 velocity decays to zero in ``stop_time_s``, the dither is dropped) and ``stopped`` (the
-reference is held and sent while enabled). Enabling, a mode change and resuming after a cleared stop reason each start a ramp of ``ramp_s`` on the
-commanded velocity and the dither amplitude.
+reference is held and sent while enabled). Enabling, a mode change and resuming after a
+cleared stop reason each start a ramp of ``ramp_s`` on the commanded velocity and the dither
+amplitude.
 """
 from __future__ import annotations
 

@@ -54,7 +54,7 @@ class Trace:
     reason: list = field(default_factory=list)
 
     def arrays(self):
-        """Return a dict of numpy arrays (strings as lists)."""
+        """Return the records as numpy arrays by name (the state strings as lists)."""
         return {k: (v if k in ('state', 'reason') else np.asarray(v))
                 for k, v in self.__dict__.items()}
 

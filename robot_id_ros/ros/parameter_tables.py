@@ -1,7 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The parameter tables of the wrench_estimator, youbot_sim, identification and force_controller
-nodes.
+"""The parameter tables of the nodes (wrench_estimator, youbot_sim, identification, ...).
 
 Each table is ``{name: (default, descriptor)}`` in declaration order (``ros.params.declare_table``
 declares it); the descriptions carry the units, ``read_only`` marks what is fixed at start.
@@ -131,7 +130,7 @@ WRENCH_ESTIMATOR_FORMER_NAMES = {'urdf_file': 'urdf_path'}
 
 
 def force_controller_parameters() -> dict:
-    """Return the force_controller table: the node's own parameters, then ``ControllerConfig``'s."""
+    """Return the force_controller table: its own parameters, then ``ControllerConfig``'s."""
     return {
         'model_file': ('', desc('model file from robot-id identify: the arm whose tool is '
                                 'controlled (its kinematics; required)', True)),

@@ -148,7 +148,8 @@ def test_force_controller_node_stops_within_100_ms(rclpy_context, ros_domain_id)
     model_path = identified_model_path(SEED)
     pose = '[' + ', '.join(str(v) for v in WORK_POSE_RAD) + ']'
     sim = start('robot_id_ros.ros.nodes.youbot_sim', ros_domain_id, f'seed:={SEED}',
-                'publish_rate_hz:=200.0', f'real_time_factor:={REAL_TIME_FACTOR}', f'initial_positions:={pose}')
+                'publish_rate_hz:=200.0', f'real_time_factor:={REAL_TIME_FACTOR}',
+                f'initial_positions:={pose}')
     est = start('robot_id_ros.ros.nodes.wrench_estimator', ros_domain_id,
                 f'model_file:={model_path}', 'use_sim_time:=true',
                 params_file=ROOT / 'config' / 'wrench_estimator.yaml')
@@ -161,8 +162,9 @@ def test_force_controller_node_stops_within_100_ms(rclpy_context, ros_domain_id)
     stale_ns = int(youbot_controller_config().stale_timeout_s * 1e9)
     try:
         assert probe.spin(until=lambda: len(probe.joints) > 50 and probe.last_relayed_ns > 0,
-                          timeout=30.0), (len(probe.joints), probe.last_relayed_ns, stop(sim)[-3000:],
-                                          stop(est)[-3000:], stop(ctl)[-3000:])
+                          timeout=60.0), (len(probe.joints), probe.last_relayed_ns,
+                                          stop(sim)[-3000:], stop(est)[-3000:],
+                                          stop(ctl)[-3000:])
         probe.wait_sim(2.0)
         assert probe.call(probe.tare).success
         # disabled: a 10 N push commands nothing
