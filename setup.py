@@ -17,6 +17,7 @@ NODES = {
     'friction_sweep_recorder': 'robot_id_ros.ros.nodes.friction_sweep_recorder:main',
     'identification': 'robot_id_ros.ros.nodes.identification:main',
     'wrench_estimator': 'robot_id_ros.ros.nodes.wrench_estimator:main',
+    'force_controller': 'robot_id_ros.ros.nodes.force_controller:main',
     'robot-id': 'robot_id_ros.cli.main:main',
 }
 

@@ -41,7 +41,7 @@ NODE_EXECUTABLES = _node_executables()
 def test_setup_py_lists_the_contract_nodes():
     assert sorted(e for e, _ in NODE_EXECUTABLES) == sorted([
         'youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder',
-        'identification', 'wrench_estimator'
+        'identification', 'wrench_estimator', 'force_controller'
     ])
     assert all(exe == mod
                for exe, mod in NODE_EXECUTABLES), 'module name differs from executable name'

@@ -21,7 +21,7 @@ def _console_scripts():
 def test_console_scripts_are_the_contract_executables():
     assert set(_console_scripts()) == {
         'youbot_sim', 'static_pose_recorder', 'trajectory_recorder', 'friction_sweep_recorder',
-        'identification', 'wrench_estimator', 'robot-id'
+        'identification', 'wrench_estimator', 'force_controller', 'robot-id'
     }
 
 

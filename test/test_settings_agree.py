@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from robot_id_ros.control import ControllerConfig
 from robot_id_ros.estimate import EstimatorConfig
 from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.record import SafetyLimits
@@ -20,7 +21,7 @@ import update_docs  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 # (settings dataclass, executable of the node that declares them)
 NODE_SETTINGS = [(EstimatorConfig, 'wrench_estimator'), (IdentificationOptions, 'identification'),
-                 (SimConfig, 'youbot_sim'),
+                 (SimConfig, 'youbot_sim'), (ControllerConfig, 'force_controller'),
                  *[(SafetyLimits, f'{kind}_recorder')
                    for kind in ('static_pose', 'trajectory', 'friction_sweep')]]
 

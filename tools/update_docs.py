@@ -21,6 +21,7 @@ NODES_MD = ROOT / 'docs' / 'nodes.md'
 
 def settings_files():
     """(parameters file, settings dataclass) pairs whose comments are generated."""
+    from robot_id_ros.control import ControllerConfig
     from robot_id_ros.estimate import EstimatorConfig
     from robot_id_ros.identify import IdentificationOptions
     from robot_id_ros.record import SafetyLimits
@@ -29,6 +30,7 @@ def settings_files():
     return [(config / 'wrench_estimator.yaml', EstimatorConfig),
             (config / 'identification.yaml', IdentificationOptions),
             (config / 'youbot_sim.yaml', SimConfig),
+            (config / 'force_controller.yaml', ControllerConfig),
             *[(config / f'{name}_recorder.yaml', SafetyLimits)
               for name in ('static_pose', 'trajectory', 'friction_sweep')]]
 

@@ -30,7 +30,8 @@ from robot_id_ros.errors import OperationError
 
 # the contract's node executables (shared/interfaces.md), in README order; module = executable
 EXECUTABLES = ('youbot_sim', 'static_pose_recorder', 'trajectory_recorder',
-               'friction_sweep_recorder', 'identification', 'wrench_estimator')
+               'friction_sweep_recorder', 'identification', 'wrench_estimator',
+               'force_controller')
 
 BUILTIN_PARAMETERS = frozenset({'use_sim_time', 'start_type_description_service'})
 BUILTIN_SERVICES = frozenset({

@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The parameter tables of the wrench_estimator, youbot_sim and identification nodes.
+"""The parameter tables of the nodes (wrench_estimator, youbot_sim, identification, ...).
 
 Each table is ``{name: (default, descriptor)}`` in declaration order (``ros.params.declare_table``
 declares it); the descriptions carry the units, ``read_only`` marks what is fixed at start.
@@ -10,6 +10,7 @@ a dataclass (``robot_id_ros.settings``) enter a table through ``ros.params.setti
 """
 from __future__ import annotations
 
+from robot_id_ros.control.config import ControllerConfig
 from robot_id_ros.estimate import EstimatorConfig
 from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, int_desc, settings_table
@@ -126,3 +127,29 @@ IDENTIFICATION_CHOICES = {name: spec.choices
 IDENTIFICATION_FORMER_NAMES = {'urdf': 'urdf_path', 'joints': 'joint_names',
                                'drive_gains': 'drive_gains_nm_per_a'}
 WRENCH_ESTIMATOR_FORMER_NAMES = {'urdf_file': 'urdf_path'}
+
+
+def force_controller_parameters() -> dict:
+    """Return the force_controller table: its own parameters, then ``ControllerConfig``'s."""
+    return {
+        'model_file': ('', desc('model file from robot-id identify: the arm whose tool is '
+                                'controlled (its kinematics; required)', True)),
+        'command_interface': ('trajectory', desc(
+            "how set points go to the arm: 'trajectory' (one-point trajectory_msgs/"
+            "JointTrajectory on command_topic) or 'brics_position' (the youBot driver's "
+            'brics_actuator/JointPositions on position_command_topic)', True)),
+        'command_topic': (DEFAULT_COMMAND_TOPIC, desc(
+            "topic of the JointTrajectory set points ('trajectory')", True)),
+        'position_command_topic': ('arm_1/arm_controller/position_command', desc(
+            "topic of the JointPositions set points ('brics_position')", True)),
+        'control_rate_hz': (100.0, float_desc(
+            'rate of the control step (ROS time: sim time under use_sim_time), Hz', 1.0,
+            1000.0, True)),
+        **settings_table(ControllerConfig),
+    }
+
+
+FORCE_CONTROLLER_NODE_ONLY = frozenset({
+    'model_file', 'command_interface', 'command_topic', 'position_command_topic',
+    'control_rate_hz'})
+FORCE_CONTROLLER_INTERFACES = ('trajectory', 'brics_position')

@@ -1,0 +1,252 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The force controller: estimated tool force in, joint set points out (``ForceController``).
+
+Each ``step`` (one per estimate) takes the newest estimate and the measured joints and returns
+the joint set point for the next step. The controller keeps its own reference ``q_ref`` and
+integrates the joint velocity that realises the admittance law's tool velocity
+(``admittance``, ``kinematics``), within the tool speed, acceleration and workspace limits and
+the joint speed and position limits (``safety``). Dither, a sine per joint, is added to the
+reference in what is sent, never integrated.
+
+States: ``disabled`` (nothing is sent: the arm holds its own set point), ``running``,
+``stopping`` (a stop reason arose: the reference restarts from the measured joints and its
+velocity decays to zero in ``stop_time_s``, the dither is dropped) and ``stopped`` (the
+reference is held and sent while enabled). Enabling, a mode change and resuming after a
+cleared stop reason each start a ramp of ``ramp_s`` on the commanded velocity and the dither
+amplitude.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from robot_id_ros.control.admittance import ForceInput, admittance_velocity, used_axes
+from robot_id_ros.control.config import MODES, ControllerConfig
+from robot_id_ros.control.kinematics import ToolVelocityMap
+from robot_id_ros.control.safety import (SafetyMonitor, keep_in_box, limit_joint_speed,
+                                         limit_velocity)
+from robot_id_ros.errors import InputError
+from robot_id_ros.model.robot import RobotModel
+
+__all__ = ['Command', 'ForceController', 'ForceInput']
+
+
+@dataclass
+class Command:
+    """One step's output.
+
+    Attributes:
+        t_s: the time the set point is for (the step's time plus one step), s.
+        q_rad: (n,) joint set point (reference plus dither).
+        qd_rad_s: (n,) joint velocity at the set point.
+        send: False while disabled: nothing is to be sent (the arm holds its own set point).
+        state: 'disabled', 'running', 'stopping' or 'stopped'.
+        reason: why the controller is not running ('' when it is).
+        tool_velocity_m_s: (3,) commanded tool velocity (of the reference, no dither).
+        unreachable_m_s: (3,) part of the admittance velocity the arm cannot make here.
+        ramp: the ramp factor in [0, 1].
+    """
+
+    t_s: float
+    q_rad: np.ndarray
+    qd_rad_s: np.ndarray
+    send: bool
+    state: str
+    reason: str
+    tool_velocity_m_s: np.ndarray
+    unreachable_m_s: np.ndarray
+    ramp: float
+
+
+class ForceController:
+    """Admittance control on the estimated tool force; see the module docstring.
+
+    Args:
+        robot: the arm's model (kinematics only).
+        config: settings (None: the defaults).
+
+    Raises:
+        InputError: invalid settings.
+    """
+
+    def __init__(self, robot: RobotModel, config: ControllerConfig | None = None):
+        self.robot = robot
+        self.n = robot.n
+        self.config = (config or ControllerConfig()).validated()
+        self.kin = ToolVelocityMap(robot, self.config.jacobian_damping,
+                                   self.config.min_singular_value)
+        margin = self.config.joint_limit_margin_rad
+        self.lower = np.asarray(robot.limits.lower_rad, dtype=float) + margin
+        self.upper = np.asarray(robot.limits.upper_rad, dtype=float) - margin
+        self.safety = SafetyMonitor(self.config)
+        self.enabled = False
+        self.state = 'disabled'
+        self.mode = self.config.mode
+        self.q_ref = None
+        self.qd_ref = np.zeros(self.n)
+        self.v_ref = np.zeros(3)
+        self._t_prev = None
+        self._t_ramp = 0.0
+        self._t_dither = 0.0
+        self._stop_from = None       # (reference velocity when the stop began, its time)
+        self._sent_hold = False      # the last hold set point after a disable was sent
+
+    # --- commands from outside ---------------------------------------------------------------
+    def set_enabled(self, on: bool, t_s: float):
+        """Enable (motion may start, through the ramp) or disable (stop and hold).
+
+        Enabling again while enabled clears a latched stop (collision, time jump, shutdown).
+        """
+        if on and (not self.enabled or self.safety.latched is not None):
+            self.safety.clear()
+            self._t_ramp = self._t_dither = float(t_s)
+            self.q_ref = None          # taken from the measured joints at the next step
+        self.enabled = bool(on)
+
+    def set_mode(self, mode: str, t_s: float):
+        """Switch the mode; the commanded velocity ramps up again from zero.
+
+        Raises:
+            InputError: an unknown mode.
+        """
+        if mode not in MODES:
+            raise InputError(f'mode {mode!r} is not one of {MODES}', 'config')
+        if mode != self.mode:
+            self.mode = mode
+            self._t_ramp = float(t_s)
+            self.v_ref = np.zeros(3)
+
+    def update_config(self, config: ControllerConfig, t_s: float):
+        """Take new settings (run-time parameters); a mode change among them ramps."""
+        mode_changed = config.mode != self.config.mode
+        self.config = config.validated()
+        self.safety.config = self.config
+        if mode_changed:
+            self.set_mode(self.config.mode, t_s)
+
+    def shutdown(self):
+        """Stop for good (latched until enabled again)."""
+        self.safety.latch('shutdown')
+
+    # --- one step ------------------------------------------------------------------------------
+    def ramp(self, t_s: float) -> float:
+        """Return the ramp factor in [0, 1] at ``t_s``."""
+        if self.config.ramp_s <= 0.0:
+            return 1.0
+        return float(np.clip((t_s - self._t_ramp) / self.config.ramp_s, 0.0, 1.0))
+
+    def step(self, t_s: float, q_meas_rad, inp: ForceInput | None,
+             q_stamp_s: float | None = None) -> Command:
+        """Advance the controller to ``t_s`` and return the next set point.
+
+        Args:
+            t_s: now, s (the clock the estimates are stamped on).
+            q_meas_rad: (n,) measured joint angles, rad.
+            inp: the newest estimate (None before the first).
+            q_stamp_s: the time ``q_meas_rad`` was measured, s (default ``t_s``): a stop
+                brakes from the measured joints moved on to ``t_s`` with the reference velocity.
+
+        Returns:
+            ``Command``.
+        """
+        t_s = float(t_s)
+        dt = None if self._t_prev is None else t_s - self._t_prev
+        self._t_prev = t_s
+        reason = self.safety.reason(t_s, dt, inp, used_axes(self.mode, self.config))
+        if not self.enabled:
+            reason = 'disabled'
+        step = dt if dt is not None and 0.0 < dt <= self.config.time_jump_s else 0.0
+        if self.q_ref is None:
+            if not self.enabled:
+                return self._idle(t_s, q_meas_rad, reason)
+            self.q_ref = np.clip(np.asarray(q_meas_rad, dtype=float), self.lower, self.upper)
+        if reason is None and self.state in ('stopping', 'stopped', 'disabled'):
+            self._t_ramp = t_s           # resume through the ramp
+        if reason is not None:
+            age = 0.0 if q_stamp_s is None else min(max(t_s - q_stamp_s, 0.0), 0.1)
+            return self._stop(t_s, step, reason,
+                              np.asarray(q_meas_rad, dtype=float) + self.qd_ref * age)
+        return self._run(t_s, step, inp)
+
+    def _idle(self, t_s, q_meas, reason):
+        self.state = 'disabled'
+        q = np.asarray(q_meas, dtype=float)
+        return Command(t_s, q, np.zeros(self.n), False, 'disabled', reason, np.zeros(3),
+                       np.zeros(3), 0.0)
+
+    def _run(self, t_s, dt, inp):
+        c = self.config
+        self.state, self._stop_from = 'running', None
+        ramp = self.ramp(t_s)
+        v_want = admittance_velocity(self.mode, c, inp) * ramp
+        v = limit_velocity(v_want, self.v_ref, max(dt, 1e-3), c)
+        v = keep_in_box(self.kin.tool_position_m(self.q_ref), v, max(dt, 1e-3),
+                        np.asarray(c.workspace_min_m), np.asarray(c.workspace_max_m))
+        jv = self.kin.map(self.q_ref, v)
+        q_next = self.q_ref + jv.qd_rad_s * max(dt, 1e-3)
+        at_limit = (q_next < self.lower) | (q_next > self.upper)
+        if at_limit.any():       # the others make the velocity without the joints at a limit
+            jv = self.kin.map(self.q_ref, v, locked=at_limit)
+        qd = limit_joint_speed(np.where(at_limit, 0.0, jv.qd_rad_s), c.max_joint_speed_rad_s)
+        self.q_ref = np.clip(self.q_ref + qd * dt, self.lower, self.upper)
+        self.qd_ref = qd
+        self.v_ref = self.kin.position_jacobian(self.q_ref) @ qd
+        return self._command(t_s, dt, ramp, '', jv.unreachable_m_s)
+
+    def _stop(self, t_s, dt, reason, q_meas):
+        c = self.config
+        if self.state == 'running':
+            # brake from where the arm is (a streamed reference may run ahead of it)
+            self._stop_from = (self.qd_ref.copy(), t_s)
+            self.q_ref = np.clip(np.asarray(q_meas, dtype=float), self.lower, self.upper)
+        if self._stop_from is not None and c.stop_time_s > 0.0:
+            qd0, t0 = self._stop_from
+            left = max(0.0, 1.0 - (t_s - t0) / c.stop_time_s)
+            self.qd_ref = qd0 * left
+        else:
+            self.qd_ref = np.zeros(self.n)
+        self.q_ref = np.clip(self.q_ref + self.qd_ref * dt, self.lower, self.upper)
+        moving = bool(np.any(self.qd_ref != 0.0))
+        self.state = 'stopping' if moving else 'stopped'
+        self.v_ref = self.kin.position_jacobian(self.q_ref) @ self.qd_ref
+        cmd = self._command(t_s, dt, 0.0, reason, np.zeros(3), dither=False)
+        if not self.enabled and not moving:
+            self.state = cmd.state = 'disabled'
+            # one last hold set point is sent when the stop completes, then nothing
+            cmd.send = self._sent_hold is False
+            self._sent_hold = True
+        else:
+            self._sent_hold = False
+        return cmd
+
+    def _command(self, t_s, dt, ramp, reason, unreachable, dither=True):
+        """Return the set point for one step ahead: reference plus dither."""
+        period = dt if dt > 0.0 else 0.0
+        t_next = t_s + period
+        q = self.q_ref + self.qd_ref * period
+        qd = self.qd_ref.copy()
+        if dither:
+            a = (self.config.dither_rad(self.n) + self.kin.null_space_direction(
+                self.q_ref, self.config.dither_rad(self.n, 'dither_null_rad'))) * ramp
+            if np.any(a != 0.0):
+                w = 2.0 * math.pi * self.config.dither_frequency_hz
+                phase = w * (t_next - self._t_dither)
+                q = q + a * math.sin(phase)
+                qd = qd + a * w * math.cos(phase)
+        q = np.clip(q, self.lower, self.upper)
+        return Command(t_next, q, qd, True, self.state, reason, self.v_ref.copy(),
+                       np.asarray(unreachable, dtype=float), ramp)
+
+    def dither_tool_amplitude_m(self, q_rad=None) -> float:
+        """Return the tool displacement amplitude the dither causes at ``q_rad`` (linear), m.
+
+        The dither moves every joint in phase, so the tool moves along ``J_p a`` (J_p the
+        position Jacobian, a the amplitudes); its length is the amplitude.
+        """
+        q = self.q_ref if q_rad is None else np.asarray(q_rad, dtype=float)
+        a = self.config.dither_rad(self.n) + self.kin.null_space_direction(
+            q, self.config.dither_rad(self.n, 'dither_null_rad'))
+        return float(np.linalg.norm(self.kin.position_jacobian(q) @ a))

@@ -1,0 +1,91 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Force control in the closed loop without ROS: simulated youBot, estimator, controller.
+
+The arm is the simulated youBot (seed 3) with the model identified from it, the youBot settings
+of config/wrench_estimator.yaml and config/force_controller.yaml (``cases``). A hand is a wrench
+applied at the tool (``SimulatedArm.apply_wrench``). Speeds and positions are the simulator's
+true tool motion; forces are compared with the simulator's true wrench.
+"""
+import numpy as np
+import pytest
+import scenarios as sc
+from cases import NORMAL_AXIS, enable, make_loop
+
+from robot_id_ros.control.admittance import dead_band
+from robot_id_ros.control.harness import Script
+
+pytestmark = pytest.mark.slow      # seconds of simulated closed loop per test
+PUSH_N = 10.0
+STOP_WITHIN_S = 0.1
+
+
+def test_nothing_moves_until_enabled():
+    loop = make_loop()
+    t0 = loop.arm.t
+    start = loop.tool_state()[0]
+    tr = loop.run(2.0, Script(hand=sc.push(0, t0 + 0.2, PUSH_N)))
+    assert set(tr['state']) == {'disabled'}
+    assert loop.arm.plan is None or not loop.arm.trajectory_active     # nothing was commanded
+    # the push deflects the held arm, the drives' integral brings it back: no travel
+    assert np.linalg.norm(loop.tool_state()[0] - start) < 1e-3
+    # enabled in 'hold' the arm stays too (set point held, dither only)
+    tr = loop.run(2.0, Script(hand=sc.push(0, 0.0, PUSH_N), at={loop.arm.t: enable('hold')}))
+    assert np.linalg.norm(loop.tool_state()[0] - start) < 3e-3
+
+
+@pytest.mark.parametrize('axis, sign', [(0, 1.0), (NORMAL_AXIS, 1.0), (2, -1.0)])
+def test_hand_guiding_follows_the_admittance_law(axis, sign):
+    """The tool moves along the push at admittance x (estimate - dead band): the controller
+    realises its law within 10 %; against the true push the figure is in the benchmark."""
+    loop = make_loop()
+    t0 = loop.arm.t
+    tr = loop.run(3.0, Script(hand=sc.push(axis, t0 + 0.5, sign * PUSH_N),
+                              at={t0: enable('hand_guiding')}))
+    c = loop.controller.config
+    k = tr['t_s'] > t0 + 1.5
+    v = sign * tr['tool_velocity_m_s'][k].mean(axis=0)
+    law = sign * c.admittance_m_s_n * np.mean(
+        [dead_band(f, c.dead_band_sigma * s)[axis] for f, s in
+         zip(tr['force_est_n'][k], tr['sigma_n'][k])])
+    assert law > 0.01                                    # a push of 10 N moves the tool
+    assert abs(v[axis] / law - 1.0) < 0.1, (v, law)
+    across = np.delete(v, axis)
+    assert np.all(np.abs(across) < 0.1 * v[axis]), v     # along the push, not across it
+
+
+def test_hand_guiding_along_the_normal_with_dither_within_20_percent():
+    """Issue 17's figure on the arm plane's normal (joint 1 alone): the tool speed is the
+    admittance times (true push - dead band) within 20 %."""
+    r = sc.hand_guiding(NORMAL_AXIS, 1.0, PUSH_N)
+    assert abs(r['ratio'] - 1.0) <= 0.2, r
+
+
+def test_no_push_no_drift():
+    assert sc.drift(10.0) < 5e-3
+
+
+@pytest.mark.parametrize('cause', ['stale', 'collision', 'disable'])
+def test_safety_stop_within_100_ms(cause):
+    r = sc.safety_stop(cause)
+    assert r['speed_before_m_s'] > 0.01
+    assert r['stop_s'] <= STOP_WITHIN_S, r
+    assert r['held'], r
+
+
+def test_dither_makes_the_normal_axis_observable_at_rest():
+    """Issue 17: at rest with dither the estimate's RMS error along the arm plane's normal is
+    <= 1.0 N (1.84 N in the demo without), the dither moving the tool <= 2 mm; without the
+    dither the same script gives more than 1.0 N (so the check can fail)."""
+    with_dither, without = sc.at_rest(True), sc.at_rest(False)
+    assert with_dither['rms_normal_n'] <= 1.0, with_dither
+    assert with_dither['dither_tool_m'] <= 2e-3, with_dither
+    assert without['rms_normal_n'] > 1.0, without
+
+
+def test_force_hold_with_dither():
+    """5 N on a 2 kN/m surface: settled RMS error <= 0.7 N with dither; the step to 10 N keeps
+    the contact (its settling time, 2.3 s here, misses issue 17's 1 s: see the benchmark)."""
+    r = sc.force_hold(dither=True)
+    assert r['rms_n'] <= 0.7, r
+    assert r['min_after_step_n'] > 0.0, r

@@ -1,0 +1,137 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The force controller's parts on the youBot's kinematics, without the simulator."""
+import numpy as np
+import pytest
+
+from robot_id_ros.control import ControllerConfig, ForceController, ForceInput
+from robot_id_ros.control.admittance import admittance_velocity, dead_band
+from robot_id_ros.control.kinematics import ToolVelocityMap
+from robot_id_ros.errors import InputError
+from robot_id_ros.model.robot import youbot_model
+
+WORK = np.array([2.9496, 1.2, -1.15, 2.8, 2.9234])
+CANDLE = np.array([2.9496, 1.1344, -2.5482, 1.789, 2.9234])   # tool 6 cm from joint 1's axis
+
+
+@pytest.fixture(scope='module')
+def robot():
+    return youbot_model()
+
+
+def still(t, force=(0.0, 0.0, 0.0), sigma=(0.5, 0.5, 0.5)):
+    return ForceInput(t, np.asarray(force, float), np.asarray(sigma, float))
+
+
+def test_dead_band_and_modes():
+    np.testing.assert_allclose(dead_band([10.0, -3.0, 1.0], [2.0, 2.0, 2.0]), [8.0, -1.0, 0.0])
+    c = ControllerConfig(guide_axes=(1.0, 0.0, 1.0), admittance_m_s_n=0.01, dead_band_sigma=2.0)
+    v = admittance_velocity('hand_guiding', c, still(0.0, (10.0, 10.0, -10.0), (1.0, 1.0, 1.0)))
+    np.testing.assert_allclose(v, [0.08, 0.0, -0.08])          # y not enabled
+    c = ControllerConfig(force_axis=(0.0, 0.0, -2.0), force_setpoint_n=5.0,
+                         force_admittance_m_s_n=0.002)
+    # free space: approach along the axis at admittance x set force; pressed with 5 N: stop
+    np.testing.assert_allclose(admittance_velocity('force_hold', c, still(0.0)), [0, 0, -0.01])
+    np.testing.assert_allclose(
+        admittance_velocity('force_hold', c, still(0.0, (0.0, 0.0, 5.0))), [0, 0, 0], atol=1e-12)
+    assert not admittance_velocity('hold', c, still(0.0, (30.0, 0, 0))).any()
+
+
+def test_config_is_checked():
+    with pytest.raises(InputError, match='force_axis'):
+        ControllerConfig(force_axis=(0.0, 0.0, 0.0)).validated()
+    with pytest.raises(InputError, match='workspace_min_m'):
+        ControllerConfig(workspace_min_m=(0.0, 0.0, 1.0), workspace_max_m=(1, 1, 1)).validated()
+    with pytest.raises(InputError, match='dither_amplitude_rad'):
+        ControllerConfig(dither_amplitude_rad=(0.001, 0.002)).dither_rad(5)
+
+
+def test_tool_velocity_is_realised_along_every_axis(robot):
+    kin = ToolVelocityMap(robot, 0.005, 0.01)
+    for axis in range(3):
+        v = np.zeros(3)
+        v[axis] = 0.02
+        jv = kin.map(WORK, v)
+        np.testing.assert_allclose(jv.achieved_m_s, v, atol=2e-4)
+        assert not jv.unreachable_m_s.any()
+        # the tool's orientation is held where the arm can: no pitch or roll rate
+        w = robot.tool_jacobian(WORK)[3:] @ jv.qd_rad_s
+        assert abs(w[1]) < 1e-3, w
+
+
+def test_unreachable_direction_is_dropped_and_reported(robot):
+    """At the candle pose the tool is 6 cm from joint 1's axis: with a 0.1 m cut-off the
+    sideways direction (joint 1 alone) is unreachable; the request along it is reported, not
+    commanded."""
+    kin = ToolVelocityMap(robot, 0.005, 0.1)
+    jv = kin.map(CANDLE, [0.0, 0.02, 0.0])
+    assert jv.sigma_min_m < 0.1
+    assert np.linalg.norm(jv.unreachable_m_s) > 0.019
+    assert np.linalg.norm(jv.achieved_m_s) < 1e-3
+
+
+def test_null_space_dither_leaves_the_tool_where_it_is(robot):
+    kin = ToolVelocityMap(robot, 0.005, 0.01)
+    d = kin.null_space_direction(WORK, [0.0, 0.004, 0.004, 0.004, 0.0])
+    assert np.max(np.abs(d)) == pytest.approx(0.004)
+    assert np.all(np.abs(d[1:4]) > 0.001)                     # joints 2-4 all move
+    assert np.linalg.norm(kin.position_jacobian(WORK) @ d) < 1e-9
+    p0 = robot.tool_placement(WORK).translation
+    assert np.linalg.norm(robot.tool_placement(WORK + d).translation - p0) < 2e-5
+
+
+def _running(robot, **kw):
+    kw.setdefault('ramp_s', 0.5)
+    ctl = ForceController(robot, ControllerConfig(mode='hand_guiding', **kw))
+    ctl.set_enabled(True, 0.0)
+    return ctl
+
+
+def test_ramp_after_enable_and_mode_change(robot):
+    ctl = _running(robot, max_acceleration_m_s2=10.0)
+    push = (10.0, 0.0, 0.0)
+    speeds = []
+    for k in range(1, 121):
+        t = k * 0.005
+        speeds.append(ctl.step(t, WORK, still(t, push)).tool_velocity_m_s[0])
+    want = ctl.config.admittance_m_s_n * (10.0 - 3 * 0.5)
+    # the ramp starts at the first step after enabling (5 ms): 0.095 s into a 0.5 s ramp
+    assert speeds[19] == pytest.approx(want * 0.19, rel=0.02)
+    assert speeds[-1] == pytest.approx(want, rel=0.01)
+    ctl.set_mode('force_hold', 0.6)
+    cmd = ctl.step(0.605, WORK, still(0.605, push))
+    assert cmd.ramp == pytest.approx(0.01)
+
+
+def test_time_jump_latches_until_enabled_again(robot):
+    ctl = _running(robot)
+    ctl.step(0.0, WORK, still(0.0))
+    cmd = ctl.step(1.0, WORK, still(1.0, (10.0, 0, 0)))          # 1 s step: a time jump
+    assert cmd.reason == 'time jump' and not cmd.tool_velocity_m_s.any()
+    assert ctl.step(1.005, WORK, still(1.005, (10.0, 0, 0))).reason == 'time jump'
+    ctl.set_enabled(True, 1.01)
+    assert ctl.step(1.01, WORK, still(1.01, (10.0, 0, 0))).reason == ''
+
+
+def test_disabled_sends_nothing_and_stale_or_uncertain_stops(robot):
+    ctl = ForceController(robot, ControllerConfig(mode='hand_guiding'))
+    assert not ctl.step(0.0, WORK, still(0.0, (10.0, 0, 0))).send
+    ctl.set_enabled(True, 0.0)
+    assert ctl.step(0.005, WORK, still(0.005)).send
+    assert ctl.step(0.2, WORK, still(0.1)).reason == 'stale estimate'
+    big = (10.0, 10.0, 10.0)
+    ctl.step(0.205, WORK, still(0.205, sigma=big))               # one sample: not yet
+    assert ctl.step(0.21, WORK, still(0.21, sigma=big)).reason == ''
+    assert ctl.step(0.26, WORK, still(0.26, sigma=big)).reason == 'sigma above bound'
+    assert ctl.step(0.265, WORK, still(0.265, (50.0, 0, 0))).reason == 'collision'
+
+
+def test_workspace_box_stops_the_tool_at_its_face(robot):
+    p = robot.tool_placement(WORK).translation
+    ctl = _running(robot, ramp_s=0.0, workspace_min_m=tuple(p - 0.5),
+                   workspace_max_m=(p[0] + 0.002, p[1] + 0.5, p[2] + 0.5))
+    for k in range(1, 400):
+        t = k * 0.005
+        ctl.step(t, WORK, still(t, (10.0, 0.0, 0.0)))
+    x = robot.tool_placement(ctl.q_ref).translation[0]
+    assert p[0] + 0.001 < x <= p[0] + 0.002 + 1e-4
