@@ -11,9 +11,7 @@ Every output carries its input sample's stamp; ``~/contact`` is published when i
 with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
 Output messages are built once and refilled, and a topic nobody subscribes to is not filled;
 the callback also takes the samples queued behind its own, serialized, and reads them without
-building message objects (``msg_helpers.joint_state_taker``), and
-``main`` spins with ``InputFirstExecutor``, which calls that drain directly, without rclpy's
-executor pass, when only joint states are waiting. A sample
+building message objects (``msg_helpers.joint_state_taker``). A sample
 that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
 missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
@@ -44,7 +42,6 @@ from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.ros.conversions import NS_PER_S, fill_wrench
 from robot_id_ros.ros.diagnostics import diagnostic_array
-from robot_id_ros.ros.input_executor import InputFirstExecutor
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros import parameter_tables as tables
@@ -93,8 +90,6 @@ class WrenchEstimatorNode(Node):
         self.wall_clock = not self.get_clock().ros_time_is_active
         sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
         self.take_queued = joint_state_taker(sub)
-        # InputFirstExecutor (main) calls drain when only the input is ready
-        self.input_drain = (sub, self.drain) if self.take_queued else None
         info = self.get_logger().info
         self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
         self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
@@ -208,8 +203,7 @@ class WrenchEstimatorNode(Node):
 
 
 def main(args=None):
-    return run_node(WrenchEstimatorNode, 'wrench_estimator', args,
-                    executor_factory=InputFirstExecutor)
+    return run_node(WrenchEstimatorNode, 'wrench_estimator', args)
 
 
 if __name__ == '__main__':
