@@ -199,4 +199,5 @@ class TrajectoryPlan:
             q = [c00 * a + c10 * ma + c01 * b + c11 * mb for a, ma, b, mb in zip(p0, m0, p1, m1)]
             qd = [(d00 * a + d10 * ma + d01 * b + d11 * mb) / h
                   for a, ma, b, mb in zip(p0, m0, p1, m1)]
-        return [min(max(x, lo), hi) for x, lo, hi in zip(q, self._lower_l, self._upper_l)], qd
+        return [lo if x < lo else (hi if x > hi else x)
+                for x, lo, hi in zip(q, self._lower_l, self._upper_l)], qd

@@ -352,7 +352,8 @@ class ExternalLoads:
         Base: force, torque in base axes; tool: the same in tool axes (N, Nm).  The plane's part
         is the force of the last ``update``.
         """
-        if not (self.in_contact or np.any(self.hand != 0.0)):
+        if not (self._loaded or self._hand_on) or not (
+                self.in_contact or np.any(self.hand != 0.0)):
             return np.zeros(6), np.zeros(6)
         pin.framesForwardKinematics(self._pm, self._pd, q)
         oMt = self._pd.oMf[self._tool]

@@ -357,19 +357,22 @@ class SimulatedArm:
             qm, qdm = _quantised(q, self._pos_res_l), _quantised(qd, self._vel_res_l)
         else:
             qm, qdm = q, qd
-        e = [q_d[j] - qm[j] for j in range(n)]
+        e = [a - b for a, b in zip(q_d, qm)]
         ki, tl = self.ki.tolist(), self.torque_limit.tolist()
         band = self.config.integral_deadband_rad
-        grow = [abs(x) > band for x in e]
         integral = self.integral.tolist()
-        if any(grow):
-            integral = [integral[j] + (e[j] * dt if grow[j] else 0.0) for j in range(n)]
-            lim = [tl[j] / (ki[j] if ki[j] > 0 else 1.0) for j in range(n)]
-            integral = [min(max(integral[j], -lim[j]), lim[j]) for j in range(n)]
+        if any(abs(x) > band for x in e):
+            for j in range(n):
+                x = integral[j] + (e[j] * dt if abs(e[j]) > band else 0.0)
+                lim = tl[j] / (ki[j] if ki[j] > 0 else 1.0)
+                integral[j] = -lim if x < -lim else (lim if x > lim else x)
             self.integral = np.array(integral)
         kp, kd = self.kp.tolist(), self.kd.tolist()
-        return [min(max(kp[j] * e[j] + ki[j] * integral[j] + kd[j] * (qd_d[j] - qdm[j]), -tl[j]),
-                    tl[j]) for j in range(n)]
+        tau = []
+        for j in range(n):
+            x = kp[j] * e[j] + ki[j] * integral[j] + kd[j] * (qd_d[j] - qdm[j])
+            tau.append(-tl[j] if x < -tl[j] else (tl[j] if x > tl[j] else x))
+        return tau
 
     def step(self):
         """Advance one physics step of ``dt``."""
