@@ -34,7 +34,6 @@ band).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +43,7 @@ from robot_id_ros.model.robot import RobotModel, youbot_model
 from robot_id_ros.sim.config import SimConfig, SimConfigError
 from robot_id_ros.sim import truth_file
 from robot_id_ros.sim.drives import DriveModel
+from robot_id_ros.sim.stiction import StictionSolver
 from robot_id_ros.sim.trajectory import TrajectoryError, TrajectoryPlan, validate_command
 from robot_id_ros.sim.true_parameters import make_true_parameters
 from robot_id_ros.sim.world import (ExternalLoads, SimInputError, check_payload, check_wrench,
@@ -142,8 +142,7 @@ class SimulatedArm:
         self.tau_ext = np.zeros(n)
         self._tril = np.tril_indices(n, -1)
         # constants of the step as lists of floats (see step())
-        self._fcp_l, self._fcn_l, self._fv_l = self._fcp.tolist(), self._fcn.tolist(), self._fv.tolist()
-        self._bp_l, self._bn_l = self.breakaway_pos.tolist(), self.breakaway_neg.tolist()
+        self._stiction = StictionSolver(self._fcp, self._fcn, self._fv, self._ratio, self._vs)
         self._lower_l, self._upper_l = self.lower.tolist(), self.upper.tolist()
         if self._pos_res is not None:
             self._pos_res_l, self._vel_res_l = self._pos_res.tolist(), self._vel_res.tolist()
@@ -321,26 +320,6 @@ class SimulatedArm:
     # One step works on Python floats (lists of n values): numpy's per-call overhead dominates
     # on 5-element arrays. Every expression keeps numpy's operation order, so the results are
     # the same floats as the earlier array code (test/sim/test_sim_step_reference.py).
-    def _friction_slip(self, qd, d, joints):
-        """Return the friction torques [Nm] of the slipping ``joints`` (a list of indices).
-
-        Args:
-            qd: velocities [rad/s], d: directions (+-1), both lists of all n joints.
-            joints: the indices of the slipping joints.
-
-        Returns:
-            list of one torque per index of ``joints``.
-        """
-        fcp, fcn, fv = self._fcp_l, self._fcn_l, self._fv_l
-        rm1, vs, exp = self._ratio - 1.0, self._vs, math.exp
-        out = []
-        for j in joints:
-            v, dj = qd[j], d[j]
-            u = v / vs
-            out.append(dj * (fcp[j] if dj > 0 else fcn[j]) * (1.0 + rm1 * exp(-(u * u)))
-                       + fv[j] * v)
-        return out
-
     def _control(self, q, qd, dt):
         """Return the drives' PID torque [Nm] (list) on the measured state; update the integral."""
         n = self.n
@@ -387,14 +366,15 @@ class SimulatedArm:
         qdd = None
         if all(d):
             # every joint slipping: one ABA call (armature included), unless a velocity reverses
-            fr = self._friction_slip(qd, d, range(n))
+            fr = self._stiction.slip(qd, d, range(n))
             qdd = pin.aba(self._pm, self._pd, q_arr, qd_arr,
                           np.array([a - b for a, b in zip(tau_net, fr)])).tolist()
             if any(d[j] * (qd[j] + qdd[j] * dt) < 0 for j in range(n)):
                 qdd = None
         if qdd is None:
             stop = self.stop.tolist()
-            qdd = self._solve_with_stiction(tau_net, q_arr, qd_arr, qd, d, stop, dt)
+            a = np.array(tau_net) - pin.nonLinearEffects(self._pm, self._pd, q_arr, qd_arr)
+            qdd = self._stiction.solve(a, lambda: self._mass_matrix(q_arr), qd, d, stop, dt)
             self.dir = np.array(d, dtype=np.int8)
             self.stop = np.array(stop, dtype=np.int8)
         self._integrate(q, qd, qdd, d, dt)
@@ -420,79 +400,10 @@ class SimulatedArm:
         self.t = self._t0 + self._k * dt
 
     def _mass_matrix(self, q_arr):
+        """Return the (symmetric) joint-space mass matrix M(q) of the true model [kg m^2]."""
         M = pin.crba(self._pm, self._pd, q_arr).copy()
         M[self._tril] = M.T[self._tril]
         return M
-
-    def _solve_with_stiction(self, tau_net, q_arr, qd_arr, qd, d, stop, dt):
-        """Return qdd (list) with stuck joints held; update d, stop and qd (lists) in place.
-
-        The mass matrix is only computed when a joint is free (not at rest inside the band).
-        """
-        n = self.n
-        a_arr = np.array(tau_net) - pin.nonLinearEffects(self._pm, self._pd, q_arr, qd_arr)
-        a = a_arr.tolist()
-        M = None
-        released = [False] * n
-        qdd = [0.0] * n
-        for _ in range(3 * n + 2):
-            free = [j for j in range(n) if d[j] != 0]
-            nf = len(free)
-            if nf:
-                M = self._mass_matrix(q_arr) if M is None else M
-                fr = self._friction_slip(qd, d, free)
-                if nf == n:
-                    qdd = np.linalg.solve(M, a_arr - fr).tolist()
-                else:
-                    sol = np.linalg.solve(M[np.ix_(free, free)],
-                                          [a[j] - f for j, f in zip(free, fr)]).tolist()
-                    qdd = [0.0] * n
-                    for j, x in zip(free, sol):
-                        qdd[j] = x
-            else:
-                qdd = [0.0] * n
-            if nf < n:
-                # torque the stiction / end-stop constraint must supply on the stuck joints
-                r = (a_arr - M @ np.array(qdd)).tolist() if nf else a
-                j = self._breaking_joint(r, d, stop)
-                if j is not None:
-                    d[j] = 1 if r[j] > 0 else -1
-                    stop[j] = 0
-                    released[j] = True
-                    continue
-            if nf:
-                # a slipping joint whose velocity would change sign within the step sticks
-                rev = [j for j in free if d[j] * (qd[j] + qdd[j] * dt) < 0 and not released[j]]
-                if rev:
-                    for j in rev:
-                        d[j] = 0
-                        qd[j] = 0.0
-                    continue
-                # a joint released in this step that accelerates backwards: it stays stuck
-                back = [j for j in range(n) if released[j] and d[j] * qdd[j] < 0]
-                if back:
-                    for j in back:
-                        d[j] = 0
-                        released[j] = False
-                    continue
-            break
-        return qdd
-
-    def _breaking_joint(self, r, d, stop):
-        """Return the stuck joint whose constraint torque ``r`` most exceeds its band, or None."""
-        best, best_excess = None, 1.0
-        bp, bn = self._bp_l, self._bn_l
-        for j in range(self.n):
-            if d[j] != 0:
-                continue
-            rj = r[j]
-            excess = abs(rj) / (bp[j] if rj > 0 else bn[j])
-            sign = (rj > 0) - (rj < 0)
-            if stop[j] != 0 and sign == stop[j]:
-                continue     # held by the end stop
-            if excess > best_excess:
-                best, best_excess = j, excess
-        return best
 
     def advance(self, duration_s):
         """Run the physics for ``duration_s`` (a whole number of steps, rounded)."""
