@@ -42,20 +42,12 @@ import pinocchio as pin
 from robot_id_ros.model.robot import RobotModel, youbot_model
 from robot_id_ros.sim.config import SimConfig, SimConfigError
 from robot_id_ros.sim import truth_file
-from robot_id_ros.sim.drives import DriveModel
+from robot_id_ros.sim.drives import DriveModel, quantised
 from robot_id_ros.sim.stiction import StictionSolver
 from robot_id_ros.sim.trajectory import TrajectoryError, TrajectoryPlan, validate_command
 from robot_id_ros.sim.true_parameters import make_true_parameters
 from robot_id_ros.sim.world import (ExternalLoads, SimInputError, check_payload, check_wrench,
                                     plane_from_config)
-
-
-def _quantised(values, resolution):
-    """Return ``values`` rounded to multiples of ``resolution`` (lists; half to even)."""
-    try:
-        return [round(v / r) * r for v, r in zip(values, resolution)]
-    except (ValueError, OverflowError):     # a non-finite value: numpy keeps nan / inf
-        return (np.round(np.divide(values, resolution)) * resolution).tolist()
 
 
 @dataclass
@@ -333,7 +325,7 @@ class SimulatedArm:
         else:
             q_d, qd_d = self.q_set.tolist(), [0.0] * n
         if self._pos_res is not None:
-            qm, qdm = _quantised(q, self._pos_res_l), _quantised(qd, self._vel_res_l)
+            qm, qdm = quantised(q, self._pos_res_l), quantised(qd, self._vel_res_l)
         else:
             qm, qdm = q, qd
         e = [a - b for a, b in zip(q_d, qm)]
