@@ -85,7 +85,7 @@ class StictionSolver:
                 if nf == n:
                     qdd = np.linalg.solve(M, a - fr).tolist()
                 else:
-                    sol = np.linalg.solve(M[np.ix_(free, free)],
+                    sol = np.linalg.solve(M[free][:, free],
                                           [a_list[j] - f for j, f in zip(free, fr)]).tolist()
                     qdd = [0.0] * n
                     for j, x in zip(free, sol):

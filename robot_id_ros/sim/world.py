@@ -262,7 +262,7 @@ class ExternalLoads:
     @property
     def in_contact(self) -> bool:
         """Whether the plane pushed at the last ``update``."""
-        return bool(np.any(self.contact_force_n != 0.0))
+        return self._loaded and bool(np.any(self.contact_force_n != 0.0))
 
     def set_hand(self, wrench, frame_id, axes):
         """Hold a constant hand wrench at frame ``frame_id`` in 'base' or 'tool' axes."""
