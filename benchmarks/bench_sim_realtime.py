@@ -6,7 +6,9 @@
 
     .venv/bin/python benchmarks/bench_sim_realtime.py            # core loop and node
     .venv/bin/python benchmarks/bench_sim_realtime.py --core-only
+    .venv/bin/python benchmarks/bench_sim_realtime.py --step-cost  # CPU per simulated second
 
+0. step cost: CPU seconds SimulatedArm takes per simulated second, at rest and moving.
 1. core: SimulatedArm stepping at 1 kHz while following an excitation-like trajectory, with a
    measurement (what the node publishes) every 5 ms; reports the achieved real-time factor.
 2. node: the youbot_sim node at real_time_factor 10 publishing joint_states (+ /clock and the
@@ -24,17 +26,55 @@ import numpy as np
 ROBOT_S = 60.0
 
 
+def bench_step_cost(sim_s=10.0):
+    """Print the CPU cost of SimulatedArm per simulated second: at rest and moving.
+
+    At rest every joint is stuck (the stiction path); moving, the arm follows a Hermite
+    trajectory (the slipping path, with stick-slip at the reversals). Both with a measurement
+    every 5 ms (what the node publishes). CPU time (``time.process_time``), so that a loaded
+    machine inflates it less than wall time; compare two versions by their ratio, run back to
+    back.
+
+    Returns:
+        {'rest': s CPU per simulated s, 'moving': ...}.
+    """
+    from robot_id_ros.sim.config import SimConfig
+    from robot_id_ros.sim.youbot_arm import SimulatedArm
+
+    out = {}
+    for case in ('rest', 'moving'):
+        arm = SimulatedArm(SimConfig(seed=0))
+        if case == 'moving':
+            _excite(arm, sim_s)
+        n_pub = int(round(sim_s * 200))
+        c0 = time.process_time()
+        for _ in range(n_pub):
+            for _ in range(5):
+                arm.step()
+            arm.measure()
+        cpu = time.process_time() - c0
+        out[case] = cpu / sim_s
+        print(f'step cost {case:>6}: {cpu / sim_s * 1e3:7.1f} ms CPU per simulated s '
+              f'({cpu / (n_pub * 5) * 1e6:.1f} us per 1 kHz step incl. 200 Hz measure)')
+    return out
+
+
+def _excite(arm, duration_s):
+    """Command a 10 s-period sine on every joint for ``duration_s`` (+ 1 s)."""
+    q0 = np.asarray(arm.config.initial_positions_rad)
+    amp = np.array([0.6, 0.4, 0.5, 0.6, 0.8])
+    t = np.arange(0.05, duration_s + 1.0 + 1e-9, 0.05)
+    w = 2 * np.pi / 10.0
+    arm.set_trajectory(arm.joint_names,
+                       [(ti, q0 + amp * np.sin(w * ti), amp * w * np.cos(w * ti), []) for ti in t])
+
+
 def bench_core():
     from robot_id_ros.sim.config import SimConfig
     from robot_id_ros.sim.youbot_arm import SimulatedArm
 
     arm = SimulatedArm(SimConfig(seed=0))
-    q0 = np.asarray(arm.config.initial_positions_rad)
-    amp = np.array([0.6, 0.4, 0.5, 0.6, 0.8])
-    t = np.arange(0.05, ROBOT_S + 1e-9, 0.05)
-    w = 2 * np.pi / 10.0
-    arm.set_trajectory(arm.joint_names,
-                       [(ti, q0 + amp * np.sin(w * ti), amp * w * np.cos(w * ti), []) for ti in t])
+    _excite(arm, ROBOT_S)
     steps_per_pub = 5
     n_pub = int(ROBOT_S * 200)
     t0 = time.perf_counter()
@@ -100,7 +140,12 @@ def bench_node():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--core-only', action='store_true', help='only the ROS-free physics loop')
+    ap.add_argument('--step-cost', action='store_true',
+                    help='only the CPU cost per simulated second (at rest, moving)')
     args = ap.parse_args()
+    bench_step_cost()
+    if args.step_cost:
+        return 0
     ok = True
     wall = bench_core()
     ok &= wall <= 10.0

@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.model.regressor import Regressor
@@ -195,6 +194,7 @@ def base_parameters_of(W, names, order=None, tolerance=BASE_TOLERANCE_DEFAULT) -
     nonzero = norms > tolerance * norms.max()   # columns of pure round-off are zero columns
     scale = np.where(nonzero, norms, 1.0)
     Wn = np.where(nonzero[order], W[:, order] / scale[order], 0.0)
+    import scipy.linalg     # here, not at import: the youbot_sim node needs no scipy
     R = scipy.linalg.qr(Wn, mode='r')[0]
     diag = np.abs(np.diag(R[:min(R.shape), :]))
     if len(diag) < p:

@@ -67,7 +67,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.optimize
 
 from robot_id_ros.model.base_parameters import compute_base_parameters
 from robot_id_ros.model.regressor import Regressor, RegressorOptions
@@ -199,6 +198,7 @@ class _Search:
                 start['x'], start['val'] = xk.copy(), val
             self.emit('optimise', r, it['k'], xk)
 
+        import scipy.optimize   # here, not at import: the youbot_sim node imports record
         while it['k'] < self.max_iterations:
             before = start['val']
             res = scipy.optimize.minimize(

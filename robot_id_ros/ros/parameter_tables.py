@@ -10,9 +10,6 @@ a dataclass (``robot_id_ros.settings``) enter a table through ``ros.params.setti
 """
 from __future__ import annotations
 
-from robot_id_ros.control.config import ControllerConfig
-from robot_id_ros.estimate import EstimatorConfig
-from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, int_desc, settings_table
 from robot_id_ros.settings import settings_of
 from robot_id_ros.sim.config import SimConfig
@@ -22,6 +19,7 @@ DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 
 def wrench_estimator_parameters() -> dict:
     """Return the wrench_estimator table; every parameter is read-only except the payload ones."""
+    from robot_id_ros.estimate import EstimatorConfig   # here: youbot_sim needs no scipy
     return {
         'model_file': ('', desc('model file from robot-id identify (required)', True)),
         'urdf_path': ('', desc("the robot's URDF: refuse a model made for another URDF "
@@ -100,7 +98,7 @@ YOUBOT_SIM_DRIVER_SETTINGS = ('effort_unit', 'wrench_frame', 'true_parameters_fi
 # folder are read-only (fixed at start: a peer cannot make the node read or write another path);
 # the fit options (the IdentificationOptions settings, from their declarations) can be changed
 # with ros2 param set between calls (checked by IDENTIFICATION_CHOICES and the ranges).
-IDENTIFICATION_PARAMETERS = {
+_IDENTIFICATION_NODE_PARAMETERS = {
     'urdf_path': ('', desc("the robot's URDF; '' = the bundled youBot arm", True)),
     'joint_names': (list(NO_STRINGS), desc(
         "actuated joints, base to tip; [''] = the youBot arm joints (bundled URDF) or every 1-DoF "
@@ -115,15 +113,29 @@ IDENTIFICATION_PARAMETERS = {
     'output_model': ('identified_model.yaml', desc('model file to write', True)),
     'report_dir': ('', desc("folder for report.md and plots; '' = no report", True)),
     'topic': ('/joint_states', desc('JointState topic in the recordings')),
-    **settings_table(IdentificationOptions),
 }
 IDENTIFICATION_NODE_ONLY = frozenset({
     'urdf_path', 'joint_names', 'tool_frame', 'data_bags', 'static_bags', 'sweep_bags',
     'recordings_dir', 'output_model', 'report_dir', 'topic'})
 # the identification parameters with a fixed set of values (checked when set at run time)
-IDENTIFICATION_CHOICES = {name: spec.choices
-                          for name, (_, spec) in settings_of(IdentificationOptions).items()
-                          if spec.node and spec.choices}
+
+
+def __getattr__(name):
+    """Build IDENTIFICATION_PARAMETERS and IDENTIFICATION_CHOICES on first use.
+
+    Importing ``robot_id_ros.identify`` (scipy) takes seconds that youbot_sim does not need.
+    """
+    if name not in ('IDENTIFICATION_PARAMETERS', 'IDENTIFICATION_CHOICES'):
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    from robot_id_ros.identify import IdentificationOptions
+    globals()['IDENTIFICATION_PARAMETERS'] = {**_IDENTIFICATION_NODE_PARAMETERS,
+                                              **settings_table(IdentificationOptions)}
+    globals()['IDENTIFICATION_CHOICES'] = {
+        name: spec.choices for name, (_, spec) in settings_of(IdentificationOptions).items()
+        if spec.node and spec.choices}
+    return globals()[name]
+
+
 IDENTIFICATION_FORMER_NAMES = {'urdf': 'urdf_path', 'joints': 'joint_names',
                                'drive_gains': 'drive_gains_nm_per_a'}
 WRENCH_ESTIMATOR_FORMER_NAMES = {'urdf_file': 'urdf_path'}
@@ -131,6 +143,7 @@ WRENCH_ESTIMATOR_FORMER_NAMES = {'urdf_file': 'urdf_path'}
 
 def force_controller_parameters() -> dict:
     """Return the force_controller table: its own parameters, then ``ControllerConfig``'s."""
+    from robot_id_ros.control.config import ControllerConfig   # here: youbot_sim needs none
     return {
         'model_file': ('', desc('model file from robot-id identify: the arm whose tool is '
                                 'controlled (its kinematics; required)', True)),

@@ -32,30 +32,50 @@ class DriveModel:
         self.current_resolution_a = float(current_resolution_a)
         self.current_noise_a = float(current_noise_a)
         self.rng = rng if rng is not None else np.random.default_rng(0)
+        self._gains = self.drive_gains_nm_a.tolist()
+        self._pos_res = (self.position_resolution_rad.tolist()
+                         if self.position_resolution_rad is not None else None)
+        self._vel_res = self.velocity_resolution_rad_s.tolist()
 
-    # --- individual channels ---------------------------------------------------------------
+    # --- individual channels (on floats: numpy's overhead dominates on 5 values) -------------
     def measure_position(self, q):
+        """Return the encoder position [rad]: ``q`` quantised to the encoder resolution."""
         if not self.quantize or self.position_resolution_rad is None:
             return np.array(q, dtype=float)
-        r = self.position_resolution_rad
-        return np.round(np.asarray(q) / r) * r
+        return np.array(quantised(np.asarray(q, dtype=float).tolist(), self._pos_res))
 
     def measure_velocity(self, qd):
+        """Return the drive's velocity [rad/s]: ``qd`` quantised to 1 motor rpm."""
         if not self.quantize:
             return np.array(qd, dtype=float)
-        r = self.velocity_resolution_rad_s
-        return np.round(np.asarray(qd) / r) * r
+        return np.array(quantised(np.asarray(qd, dtype=float).tolist(), self._vel_res))
 
     def measure_current(self, tau_motor_nm):
         """Motor current (A) the drive reads for joint torque tau_motor: noisy, then quantised."""
-        i = np.asarray(tau_motor_nm, dtype=float) / self.drive_gains_nm_a
+        i = [t / g for t, g in zip(np.asarray(tau_motor_nm, dtype=float).tolist(), self._gains)]
         if self.current_noise_a > 0:
-            i = i + self.current_noise_a * self.rng.standard_normal(i.shape)
+            noise = self.current_noise_a
+            i = [x + noise * z for x, z in zip(i, self.rng.standard_normal(len(i)).tolist())]
         if self.quantize and self.current_resolution_a > 0:
-            r = self.current_resolution_a
-            i = np.round(i / r) * r
-        return i
+            i = quantised(i, [self.current_resolution_a] * len(i))
+        return np.array(i)
 
     def current_to_torque(self, current_a):
         """Return the driver's effort: current * Kt * N (Nm at the joint)."""
         return np.asarray(current_a, dtype=float) * self.drive_gains_nm_a
+
+
+def quantised(values, resolution):
+    """Return ``values`` rounded to multiples of ``resolution`` (lists of floats; half to even).
+
+    Args:
+        values: the values (list of floats).
+        resolution: one resolution per value (list of floats > 0).
+
+    Returns:
+        list of floats, as ``np.round(values / resolution) * resolution``.
+    """
+    try:
+        return [round(v / r) * r for v, r in zip(values, resolution)]
+    except (ValueError, OverflowError):     # a non-finite value: numpy keeps nan / inf
+        return (np.round(np.divide(values, resolution)) * resolution).tolist()

@@ -18,6 +18,7 @@ positions outside the joint limits and velocities above the velocity limits.
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,7 +147,10 @@ class TrajectoryPlan:
         self.upper = np.asarray(upper_rad, dtype=float)
         self.duration_s = float(T[-1])
         self._seg = 0
-        self._zero = np.zeros(n)
+        self._zero_l = [0.0] * n
+        # the same as lists of floats for sample_values
+        self._T, self._P, self._V = T.tolist(), P.tolist(), V.tolist()
+        self._lower_l, self._upper_l = self.lower.tolist(), self.upper.tolist()
         self.joint_indices = command.joint_indices
 
     @property
@@ -154,28 +158,46 @@ class TrajectoryPlan:
         return self.t_start + self.duration_s
 
     def sample(self, t_s):
-        """(q_d, qd_d) at absolute time t_s (clamped to the joint limits)."""
+        """(q_d, qd_d) at absolute time t_s (clamped to the joint limits), as arrays."""
+        q, qd = self.sample_values(t_s)
+        return np.array(q), np.array(qd)
+
+    def sample_values(self, t_s):
+        """Return ``sample(t_s)`` as two lists of floats (what the simulator's step uses).
+
+        Args:
+            t_s: absolute sim time [s].
+
+        Returns:
+            (q_d [rad], qd_d [rad/s]), n floats each.
+        """
         tau = t_s - self.t_start
-        T = self.T
+        T = self._T
         if tau <= T[0]:
-            return self.P[0].copy(), (self.V[0].copy() if self.hermite else self._zero.copy())
+            return list(self._P[0]), list(self._V[0] if self.hermite else self._zero_l)
         if tau >= T[-1]:
-            return self.P[-1].copy(), self._zero.copy()
+            return list(self._P[-1]), list(self._zero_l)
         s = self._seg
         if not (T[s] <= tau < T[s + 1]):
-            s = int(np.searchsorted(T, tau, side='right')) - 1
+            s = bisect.bisect_right(T, tau) - 1
             self._seg = s
         h = T[s + 1] - T[s]
         u = (tau - T[s]) / h
-        p0, p1 = self.P[s], self.P[s + 1]
+        p0, p1 = self._P[s], self._P[s + 1]
+        # the same operation order per joint as the array expressions of the Hermite basis
         if not self.hermite:
-            qd = (p1 - p0) / h
-            q = p0 + u * (p1 - p0)
+            qd = [(b - a) / h for a, b in zip(p0, p1)]
+            q = [a + u * (b - a) for a, b in zip(p0, p1)]
         else:
-            m0, m1 = self.V[s] * h, self.V[s + 1] * h
             u2, u3 = u * u, u * u * u
-            q = ((2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * m0
-                 + (-2 * u3 + 3 * u2) * p1 + (u3 - u2) * m1)
-            qd = ((6 * u2 - 6 * u) * p0 + (3 * u2 - 4 * u + 1) * m0
-                  + (-6 * u2 + 6 * u) * p1 + (3 * u2 - 2 * u) * m1) / h
-        return np.clip(q, self.lower, self.upper), qd
+            c00, c10, c01, c11 = (2 * u3 - 3 * u2 + 1), (u3 - 2 * u2 + u), (-2 * u3 + 3 * u2), (
+                u3 - u2)
+            d00, d10, d01, d11 = (6 * u2 - 6 * u), (3 * u2 - 4 * u + 1), (-6 * u2 + 6 * u), (
+                3 * u2 - 2 * u)
+            m0 = [v * h for v in self._V[s]]
+            m1 = [v * h for v in self._V[s + 1]]
+            q = [c00 * a + c10 * ma + c01 * b + c11 * mb for a, ma, b, mb in zip(p0, m0, p1, m1)]
+            qd = [(d00 * a + d10 * ma + d01 * b + d11 * mb) / h
+                  for a, ma, b, mb in zip(p0, m0, p1, m1)]
+        return [lo if x < lo else (hi if x > hi else x)
+                for x, lo, hi in zip(q, self._lower_l, self._upper_l)], qd

@@ -251,6 +251,8 @@ class ExternalLoads:
         self.tau_hand = np.zeros(n)
         self.tau_plane = np.zeros(n)
         self._mass = None       # (q [rad], lightest tangential mass [kg]) of the plane
+        self._hand_on = False   # a constant non-zero hand wrench is set
+        self._loaded = False    # the last update evaluated a load (its torques may be non-zero)
 
     @property
     def tau_ext(self):
@@ -260,11 +262,12 @@ class ExternalLoads:
     @property
     def in_contact(self) -> bool:
         """Whether the plane pushed at the last ``update``."""
-        return bool(np.any(self.contact_force_n != 0.0))
+        return self._loaded and bool(np.any(self.contact_force_n != 0.0))
 
     def set_hand(self, wrench, frame_id, axes):
         """Hold a constant hand wrench at frame ``frame_id`` in 'base' or 'tool' axes."""
         self.hand = check_wrench(wrench).copy()
+        self._hand_on = bool(np.any(self.hand != 0.0))
         self.hand_frame_id, self.hand_axes = frame_id, axes
         self.profile = None
 
@@ -273,6 +276,7 @@ class ExternalLoads:
         self.profile = None if profile is None else HandProfile(profile)
         self.hand_frame_id, self.hand_axes = frame_id, axes
         self.hand = np.zeros(6)
+        self._hand_on = False
 
     def set_plane(self, plane, contact_point_tool_m=(0.0, 0.0, 0.0)):
         """Set (or remove, None) the contact plane and the contact point in tool axes [m]."""
@@ -288,6 +292,14 @@ class ExternalLoads:
         Returns:
             (n,) joint torque tau_ext = J_hand^T W_hand + J_c^T F_plane [Nm].
         """
+        if self.profile is None and self.plane is None and not self._hand_on:
+            # no load: nothing to evaluate (the torques were zeroed when the last load went)
+            if self._loaded:
+                self.tau_hand, self.tau_plane = np.zeros(self._pm.nv), np.zeros(self._pm.nv)
+                self.contact_force_n = np.zeros(3)
+                self._loaded = False
+            return np.zeros(self._pm.nv)
+        self._loaded = True
         if self.profile is not None:
             self.hand = self.profile(t_s)
         if np.any(self.hand != 0.0):
@@ -340,7 +352,8 @@ class ExternalLoads:
         Base: force, torque in base axes; tool: the same in tool axes (N, Nm).  The plane's part
         is the force of the last ``update``.
         """
-        if not (self.in_contact or np.any(self.hand != 0.0)):
+        if not (self._loaded or self._hand_on) or not (
+                self.in_contact or np.any(self.hand != 0.0)):
             return np.zeros(6), np.zeros(6)
         pin.framesForwardKinematics(self._pm, self._pd, q)
         oMt = self._pd.oMf[self._tool]

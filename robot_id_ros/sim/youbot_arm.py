@@ -42,7 +42,8 @@ import pinocchio as pin
 from robot_id_ros.model.robot import RobotModel, youbot_model
 from robot_id_ros.sim.config import SimConfig, SimConfigError
 from robot_id_ros.sim import truth_file
-from robot_id_ros.sim.drives import DriveModel
+from robot_id_ros.sim.drives import DriveModel, quantised
+from robot_id_ros.sim.stiction import StictionSolver
 from robot_id_ros.sim.trajectory import TrajectoryError, TrajectoryPlan, validate_command
 from robot_id_ros.sim.true_parameters import make_true_parameters
 from robot_id_ros.sim.world import (ExternalLoads, SimInputError, check_payload, check_wrench,
@@ -132,7 +133,11 @@ class SimulatedArm:
         self.wrench_axes = 'base'
         self.tau_ext = np.zeros(n)
         self._tril = np.tril_indices(n, -1)
-        self._all_true = np.ones(n, dtype=bool)
+        # constants of the step as lists of floats (see step())
+        self._stiction = StictionSolver(self._fcp, self._fcn, self._fv, self._ratio, self._vs)
+        self._lower_l, self._upper_l = self.lower.tolist(), self.upper.tolist()
+        if self._pos_res is not None:
+            self._pos_res_l, self._vel_res_l = self._pos_res.tolist(), self._vel_res.tolist()
         self.reset(np.asarray(cfg.initial_positions_rad, dtype=float))
 
     # --- state ---------------------------------------------------------------------------------
@@ -304,129 +309,93 @@ class SimulatedArm:
         return self.true.standard_parameters.copy()
 
     # --- physics -------------------------------------------------------------------------------
-    def _friction_slip(self, qd, d, mask):
-        """Return the friction torque of the slipping joints ``mask``.
-
-        qd: velocities, d: directions (full length).
-        """
-        qd, d = qd[mask], d[mask]
-        fc = np.where(d > 0, self._fcp[mask], self._fcn[mask])
-        return d * fc * (1.0 +
-                         (self._ratio - 1.0) * np.exp(-(qd / self._vs)**2)) + self._fv[mask] * qd
+    # One step works on Python floats (lists of n values): numpy's per-call overhead dominates
+    # on 5-element arrays. Every expression keeps numpy's operation order, so the results are
+    # the same floats as the earlier array code (test/sim/test_sim_step_reference.py).
+    def _control(self, q, qd, dt):
+        """Return the drives' PID torque [Nm] (list) on the measured state; update the integral."""
+        n = self.n
+        t = self.t
+        plan = self.plan
+        if plan is not None:
+            q_d, qd_d = plan.sample_values(t)
+            if t >= plan.end_time:
+                self.q_set = np.array(q_d)
+                self.plan = None
+        else:
+            q_d, qd_d = self.q_set.tolist(), [0.0] * n
+        if self._pos_res is not None:
+            qm, qdm = quantised(q, self._pos_res_l), quantised(qd, self._vel_res_l)
+        else:
+            qm, qdm = q, qd
+        e = [a - b for a, b in zip(q_d, qm)]
+        ki, tl = self.ki.tolist(), self.torque_limit.tolist()
+        band = self.config.integral_deadband_rad
+        integral = self.integral.tolist()
+        if any(abs(x) > band for x in e):
+            for j in range(n):
+                x = integral[j] + (e[j] * dt if abs(e[j]) > band else 0.0)
+                lim = tl[j] / (ki[j] if ki[j] > 0 else 1.0)
+                integral[j] = -lim if x < -lim else (lim if x > lim else x)
+            self.integral = np.array(integral)
+        kp, kd = self.kp.tolist(), self.kd.tolist()
+        tau = []
+        for j in range(n):
+            x = kp[j] * e[j] + ki[j] * integral[j] + kd[j] * (qd_d[j] - qdm[j])
+            tau.append(-tl[j] if x < -tl[j] else (tl[j] if x > tl[j] else x))
+        return tau
 
     def step(self):
         """Advance one physics step of ``dt``."""
-        dt = self.dt
-        q, qd = self.q, self.qd
-        # --- drive controller (on measured position and velocity) ---
-        if self.plan is not None:
-            q_d, qd_d = self.plan.sample(self.t)
-            if self.t >= self.plan.end_time:
-                self.q_set = q_d
-                self.plan = None
-        else:
-            q_d, qd_d = self.q_set, 0.0
-        if self._pos_res is not None:
-            qm = np.round(q / self._pos_res) * self._pos_res
-            qdm = np.round(qd / self._vel_res) * self._vel_res
-        else:
-            qm, qdm = q, qd
-        e = q_d - qm
-        grow = np.abs(e) > self.config.integral_deadband_rad
-        if grow.any():
-            self.integral = self.integral + np.where(grow, e * dt, 0.0)
-            lim = self.torque_limit / np.where(self.ki > 0, self.ki, 1.0)
-            np.clip(self.integral, -lim, lim, out=self.integral)
-        tau = self.kp * e + self.ki * self.integral + self.kd * (qd_d - qdm)
-        np.clip(tau, -self.torque_limit, self.torque_limit, out=tau)
-        self.tau_motor = tau
-        # --- dynamics ---
-        pm, pd = self._pm, self._pd
+        dt, n = self.dt, self.n
+        q_arr, qd_arr = self.q, self.qd
+        q, qd = q_arr.tolist(), qd_arr.tolist()
+        tau = self._control(q, qd, dt)
+        self.tau_motor = np.array(tau)
         self._update_tau_ext(self.t + dt)
-        tau_net = tau + self.tau_ext
+        tau_net = [a + b for a, b in zip(tau, self.tau_ext.tolist())]
+        d = self.dir.tolist()
         qdd = None
-        d = self.dir
-        if d.all():
+        if all(d):
             # every joint slipping: one ABA call (armature included), unless a velocity reverses
-            free = self._all_true
-            qdd = pin.aba(pm, pd, q, qd, tau_net - self._friction_slip(qd, d, free)).copy()
-            if np.any(d * (qd + qdd * dt) < 0):
+            fr = self._stiction.slip(qd, d, range(n))
+            qdd = pin.aba(self._pm, self._pd, q_arr, qd_arr,
+                          np.array([a - b for a, b in zip(tau_net, fr)])).tolist()
+            if any(d[j] * (qd[j] + qdd[j] * dt) < 0 for j in range(n)):
                 qdd = None
         if qdd is None:
-            M = pin.crba(pm, pd, q).copy()
-            M[self._tril] = M.T[self._tril]
-            a = tau_net - pin.nonLinearEffects(pm, pd, q, qd)
-            qdd = self._solve_with_stiction(M, a, qd, dt)
-        # --- integrate: semi-implicit Euler ---
-        qd_new = qd + qdd * dt
-        qd_new[self.dir == 0] = 0.0
-        q_new = q + qd_new * dt
-        # end stops
-        hi = q_new > self.upper
-        lo = q_new < self.lower
-        if hi.any() or lo.any():
-            for j in np.flatnonzero(hi | lo):
-                up = bool(hi[j])
-                q_new[j] = self.upper[j] if up else self.lower[j]
-                qd_new[j] = -self.config.end_stop_restitution * qd_new[j]
-                if qd_new[j] == 0.0:
-                    self.dir[j] = 0
-                else:
-                    self.dir[j] = 1 if qd_new[j] > 0 else -1
-                self.stop[j] = 1 if up else -1
-        self.q = q_new
-        self.qd = qd_new
-        self.qdd = qdd
+            stop = self.stop.tolist()
+            a = np.array(tau_net) - pin.nonLinearEffects(self._pm, self._pd, q_arr, qd_arr)
+            qdd = self._stiction.solve(a, lambda: self._mass_matrix(q_arr), qd, d, stop, dt)
+            self.dir = np.array(d, dtype=np.int8)
+            self.stop = np.array(stop, dtype=np.int8)
+        self._integrate(q, qd, qdd, d, dt)
+
+    def _integrate(self, q, qd, qdd, d, dt):
+        """Semi-implicit Euler from (q, qd) with ``qdd`` (lists), then the end stops."""
+        n = self.n
+        qd_new = [0.0 if d[j] == 0 else qd[j] + qdd[j] * dt for j in range(n)]
+        q_new = [q[j] + qd_new[j] * dt for j in range(n)]
+        lower, upper = self._lower_l, self._upper_l
+        for j in range(n):
+            up = q_new[j] > upper[j]
+            if not (up or q_new[j] < lower[j]):
+                continue
+            q_new[j] = upper[j] if up else lower[j]
+            qd_new[j] = -self.config.end_stop_restitution * qd_new[j]
+            self.dir[j] = 0 if qd_new[j] == 0.0 else (1 if qd_new[j] > 0 else -1)
+            self.stop[j] = 1 if up else -1
+        self.q = np.array(q_new)
+        self.qd = np.array(qd_new)
+        self.qdd = np.array(qdd)
         self._k += 1
         self.t = self._t0 + self._k * dt
 
-    def _solve_with_stiction(self, M, a, qd, dt):
-        n = self.n
-        d = self.dir
-        released = np.zeros(n, dtype=bool)
-        qdd = np.zeros(n)
-        for _ in range(3 * n + 2):
-            stuck = d == 0
-            free = ~stuck
-            nf = int(free.sum())
-            if nf:
-                fr = self._friction_slip(qd, d, free)
-                if nf == n:
-                    qdd = np.linalg.solve(M, a - fr)
-                else:
-                    MFF = M[np.ix_(free, free)]
-                    qdd = np.zeros(n)
-                    qdd[free] = np.linalg.solve(MFF, a[free] - fr)
-            else:
-                qdd = np.zeros(n)
-            if nf < n:
-                # torque the stiction / end-stop constraint must supply on the stuck joints
-                r = a - M @ qdd
-                brk = np.where(r > 0, self.breakaway_pos, self.breakaway_neg)
-                excess = np.abs(r) / brk
-                held_by_stop = (self.stop != 0) & (np.sign(r) == self.stop)
-                cand = stuck & ~held_by_stop & (excess > 1.0)
-                if cand.any():
-                    j = int(np.flatnonzero(cand)[np.argmax(excess[cand])])
-                    d[j] = 1 if r[j] > 0 else -1
-                    self.stop[j] = 0
-                    released[j] = True
-                    continue
-            if nf:
-                # a slipping joint whose velocity would change sign within the step sticks
-                rev = free & (d * (qd + qdd * dt) < 0) & ~released
-                if rev.any():
-                    d[rev] = 0
-                    qd[rev] = 0.0
-                    continue
-                # a joint released in this step that accelerates backwards: it stays stuck
-                back = released & (d * qdd < 0)
-                if back.any():
-                    d[back] = 0
-                    released[back] = False
-                    continue
-            break
-        return qdd
+    def _mass_matrix(self, q_arr):
+        """Return the (symmetric) joint-space mass matrix M(q) of the true model [kg m^2]."""
+        M = pin.crba(self._pm, self._pd, q_arr).copy()
+        M[self._tril] = M.T[self._tril]
+        return M
 
     def advance(self, duration_s):
         """Run the physics for ``duration_s`` (a whole number of steps, rounded)."""
