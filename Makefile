@@ -1,7 +1,7 @@
 # The two commands of the README. Each creates .venv and installs what it needs on first use.
 #   make demo   the whole pipeline on the simulated youBot (robot-id demo)
 #   make test   the test suite (what CI runs)
-#   make test-fast  the unit tests only (no DDS nodes, CLI subprocesses, demo, benchmarks or simulated recordings), under 2 minutes
+#   make test-fast  the unit tests only (no DDS nodes, CLI subprocesses, demo, benchmarks or simulated recordings): a few minutes
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
