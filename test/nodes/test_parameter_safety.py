@@ -27,8 +27,12 @@ VALIDATED = {
                        'derivative_method': 'guess', 'velocity_source': 'sideways'},
     'youbot_sim': {'effort_unit': 'furlongs'},
     'wrench_estimator': {'payload_com_m': [5.0, 0.0, 0.0]},
+    'force_controller': {'mode': 'dance', 'guide_axes': [2.0, 1.0, 1.0],
+                         'force_axis': [0.0, 0.0, 0.0], 'dither_amplitude_rad': [float('nan')],
+                         'dither_null_rad': [float('nan')]},
 }
-TRIGGER = 'std_srvs/srv/Trigger'
+# service types whose requests carry no string (no path can be passed)
+PATHLESS_SERVICES = {'std_srvs/srv/Trigger', 'std_srvs/srv/SetBool', 'std_srvs/srv/Empty'}
 
 
 def test_path_like_parameters_are_read_only(node_infos):
@@ -57,7 +61,8 @@ def test_services_take_no_path(node_infos):
     for doc in node_infos:
         for e in doc.endpoints:
             if e.kind == 'service':
-                assert e.type == TRIGGER, f'{doc.executable}: service {e.name} is {e.type}'
+                assert e.type in PATHLESS_SERVICES, (
+                    f'{doc.executable}: service {e.name} is {e.type}')
 
 
 def test_output_guard_refuses_symbolic_links_out_of_the_folder(tmp_path):
@@ -91,22 +96,23 @@ class Nodes(RosHarness):
         from rclpy.parameter import Parameter
 
         from robot_id_ros.ros import docs
-        from robot_id_ros.ros.nodes import (friction_sweep_recorder, identification,
-                                            static_pose_recorder, trajectory_recorder,
-                                            wrench_estimator, youbot_sim)
+        from robot_id_ros.ros.nodes import (force_controller, friction_sweep_recorder,
+                                            identification, static_pose_recorder,
+                                            trajectory_recorder, wrench_estimator, youbot_sim)
         self.truth = tmp_path / 'truth' / 'truth.yaml'
         given = {
             'youbot_sim': {'true_parameters_file': str(self.truth), 'real_time_factor': 1.0},
             'identification': {'output_model': str(tmp_path / 'id' / 'model.yaml'),
                                'report_dir': str(tmp_path / 'id' / 'report')},
             'wrench_estimator': {'model_file': str(docs.nominal_model_file(tmp_path))},
+            'force_controller': {'model_file': str(docs.nominal_model_file(tmp_path))},
             'trajectory_recorder': {'trajectory_file': str(docs.example_trajectory_file(tmp_path)),
                                     'output_path': str(tmp_path / 'rec' / 'traj')},
             'static_pose_recorder': {'output_path': str(tmp_path / 'rec' / 'static')},
             'friction_sweep_recorder': {'output_path': str(tmp_path / 'rec' / 'sweep')},
         }
         modules = {'youbot_sim': youbot_sim, 'identification': identification,
-                   'wrench_estimator': wrench_estimator,
+                   'wrench_estimator': wrench_estimator, 'force_controller': force_controller,
                    'trajectory_recorder': trajectory_recorder,
                    'static_pose_recorder': static_pose_recorder,
                    'friction_sweep_recorder': friction_sweep_recorder}
