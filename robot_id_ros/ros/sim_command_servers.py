@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.task import Future
 from std_msgs.msg import Header
 from trajectory_msgs.msg import JointTrajectoryPoint
@@ -29,7 +28,6 @@ from robot_id_ros.ros.command_adapters import (InterfacePackageMissing, import_b
 from robot_id_ros.ros.conversions import stamp_ns, time_msg
 from robot_id_ros.ros.msg_helpers import duration_s, trajectory_points
 
-SETPOINT_QUEUE_DEPTH = 100    # set points queued while the node is busy (2 s at 50 Hz)
 FEEDBACK_EVERY = 5            # one feedback per this many joint states (10 Hz at 50 Hz)
 SUCCESSFUL, INVALID_GOAL, INVALID_JOINTS = 0, -1, -2
 PATH_TOLERANCE_VIOLATED, GOAL_TOLERANCE_VIOLATED = -4, -5
@@ -179,9 +177,6 @@ def position_command_subscription(node, driver, topic, on_reject):
         InterfacePackageMissing: brics_actuator is not installed.
     """
     joint_positions = import_brics()[0]
-    # its own callback group: with the node's multi-threaded executor the set points are taken
-    # while the physics runs (one per physics tick would fall behind a 50 Hz stream)
-    group = MutuallyExclusiveCallbackGroup()
 
     def on_set_point(msg):
         values = msg.positions
@@ -191,10 +186,9 @@ def position_command_subscription(node, driver, topic, on_reject):
                                             [stamp_ns(v.timestamp) for v in values])
         if not ok:
             on_reject(text)
-    # a backlog (a busy executor) is kept: the driver follows each set point still ahead at its
-    # time and drops those whose time has passed (SimDriver.position_setpoint)
-    return node.create_subscription(joint_positions, topic, on_set_point, SETPOINT_QUEUE_DEPTH,
-                                    callback_group=group)
+    # depth 1: a driver acts on the newest set point; a backlog (a busy executor) is dropped,
+    # never replayed late
+    return node.create_subscription(joint_positions, topic, on_set_point, 1)
 
 
 __all__ = ['FollowJointTrajectoryServer', 'InterfacePackageMissing',

@@ -125,7 +125,6 @@ class SimDriver:
         self.last_command_sim_time_s = None
         self.last_problem = None    # (wall time [s], text)
         self._last_setpoint = None  # (arrival sim time [s], target sim time [s], positions)
-        self._stream = []           # [(sim time [s], positions)]: the stream's set points ahead
 
     @property
     def motors_on(self):
@@ -203,10 +202,7 @@ class SimDriver:
         point (nothing moves). The set point is reached at its timestamp when that lies ahead (at
         most ``SETPOINT_MAX_S``), else one set-point interval (between the last two arrivals,
         ``SETPOINT_DEFAULT_S`` for the first) after now; it moves on with the velocity towards it
-        from the previous set point, so a stream of set points is followed smoothly. Set points
-        of one stream whose times still lie ahead are all kept (``_stream``): a burst of them,
-        handled at once by a busy node, is followed point by point at their times, not cut
-        short to the newest.
+        from the previous set point, so a stream of set points is followed smoothly.
 
         Args:
             joint_uris: joint names.
@@ -240,18 +236,19 @@ class SimDriver:
         if not SETPOINT_MIN_S <= target - now <= SETPOINT_MAX_S:
             target = now + interval
         q = np.asarray(values, dtype=float)
-        same = prev is not None and list(prev[2][0]) == list(joint_uris) and \
-            SETPOINT_MIN_S <= target - prev[1] <= SETPOINT_MAX_S
-        # the stream's newest set point passed (the velocity reference), those ahead, this one
-        stream = [p for p in self._stream if p[0] < target] if same else []
-        stream = [p for p in stream if p[0] <= now][-1:] + [p for p in stream if p[0] > now]
-        stream.append((target, q))
+        qd = np.zeros(len(q))
+        # a set point of the same stream (the previous one's time just before): move on through
+        # it with the velocity between the two, within the joints' limits
+        if prev is not None and list(prev[2][0]) == list(joint_uris) and \
+                SETPOINT_MIN_S <= target - prev[1] <= SETPOINT_MAX_S:
+            idx = [arm.joint_names.index(u) for u in joint_uris]
+            limit = np.asarray(arm.velocity_limit)[idx]
+            qd = np.clip((q - prev[2][1]) / (target - prev[1]), -limit, limit)
         try:
-            arm.set_trajectory(list(joint_uris), self._stream_points(joint_uris, stream, now))
+            arm.set_trajectory(list(joint_uris), [(target - now, q, qd, [])])
         except TrajectoryError as exc:
             self.rejected += 1
             return self._rejected(f'rejected {where}: {exc}; the arm keeps its current command')
-        self._stream = stream
         self._last_setpoint = (now, target, (list(joint_uris), q))
         self.accepted += 1
         self.last_command_sim_time_s = now
@@ -262,23 +259,6 @@ class SimDriver:
         with self.powered.lock:
             self.arm.cancel_trajectory()
         return True, f'holding at sim time {self.arm.t:.3f} s'
-
-    def _stream_points(self, joint_uris, stream, now):
-        """Return trajectory points through the set points ``[(sim time [s], q)]`` after ``now``.
-
-        Each moves on with the velocity from the set point before it (none: it stops there),
-        within the joints' limits.
-        """
-        idx = [self.arm.joint_names.index(u) for u in joint_uris]
-        limit = np.asarray(self.arm.velocity_limit)[idx]
-        points = []
-        for i, (t_s, q) in enumerate(stream):
-            if t_s <= now:
-                continue
-            qd = np.zeros(len(q)) if i == 0 else np.clip(
-                (q - stream[i - 1][1]) / (t_s - stream[i - 1][0]), -limit, limit)
-            points.append((t_s - now, q, qd, []))
-        return points
 
     def switch_motors(self, on):
         """Switch the arm's motors on or off (the real driver's switchOnMotors / switchOffMotors).

@@ -20,7 +20,6 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Inertia, WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock as ClockMsg
@@ -190,9 +189,7 @@ class YoubotSimNode(Node):
 
 
 def main(args=None):
-    # two threads: the brics set points (their own callback group) beside everything else
-    return run_node(YoubotSimNode, 'youbot_sim', args,
-                    executor_factory=lambda: MultiThreadedExecutor(num_threads=2))
+    return run_node(YoubotSimNode, 'youbot_sim', args)
 
 
 if __name__ == '__main__':
