@@ -5,6 +5,7 @@ that spins nodes from the test thread, calls services and cleans up.
 """
 import itertools
 import os
+import subprocess
 import time
 
 _counter = itertools.count()
@@ -36,6 +37,18 @@ def isolated_env(domain_id):
         del env['ROS_LOCALHOST_ONLY']
     env['PYTHONUNBUFFERED'] = '1'
     return env
+
+
+def stop_node(proc):
+    """Terminate a node process (kill it after 10 s) and return what it printed."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.stdout.read() if proc.stdout else ''
 
 
 class RosHarness:

@@ -35,7 +35,7 @@ from trajectory_msgs.msg import JointTrajectory
 from cases import WORK_POSE_RAD, youbot_controller_config
 from identified_model import SEED, identified_model_path
 from robot_id_ros.io.model_file import load_model
-from ros_helpers import RosHarness, isolated_env
+from ros_helpers import RosHarness, isolated_env, stop_node
 
 pytestmark = [pytest.mark.integration, pytest.mark.flaky(reruns=1)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,17 +57,6 @@ def start(module, domain, *params, params_file=None, remaps=()):
         args += ['-r', r]
     return subprocess.Popen(args, env=isolated_env(domain), cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-
-
-def stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.stdout.read() if proc.stdout else ''
 
 
 def stamp_of(msg):
@@ -163,8 +152,8 @@ def test_force_controller_node_stops_within_100_ms(rclpy_context, ros_domain_id)
     try:
         assert probe.spin(until=lambda: len(probe.joints) > 50 and probe.last_relayed_ns > 0,
                           timeout=60.0), (len(probe.joints), probe.last_relayed_ns,
-                                          stop(sim)[-3000:], stop(est)[-3000:],
-                                          stop(ctl)[-3000:])
+                                          stop_node(sim)[-3000:], stop_node(est)[-3000:],
+                                          stop_node(ctl)[-3000:])
         probe.wait_sim(2.0)
         assert probe.call(probe.tare).success
         # disabled: a 10 N push commands nothing
@@ -197,6 +186,6 @@ def test_force_controller_node_stops_within_100_ms(rclpy_context, ros_domain_id)
         assert probe.stopped_after(t_off) <= STOP_WITHIN_NS, probe.profile(t_off)
     finally:
         probe.close()
-        outs = [stop(p) for p in (ctl, est, sim)]
+        outs = [stop_node(p) for p in (ctl, est, sim)]
     for out in outs:
         assert 'Traceback' not in out, out

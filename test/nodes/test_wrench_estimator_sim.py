@@ -37,7 +37,7 @@ from robot_id_ros.io.bags import BagWriter, read_messages
 from robot_id_ros.sim.config import YOUBOT_GRIPPER_JOINTS, SimConfig
 from robot_id_ros.sim.true_model import true_model_of
 from robot_id_ros.sim.youbot_arm import SimulatedArm
-from ros_helpers import RosHarness, isolated_env
+from ros_helpers import RosHarness, isolated_env, stop_node
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 3
@@ -66,17 +66,6 @@ def start(module, domain, *params, params_file=None):
         args += ['-p', p]
     return subprocess.Popen(args, env=isolated_env(domain), cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-
-
-def stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.stdout.read() if proc.stdout else ''
 
 
 class Probe(RosHarness):
@@ -118,7 +107,7 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
     try:
         # both nodes up and the estimator producing output from the sim's joint states
         assert probe.spin(until=lambda: len(probe.wrench) > 20 and len(probe.truth) > 20,
-                          timeout=15.0), (stop(sim), stop(est))
+                          timeout=15.0), (stop_node(sim), stop_node(est))
         # rest 4 s of sim time (the drives settle after the start; counted in sim time, which a
         # loaded machine slows), then tare: the reading at rest becomes zero
         t_start = stamp_of(probe.truth[0])
@@ -182,7 +171,7 @@ def test_estimator_with_true_model_recovers_force_applied_in_sim(rclpy_context, 
         assert last.header.frame_id == model.robot.model.frames[1].name
     finally:
         probe.close()
-        out_est, out_sim = stop(est), stop(sim)
+        out_est, out_sim = stop_node(est), stop_node(sim)
     assert 'Traceback' not in out_est, out_est
     assert 'Traceback' not in out_sim, out_sim
 
@@ -245,7 +234,7 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
     try:
         assert probe.spin(
             until=lambda: pub.get_subscription_count() > 0 and probe.node.count_publishers(
-                'wrench_estimator/wrench') > 0, timeout=15.0), stop(est)
+                'wrench_estimator/wrench') > 0, timeout=15.0), stop_node(est)
         probe.spin(0.3)
         play()
         n1 = len(probe.wrench)
@@ -284,6 +273,6 @@ def test_bag_played_into_the_node_and_looped(rclpy_context, ros_domain_id, tmp_p
         assert probe.contact[-1] is True
     finally:
         probe.close()
-        out = stop(est)
+        out = stop_node(est)
     assert 'observer reset: time jumped back' in out, out
     assert 'Traceback' not in out, out

@@ -33,7 +33,7 @@ from robot_id_ros.ros.nodes.youbot_sim import YoubotSimNode
 from robot_id_ros.sim.config import YOUBOT_GRIPPER_JOINTS, SimConfig
 from robot_id_ros.sim.true_model import true_model_of
 from robot_id_ros.sim.youbot_arm import SimulatedArm
-from ros_helpers import RosHarness, isolated_env
+from ros_helpers import RosHarness, isolated_env, stop_node
 from test_command_interfaces import _static_errors
 from test_recorders import FAST, SEED, Procs, _log, _wait
 
@@ -207,17 +207,6 @@ def start(module, domain, args, env=None):
                             stderr=subprocess.STDOUT, text=True)
 
 
-def stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.stdout.read() if proc.stdout else ''
-
-
 def _params(values):
     return [a for v in values for a in ('-p', v)]
 
@@ -257,7 +246,7 @@ def test_estimator_on_the_twin_recovers_a_force(rclpy_context, ros_domain_id, tm
     tare = node.create_client(Trigger, 'wrench_estimator/tare')
     try:
         assert h.spin(until=lambda: len(wrench) > 20 and len(truth) > 20, timeout=20.0), (
-            stop(sim), stop(est))
+            stop_node(sim), stop_node(est))
         t0 = stamp_s(truth[0])
         assert h.spin(until=lambda: stamp_s(truth[-1]) >= t0 + 4.0, timeout=30.0)
         assert h.call(tare).success
@@ -288,7 +277,7 @@ def test_estimator_on_the_twin_recovers_a_force(rclpy_context, ros_domain_id, tm
         assert abs(f_est[2] - FORCE[2]) < 2.0
     finally:
         h.close()
-        out_est, out_sim = stop(est), stop(sim)
+        out_est, out_sim = stop_node(est), stop_node(sim)
     assert 'Traceback' not in out_est and 'Traceback' not in out_sim, out_est + out_sim
     # no joint state refused: the only line about one is the notice of the 7 efforts
     about = [ln for ln in out_est.splitlines() if 'joint state' in ln or 'mismatch' in ln]
