@@ -26,7 +26,6 @@ Reproduce:
 import argparse
 import dataclasses
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
