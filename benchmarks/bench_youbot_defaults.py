@@ -4,8 +4,8 @@
 
 Offline, on the bags of one ``robot-id demo`` run (DIR/bags/{excitation,static,sweeps,
 validation,force_phase}, DIR/force_script_log.json, DIR/truth/true_parameters.yaml); the demo is
-not run again. For the recipe (the eight flags of docs/youbot.md, config/identification.yaml
-before it shrank) and for the defaults (options chosen by cross-validation, no flags), and for
+not run again. For the recipe (the eight flags of docs/youbot.md and config/identification.yaml)
+and for the defaults (options chosen by cross-validation, no flags), and for
 any further ``--variant NAME=k=v,...``:
 
 - identification: held-out in-motion RMSE / noise per joint (``robot-id validate`` on the
