@@ -8,20 +8,23 @@ structure, physical consistency) are chosen on the training runs alone: each run
 contiguous time segments), the fit is made without one block and scored on it, and the held-out
 error ``sqrt(sum ||tau - Y beta||^2 / sum ||tau||^2)`` over all blocks compares the candidates.
 
-The error is measured above the effort's noise floor (its content above ``NOISE_CUTOFF_HZ``,
-taken as white noise), so that the noise no candidate predicts does not hide their differences.
+Every candidate is scored on the same rows, those of joints at least as fast as the stick-slip
+speed read from the runs (identify/stick_slip.py) where a friction model can predict the torque,
+when that speed is above 0 and at most the largest cut candidate (a slow-row misfit above that is
+taken for model error, not stick-slip). The error is measured above the effort's noise floor
+(content above ``NOISE_CUTOFF_HZ``, taken as white noise) so that noise does not hide differences.
 
-The search is greedy, one dimension at a time, over a few candidates each: slow rows left out,
-derivative method and cut-off, velocity source, torque filter, weighting (from the same normal
-equations), friction structure (one toggle at a time), physical consistency. A candidate replaces
-the current choice only when it lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the
-lowest of a dimension wins then). A pass that switches physical consistency (chosen last) is
-followed by another (at most ``MAX_PASSES``), so that the other options are chosen for the fit
-that is made, e.g. the derivative cut-off for a physically consistent fit. The LMI problem of
-physical consistency is compiled once per structure and solved again per fold
-(identify/consistency.py). The signals are prepared once per cut-off and velocity source and
-decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor
-evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
+The search is greedy, one dimension at a time, over a few candidates each: slow rows left out (with
+stick-slip read, each cut with and without the Stribeck column), derivative method and cut-off,
+velocity source, torque filter, weighting (from the same normal equations), friction structure (one
+toggle at a time), physical consistency. A candidate replaces the current choice only when it
+lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the lowest wins then). A pass that
+switches physical consistency (chosen last) is followed by another (at most ``MAX_PASSES``), so
+that the other options are chosen for the fit that is made, e.g. the derivative cut-off for a
+physically consistent fit. The LMI problem of physical consistency is compiled once per structure
+and solved again per fold (identify/consistency.py). The signals are prepared once per cut-off and
+velocity source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one
+regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ from robot_id_ros.identify.least_squares import (NormalEquations, accumulate, fr
                                                  solve_least_squares, structural_base)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.selection_record import FOLDS, Candidate, Selection
+from robot_id_ros.identify.stick_slip import prepared_stick_slip
 from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, motion_mask,
                                                 prepare_trajectory)
 from robot_id_ros.model.regressor import Regressor
@@ -52,15 +56,14 @@ STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
 # derivative cut-off candidates (Hz), besides the built-in default (None); those above
 # MAX_CUTOFF_RATE_FRACTION of the sample rate are left out
 CUTOFF_GRID_HZ = (2.0, 5.0, 10.0, 20.0, 40.0)
-# candidates (rad/s) of the speed below which a joint's rows are left out of the fit (stick-slip,
-# which no friction model predicts); scored on every row (the rows of joints at least
-# SCORE_VELOCITY_RAD_S fast), the same for every candidate
+# candidates (rad/s) of the cut below which a joint's rows are left out of the fit, besides the
+# stick-slip speed read from the runs when in (0, the largest]; see the module docstring. Without
+# it the cuts are scored on the rows of SCORE_VELOCITY_RAD_S, the others on the rows they fit
 MIN_VELOCITY_GRID_RAD_S = (0.0, 0.02, 0.05, 0.1)
 SCORE_VELOCITY_RAD_S = 0.0
 # the effort's noise floor is estimated from its content above this cut-off (Hz; at most
-# NOISE_CUTOFF_RATE_FRACTION of the rate), taken as white noise,
-# and subtracted from the held-out error: the sensor noise, which no candidate predicts, would
-# else dominate the error and hide the differences between candidates from MIN_IMPROVEMENT
+# NOISE_CUTOFF_RATE_FRACTION of the rate), taken as white noise, and subtracted from the held-out
+# error: the noise no candidate predicts would else hide their differences from MIN_IMPROVEMENT
 NOISE_CUTOFF_HZ = 40.0
 NOISE_CUTOFF_RATE_FRACTION = 0.25
 # the search's trajectories are decimated to at most this many samples in all
@@ -138,6 +141,7 @@ class _Search:
         self.equations = {}   # per-block normal equations per (signals, structure)
         self.scores = {}      # held-out error per (signals, structure, weighting, consistency)
         self.samples = 0
+        self.score_velocity_rad_s = None   # the rows scored: joints at least this fast
         self.pass_index = 1   # the greedy pass the candidates are scored in
 
     def signals(self, options) -> _Signals:
@@ -183,12 +187,14 @@ class _Search:
     def errors(self, options, weightings=None, consistent=None, score_velocity_rad_s=None):
         """Held-out relative error of ``options`` for each weighting / consistency asked.
 
-        The held-out rows are the fit's (``min_velocity_rad_s``), or with
-        ``score_velocity_rad_s`` those of joints at least that fast.
+        Held-out rows: joints at least the search's, else the argument's, score velocity fast,
+        else the fit's (``min_velocity_rad_s``).
 
         Returns:
             {(weighting, physical_consistency): error}.
         """
+        if self.score_velocity_rad_s is not None:
+            score_velocity_rad_s = self.score_velocity_rad_s
         sig = self.signals(options)
         reg = Regressor(self.robot, options.regressor_options())
         key = (_signal_key(options), repr(reg.options), options.torque_filter,
@@ -434,9 +440,14 @@ def _search_structure(search, cands, cur, given):
 def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
     """Return the options after one greedy pass over every searched dimension."""
     if 'min_velocity_rad_s' not in given:
-        grid = sorted(set(MIN_VELOCITY_GRID_RAD_S) - {cur.min_velocity_rad_s})
-        cur, _ = _choose(search, cands, 'slow rows left out', cur,
-                         [{'min_velocity_rad_s': v} for v in [cur.min_velocity_rad_s] + grid],
+        stick = search.score_velocity_rad_s
+        grid = sorted((set(MIN_VELOCITY_GRID_RAD_S) | ({stick} if stick else set()))
+                      - {cur.min_velocity_rad_s})
+        variants = [{'min_velocity_rad_s': v} for v in [cur.min_velocity_rad_s] + grid]
+        if stick and 'stribeck_column' not in given and cur.friction:
+            # the Stribeck term lives in the slow rows: each cut with and without it
+            variants += [dict(v, stribeck_column=not cur.stribeck_column) for v in variants]
+        cur, _ = _choose(search, cands, 'slow rows left out', cur, variants,
                          score_velocity_rad_s=SCORE_VELOCITY_RAD_S)
     cur = _search_signals(search, cands, cur, given, rate_hz, has_velocity)
     if 'weighting' not in given:
@@ -474,6 +485,9 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
     search = _Search(robot, data, options, stribeck_velocity_rad_s, CUTOFF_GRID_HZ)
     rate_hz = min(1.0 / float(np.median(np.diff(s.t_s))) for s, _ in data)
     has_velocity = all(s.qd is not None for s, _ in data)
+    stick, ratios = prepared_stick_slip(search, options)
+    if 0 < stick <= max(MIN_VELOCITY_GRID_RAD_S):
+        search.score_velocity_rad_s = stick
     cands = []
     cur = options
     for k in range(MAX_PASSES):
@@ -483,4 +497,4 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
         if cur.physical_consistency == consistent:
             break
     return Selection(cur, cands, searched, given, FOLDS, search.samples,
-                     time.perf_counter() - t0)
+                     time.perf_counter() - t0, search.score_velocity_rad_s, ratios, stick)

@@ -44,6 +44,9 @@ class Selection:
     folds: int = FOLDS
     samples: int = 0
     time_s: float = 0.0
+    score_velocity_rad_s: float | None = None   # rows scored: joints at least this fast
+    band_ratios: object = None    # (n, bands) stick-slip residual ratios (identify/stick_slip.py)
+    stick_slip_velocity_rad_s: float | None = None   # read from the runs (used or not)
 
     def chosen(self) -> dict:
         """Return the chosen value of every searched option."""
@@ -54,13 +57,16 @@ class Selection:
         return {'method': f'blocked cross-validation, {self.folds} folds, greedy passes',
                 'searched': list(self.searched), 'given': list(self.given),
                 'chosen': self.chosen(), 'samples': self.samples, 'time_s': self.time_s,
+                'scored_rows_min_velocity_rad_s': self.score_velocity_rad_s,
+                'stick_slip_velocity_rad_s': self.stick_slip_velocity_rad_s,
                 'candidates': [c.to_dict() for c in self.candidates]}
 
     def summary_lines(self) -> list:
         """Return the lines the identification summary prints: candidates and the choice."""
         lines = [f'options chosen by {self.folds}-fold blocked cross-validation on the training '
                  f'data ({self.samples} samples, {self.time_s:.1f} s); held-out relative error '
-                 'above the noise floor:']
+                 'above the noise floor'
+                 + _scored_rows(self.score_velocity_rad_s, self.stick_slip_velocity_rad_s) + ':']
         for c in self.candidates:
             err = 'failed' if c.error is None else f'{100 * c.error:.3f} %'
             desc = ', '.join(f'{k}={_fmt(v)}' for k, v in c.settings.items())
@@ -71,6 +77,15 @@ class Selection:
         if self.given:
             lines.append('  given (not searched): ' + ', '.join(self.given))
         return lines
+
+
+def _scored_rows(v, read):
+    """Return which rows the candidates were scored on, as the summary prints it."""
+    if v is not None:
+        return f' on the rows of joints at least {v:g} rad/s fast (stick-slip below)'
+    if read:
+        return f' (slow-row misfit below {read:g} rad/s: taken for model error, not stick-slip)'
+    return ' (no stick-slip seen)' if read == 0 else ''
 
 
 def _fmt(v):

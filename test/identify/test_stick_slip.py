@@ -1,0 +1,92 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The stick-slip speed read from the training runs and the options chosen with it.
+
+Synthetic youBot runs with a known truth: Coulomb, viscous and a Stribeck term (vs 50 mrad/s)
+per joint, and below ``STICK_RAD_S`` the joint sticks and slips: its friction torque is anywhere
+inside its breakaway band (uniform), which no friction model predicts.
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
+
+from robot_id_ros.identify import identify, validate  # noqa: E402
+from robot_id_ros.identify.stick_slip import (BAND_EDGES_RAD_S, band_ratios,  # noqa: E402
+                                              speed_from_ratios)
+from robot_id_ros.model.friction import FrictionModel  # noqa: E402
+from robot_id_ros.model.robot import youbot_model  # noqa: E402
+from test_identification import fourier_trajectory, perturbed, synthetic_series  # noqa: E402
+
+SIGMA = np.array([0.05, 0.05, 0.03, 0.02, 0.02])
+FC = np.array([0.8, 0.6, 0.5, 0.2, 0.15])
+FRICTION = FrictionModel(FC, FC, [1.0, 0.8, 0.6, 0.1, 0.1], [0.0] * 5, 0.3 * FC, [0.05] * 5)
+STICK_RAD_S = 0.04
+IN_MOTION_RAD_S = 0.05
+
+
+def _stick_slip_series(series, QD, rng):
+    """Return ``series`` with each joint's friction replaced below ``STICK_RAD_S``.
+
+    There the friction is anywhere in the band [-(fc + fs), fc + fs] (uniform).
+    """
+    slow = np.abs(QD) < STICK_RAD_S
+    band = FRICTION.coulomb_pos_nm + FRICTION.stribeck_nm
+    held = rng.uniform(-1, 1, QD.shape) * band
+    series.effort[slow] += (held - FRICTION.torque(QD))[slow]
+    return series
+
+
+@pytest.fixture(scope='module')
+def runs():
+    rng = np.random.default_rng(31)
+    robot = youbot_model()
+    truth = perturbed(robot, rng)
+    out = []
+    for k in range(2):
+        t, Q, QD, QDD = fourier_trajectory(robot, rng, period_s=8.0, periods=3)
+        s = synthetic_series(truth, FRICTION, t, Q, QD, QDD, SIGMA, rng, source=f'run{k}')[0]
+        out.append(_stick_slip_series(s, QD, rng))
+    return robot, out
+
+
+@pytest.fixture(scope='module')
+def chosen(runs):
+    robot, (train, _) = runs
+    return identify(robot, [train])
+
+
+def test_band_ratios_find_the_speed_below_which_torque_is_unpredictable():
+    rng = np.random.default_rng(5)
+    qd = rng.uniform(-0.6, 0.6, (20000, 3))
+    residual = rng.normal(0, 0.02, qd.shape)
+    assert speed_from_ratios(band_ratios(qd, residual)) == 0.0
+    # joint 2 sticks below 60 mrad/s: its torque anywhere in a 0.5 Nm band
+    slow = np.abs(qd[:, 1]) < 0.06
+    residual[slow, 1] += rng.uniform(-0.5, 0.5, slow.sum())
+    v = speed_from_ratios(band_ratios(qd, residual))
+    assert v in BAND_EDGES_RAD_S and 0.06 <= v < 0.06 * np.sqrt(2) + 1e-9, v
+
+
+def test_scored_rows_start_at_the_stick_slip_speed(chosen):
+    sel = chosen.selection
+    v = sel.score_velocity_rad_s
+    assert STICK_RAD_S <= v <= 2 * STICK_RAD_S, v
+    assert chosen.model.identification['selection']['scored_rows_min_velocity_rad_s'] == v
+    assert any(f'at least {v:g} rad/s fast' in line for line in chosen.summary_lines)
+
+
+def test_chosen_friction_models_the_slow_rows(runs, chosen):
+    # the Stribeck term of the truth is found, the stick-slip rows are left out of the fit, and
+    # the held-out run is predicted in motion down to the noise
+    robot, (_, held) = runs
+    opts = chosen.selection.options
+    assert opts.stribeck_column and opts.min_velocity_rad_s > 0, chosen.selection.chosen()
+    fr = chosen.model.friction
+    breakaway = fr.coulomb_pos_nm + fr.stribeck_nm
+    assert np.allclose(breakaway, FC * 1.3, rtol=0.15, atol=0.03), breakaway
+    m = validate(chosen.model, held, min_velocity_rad_s=IN_MOTION_RAD_S).metrics
+    assert np.all(np.asarray(m['rmse_in_motion_nm']) < 1.05 * SIGMA), m['rmse_in_motion_nm']
