@@ -26,6 +26,7 @@ import time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.callback_groups import CallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -50,6 +51,30 @@ from robot_id_ros.ros.params import (declare_table, parameter_check, refuse_rena
 from robot_id_ros.settings import from_plain
 
 BACKLOG_MAX = 1000      # samples taken from the queue in one callback at most
+
+
+class InputGroup(CallbackGroup):
+    """The input subscription's callback group: out of the executor's wait set while batched.
+
+    rclpy's executors (Humble, Jazzy, Kilted) build their wait set each pass from the entities
+    whose group ``can_execute``; while ``batched`` is set the subscription is left out, so a
+    sample does not wake the executor: a timer takes the queued samples instead.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.batched = False
+
+    def can_execute(self, entity):
+        """Return True unless batched (the executor then leaves the subscription out)."""
+        return not self.batched
+
+    def beginning_execution(self, entity):
+        """Return True unless batched."""
+        return not self.batched
+
+    def ending_execution(self, entity):
+        """Nothing to release."""
 
 
 class WrenchEstimatorNode(Node):
@@ -88,31 +113,55 @@ class WrenchEstimatorNode(Node):
         self.msg_contact = None            # the last Bool published, None before the first
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
-        sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
+        self.input_group = InputGroup()
+        sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos,
+                                       callback_group=self.input_group)
         self.take_queued = joint_state_taker(sub)
+        steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.batch_period_s = float(p['input_batch_period_s']) if self.take_queued else 0.0
+        self._last_wake_s = -1.0        # time.monotonic() of the last wake-up by a sample
+        self.wakeups = 0                # callbacks that took input (per sample or per batch)
+        self.batch_timer = None
+        if self.batch_period_s > 0.0:
+            self.batch_timer = self.create_timer(self.batch_period_s, self._on_batch, clock=steady)
+            self.batch_timer.cancel()
         info = self.get_logger().info
         self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
         self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
         self.create_service(Trigger, '~/clear_tare', trigger_handler(self._clear_tare, info))
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self.create_timer(float(p['diagnostics_period_s']), self._on_timer,
-                          clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
 
     def _on_joint_state(self, msg: JointState):
+        self.wakeups += 1
         stamp = msg.header.stamp
         self._process(stamp.sec, stamp.nanosec, msg.name, msg.position, msg.velocity, msg.effort)
         if self.take_queued:
-            self.drain()
+            backlog = self.drain()
+            if self.batch_timer is not None:
+                now = time.monotonic()
+                if backlog or now - self._last_wake_s < 0.5 * self.batch_period_s:
+                    self.input_group.batched = True     # samples come fast: take them in batches
+                    self.batch_timer.reset()
+                self._last_wake_s = now
+
+    def _on_batch(self):
+        """Take the queued samples (batched input); none: wake for each sample again."""
+        self.wakeups += 1
+        if not self.drain():
+            self.input_group.batched = False
+            self.batch_timer.cancel()
 
     def drain(self):
-        """Process the samples queued on the input, up to ``BACKLOG_MAX``."""
+        """Process the samples queued on the input, up to ``BACKLOG_MAX``; return how many."""
         take, process = self.take_queued, self._process
-        for _ in range(BACKLOG_MAX):
+        for k in range(BACKLOG_MAX):
             fields = take()
             if fields is None:
-                break
+                return k
             process(*fields)
+        return BACKLOG_MAX
 
     def _process(self, sec, nanosec, names, position, velocity, effort):
         """Estimate from one joint state (its stamp and arrays) and publish the outputs."""
@@ -197,6 +246,7 @@ class WrenchEstimatorNode(Node):
             self.pub_contact.publish(self.msg_contact)
         level, message, values = self.monitor.status(self.est)
         values += observability_values(self.est)     # which wrench axes are sensed, and why
+        values += [('input_batched', self.input_group.batched), ('input_wakeups', self.wakeups)]
         self.pub_diag.publish(diagnostic_array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: wrench estimation',
             self.model.robot.robot_name, level, message, values))
