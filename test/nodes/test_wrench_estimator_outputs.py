@@ -8,7 +8,9 @@ test feeds it 3 s of youBot joint states over reliable DDS (rest, a 10 N push on
 release, motion; one sample never sent, one sample with a NaN effort), once sample by sample at
 200 Hz and once with 500 Hz stamps in bursts of 10 samples every 40 ms, which the node takes in
 batches (``input_batch_period_s``, and the backlog: far fewer wake-ups than samples, counted in
-/diagnostics; the bursts keep the mean rate within what a loaded machine gives the node). It runs the same messages through ``JointIndexer.convert`` and ``WrenchEstimator.update`` in this process. Every
+/diagnostics; the bursts keep the mean rate within what a loaded machine gives the node). It
+runs the same messages through ``JointIndexer.convert`` and ``WrenchEstimator.update`` in this
+process. Every
 ``~/wrench``, ``~/wrench_std`` and ``~/external_joint_torques`` must equal the core's numbers to
 the bit, ``~/contact`` must change where the core's contact state changes, and /diagnostics must
 count one dropped sample (the one never sent; the NaN sample arrived and counts as rejected).
