@@ -11,7 +11,9 @@ Every output carries its input sample's stamp; ``~/contact`` is published when i
 with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
 Output messages are built once and refilled, and a topic nobody subscribes to is not filled;
 the callback also takes the samples queued behind its own, serialized, and reads them without
-building message objects (``msg_helpers.joint_state_taker``). A sample
+building message objects (``msg_helpers.joint_state_taker``). Above 2 / ``input_batch_period_s``
+(a 1 kHz driver) the input stops waking the executor per sample: a timer takes what is queued
+every ``input_batch_period_s`` (``InputGroup``), until a wake-up finds nothing. A sample
 that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
 missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
@@ -121,6 +123,7 @@ class WrenchEstimatorNode(Node):
         self.batch_period_s = float(p['input_batch_period_s']) if self.take_queued else 0.0
         self._last_wake_s = -1.0        # time.monotonic() of the last wake-up by a sample
         self.wakeups = 0                # callbacks that took input (per sample or per batch)
+        self._outputs = (True, True, True)   # which outputs have subscribers (see _wake)
         self.batch_timer = None
         if self.batch_period_s > 0.0:
             self.batch_timer = self.create_timer(self.batch_period_s, self._on_batch, clock=steady)
@@ -134,7 +137,7 @@ class WrenchEstimatorNode(Node):
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
 
     def _on_joint_state(self, msg: JointState):
-        self.wakeups += 1
+        self._wake()
         stamp = msg.header.stamp
         self._process(stamp.sec, stamp.nanosec, msg.name, msg.position, msg.velocity, msg.effort)
         if self.take_queued:
@@ -148,10 +151,17 @@ class WrenchEstimatorNode(Node):
 
     def _on_batch(self):
         """Take the queued samples (batched input); none: wake for each sample again."""
-        self.wakeups += 1
+        self._wake()
         if not self.drain():
             self.input_group.batched = False
             self.batch_timer.cancel()
+
+    def _wake(self):
+        """Count a wake-up and see which outputs have subscribers (once per wake-up)."""
+        self.wakeups += 1
+        self._outputs = (self.pub_wrench.get_subscription_count() > 0,
+                         self.pub_std.get_subscription_count() > 0,
+                         self.pub_tau.get_subscription_count() > 0)
 
     def drain(self):
         """Process the samples queued on the input, up to ``BACKLOG_MAX``; return how many."""
@@ -185,19 +195,21 @@ class WrenchEstimatorNode(Node):
         """Publish the outputs of one sample (each topic only when someone subscribes to it).
 
         A publication without a matched subscriber reaches no one (the topics are volatile), so
-        skipping it changes no subscriber's messages and saves its serialisation.
+        skipping it changes no subscriber's messages and saves its serialisation. The
+        subscribers are counted once per wake-up (``_wake``), not per sample.
         """
-        if self.pub_wrench.get_subscription_count():
+        wrench_out, std_out, tau_out = self._outputs
+        if wrench_out:
             w = self.msg_wrench
             w.header.stamp.sec, w.header.stamp.nanosec = sec, nanosec
             fill_wrench(w.wrench, res.wrench)
             self.pub_wrench.publish(w)
-        if self.pub_std.get_subscription_count():
+        if std_out:
             sd = self.msg_std
             sd.header.stamp.sec, sd.header.stamp.nanosec = sec, nanosec
             fill_wrench(sd.wrench, wrench_std(res))
             self.pub_std.publish(sd)
-        if self.pub_tau.get_subscription_count():
+        if tau_out:
             tau = self.msg_tau
             tau.header.stamp.sec, tau.header.stamp.nanosec = sec, nanosec
             tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
