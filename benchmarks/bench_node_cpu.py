@@ -253,7 +253,10 @@ def run_rate(model, rate_hz, a):
                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True)
     else:
-        proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)], prof)
+        # -P: not the current directory (this checkout) first on sys.path, PYTHONPATH's tree
+        safe = ['-P'] if a.node_tree else []
+        proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)],
+                          safe + prof)
     feeder = Feeder(domain, a.feeder_qos == 'reliable', a.all_outputs)
     try:
         if not feeder.wait_matched(proc, outputs=not a.sink):
