@@ -122,6 +122,7 @@ class WrenchEstimatorNode(Node):
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.batch_period_s = float(p['input_batch_period_s']) if self.take_queued else 0.0
         self._last_wake_s = -1.0        # time.monotonic() of the last wake-up by a sample
+        self._interval_s = self.batch_period_s    # running mean of the input interval
         self.wakeups = 0                # callbacks that took input (per sample or per batch)
         self._outputs = (True, True, True)   # which outputs have subscribers (see _wake)
         self.batch_timer = None
@@ -141,13 +142,24 @@ class WrenchEstimatorNode(Node):
         stamp = msg.header.stamp
         self._process(stamp.sec, stamp.nanosec, msg.name, msg.position, msg.velocity, msg.effort)
         if self.take_queued:
-            backlog = self.drain()
+            taken = 1 + self.drain()
             if self.batch_timer is not None:
-                now = time.monotonic()
-                if backlog or now - self._last_wake_s < 0.5 * self.batch_period_s:
-                    self.input_group.batched = True     # samples come fast: take them in batches
-                    self.batch_timer.reset()
-                self._last_wake_s = now
+                self._batch_if_fast(taken)
+
+    def _batch_if_fast(self, taken):
+        """Switch to batched input when samples come faster than 2 / ``batch_period_s``.
+
+        The interval between samples is a running mean over wake-ups (``taken`` samples since
+        the previous one), so that a late wake-up on a slow input does not switch.
+        """
+        now = time.monotonic()
+        if self._last_wake_s >= 0.0:
+            per_sample_s = (now - self._last_wake_s) / taken
+            self._interval_s += 0.5 * (per_sample_s - self._interval_s)
+        self._last_wake_s = now
+        if self._interval_s < 0.5 * self.batch_period_s:
+            self.input_group.batched = True     # samples come fast: take them in batches
+            self.batch_timer.reset()
 
     def _on_batch(self):
         """Take the queued samples (batched input); none: wake for each sample again."""
@@ -155,6 +167,7 @@ class WrenchEstimatorNode(Node):
         if not self.drain():
             self.input_group.batched = False
             self.batch_timer.cancel()
+            self._last_wake_s, self._interval_s = -1.0, self.batch_period_s
 
     def _wake(self):
         """Count a wake-up and see which outputs have subscribers (once per wake-up)."""
