@@ -25,7 +25,7 @@ from another checkout (e.g. the main branch, for a before/after in the same mach
 --profile FILE writes a cProfile of the node's main thread (its own CPU clock) per rate.
 At 1 kHz the node takes its input in batches (``input_batch_period_s``, default 4 ms: an
 executor wake-up per batch, input_wakeups in the printout); ``--param
-input_batch_period_s:=0`` measures it waking for every sample instead.
+input_batch_period_s:=0.0`` measures it waking for every sample instead.
 
 Reproduce:
     .venv/bin/python benchmarks/bench_node_cpu.py [--seconds 20] [--rates 200 1000] [--hog 2]
