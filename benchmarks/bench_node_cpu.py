@@ -23,6 +23,9 @@ the executor, take and deserialisation without any of the node's work. --hog N r
 busy-loop processes beside it for the whole run (killed after). --node-tree DIR runs the node
 from another checkout (e.g. the main branch, for a before/after in the same machine state);
 --profile FILE writes a cProfile of the node's main thread (its own CPU clock) per rate.
+At 1 kHz the node takes its input in batches (``input_batch_period_s``, default 4 ms: an
+executor wake-up per batch, input_wakeups in the printout); ``--param
+input_batch_period_s:=0.0`` measures it waking for every sample instead.
 
 Reproduce:
     .venv/bin/python benchmarks/bench_node_cpu.py [--seconds 20] [--rates 200 1000] [--hog 2]
@@ -250,7 +253,10 @@ def run_rate(model, rate_hz, a):
                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True)
     else:
-        proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)], prof)
+        # -P: not the current directory (this checkout) first on sys.path, PYTHONPATH's tree
+        safe = ['-P'] if a.node_tree else []
+        proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)],
+                          safe + prof)
     feeder = Feeder(domain, a.feeder_qos == 'reliable', a.all_outputs)
     try:
         if not feeder.wait_matched(proc, outputs=not a.sink):
@@ -282,7 +288,8 @@ def run_rate(model, rate_hz, a):
                   f'{diag.get("samples_in")}, samples_out {diag.get("samples_out")}, '
                   f'dropped_samples {diag.get("dropped_samples")}, input_rate_hz '
                   f'{busy.get("input_rate_hz")}, latency_ms_p50 {busy.get("latency_ms_p50")}, '
-                  f'p99 {busy.get("latency_ms_p99")} (last busy window)')
+                  f'p99 {busy.get("latency_ms_p99")} (last busy window), input_wakeups '
+                  f'{diag.get("input_wakeups", "n/a")} (batched input: fewer than samples_in)')
         per = {k: (v - t0.get(k, 0.0)) * 1e3 / len(sent) for k, v in t1.items()}
         threads = ', '.join(f'{k} {v:.3f}' for k, v in sorted(per.items(), key=lambda kv: -kv[1])
                             if v >= 0.001)

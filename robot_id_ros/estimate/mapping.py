@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from operator import mul
-
 import numpy as np
 import pinocchio as pin
 
@@ -99,6 +97,7 @@ class WrenchMapper:
         rows = self.rows.tolist()   # map_one's closed form: three consecutive rows
         self._block = slice(rows[0], rows[0] + 3) if rows == list(range(rows[0], rows[0] + 3)) \
             else None
+        self._buf = np.empty((4, n))     # map_one's work array
 
     def matrices(self, J):
         """Return the mapping matrices of one or many Jacobians.
@@ -144,7 +143,8 @@ class WrenchMapper:
         """Return the wrench of one sample, without forming A when it can.
 
         For 3 mapped rows away from a singularity the 3 x 3 Gram system is solved in closed form
-        in plain float arithmetic (``_gram3``); otherwise through ``matrices``. Same numbers as
+        (``_gram3``) on the entries of one small matrix product (G and J_s tau together);
+        otherwise through ``matrices``. Same numbers as
         ``matrices(J * weight)[0] @ (tau * weight)`` to rounding.
 
         Args:
@@ -156,12 +156,18 @@ class WrenchMapper:
             (wrench (6,) N and Nm, sigma_min, damped).
         """
         if self._block is not None:
-            rows = self._rows3(J, weight)
-            g = self._gram3(*rows)
+            buf = self._buf                  # [J_s; tau], joints weighted
+            if weight is None:
+                buf[:3] = J[self._block]
+                buf[3] = tau
+            else:
+                np.multiply(J[self._block], weight, out=buf[:3])
+                np.multiply(tau, weight, out=buf[3])
+            # rows (G_i0, G_i1, G_i2, (J_s tau)_i): G and J_s tau in one product
+            (a, d, f, y0), (_, b, e, y1), (_, _, c, y2) = np.dot(buf[:3], buf.T).tolist()
+            g = self._gram3(a, d, f, b, e, c)
             if g is not None:
                 (c00, c01, c02, c11, c12, c22), det, smin = g
-                tw = tau if weight is None else list(map(mul, tau, weight))
-                y0, y1, y2 = (sum(map(mul, j, tw)) for j in rows)
                 w = [0.0] * 6
                 k0 = self._block.start
                 w[k0] = (c00 * y0 + c01 * y1 + c02 * y2) / det
@@ -184,37 +190,30 @@ class WrenchMapper:
             (6, n): ``matrices(J * weight)[0] * weight`` to rounding.
         """
         if self._block is not None:
-            rows = self._rows3(J, weight)
-            g = self._gram3(*rows)
+            Js = J[self._block] if weight is None else J[self._block] * np.asarray(weight)
+            (a, d, f), (_, b, e), (_, _, c) = np.dot(Js, Js.T).tolist()
+            g = self._gram3(a, d, f, b, e, c)
             if g is not None:
                 (c00, c01, c02, c11, c12, c22), det, _ = g
                 A = np.zeros(J.shape)
                 A[self._block] = np.array([[c00, c01, c02], [c01, c11, c12],
-                                           [c02, c12, c22]]) @ np.array(rows) / det
+                                           [c02, c12, c22]]) @ Js / det
                 return A if weight is None else A * np.asarray(weight)
         if weight is None:
             return self.matrices(J)[0]
         weight = np.asarray(weight)
         return self.matrices(J * weight)[0] * weight
 
-    def _rows3(self, J, weight):
-        """Return the three mapped rows of J as float lists, each joint scaled by ``weight``."""
-        rows = J[self._block].tolist()
-        if weight is None:
-            return rows
-        return [list(map(mul, j, weight)) for j in rows]
+    def _gram3(self, a, d, f, b, e, c):
+        """Cofactors and determinant of G = J_s J_s^T (entries a d f / b e / c), and sigma_min.
 
-    def _gram3(self, j0, j1, j2):
-        """Cofactors and determinant of G = J_s J_s^T (rows j0..j2, floats), and sigma_min.
-
-        The closed form of ``gram3_min_eig_inverse`` on one matrix, in plain float arithmetic.
+        The closed form of ``gram3_min_eig_inverse`` on one matrix, in plain float arithmetic:
+        G = [[a, d, f], [d, b, e], [f, e, c]].
 
         Returns:
             ((c00, c01, c02, c11, c12, c22), det, sigma_min), or None near a singularity (the
             damped least squares is needed) or where G is not positive definite.
         """
-        a, d, f = sum(map(mul, j0, j0)), sum(map(mul, j0, j1)), sum(map(mul, j0, j2))
-        b, e, c = sum(map(mul, j1, j1)), sum(map(mul, j1, j2)), sum(map(mul, j2, j2))
         p1 = d * d + e * e + f * f
         q = (a + b + c) / 3.0
         aq, bq, cq = a - q, b - q, c - q

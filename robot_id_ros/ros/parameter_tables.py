@@ -50,13 +50,18 @@ def wrench_estimator_parameters() -> dict:
             'joint_states subscription queue depth (best effort: it matches a reliable or a '
             'best-effort driver); 1000 holds 1 s of 1 kHz input while the node is held up',
             1, 100000, True)),
+        'input_batch_period_s': (0.004, float_desc(
+            'above 2 / this input rate the node wakes every this many seconds and takes all '
+            'queued joint states at once (less CPU per sample, up to this much more latency), '
+            'below it for each sample; 0 = always for each sample, s', 0.0, 0.1, True)),
     }
 
 
 WRENCH_ESTIMATOR_NODE_ONLY = frozenset({
     'model_file', 'urdf_path', 'joint_names', 'max_payload_kg', 'payload_mass_kg', 'payload_com_m',
     'effort_unit',
-    'drive_gains_nm_per_a', 'stale_timeout_s', 'diagnostics_period_s', 'qos_depth'})
+    'drive_gains_nm_per_a', 'stale_timeout_s', 'diagnostics_period_s', 'qos_depth',
+    'input_batch_period_s'})
 
 
 def youbot_sim_parameters() -> dict:

@@ -6,6 +6,8 @@ The node runs on one rclpy context; a feeder node on a second context of the sam
 publishes JointState generated from known physics (tau_m = g(q) - J^T F) and records the
 node's outputs. Both executors are spun from the test thread (ros_helpers.RosHarness).
 """
+import time
+
 import numpy as np
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray
@@ -201,6 +203,42 @@ def test_payload_parameter_at_run_time(rclpy_context, ros_domain_id, model_file)
         assert not heavy[0].successful and 'max_payload_kg' in heavy[0].reason
         far = rig.node.set_parameters([Parameter('payload_com_m', value=[5.0, 0.0, 0.0])])
         assert not far[0].successful and rig.node.model.payload is None
+    finally:
+        rig.close()
+
+
+def test_batched_input_waits_for_the_batch_timer(rclpy_context, ros_domain_id, model_file):
+    """While batched the input subscription is out of the executor's wait set: queued samples
+    wait for the batch timer, which takes them all in one wake-up; a wake-up that finds none
+    hands the input back to the executor (a wake-up per sample)."""
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path, reliable=True, input_batch_period_s=0.05)
+    node = rig.node
+    try:
+        rig.connect()
+        s = feed(rig, model, T0 * 10 ** 9, 3, [0, 0, 0], pace=0.2)    # slow: one per sample
+        assert rig.spin(until=lambda: len(rig.wrench) == 3, timeout=5)
+        assert not node.input_group.batched and node.wakeups == 3
+        node.input_group.batched = True           # as after a fast sample, the timer held
+        node.batch_timer.cancel()
+        s = feed(rig, model, s, 5, [0, 0, 0], pace=0.05)
+        rig.spin(0.3)
+        assert len(rig.wrench) == 3 and node.wakeups == 3      # queued, no wake-up
+        ex = rig.executors[node.context]     # and not ready either: the executor sleeps
+        waits = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            ex.spin_once(timeout_sec=0.1)
+            waits.append(time.monotonic() - t0)
+        assert max(waits) > 0.08, waits
+        node.batch_timer.reset()
+        assert rig.spin(until=lambda: len(rig.wrench) == 8, timeout=5)
+        assert rig.spin(until=lambda: not node.input_group.batched, timeout=5)
+        assert node.wakeups == 5              # the batch, then one that found nothing
+        assert node.batch_timer.is_canceled()
+        feed(rig, model, s, 1, [0, 0, 0], pace=0.2)
+        assert rig.spin(until=lambda: len(rig.wrench) == 9, timeout=5)
+        assert node.wakeups == 6 and not node.input_group.batched
     finally:
         rig.close()
 

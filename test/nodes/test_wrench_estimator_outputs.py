@@ -4,9 +4,13 @@
 
 The node runs as the installed executable does (``python -m ...wrench_estimator``: its ``main``,
 its executor, the youBot settings of config/wrench_estimator.yaml) on an isolated domain. The
-test feeds it 3 s of youBot joint states at 200 Hz over reliable DDS (rest, a 10 N push on the
-tool, release, motion; one sample never sent, one sample with a NaN effort) and runs the same
-messages through ``JointIndexer.convert`` and ``WrenchEstimator.update`` in this process. Every
+test feeds it 3 s of youBot joint states over reliable DDS (rest, a 10 N push on the tool,
+release, motion; one sample never sent, one sample with a NaN effort), once sample by sample at
+200 Hz and once with 500 Hz stamps in bursts of 25 samples every 100 ms, which the node takes in
+batches (``input_batch_period_s``, and the backlog: far fewer wake-ups than samples, counted in
+/diagnostics; the bursts keep the mean rate within what a loaded machine gives the node). It
+runs the same messages through ``JointIndexer.convert`` and ``WrenchEstimator.update`` in this
+process. Every
 ``~/wrench``, ``~/wrench_std`` and ``~/external_joint_torques`` must equal the core's numbers to
 the bit, ``~/contact`` must change where the core's contact state changes, and /diagnostics must
 count one dropped sample (the one never sent; the NaN sample arrived and counts as rejected).
@@ -21,6 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
@@ -44,9 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 FINGERS = ['gripper_finger_joint_l', 'gripper_finger_joint_r']
 NAMES = [f'arm_joint_{i}' for i in range(1, 6)] + FINGERS
-RATE_HZ = 200.0
-N = 600
-SKIPPED, NAN_AT = 250, 400          # a sample never sent; a sample with a NaN effort
+SKIPPED_S, NAN_AT_S = 1.25, 2.0    # a sample never sent; a sample with a NaN effort
 T0_NS = 1_700_000_000 * 10 ** 9
 
 
@@ -58,15 +61,15 @@ def model():
     return m
 
 
-def samples(m):
-    """The fed messages' (stamp_ns, position, velocity, effort) lists, 7 joints each.
+def samples(m, rate_hz):
+    """The fed messages' (stamp_ns, position, velocity, effort) lists, 7 joints each; 3 s.
 
     0-1 s at rest, 1-2 s a 10 N downward push on the tool, 2-3 s the arm moving (0.1 rad
     sinusoids) without force. Efforts: inverse dynamics + friction - J^T F [Nm].
     """
     out = []
-    for k in range(N):
-        t = k / RATE_HZ
+    for k in range(int(3 * rate_hz)):
+        t = k / rate_hz
         w = 2 * math.pi * 1.5
         moving = t >= 2.0
         phase = w * (t - 2.0) + np.arange(5)
@@ -77,9 +80,9 @@ def samples(m):
         tau = (m.robot.inverse_dynamics(q, qd, qdd) + 0.2 * qd + 0.3 * np.tanh(qd / 0.01)
                - m.robot.tool_jacobian(q)[:3].T @ force)
         effort = list(map(float, tau)) + [0.0, 0.0]
-        if k == NAN_AT:
+        if k == int(NAN_AT_S * rate_hz):
             effort[2] = float('nan')
-        out.append((T0_NS + int(round(k * 1e9 / RATE_HZ)), list(map(float, q)) + [0.0, 0.0],
+        out.append((T0_NS + int(round(k * 1e9 / rate_hz)), list(map(float, q)) + [0.0, 0.0],
                     list(map(float, qd)) + [0.0, 0.0], effort))
     return out
 
@@ -146,9 +149,10 @@ class Listener:
         return until()
 
 
-def test_node_outputs_equal_the_core_update(ros_domain_id):
+@pytest.mark.parametrize('rate_hz, burst', [(200.0, 1), (500.0, 25)])
+def test_node_outputs_equal_the_core_update(ros_domain_id, rate_hz, burst):
     m = model()
-    feed = [x for k, x in enumerate(samples(m)) if k != SKIPPED]
+    feed = [x for k, x in enumerate(samples(m, rate_hz)) if k != int(SKIPPED_S * rate_hz)]
     want, want_contact = reference(m, feed)
     assert any(want_contact) and not all(want_contact)      # the push is detected and ends
     path = Path(tempfile.mkdtemp()) / 'model.yaml'
@@ -173,7 +177,9 @@ def test_node_outputs_equal_the_core_update(ros_domain_id):
             msg = JointState(name=NAMES, position=q, velocity=qd, effort=effort)
             msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 10 ** 9)
             probe.pub.publish(msg)
-            probe.spin(max(0.0, t0 + (k + 1) / RATE_HZ - time.perf_counter()))
+            if (k + 1) % burst == 0:
+                probe.spin(max(0.0, t0 + (k + 1) / rate_hz * (1 if burst == 1 else 2.0)
+                               - time.perf_counter()))
         expected = want
         assert probe.spin(30, lambda: all(len(probe.got[t]) >= len(expected) for t in topics))
         probe.spin(1.2)                                      # a /diagnostics after the last
@@ -187,6 +193,8 @@ def test_node_outputs_equal_the_core_update(ros_domain_id):
         assert changes(probe.got['contact']) == changes(want_contact)
         assert probe.diag['dropped_samples'] == '1', probe.diag
         assert probe.diag['rejected_samples'] == '1', probe.diag
+        if burst > 1:                 # taken in batches, not a wake-up per sample
+            assert int(probe.diag['input_wakeups']) < 0.5 * len(feed), probe.diag
         # services are served by the node's executor too, and Ctrl-C stops it cleanly
         client = probe.node.create_client(Trigger, 'wrench_estimator/clear_tare')
         assert client.wait_for_service(timeout_sec=10)

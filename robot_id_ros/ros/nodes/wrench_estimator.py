@@ -11,7 +11,9 @@ Every output carries its input sample's stamp; ``~/contact`` is published when i
 with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
 Output messages are built once and refilled, and a topic nobody subscribes to is not filled;
 the callback also takes the samples queued behind its own, serialized, and reads them without
-building message objects (``msg_helpers.joint_state_taker``). A sample
+building message objects (``msg_helpers.joint_state_taker``). Above 2 / ``input_batch_period_s``
+(a 1 kHz driver) the input stops waking the executor per sample: a timer takes what is queued
+every ``input_batch_period_s`` (``InputGroup``), until a wake-up finds nothing. A sample
 that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
 missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
@@ -26,6 +28,7 @@ import time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
+from rclpy.callback_groups import CallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -50,6 +53,30 @@ from robot_id_ros.ros.params import (declare_table, parameter_check, refuse_rena
 from robot_id_ros.settings import from_plain
 
 BACKLOG_MAX = 1000      # samples taken from the queue in one callback at most
+
+
+class InputGroup(CallbackGroup):
+    """The input subscription's callback group: out of the executor's wait set while batched.
+
+    rclpy's executors (Humble, Jazzy, Kilted) build their wait set each pass from the entities
+    whose group ``can_execute``; while ``batched`` is set the subscription is left out, so a
+    sample does not wake the executor: a timer takes the queued samples instead.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.batched = False
+
+    def can_execute(self, entity):
+        """Return True unless batched (the executor then leaves the subscription out)."""
+        return not self.batched
+
+    def beginning_execution(self, entity):
+        """Return True unless batched."""
+        return not self.batched
+
+    def ending_execution(self, entity):
+        """Nothing to release."""
 
 
 class WrenchEstimatorNode(Node):
@@ -88,31 +115,76 @@ class WrenchEstimatorNode(Node):
         self.msg_contact = None            # the last Bool published, None before the first
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
-        sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos)
+        self.input_group = InputGroup()
+        sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos,
+                                       callback_group=self.input_group)
         self.take_queued = joint_state_taker(sub)
+        steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.batch_period_s = float(p['input_batch_period_s']) if self.take_queued else 0.0
+        self._last_wake_s = -1.0        # time.monotonic() of the last wake-up by a sample
+        self._interval_s = self.batch_period_s    # running mean of the input interval
+        self.wakeups = 0                # callbacks that took input (per sample or per batch)
+        self._outputs = (True, True, True)   # which outputs have subscribers (see _wake)
+        self.batch_timer = None
+        if self.batch_period_s > 0.0:
+            self.batch_timer = self.create_timer(self.batch_period_s, self._on_batch, clock=steady)
+            self.batch_timer.cancel()
         info = self.get_logger().info
         self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
         self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
         self.create_service(Trigger, '~/clear_tare', trigger_handler(self._clear_tare, info))
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self.create_timer(float(p['diagnostics_period_s']), self._on_timer,
-                          clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
 
     def _on_joint_state(self, msg: JointState):
+        self._wake()
         stamp = msg.header.stamp
         self._process(stamp.sec, stamp.nanosec, msg.name, msg.position, msg.velocity, msg.effort)
         if self.take_queued:
-            self.drain()
+            taken = 1 + self.drain()
+            if self.batch_timer is not None:
+                self._batch_if_fast(taken)
+
+    def _batch_if_fast(self, taken):
+        """Switch to batched input when samples come faster than 2 / ``batch_period_s``.
+
+        The interval between samples is a running mean over wake-ups (``taken`` samples since
+        the previous one), so that a late wake-up on a slow input does not switch.
+        """
+        now = time.monotonic()
+        if self._last_wake_s >= 0.0:
+            per_sample_s = (now - self._last_wake_s) / taken
+            self._interval_s += 0.5 * (per_sample_s - self._interval_s)
+        self._last_wake_s = now
+        if self._interval_s < 0.5 * self.batch_period_s:
+            self.input_group.batched = True     # samples come fast: take them in batches
+            self.batch_timer.reset()
+
+    def _on_batch(self):
+        """Take the queued samples (batched input); none: wake for each sample again."""
+        self._wake()
+        if not self.drain():
+            self.input_group.batched = False
+            self.batch_timer.cancel()
+            self._last_wake_s, self._interval_s = -1.0, self.batch_period_s
+
+    def _wake(self):
+        """Count a wake-up and see which outputs have subscribers (once per wake-up)."""
+        self.wakeups += 1
+        self._outputs = (self.pub_wrench.get_subscription_count() > 0,
+                         self.pub_std.get_subscription_count() > 0,
+                         self.pub_tau.get_subscription_count() > 0)
 
     def drain(self):
-        """Process the samples queued on the input, up to ``BACKLOG_MAX``."""
+        """Process the samples queued on the input, up to ``BACKLOG_MAX``; return how many."""
         take, process = self.take_queued, self._process
-        for _ in range(BACKLOG_MAX):
+        for k in range(BACKLOG_MAX):
             fields = take()
             if fields is None:
-                break
+                return k
             process(*fields)
+        return BACKLOG_MAX
 
     def _process(self, sec, nanosec, names, position, velocity, effort):
         """Estimate from one joint state (its stamp and arrays) and publish the outputs."""
@@ -136,19 +208,21 @@ class WrenchEstimatorNode(Node):
         """Publish the outputs of one sample (each topic only when someone subscribes to it).
 
         A publication without a matched subscriber reaches no one (the topics are volatile), so
-        skipping it changes no subscriber's messages and saves its serialisation.
+        skipping it changes no subscriber's messages and saves its serialisation. The
+        subscribers are counted once per wake-up (``_wake``), not per sample.
         """
-        if self.pub_wrench.get_subscription_count():
+        wrench_out, std_out, tau_out = self._outputs
+        if wrench_out:
             w = self.msg_wrench
             w.header.stamp.sec, w.header.stamp.nanosec = sec, nanosec
             fill_wrench(w.wrench, res.wrench)
             self.pub_wrench.publish(w)
-        if self.pub_std.get_subscription_count():
+        if std_out:
             sd = self.msg_std
             sd.header.stamp.sec, sd.header.stamp.nanosec = sec, nanosec
             fill_wrench(sd.wrench, wrench_std(res))
             self.pub_std.publish(sd)
-        if self.pub_tau.get_subscription_count():
+        if tau_out:
             tau = self.msg_tau
             tau.header.stamp.sec, tau.header.stamp.nanosec = sec, nanosec
             tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
@@ -197,6 +271,7 @@ class WrenchEstimatorNode(Node):
             self.pub_contact.publish(self.msg_contact)
         level, message, values = self.monitor.status(self.est)
         values += observability_values(self.est)     # which wrench axes are sensed, and why
+        values += [('input_batched', self.input_group.batched), ('input_wakeups', self.wakeups)]
         self.pub_diag.publish(diagnostic_array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: wrench estimation',
             self.model.robot.robot_name, level, message, values))
