@@ -147,9 +147,17 @@ class SimDriver:
         return self.layout.arrays(m.t_s, m.position_rad.tolist(), m.velocity_rad_s.tolist(),
                                   effort.tolist())
 
-    def run(self, publish):
-        """``RealTimeClock.run``; returns (and records) the problem when the simulation lags."""
-        problem = self.realtime.run(publish)
+    def run(self, publish, before_step=None):
+        """``RealTimeClock.run``; returns (and records) the problem when the simulation lags.
+
+        Args:
+            publish: called with each published ``Measurement``.
+            before_step: called before each physics step (take the commands queued meanwhile).
+
+        Returns:
+            None, or the problem text.
+        """
+        problem = self.realtime.run(publish, before_step)
         if problem is not None:
             self.problem(problem)
         return problem
