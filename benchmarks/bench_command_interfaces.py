@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.demo import results as R
-from robot_id_ros.demo.pipeline import COMMAND_INTERFACES, DemoConfig, DemoError, run_demo
+from robot_id_ros.demo.pipeline import COMMAND_INTERFACES, DemoConfig, run_demo
 from robot_id_ros.demo.report import IDENTIFIED
+from robot_id_ros.errors import RobotIdError
 
 TOLERANCE = 0.05         # relative difference to 'trajectory' that passes
 AXES = 'xyz'
@@ -122,8 +123,8 @@ def main():
             res = run_demo(DemoConfig(run_dir, quick=not a.full, seed=a.seed,
                                       command_interface=interface))
             runs[interface] = figures(run_dir, res)
-        except DemoError as exc:
-            print(f'{interface}: the demo failed: {exc}')
+        except RobotIdError as exc:      # a stage failed, or the director timed out
+            print(f'{interface}: the demo failed: {exc}', flush=True)
             runs[interface] = None
         walls[interface] = time.monotonic() - t0
     print('\n==== bench_command_interfaces ====')

@@ -119,6 +119,7 @@ class SimDriver:
         self.calibration_rad = _calibration_pose(arm, config.calibration_positions_rad)
         self.layout = JointStateLayout(arm.joint_names, YOUBOT_GRIPPER_JOINTS, config, arm.t)
         self.powered = PoweredArm(arm)
+        self.powered.motors_on = bool(config.motors_on_at_start)
         self.realtime = RealTimeClock(self.powered, 1.0 / float(publish_rate_hz),
                                       real_time_factor, start_time_sec)
         self.accepted = self.rejected = 0
