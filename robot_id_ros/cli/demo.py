@@ -29,6 +29,12 @@ def add_parser(subparsers):
                    help='simulation speed during the force phase (default 2x)')
     p.add_argument('--domain-id', type=int, default=None,
                    help='ROS domain (default: a private one per run)')
+    p.add_argument('--command-interface', default='trajectory',
+                   choices=('trajectory', 'follow_joint_trajectory', 'brics_position'),
+                   help="how the recorders move the arm: 'trajectory' (JointTrajectory topic, "
+                        "default) or the real youBot driver's FollowJointTrajectory action / "
+                        'brics JointPositions stream (their message packages are built for the '
+                        'demo with tools/build_interfaces.py when not installed)')
     return p
 
 
@@ -45,7 +51,8 @@ def run(args) -> int:
         run_demo(DemoConfig(out, quick=args.quick, seed=args.seed,
                             real_time_factor=args.real_time_factor,
                             force_real_time_factor=args.force_real_time_factor,
-                            domain_id=args.domain_id))
+                            domain_id=args.domain_id,
+                            command_interface=args.command_interface))
     except DemoError as exc:
         raise CommandError(str(exc)) from exc
     print(f'\nreport: {out}/ (results.md, results.json, youbot_model.yaml, report/, bags/, logs/)')

@@ -34,7 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.demo import report
-from robot_id_ros.demo.processes import DemoError, NodeGroup, demo_environment, log
+from robot_id_ros.demo.processes import (INTERFACE_PACKAGES, DemoError, NodeGroup,
+                                         demo_environment, interface_environment, log)
 from robot_id_ros.demo.report import results_table
 from robot_id_ros.ros.params_file import node_parameters, youbot_estimator_settings
 from robot_id_ros.identify import IdentificationOptions, identify, validate
@@ -59,6 +60,28 @@ EXCITATION_TORQUE_FRACTION = 0.9
 DESIGN_FRICTION = dict(coulomb_pos_nm=[0.8, 0.6, 0.5, 0.2, 0.15],
                        coulomb_neg_nm=[0.8, 0.6, 0.5, 0.2, 0.15],
                        viscous_nm_s_rad=[1.0, 0.8, 0.6, 0.1, 0.1], offset_nm=[0.0] * 5)
+
+COMMAND_INTERFACES = ('trajectory', *INTERFACE_PACKAGES)
+# brics set points are sent this long (sim time) before their time: at 4x real time that is 50 ms
+# of wall time for the link and a busy recorder (the recorders' default 0.04 s is a real-time one)
+DEMO_STREAM_LEAD_S = 0.2
+
+
+def command_parameters(interface) -> dict:
+    """Return the recorders' parameters that send their motions through ``interface``.
+
+    The simulator runs in the root namespace: its action and position command topic are the
+    real driver's names without the ``arm_1`` namespace.
+    """
+    from robot_id_ros.ros.nodes.youbot_sim import (FOLLOW_JOINT_TRAJECTORY_ACTION,
+                                                   POSITION_COMMAND_TOPIC)
+    params = {'command_interface': interface}
+    if interface == 'follow_joint_trajectory':
+        params['follow_joint_trajectory_action'] = FOLLOW_JOINT_TRAJECTORY_ACTION
+    elif interface == 'brics_position':
+        params.update(position_command_topic=POSITION_COMMAND_TOPIC,
+                      stream_lead_s=DEMO_STREAM_LEAD_S)
+    return params
 
 
 @lru_cache(maxsize=1)
@@ -134,6 +157,10 @@ class DemoConfig:
             keep up).
         publish_rate_hz: the simulator's joint-state rate, Hz.
         domain_id: ROS domain; None: a private one per run.
+        command_interface: how the recorders move the arm (``COMMAND_INTERFACES``): 'trajectory'
+            (JointTrajectory topic), or the real youBot driver's 'follow_joint_trajectory'
+            (action) or 'brics_position' (streamed set points); identification and the force
+            phase are the same for all.
     """
 
     out_dir: Path
@@ -143,6 +170,12 @@ class DemoConfig:
     force_real_time_factor: float = 2.0
     publish_rate_hz: float = 200.0
     domain_id: int | None = None
+    command_interface: str = 'trajectory'
+
+    def __post_init__(self):
+        if self.command_interface not in COMMAND_INTERFACES:
+            raise DemoError(f'command_interface {self.command_interface!r}: choose one of '
+                            f'{", ".join(COMMAND_INTERFACES)}')
 
     @property
     def static_pose_count(self):
@@ -192,7 +225,8 @@ class Demo:
         self.logs = self.out / 'logs'
         self.bags = self.out / 'bags'
         self.domain_id = cfg.domain_id if cfg.domain_id is not None else 120 + os.getpid() % 100
-        self.nodes = NodeGroup(demo_environment(self.domain_id), self.logs)
+        self.nodes = NodeGroup(interface_environment(demo_environment(self.domain_id),
+                                                     cfg.command_interface), self.logs)
         self.t0 = time.monotonic()
         self.stage_no = 0
         self.n_stages = 8
@@ -202,10 +236,15 @@ class Demo:
 
     # --- processes ------------------------------------------------------------------------
     def recorder_params(self, bag, **extra):
-        """Return a recorder's parameters: sim time, ``bag``, start at once, exit when done."""
+        """Return a recorder's parameters: sim time, ``bag``, start at once, exit when done.
+
+        One that moves the arm sends its motions through ``cfg.command_interface``.
+        """
         p = {'use_sim_time': True, 'output_path': str(bag), 'autostart': True,
              'shutdown_when_done': True, 'resume': False, 'startup_timeout_s': 30.0,
              'driver_timeout_s': 5.0, 'progress_period_s': 10.0}
+        if not extra.get('passive'):        # the arm moves through the chosen interface
+            p.update(command_parameters(self.cfg.command_interface))
         p.update(extra)
         return p
 
@@ -233,7 +272,8 @@ class Demo:
     def _run(self):
         cfg = self.cfg
         with Stage(self, f'simulated youBot (seed {cfg.seed}, {cfg.publish_rate_hz:g} Hz, '
-                         f'x{cfg.real_time_factor:g} real time, ROS domain {self.domain_id})'):
+                         f'x{cfg.real_time_factor:g} real time, ROS domain {self.domain_id}, '
+                         f'recorders through {cfg.command_interface})'):
             self._start_simulator()
         with Stage(self, f'static poses: {cfg.static_pose_count} poses, each approached from both '
                          'directions'):

@@ -7,6 +7,7 @@ limited to this machine, its output in a log file.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -45,6 +46,48 @@ def demo_environment(domain_id):
                PYTHONUNBUFFERED='1')
     env.pop('ROS_LOCALHOST_ONLY', None)
     return env
+
+
+# the message package each command interface needs (none: 'trajectory')
+INTERFACE_PACKAGES = {'follow_joint_trajectory': 'control_msgs',
+                      'brics_position': 'brics_actuator'}
+BUILD_TOOL = Path(__file__).resolve().parents[2] / 'tools' / 'build_interfaces.py'
+
+
+def interface_environment(env, interface):
+    """Return ``env`` extended so the nodes import the message package ``interface`` needs.
+
+    An installed package (a ROS 2 installation, a sourced driver workspace) is used as it is;
+    else, in a source checkout, it is built (or taken from the cache) with
+    tools/build_interfaces.py, the test setup's way, and one line says so. The nodes never build.
+
+    Args:
+        env: the processes' environment (``demo_environment``).
+        interface: 'trajectory', 'follow_joint_trajectory' or 'brics_position'.
+
+    Returns:
+        The environment (``env`` itself for 'trajectory' or an installed package).
+
+    Raises:
+        DemoError: the package is neither installed nor buildable here (one line naming it).
+    """
+    package = INTERFACE_PACKAGES.get(interface)
+    if package is None or importlib.util.find_spec(package) is not None:
+        return env
+    from robot_id_ros.ros.command_adapters import missing_package_message
+    if not BUILD_TOOL.is_file():
+        raise DemoError(missing_package_message(package))
+    spec = importlib.util.spec_from_file_location('build_interfaces', BUILD_TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    t0 = time.monotonic()
+    try:
+        install = tool.build()
+    except tool.BuildToolsMissing as exc:
+        raise DemoError(f'{missing_package_message(package)} ({exc})') from exc
+    log(f'command interface {interface}: {package} from tools/build_interfaces.py in {install} '
+        f'({time.monotonic() - t0:.0f} s)')
+    return tool.runtime_env(install, base=env)
 
 
 class NodeProcess:

@@ -28,6 +28,7 @@ from robot_id_ros.ros.command_adapters import (InterfacePackageMissing, import_b
 from robot_id_ros.ros.conversions import stamp_ns, time_msg
 from robot_id_ros.ros.msg_helpers import duration_s, trajectory_points
 
+SETPOINT_QUEUE_DEPTH = 10     # set points queued between two physics steps
 FEEDBACK_EVERY = 5            # one feedback per this many joint states (10 Hz at 50 Hz)
 SUCCESSFUL, INVALID_GOAL, INVALID_JOINTS = 0, -1, -2
 PATH_TOLERANCE_VIOLATED, GOAL_TOLERANCE_VIOLATED = -4, -5
@@ -164,6 +165,11 @@ class FollowJointTrajectoryServer:
 def position_command_subscription(node, driver, topic, on_reject):
     """Subscribe ``driver.position_setpoint`` to brics JointPositions on ``topic``.
 
+    The executor delivers set points between physics ticks; ``take_pending()`` (returned) takes
+    those queued meanwhile, in order, and the node calls it before every physics step, so a tick
+    that catches up several publish periods follows a stream of set points as the real driver
+    does in its control loop (one thread; no set point waits for the tick's end).
+
     Args:
         node: the sim node.
         driver: the ``SimDriver``.
@@ -171,7 +177,8 @@ def position_command_subscription(node, driver, topic, on_reject):
         on_reject: called with the text of a rejected set point.
 
     Returns:
-        The subscription.
+        ``take_pending()``: follows every queued set point; a no-op where this rclpy has no
+        ``take_message`` (the executor then delivers each).
 
     Raises:
         InterfacePackageMissing: brics_actuator is not installed.
@@ -186,9 +193,19 @@ def position_command_subscription(node, driver, topic, on_reject):
                                             [stamp_ns(v.timestamp) for v in values])
         if not ok:
             on_reject(text)
-    # depth 1: a driver acts on the newest set point; a backlog (a busy executor) is dropped,
-    # never replayed late
-    return node.create_subscription(joint_positions, topic, on_set_point, 1)
+    sub = node.create_subscription(joint_positions, topic, on_set_point, SETPOINT_QUEUE_DEPTH)
+    handle = getattr(sub, 'handle', None)
+    if not hasattr(handle, 'take_message'):
+        return lambda: None
+
+    def take_pending():
+        for _ in range(SETPOINT_QUEUE_DEPTH):
+            with handle:
+                taken = handle.take_message(joint_positions, False)
+            if taken is None:
+                return
+            on_set_point(taken[0])
+    return take_pending
 
 
 __all__ = ['FollowJointTrajectoryServer', 'InterfacePackageMissing',

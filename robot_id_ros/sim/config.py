@@ -128,6 +128,10 @@ class SimConfig:
     calibration_speed_rad_s: float = setting(
         0.5, 'fastest joint speed of the move to the calibrated pose', unit='rad/s', lo=0.01,
         hi=10.0)
+    motors_on_at_start: bool = setting(
+        True, 'the arm motors are on at start (the real driver switches them on when it has '
+        'initialised the arm); false: as after switchOffMotors (no motion, zero effort, commands '
+        'refused) until switchOnMotors')
     # --- start -------------------------------------------------------------------------------
     initial_positions_rad: tuple = setting(
         YOUBOT_CANDLE_RAD, 'arm joint positions at start (J1..J5); default the candle pose',

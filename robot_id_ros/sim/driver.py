@@ -119,6 +119,7 @@ class SimDriver:
         self.calibration_rad = _calibration_pose(arm, config.calibration_positions_rad)
         self.layout = JointStateLayout(arm.joint_names, YOUBOT_GRIPPER_JOINTS, config, arm.t)
         self.powered = PoweredArm(arm)
+        self.powered.motors_on = bool(config.motors_on_at_start)
         self.realtime = RealTimeClock(self.powered, 1.0 / float(publish_rate_hz),
                                       real_time_factor, start_time_sec)
         self.accepted = self.rejected = 0
@@ -147,9 +148,17 @@ class SimDriver:
         return self.layout.arrays(m.t_s, m.position_rad.tolist(), m.velocity_rad_s.tolist(),
                                   effort.tolist())
 
-    def run(self, publish):
-        """``RealTimeClock.run``; returns (and records) the problem when the simulation lags."""
-        problem = self.realtime.run(publish)
+    def run(self, publish, before_step=None):
+        """``RealTimeClock.run``; returns (and records) the problem when the simulation lags.
+
+        Args:
+            publish: called with each published ``Measurement``.
+            before_step: called before each physics step (take the commands queued meanwhile).
+
+        Returns:
+            None, or the problem text.
+        """
+        problem = self.realtime.run(publish, before_step)
         if problem is not None:
             self.problem(problem)
         return problem

@@ -11,7 +11,7 @@
 - ``PoweredArm``: the arm as the real-time clock advances it. With the motors on the physics runs;
   with them off the arm is held where it is (no motion; the driver reports zero effort) while
   the simulation time goes on. Its ``lock`` is held while the physics runs one publish
-  period: a command handled on another thread (the brics set points) changes the arm between.
+  period: a command handled on another thread changes the arm between.
 """
 from __future__ import annotations
 

@@ -59,8 +59,11 @@ class RealTimeClock:
         lo, hi = TIMER_PERIOD_BOUNDS_S
         return min(max(self.publish_period_s / self.real_time_factor, lo), hi)
 
-    def run(self, publish):
+    def run(self, publish, before_step=None):
         """Advance the arm to each publish instant that is due and call ``publish(measurement)``.
+
+        ``before_step()``, when given, is called before each step (the commands that arrived
+        while the previous steps ran are followed from the next step on, not after the catch-up).
 
         Returns:
             None, or a problem text when the simulation fell behind the requested factor (it
@@ -74,6 +77,8 @@ class RealTimeClock:
             t_pub = self._pub_t0 + self._pub_k * period
             if t_pub > target + 1e-12:
                 break
+            if before_step is not None:
+                before_step()
             arm.advance_to(t_pub)
             publish(arm.measure())
             self._pub_k += 1

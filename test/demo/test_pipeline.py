@@ -73,3 +73,31 @@ def test_identification_options_reads_a_node_section_and_names_a_bad_file(tmp_pa
         pipeline.identification_options(f)
     with pytest.raises(InputError, match='cannot read'):
         pipeline.identification_options(tmp_path / 'missing.yaml')
+
+
+@pytest.mark.parametrize('interface', pipeline.COMMAND_INTERFACES)
+def test_demo_recorders_move_the_arm_through_the_chosen_interface(tmp_path, interface):
+    from types import SimpleNamespace
+
+    from robot_id_ros.ros.recorders.parameters import common_parameters
+
+    demo = SimpleNamespace(cfg=pipeline.DemoConfig(tmp_path, command_interface=interface))
+    moving = pipeline.Demo.recorder_params(demo, tmp_path / 'bag')
+    passive = pipeline.Demo.recorder_params(demo, tmp_path / 'bag', passive=True)
+    assert moving['command_interface'] == interface
+    assert set(moving) - {'use_sim_time'} <= set(common_parameters())   # the recorders' own
+    assert 'command_interface' not in passive                       # the force phase: unchanged
+
+
+def test_demo_names_a_missing_interface_package_in_one_line(tmp_path, monkeypatch):
+    from robot_id_ros.demo import processes
+
+    monkeypatch.setattr(processes.importlib.util, 'find_spec', lambda name: None)
+    monkeypatch.setattr(processes, 'BUILD_TOOL', tmp_path / 'no_such_tool.py')
+    env = {'A': '1'}
+    assert processes.interface_environment(env, 'trajectory') is env
+    with pytest.raises(processes.DemoError) as err:
+        processes.interface_environment(env, 'brics_position')
+    assert 'brics_actuator' in str(err.value) and '\n' not in str(err.value)
+    with pytest.raises(pipeline.DemoError, match='choose one of'):
+        pipeline.DemoConfig(tmp_path, command_interface='velocity')

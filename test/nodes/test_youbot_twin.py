@@ -201,6 +201,35 @@ def test_motors_off_no_motion_zero_effort_commands_refused_then_calibrate(twin):
 
 
 # ------------------------------------------------------------------ estimator on the twin
+def test_motors_off_at_start_until_switch_on(twin):
+    # motors_on_at_start false: from the first joint state the arm stands still with zero effort
+    # and refuses commands, as after switchOffMotors; switchOnMotors then holds it where it is
+    b = twin(gripper=False, real_time_factor=2.0, motors_on_at_start=False,
+             initial_positions=[2.95, 1.8, -1.8, 1.79, 2.92])     # J2, J3 loaded by gravity
+    assert b.connected()
+    b.traj.publish(trajectory(['arm_joint_2'], [(1.0, [1.8])]))
+    assert b.spin(until=lambda: b.sim.driver.rejected >= 1, timeout=30.0)
+    b.spin_sim(1.0)
+    assert b.sim.driver.accepted == 0
+    q = np.array([s.position for s in b.js])
+    assert len(q) >= 50 and np.ptp(q, axis=0).max() == 0.0
+    assert np.all(np.array([s.effort for s in b.js]) == 0.0)
+    b.call('switchOnMotors')
+    b.spin_sim(1.0)
+    arm = b.sim.arm
+    q_on = np.array(b.js[-1].position)
+    assert np.allclose(q_on, q[0], atol=2e-3)
+    effort = np.mean([s.effort[:5] for s in b.js[-10:]], axis=0)
+    g = arm.true_gravity_torque(q_on)
+    band = np.maximum(arm.breakaway_pos, arm.breakaway_neg) + 0.1
+    assert np.all(np.abs(effort - g) <= band) and np.abs(g).max() > 1.0
+    # and it follows commands again
+    b.traj.publish(trajectory(['arm_joint_2'], [(1.0, [q_on[1] + 0.2])]))
+    assert b.spin(until=lambda: b.sim.driver.accepted == 1, timeout=30.0)
+    b.spin_sim(2.0)
+    assert abs(b.js[-1].position[1] - (q_on[1] + 0.2)) < 0.01
+
+
 def start(module, domain, args, env=None):
     return subprocess.Popen([sys.executable, '-m', module, '--ros-args', *args],
                             env=env or isolated_env(domain), cwd=ROOT, stdout=subprocess.PIPE,

@@ -95,14 +95,14 @@ class YoubotSimNode(Node):
 
     def _driver_interfaces(self):
         """Offer the real driver's action and position command where their packages exist."""
-        server = None
+        server, self._take_setpoints = None, None
         try:
             server = FollowJointTrajectoryServer(self, self.driver, FOLLOW_JOINT_TRAJECTORY_ACTION)
         except InterfacePackageMissing as exc:
             self.get_logger().info(f'no {FOLLOW_JOINT_TRAJECTORY_ACTION} action: {exc}')
         try:
-            position_command_subscription(self, self.driver, POSITION_COMMAND_TOPIC,
-                                          self._on_setpoint_rejected)
+            self._take_setpoints = position_command_subscription(
+                self, self.driver, POSITION_COMMAND_TOPIC, self._on_setpoint_rejected)
         except InterfacePackageMissing as exc:
             self.get_logger().info(f'no {POSITION_COMMAND_TOPIC} topic: {exc}')
         return server
@@ -125,7 +125,7 @@ class YoubotSimNode(Node):
                                         clock=self._steady)
 
     def _tick(self):
-        problem = self.driver.run(self._publish)
+        problem = self.driver.run(self._publish, self._take_setpoints)
         if problem is not None:
             self._diagnostics('warn', problem, what='input')
 
