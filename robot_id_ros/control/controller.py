@@ -31,7 +31,16 @@ from robot_id_ros.control.safety import (SafetyMonitor, keep_in_box, limit_joint
 from robot_id_ros.errors import InputError
 from robot_id_ros.model.robot import RobotModel
 
-__all__ = ['Command', 'ForceController', 'ForceInput']
+__all__ = ['Command', 'ForceController', 'ForceInput', 'SETPOINT_LEAD_STEPS']
+
+# A set point is for this many control steps ahead. With one step the drive reaches each set
+# point just as the next arrives and holds it (zero velocity) in between: the desired velocity
+# dips at every set point, and the drive torque ripples at the set-point rate, in phase with
+# the joint-state samples. The sampled effort then misses the ripple's mean by up to 0.5 Nm on a
+# moving youBot joint (kp x the lag), a friction-like bias that read a 10 N push along the arm's
+# reach as ~8 N. With two steps a set point replaces the previous one mid-way, velocity
+# continuous.
+SETPOINT_LEAD_STEPS = 2
 
 
 @dataclass
@@ -39,7 +48,8 @@ class Command:
     """One step's output.
 
     Attributes:
-        t_s: the time the set point is for (the step's time plus one step), s.
+        t_s: the time the set point is for (the step's time plus ``SETPOINT_LEAD_STEPS``
+            steps), s.
         q_rad: (n,) joint set point (reference plus dither).
         qd_rad_s: (n,) joint velocity at the set point.
         send: False while disabled: nothing is to be sent (the arm holds its own set point).
@@ -190,7 +200,8 @@ class ForceController:
         at_limit = (q_next < self.lower) | (q_next > self.upper)
         if at_limit.any():       # the others make the velocity without the joints at a limit
             jv = self.kin.map(self.q_ref, v, locked=at_limit)
-        qd = limit_joint_speed(np.where(at_limit, 0.0, jv.qd_rad_s), c.max_joint_speed_rad_s)
+        qd = limit_joint_speed(np.where(at_limit, 0.0, jv.qd_rad_s), c.max_joint_speed_rad_s,
+                               np.where(at_limit, 0.0, jv.orientation_rad_s))
         self.q_ref = np.clip(self.q_ref + qd * dt, self.lower, self.upper)
         self.qd_ref = qd
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ qd
@@ -224,7 +235,7 @@ class ForceController:
 
     def _command(self, t_s, dt, ramp, reason, unreachable, dither=True):
         """Return the set point for one step ahead: reference plus dither."""
-        period = dt if dt > 0.0 else 0.0
+        period = SETPOINT_LEAD_STEPS * dt if dt > 0.0 else 0.0
         t_next = t_s + period
         q = self.q_ref + self.qd_ref * period
         qd = self.qd_ref.copy()
