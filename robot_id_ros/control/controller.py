@@ -23,8 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_id_ros.control.admittance import ForceInput, admittance_velocity, used_axes
+from robot_id_ros.control.admittance import (ForceInput, admittance_velocity, pressing_force_n,
+                                             sigma_along_n, unit, used_axes)
 from robot_id_ros.control.config import MODES, ControllerConfig
+from robot_id_ros.control.contact_model import ContactModel, fuse
 from robot_id_ros.control.kinematics import ToolVelocityMap
 from robot_id_ros.control.safety import (SafetyMonitor, keep_in_box, limit_joint_speed,
                                          limit_velocity)
@@ -103,6 +105,8 @@ class ForceController:
         self._t_dither = 0.0
         self._stop_from = None       # (reference velocity when the stop began, its time)
         self._sent_hold = False      # the last hold set point after a disable was sent
+        self.contact = ContactModel()
+        self.pressing_n = None       # force_hold: (estimated, used) pressing force, N
 
     # --- commands from outside ---------------------------------------------------------------
     def set_enabled(self, on: bool, t_s: float):
@@ -114,6 +118,7 @@ class ForceController:
             self.safety.clear()
             self._t_ramp = self._t_dither = float(t_s)
             self.q_ref = None          # taken from the measured joints at the next step
+            self.contact.reset()
         self.enabled = bool(on)
 
     def set_mode(self, mode: str, t_s: float):
@@ -128,10 +133,13 @@ class ForceController:
             self.mode = mode
             self._t_ramp = float(t_s)
             self.v_ref = np.zeros(3)
+            self.contact.reset()
 
     def update_config(self, config: ControllerConfig, t_s: float):
         """Take new settings (run-time parameters); a mode change among them ramps."""
         mode_changed = config.mode != self.config.mode
+        if tuple(config.force_axis) != tuple(self.config.force_axis):
+            self.contact.reset()
         self.config = config.validated()
         self.safety.config = self.config
         if mode_changed:
@@ -179,7 +187,7 @@ class ForceController:
             age = 0.0 if q_stamp_s is None else min(max(t_s - q_stamp_s, 0.0), 0.1)
             return self._stop(t_s, step, reason,
                               np.asarray(q_meas_rad, dtype=float) + self.qd_ref * age)
-        return self._run(t_s, step, inp)
+        return self._run(t_s, step, inp, q_meas_rad)
 
     def _idle(self, t_s, q_meas, reason):
         self.state = 'disabled'
@@ -187,11 +195,46 @@ class ForceController:
         return Command(t_s, q, np.zeros(self.n), False, 'disabled', reason, np.zeros(3),
                        np.zeros(3), 0.0)
 
-    def _run(self, t_s, dt, inp):
+    def _pressing(self, t_s, inp, q_meas):
+        """Return the pressing force to act on in force_hold, N.
+
+        The estimate, fused with the contact's force-position line (``contact_model``) where
+        ``force_contact_model``.
+        """
+        d = unit(self.config.force_axis)
+        est = pressing_force_n(inp.force_n, d)
+        used = est
+        if self.config.force_contact_model:
+            s = float(d @ self.kin.tool_position_m(q_meas))
+            sigma = sigma_along_n(inp.sigma_n, d)
+            self.contact.add(t_s, s, est, sigma)
+            used = fuse(est, sigma, self.contact.predict(s))[0]
+        self.pressing_n = (est, used)
+        return used
+
+    def _no_windup(self, v, q_meas):
+        """Return ``v`` without a part along force_axis that runs the reference away (force_hold).
+
+        No velocity along force_axis takes the reference further than ``force_max_lead_m``
+        ahead of the measured tool: a stuck arm does not wind it up.
+        """
+        d = unit(self.config.force_axis)
+        lead = float(d @ (self.kin.tool_position_m(self.q_ref) -
+                          self.kin.tool_position_m(q_meas)))
+        along = float(d @ v)
+        limit = self.config.force_max_lead_m
+        if (lead > limit and along > 0.0) or (lead < -limit and along < 0.0):
+            return v - along * d
+        return v
+
+    def _run(self, t_s, dt, inp, q_meas):
         c = self.config
         self.state, self._stop_from = 'running', None
         ramp = self.ramp(t_s)
-        v_want = admittance_velocity(self.mode, c, inp) * ramp
+        pressing = self._pressing(t_s, inp, q_meas) if self.mode == 'force_hold' else None
+        v_want = admittance_velocity(self.mode, c, inp, pressing) * ramp
+        if self.mode == 'force_hold':
+            v_want = self._no_windup(v_want, q_meas)
         v = limit_velocity(v_want, self.v_ref, max(dt, 1e-3), c)
         v = keep_in_box(self.kin.tool_position_m(self.q_ref), v, max(dt, 1e-3),
                         np.asarray(c.workspace_min_m), np.asarray(c.workspace_max_m))

@@ -305,7 +305,8 @@ def results_table(res):
     """Return the demo's results as markdown tables.
 
     Args:
-        res: the demo's results (results.json: ``identification`` and ``force`` sections).
+        res: the demo's results (results.json: ``identification``, ``force`` and
+            ``force_control`` sections, each optional).
 
     Returns:
         Markdown text.
@@ -316,4 +317,7 @@ def results_table(res):
     if res.get('force'):
         out += _force_table(res['force'])
         out += _sigma_table(res['force'])
+    if res.get('force_control'):
+        from robot_id_ros.demo.force_control_stage import table_lines
+        out += table_lines(res['force_control'])
     return '\n'.join(out)
