@@ -80,8 +80,8 @@ class ContactModel:
     def predict(self, s_m: float):
         """Return (force N, its standard deviation N) at ``s_m``, or None without a model.
 
-        The standard deviation is the fit's weighted scatter per sample (at least the
-        estimates' own) plus the line's uncertainty at ``s_m``.
+        The variance is the fit's weighted scatter per sample plus the line's own variance at
+        ``s_m`` (its covariance scaled by the reduced chi-square).
         """
         if (self._n < MIN_SAMPLES or self._s_ref is None or
                 self._s_hi - self._s_lo < MIN_SPAN_M):
@@ -95,10 +95,11 @@ class ContactModel:
             return None
         # weighted residual sum: sum w (f - a - b x)^2, per unit weight
         chi2 = max(self._ff - float(np.array([a, b]) @ self._r), 0.0)
-        scatter2 = chi2 / self._wn * (self._n / max(self._n - 2.0, 1.0))
+        dof = max(self._n - 2.0, 1.0)
+        scatter2 = chi2 / self._wn * (self._n / dof)
         x = s_m - self._s_ref
         g = np.array([1.0, x])
-        var = scatter2 + scatter2 * self._wn * float(g @ cov @ g)
+        var = scatter2 + chi2 / dof * float(g @ cov @ g)
         return float(a + b * x), math.sqrt(max(var, 1e-6))
 
     @property

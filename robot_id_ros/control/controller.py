@@ -215,14 +215,20 @@ class ForceController:
     def _no_windup(self, v, q_meas):
         """Return ``v`` without a part along force_axis that runs the reference away (force_hold).
 
-        No velocity along force_axis takes the reference further than ``force_max_lead_m``
-        ahead of the measured tool: a stuck arm does not wind it up.
+        No velocity along force_axis takes the reference further ahead of the measured tool
+        than ``force_max_lead_m`` plus the distance to where the contact's force-position line
+        gives the set force: a stuck arm does not wind it up, the reference does not run past
+        the target.
         """
         d = unit(self.config.force_axis)
         lead = float(d @ (self.kin.tool_position_m(self.q_ref) -
                           self.kin.tool_position_m(q_meas)))
         along = float(d @ v)
         limit = self.config.force_max_lead_m
+        k = self.contact.stiffness_n_m
+        if k is not None and self.pressing_n is not None:
+            # the tool is |error| / k away from where the contact gives the set force
+            limit += abs(self.config.force_setpoint_n - self.pressing_n[1]) / k
         if (lead > limit and along > 0.0) or (lead < -limit and along < 0.0):
             return v - along * d
         return v

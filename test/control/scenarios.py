@@ -14,6 +14,7 @@ from robot_id_ros.demo import force_control_stage as stage
 from robot_id_ros.demo.force_control_stage import NO_DITHER, joined as _joined, push  # noqa
 
 STILL_M_S = 1e-3
+STILL_FOR_S = 0.2
 
 
 def force_hold(dither=True, setpoint_n=5.0, step_to_n=10.0, hold_s=11.0, after_step_s=3.0):
@@ -76,8 +77,10 @@ def safety_stop(cause):
 
     Returns:
         dict: stop_s (from the moment the cause applies - for 'stale' the estimate's last
-        arrival plus stale_timeout_s - until the tool speed stays below 1 mm/s over the next
-        0.5 s), speed_before_m_s, held (the controller's set point unchanged from 0.1 s on).
+        arrival plus stale_timeout_s - until the tool speed stays below 1 mm/s for
+        ``STILL_FOR_S``), speed_before_m_s, held (the controller's set point unchanged from
+        0.1 s on), creep_m_s (the largest tool speed after the stop, within 0.5 s of the cause:
+        the drives' integral term returning the arm to the held set point against the hand).
     """
     loop = moving_loop()
     speed0 = float(np.linalg.norm(loop.tool_state()[1]))
@@ -95,7 +98,13 @@ def safety_stop(cause):
     held = loop.controller.q_ref.copy()
     tr = _joined(tr, loop.run(0.4, script))
     speed = np.linalg.norm(tr['tool_velocity_m_s'], axis=1)
-    moving = np.flatnonzero((tr['t_s'] >= t_cause) & (speed >= STILL_M_S))
-    stop = float(tr['t_s'][moving[-1]] - t_cause) if moving.size else 0.0
+    t = tr['t_s']
+    after = np.flatnonzero(t >= t_cause)
+    # the first sample from which the tool stays below 1 mm/s for STILL_FOR_S
+    first = next((i for i in after if np.all(speed[(t >= t[i]) & (t < t[i] + STILL_FOR_S)]
+                                             < STILL_M_S)), None)
+    stop = float(t[first] - t_cause) if first is not None else float('inf')
+    late = speed[t >= t[first]] if first is not None else speed[after]
     return {'stop_s': stop, 'speed_before_m_s': speed0,
-            'held': bool(np.array_equal(held, loop.controller.q_ref))}
+            'held': bool(np.array_equal(held, loop.controller.q_ref)),
+            'creep_m_s': float(late.max()) if late.size else 0.0}
