@@ -43,6 +43,9 @@ __all__ = ['Command', 'ForceController', 'ForceInput', 'SETPOINT_LEAD_STEPS']
 # reach as ~8 N. With two steps a set point replaces the previous one mid-way, velocity
 # continuous.
 SETPOINT_LEAD_STEPS = 2
+# force_hold: beyond force_max_lead_m (and the distance to the set force) the reference moves
+# along force_axis at this fraction of the admittance velocity
+LEAD_CREEP = 0.1
 
 
 @dataclass
@@ -230,7 +233,9 @@ class ForceController:
             # the tool is |error| / k away from where the contact gives the set force
             limit += abs(self.config.force_setpoint_n - self.pressing_n[1]) / k
         if (lead > limit and along > 0.0) or (lead < -limit and along < 0.0):
-            return v - along * d
+            # beyond it only a creep: a stuck arm whose drives see too small an error to break
+            # free (their integral's dead band) still gets there, slowly
+            return v - (1.0 - LEAD_CREEP) * along * d
         return v
 
     def _run(self, t_s, dt, inp, q_meas):
