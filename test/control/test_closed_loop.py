@@ -97,12 +97,13 @@ def test_dither_makes_the_normal_axis_observable_at_rest():
 
 
 def test_force_hold_with_dither():
-    """5 N on a 2 kN/m surface: settled RMS error <= 0.7 N with dither; the step to 10 N keeps
-    the contact and does not overshoot by more than 2 N."""
+    """Issue 17: 5 N on a 2 kN/m surface, settled RMS error <= 0.7 N with dither; the step to
+    10 N settles within +-10 % in 1 s and keeps the contact (2.3 s with a reference that
+    wound up while the joints stuck)."""
     r = sc.force_hold(dither=True)
     assert r['rms_n'] <= 0.7, r
     assert r['min_after_step_n'] > 0.0, r
-    assert r['overshoot_n'] < 2.0, r
+    assert r['settle_s'] <= 1.0, r
 
 
 def test_force_hold_without_dither():
