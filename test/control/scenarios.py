@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Issue 17's acceptance scenarios on the closed loop (``cases``), each returning its figures.
 
-Shared by test/control/test_acceptance.py and benchmarks/bench_force_control.py. Every figure
-is measured on the simulator's truth: the tool's true motion, the plane's true force, the true
-wrench of the hand.
+Shared by test/control/test_closed_loop.py and benchmarks/bench_force_control.py; force hold,
+hand guiding and drift are the demo stage's (``robot_id_ros.demo.force_control_stage``) on the
+test arm. Every figure is measured on the simulator's truth: the tool's true motion, the plane's
+true force, the true wrench of the hand.
 """
 import numpy as np
 from cases import NORMAL_AXIS, enable, make_loop
