@@ -74,8 +74,8 @@ def rest_rows():
 def safety_rows():
     for cause in ('stale', 'collision', 'disable'):
         r = sc.safety_stop(cause)
-        row(f'safety stop on {cause}: tool below 1 mm/s (for 0.2 s) after', f'{r["stop_s"] * 1e3:.0f} ms',
-            '<= 100 ms', r['stop_s'] <= 0.1 and r['held'])
+        row(f'safety stop on {cause}: tool below 1 mm/s (for 0.2 s) after',
+            f'{r["stop_s"] * 1e3:.0f} ms', '<= 100 ms', r['stop_s'] <= 0.1 and r['held'])
         print(f'{"":4s}moving at {r["speed_before_m_s"] * 1e3:.1f} mm/s before; set point '
               f'held: {r["held"]}; later creep (drive integral vs the hand) up to '
               f'{r["creep_m_s"] * 1e3:.1f} mm/s within 0.5 s')
