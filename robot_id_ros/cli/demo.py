@@ -4,7 +4,8 @@
 
 The simulator's true parameters are hidden. Static poses, friction sweeps, optimised excitation,
 identification, held-out validation, then the wrench estimator under a scripted sequence of known
-forces. Prints a results table and writes a report folder (model file, bags, plots,
+forces (and, with --force-control, the force controller guiding the arm and pressing on a
+surface). Prints a results table and writes a report folder (model file, bags, plots,
 results.json).
 """
 from __future__ import annotations
@@ -35,6 +36,12 @@ def add_parser(subparsers):
                         "default) or the real youBot driver's FollowJointTrajectory action / "
                         'brics JointPositions stream (their message packages are built for the '
                         'demo with tools/build_interfaces.py when not installed)')
+    p.add_argument('--force-control', action='store_true',
+                   help='end with the force-control stage: hand guiding and force holding '
+                        'closed on the estimate, on the identified model')
+    p.add_argument('--force-control-only', metavar='MODEL', default=None,
+                   help='run only the force-control stage, on this identified model file of '
+                        'the --seed simulated youBot (e.g. an earlier demo\'s youbot_model.yaml)')
     return p
 
 
@@ -47,12 +54,18 @@ def run(args) -> int:
         raise CommandError(f'output folder {out} is not empty: choose another --out or remove it')
     if not 0.1 <= args.real_time_factor <= 50 or not 0.1 <= args.force_real_time_factor <= 50:
         raise CommandError('real-time factors must be within [0.1, 50]')
+    if args.force_control_only:
+        from robot_id_ros.demo.force_control_stage import run_alone
+        run_alone(out, args.force_control_only, args.seed, args.quick)
+        print(f'\nreport: {out}/ (results.md, results.json)')
+        return 0
     try:
         run_demo(DemoConfig(out, quick=args.quick, seed=args.seed,
                             real_time_factor=args.real_time_factor,
                             force_real_time_factor=args.force_real_time_factor,
                             domain_id=args.domain_id,
-                            command_interface=args.command_interface))
+                            command_interface=args.command_interface,
+                            force_control=args.force_control))
     except DemoError as exc:
         raise CommandError(str(exc)) from exc
     print(f'\nreport: {out}/ (results.md, results.json, youbot_model.yaml, report/, bags/, logs/)')

@@ -74,7 +74,8 @@ def pressing_force_n(force_n, axis) -> float:
     return float(-np.dot(np.asarray(force_n, dtype=float), unit(axis)))
 
 
-def admittance_velocity(mode: str, config, inp: ForceInput) -> np.ndarray:
+def admittance_velocity(mode: str, config, inp: ForceInput,
+                        pressing_n: float | None = None) -> np.ndarray:
     """Return the tool linear velocity (3,), base frame, m/s, that the mode asks for.
 
     - ``hold``: zero.
@@ -88,6 +89,7 @@ def admittance_velocity(mode: str, config, inp: ForceInput) -> np.ndarray:
         mode: one of ``MODES``.
         config: ``ControllerConfig``.
         inp: the estimate.
+        pressing_n: force_hold: the pressing force to use, N (None: the estimate's).
     """
     if mode == 'hand_guiding':
         axes = np.asarray(config.guide_axes, dtype=float)
@@ -95,9 +97,16 @@ def admittance_velocity(mode: str, config, inp: ForceInput) -> np.ndarray:
         return config.admittance_m_s_n * beyond * axes
     if mode == 'force_hold':
         d = unit(config.force_axis)
-        error = config.force_setpoint_n - pressing_force_n(inp.force_n, d)
+        if pressing_n is None:
+            pressing_n = pressing_force_n(inp.force_n, d)
+        error = config.force_setpoint_n - pressing_n
         return config.force_admittance_m_s_n * error * d
     return np.zeros(3)
+
+
+def sigma_along_n(sigma_n, axis) -> float:
+    """Return the standard deviation (N) along ``axis`` of per-axis ones (independent)."""
+    return float(np.sqrt(np.sum((unit(axis) * np.asarray(sigma_n, dtype=float)) ** 2)))
 
 
 def used_axes(mode: str, config) -> np.ndarray:

@@ -47,6 +47,16 @@ class ControllerConfig:
         0.002, 'force_hold: tool speed along force_axis per newton of force error (also the '
         'approach speed per newton of set force before contact)', unit='m/(s N)', lo=0.0,
         hi=0.1, read_only=False)
+    force_contact_model: bool = setting(
+        True, 'force_hold: fit the pressing force against the measured tool position along '
+        'force_axis while the joints move (the estimate is good then) and, while they stick '
+        '(the estimate frozen within the stiction band), weigh that line in by its scatter '
+        '(robot_id_ros.control.contact_model; a moving surface makes the scatter large)',
+        read_only=False)
+    force_max_lead_m: float = setting(
+        0.001, 'force_hold: the reference stops moving along force_axis while it is this far '
+        'ahead of the measured tool (a stuck or lagging arm does not wind it up: no overshoot '
+        'when the joints break free)', unit='m', lo=1e-5, hi=0.1, read_only=False)
     max_speed_m_s: float = setting(
         0.05, 'largest commanded tool speed', unit='m/s', lo=0.001, hi=1.0)
     max_acceleration_m_s2: float = setting(

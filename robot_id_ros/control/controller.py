@@ -23,15 +23,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_id_ros.control.admittance import ForceInput, admittance_velocity, used_axes
+from robot_id_ros.control.admittance import (ForceInput, admittance_velocity, pressing_force_n,
+                                             sigma_along_n, unit, used_axes)
 from robot_id_ros.control.config import MODES, ControllerConfig
+from robot_id_ros.control.contact_model import ContactModel, fuse
 from robot_id_ros.control.kinematics import ToolVelocityMap
 from robot_id_ros.control.safety import (SafetyMonitor, keep_in_box, limit_joint_speed,
                                          limit_velocity)
 from robot_id_ros.errors import InputError
 from robot_id_ros.model.robot import RobotModel
 
-__all__ = ['Command', 'ForceController', 'ForceInput']
+__all__ = ['Command', 'ForceController', 'ForceInput', 'SETPOINT_LEAD_STEPS']
+
+# A set point is for this many control steps ahead. With one step the drive reaches each set
+# point just as the next arrives and holds it (zero velocity) in between: the desired velocity
+# dips at every set point, and the drive torque ripples at the set-point rate, in phase with
+# the joint-state samples. The sampled effort then misses the ripple's mean by up to 0.5 Nm on a
+# moving youBot joint (kp x the lag), a friction-like bias that read a 10 N push along the arm's
+# reach as ~8 N. With two steps a set point replaces the previous one mid-way, velocity
+# continuous.
+SETPOINT_LEAD_STEPS = 2
+# force_hold: beyond force_max_lead_m (and the distance to the set force) the reference moves
+# along force_axis at this fraction of the admittance velocity
+LEAD_CREEP = 0.1
 
 
 @dataclass
@@ -39,7 +53,8 @@ class Command:
     """One step's output.
 
     Attributes:
-        t_s: the time the set point is for (the step's time plus one step), s.
+        t_s: the time the set point is for (the step's time plus ``SETPOINT_LEAD_STEPS``
+            steps), s.
         q_rad: (n,) joint set point (reference plus dither).
         qd_rad_s: (n,) joint velocity at the set point.
         send: False while disabled: nothing is to be sent (the arm holds its own set point).
@@ -93,6 +108,8 @@ class ForceController:
         self._t_dither = 0.0
         self._stop_from = None       # (reference velocity when the stop began, its time)
         self._sent_hold = False      # the last hold set point after a disable was sent
+        self.contact = ContactModel()
+        self.pressing_n = None       # force_hold: (estimated, used) pressing force, N
 
     # --- commands from outside ---------------------------------------------------------------
     def set_enabled(self, on: bool, t_s: float):
@@ -104,6 +121,7 @@ class ForceController:
             self.safety.clear()
             self._t_ramp = self._t_dither = float(t_s)
             self.q_ref = None          # taken from the measured joints at the next step
+            self.contact.reset()
         self.enabled = bool(on)
 
     def set_mode(self, mode: str, t_s: float):
@@ -118,10 +136,13 @@ class ForceController:
             self.mode = mode
             self._t_ramp = float(t_s)
             self.v_ref = np.zeros(3)
+            self.contact.reset()
 
     def update_config(self, config: ControllerConfig, t_s: float):
         """Take new settings (run-time parameters); a mode change among them ramps."""
         mode_changed = config.mode != self.config.mode
+        if tuple(config.force_axis) != tuple(self.config.force_axis):
+            self.contact.reset()
         self.config = config.validated()
         self.safety.config = self.config
         if mode_changed:
@@ -169,7 +190,7 @@ class ForceController:
             age = 0.0 if q_stamp_s is None else min(max(t_s - q_stamp_s, 0.0), 0.1)
             return self._stop(t_s, step, reason,
                               np.asarray(q_meas_rad, dtype=float) + self.qd_ref * age)
-        return self._run(t_s, step, inp)
+        return self._run(t_s, step, inp, q_meas_rad)
 
     def _idle(self, t_s, q_meas, reason):
         self.state = 'disabled'
@@ -177,11 +198,54 @@ class ForceController:
         return Command(t_s, q, np.zeros(self.n), False, 'disabled', reason, np.zeros(3),
                        np.zeros(3), 0.0)
 
-    def _run(self, t_s, dt, inp):
+    def _pressing(self, t_s, inp, q_meas):
+        """Return the pressing force to act on in force_hold, N.
+
+        The estimate, fused with the contact's force-position line (``contact_model``) where
+        ``force_contact_model``.
+        """
+        d = unit(self.config.force_axis)
+        est = pressing_force_n(inp.force_n, d)
+        used = est
+        if self.config.force_contact_model:
+            s = float(d @ self.kin.tool_position_m(q_meas))
+            sigma = sigma_along_n(inp.sigma_n, d)
+            self.contact.add(t_s, s, est, sigma)
+            used = fuse(est, sigma, self.contact.predict(s))[0]
+        self.pressing_n = (est, used)
+        return used
+
+    def _no_windup(self, v, q_meas):
+        """Return ``v`` without a part along force_axis that runs the reference away (force_hold).
+
+        No velocity along force_axis takes the reference further ahead of the measured tool
+        than ``force_max_lead_m`` plus the distance to where the contact's force-position line
+        gives the set force: a stuck arm does not wind it up, the reference does not run past
+        the target.
+        """
+        d = unit(self.config.force_axis)
+        lead = float(d @ (self.kin.tool_position_m(self.q_ref) -
+                          self.kin.tool_position_m(q_meas)))
+        along = float(d @ v)
+        limit = self.config.force_max_lead_m
+        k = self.contact.stiffness_n_m
+        if k is not None and self.pressing_n is not None:
+            # the tool is |error| / k away from where the contact gives the set force
+            limit += abs(self.config.force_setpoint_n - self.pressing_n[1]) / k
+        if (lead > limit and along > 0.0) or (lead < -limit and along < 0.0):
+            # beyond it only a creep: a stuck arm whose drives see too small an error to break
+            # free (their integral's dead band) still gets there, slowly
+            return v - (1.0 - LEAD_CREEP) * along * d
+        return v
+
+    def _run(self, t_s, dt, inp, q_meas):
         c = self.config
         self.state, self._stop_from = 'running', None
         ramp = self.ramp(t_s)
-        v_want = admittance_velocity(self.mode, c, inp) * ramp
+        pressing = self._pressing(t_s, inp, q_meas) if self.mode == 'force_hold' else None
+        v_want = admittance_velocity(self.mode, c, inp, pressing) * ramp
+        if self.mode == 'force_hold':
+            v_want = self._no_windup(v_want, q_meas)
         v = limit_velocity(v_want, self.v_ref, max(dt, 1e-3), c)
         v = keep_in_box(self.kin.tool_position_m(self.q_ref), v, max(dt, 1e-3),
                         np.asarray(c.workspace_min_m), np.asarray(c.workspace_max_m))
@@ -190,7 +254,8 @@ class ForceController:
         at_limit = (q_next < self.lower) | (q_next > self.upper)
         if at_limit.any():       # the others make the velocity without the joints at a limit
             jv = self.kin.map(self.q_ref, v, locked=at_limit)
-        qd = limit_joint_speed(np.where(at_limit, 0.0, jv.qd_rad_s), c.max_joint_speed_rad_s)
+        qd = limit_joint_speed(np.where(at_limit, 0.0, jv.qd_rad_s), c.max_joint_speed_rad_s,
+                               np.where(at_limit, 0.0, jv.orientation_rad_s))
         self.q_ref = np.clip(self.q_ref + qd * dt, self.lower, self.upper)
         self.qd_ref = qd
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ qd
@@ -224,7 +289,7 @@ class ForceController:
 
     def _command(self, t_s, dt, ramp, reason, unreachable, dither=True):
         """Return the set point for one step ahead: reference plus dither."""
-        period = dt if dt > 0.0 else 0.0
+        period = SETPOINT_LEAD_STEPS * dt if dt > 0.0 else 0.0
         t_next = t_s + period
         q = self.q_ref + self.qd_ref * period
         qd = self.qd_ref.copy()

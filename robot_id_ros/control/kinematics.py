@@ -28,12 +28,15 @@ class JointVelocity:
         unreachable_m_s: (3,) part of the requested velocity along directions the arm cannot
             move in here (dropped).
         sigma_min_m: smallest singular value of the position Jacobian.
+        orientation_rad_s: (n,) the part of ``qd_rad_s`` that holds the tool's orientation (in
+            the null space of the position task: it does not change the tool's velocity).
     """
 
     qd_rad_s: np.ndarray
     achieved_m_s: np.ndarray
     unreachable_m_s: np.ndarray
     sigma_min_m: float
+    orientation_rad_s: np.ndarray
 
 
 def _damped_pinv(J, damping, cutoff):
@@ -87,8 +90,9 @@ class ToolVelocityMap:
         N = np.eye(J.shape[1]) - pinv_t @ Jp
         JwN = Jw @ N
         pw, _, _, _, _ = _damped_pinv(JwN, self.damping, self.cutoff)
-        qd = qd + N @ (pw @ (-Jw @ qd))
-        return JointVelocity(qd, Jp @ qd, dropped, float(s.min()) if s.size else 0.0)
+        hold = N @ (pw @ (-Jw @ qd))
+        qd = qd + hold
+        return JointVelocity(qd, Jp @ qd, dropped, float(s.min()) if s.size else 0.0, hold)
 
     def position_jacobian(self, q) -> np.ndarray:
         """Return the (3, n) Jacobian of the tool position, base frame."""

@@ -102,7 +102,35 @@ def keep_in_box(position_m, v_m_s, dt_s, lower_m, upper_m) -> np.ndarray:
     return v
 
 
-def limit_joint_speed(qd_rad_s, max_rad_s) -> np.ndarray:
-    """Return ``qd_rad_s`` scaled down (direction kept) so that no joint exceeds ``max_rad_s``."""
-    peak = float(np.max(np.abs(qd_rad_s))) if len(qd_rad_s) else 0.0
-    return qd_rad_s * (max_rad_s / peak) if peak > max_rad_s else qd_rad_s
+def limit_joint_speed(qd_rad_s, max_rad_s, secondary_rad_s=None) -> np.ndarray:
+    """Return ``qd_rad_s`` within ``max_rad_s`` on every joint, the secondary task given up first.
+
+    ``secondary_rad_s`` is the part of ``qd_rad_s`` that serves a task of lower priority (the
+    tool orientation, in the null space of the tool velocity): it is scaled down first, as far
+    as needed, so that the tool velocity keeps its size; only if the rest alone is too fast is
+    the whole scaled down (direction kept).
+
+    Args:
+        qd_rad_s: (n,) joint velocity, rad/s.
+        max_rad_s: the largest joint speed, rad/s.
+        secondary_rad_s: (n,) the part of ``qd_rad_s`` of lower priority (None: none).
+
+    Returns:
+        (n,) joint velocity, rad/s.
+    """
+    qd = np.asarray(qd_rad_s, dtype=float)
+    peak = float(np.max(np.abs(qd))) if qd.size else 0.0
+    if peak <= max_rad_s:
+        return qd
+    if secondary_rad_s is not None:
+        base = qd - np.asarray(secondary_rad_s, dtype=float)
+        if float(np.max(np.abs(base))) <= max_rad_s:
+            # the largest a in [0, 1] with |base + a sec| <= max on every joint (a = 0 holds)
+            sec = qd - base
+            moving = np.abs(sec) > 0.0
+            room = max_rad_s - np.sign(sec[moving]) * base[moving]
+            a = min(1.0, float(np.min(room / np.abs(sec[moving]))))
+            return base + max(a, 0.0) * sec
+        qd = base
+        peak = float(np.max(np.abs(qd)))
+    return qd * (max_rad_s / peak) if peak > max_rad_s else qd

@@ -20,7 +20,9 @@ domain, discovery limited to this machine; ``demo.processes``):
 
 Then the recorded force phase is replayed through the same estimator core with the simulator's
 true parameters (the floor) and through a gravity-only point-mass baseline, and a results table
-is printed and written with plots into the report folder (``demo.report``).
+is printed and written with plots into the report folder (``demo.report``). With
+``force_control`` the force controller then guides the arm by a scripted hand and holds a force
+on a contact plane, on the identified model (``demo.force_control_stage``, in this process).
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.demo import report
+from robot_id_ros.demo.force_control_stage import run_stage
 from robot_id_ros.demo.processes import (INTERFACE_PACKAGES, DemoError, NodeGroup,
                                          demo_environment, interface_environment, log)
 from robot_id_ros.demo.report import results_table
@@ -161,6 +164,7 @@ class DemoConfig:
             (JointTrajectory topic), or the real youBot driver's 'follow_joint_trajectory'
             (action) or 'brics_position' (streamed set points); identification and the force
             phase are the same for all.
+        force_control: end with the force-control stage (``force_control_stage``).
     """
 
     out_dir: Path
@@ -171,6 +175,7 @@ class DemoConfig:
     publish_rate_hz: float = 200.0
     domain_id: int | None = None
     command_interface: str = 'trajectory'
+    force_control: bool = False
 
     def __post_init__(self):
         if self.command_interface not in COMMAND_INTERFACES:
@@ -229,7 +234,7 @@ class Demo:
                                                      cfg.command_interface), self.logs)
         self.t0 = time.monotonic()
         self.stage_no = 0
-        self.n_stages = 8
+        self.n_stages = 8 + int(cfg.force_control)
         self.robot = youbot_model()
         self.estimator_settings = demo_estimator_settings()
         self.results = {}
@@ -313,6 +318,11 @@ class Demo:
                 self.robot, self.script_log, self.force_bag, self.model_path, self.truth_file,
                 self.ident.point_mass, self.estimator_settings, self.out / 'report')
             report.write_report(self.out, self.results)
+        if cfg.force_control:
+            with Stage(self, 'force control on the identified model: hand guiding, force hold'):
+                self.results['force_control'] = run_stage(self.model_path, cfg.seed, cfg.quick,
+                                                          log)
+                report.write_report(self.out, self.results)
 
     def _start_simulator(self):
         cfg = self.cfg

@@ -301,11 +301,32 @@ def _sigma_table(fr):
     return out if len(out) > 3 else []
 
 
+def _force_control_table(fc) -> list:
+    """Return the results table lines of a ``force_control`` section (``run_stage``)."""
+    out = ['\nForce control closed on the estimate (simulated youBot, identified model; '
+           'true tool motion and contact force)\n',
+           '| figure | measured | target |', '|---|---|---|']
+    for name, r in fc['hand_guiding'].items():
+        out.append(f'| hand guiding, {fc["push_n"]:g} N along {name}: speed / admittance law | '
+                   f'{r["ratio"]:.2f} ({1e3 * r["speed_m_s"]:.1f} mm/s) | 0.8-1.2 |')
+    out.append(f'| no push: drift in {fc["drift_duration_s"]:g} s | {1e3 * fc["drift_m"]:.2f} mm '
+               '| < 5 mm |')
+    h = fc['force_hold']
+    out.append(f'| force hold {fc["setpoint_n"]:g} N on {fc["stiffness_n_m"] / 1e3:g} kN/m: '
+               f'RMS error | {h["rms_n"]:.2f} N | <= 0.7 N (dither) |')
+    out.append(f'| step to {fc["step_to_n"]:g} N: settled (+-10 %) after | '
+               f'{h["settle_s"]:.2f} s | <= 1 s |')
+    out.append(f'| step: smallest contact force / overshoot | {h["min_after_step_n"]:.1f} / '
+               f'{h["overshoot_n"]:.1f} N | > 0 N |')
+    return out
+
+
 def results_table(res):
     """Return the demo's results as markdown tables.
 
     Args:
-        res: the demo's results (results.json: ``identification`` and ``force`` sections).
+        res: the demo's results (results.json: ``identification``, ``force`` and
+            ``force_control`` sections, each optional).
 
     Returns:
         Markdown text.
@@ -316,4 +337,6 @@ def results_table(res):
     if res.get('force'):
         out += _force_table(res['force'])
         out += _sigma_table(res['force'])
+    if res.get('force_control'):
+        out += _force_control_table(res['force_control'])
     return '\n'.join(out)

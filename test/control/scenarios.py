@@ -2,101 +2,35 @@
 # SPDX-License-Identifier: Apache-2.0
 """Issue 17's acceptance scenarios on the closed loop (``cases``), each returning its figures.
 
-Shared by test/control/test_acceptance.py and benchmarks/bench_force_control.py. Every figure
-is measured on the simulator's truth: the tool's true motion, the plane's true force, the true
-wrench of the hand.
+Shared by test/control/test_closed_loop.py and benchmarks/bench_force_control.py; force hold,
+hand guiding and drift are the demo stage's (``robot_id_ros.demo.force_control_stage``) on the
+test arm. Every figure is measured on the simulator's truth: the tool's true motion, the plane's
+true force, the true wrench of the hand.
 """
-import dataclasses
-
 import numpy as np
-from cases import NORMAL_AXIS, enable, make_loop, surface_below
+from cases import NORMAL_AXIS, enable, make_loop
 
 from robot_id_ros.control.harness import Script
+from robot_id_ros.demo import force_control_stage as stage
+from robot_id_ros.demo.force_control_stage import NO_DITHER, joined as _joined, push  # noqa
 
-NO_DITHER = {'dither_amplitude_rad': (0.0,), 'dither_null_rad': (0.0,)}
 STILL_M_S = 1e-3
-
-
-def push(axis, t_on, size):
-    """A hand pushing the tool along base ``axis`` with ``size`` N from ``t_on`` on."""
-    def hand(t):
-        if t < t_on:
-            return None
-        w = np.zeros(6)
-        w[axis] = size
-        return w
-    return hand
+STILL_FOR_S = 0.2
 
 
 def force_hold(dither=True, setpoint_n=5.0, step_to_n=10.0, hold_s=11.0, after_step_s=3.0):
-    """Press on a 2 kN/m surface 2 cm below the tool; step the set force after ``hold_s``.
-
-    Returns:
-        dict: rms_n (true contact force - set force, from 1 s after contact over 10 s), mean_n,
-        touch_s (contact after enabling), settle_s (the step: last time outside +-10 % of the
-        new set force), min_after_step_n (contact kept when > 0), overshoot_n.
-    """
-    loop = make_loop(**({} if dither else NO_DITHER), force_setpoint_n=setpoint_n)
-    surface_below(loop)
-    t0 = loop.arm.t
-    tr = loop.run(2.0, Script(at={t0: enable('force_hold')}))
-    while not np.any(tr['contact_n'][:, 2] > 0) and loop.arm.t < t0 + 10.0:
-        tr = _joined(tr, loop.run(0.5))
-    touch = tr['t_s'][np.argmax(tr['contact_n'][:, 2] > 0)]
-    t_step = touch + hold_s
-
-    def step(lp):
-        lp.controller.update_config(
-            dataclasses.replace(lp.controller.config, force_setpoint_n=step_to_n), lp.arm.t)
-    tr = _joined(tr, loop.run(t_step + after_step_s - loop.arm.t, Script(at={t_step: step})))
-    fz = tr['contact_n'][:, 2]
-    t = tr['t_s']
-    k = (t >= touch + 1.0) & (t < touch + 11.0)
-    after = t >= t_step
-    off = np.flatnonzero(after & (np.abs(fz - step_to_n) > 0.1 * step_to_n))
-    return {'rms_n': float(np.sqrt(np.mean((fz[k] - setpoint_n) ** 2))),
-            'mean_n': float(fz[k].mean()), 'touch_s': float(touch - t0),
-            'settle_s': float(t[off[-1]] - t_step) if off.size else 0.0,
-            'min_after_step_n': float(fz[after].min()),
-            'overshoot_n': float(fz[after].max() - step_to_n)}
-
-
-def _joined(a, b):
-    return {k: (a[k] + b[k]) if k in ('state', 'reason') else np.concatenate([a[k], b[k]])
-            for k in a}
+    """``force_control_stage.force_hold`` on the test arm (its figures)."""
+    return stage.force_hold(make_loop, dither, setpoint_n, step_to_n, hold_s, after_step_s)
 
 
 def hand_guiding(axis, sign=1.0, push_n=10.0, dither=True):
-    """Push the tool with ``push_n`` along ``sign`` x base ``axis``; the speed along it.
-
-    Returns:
-        dict: speed_m_s (mean true tool speed along the push, 1.5-3 s after enabling; the push
-        starts at 0.5 s), want_m_s (admittance x (push - dead band), the dead band the controller
-        used), ratio, plain_ratio (speed / (admittance x push)), across_m_s (largest mean speed
-        across the push).
-    """
-    loop = make_loop(**({} if dither else NO_DITHER))
-    t0 = loop.arm.t
-    tr = loop.run(3.0, Script(hand=push(axis, t0 + 0.5, sign * push_n),
-                              at={t0: enable('hand_guiding')}))
-    c = loop.controller.config
-    k = tr['t_s'] > t0 + 1.5
-    v = sign * tr['tool_velocity_m_s'][k].mean(axis=0)
-    band = c.dead_band_sigma * tr['sigma_n'][k, axis].mean()
-    want = c.admittance_m_s_n * (push_n - band)
-    return {'speed_m_s': float(v[axis]), 'want_m_s': float(want),
-            'ratio': float(v[axis] / want),
-            'plain_ratio': float(v[axis] / (c.admittance_m_s_n * push_n)),
-            'across_m_s': float(np.max(np.abs(np.delete(v, axis))))}
+    """``force_control_stage.hand_guiding`` on the test arm (its figures)."""
+    return stage.hand_guiding(make_loop, axis, sign, push_n, dither)
 
 
 def drift(duration_s=10.0):
-    """Hand guiding with no push: the tool's largest distance from where it was, m."""
-    loop = make_loop()
-    t0 = loop.arm.t
-    tr = loop.run(duration_s + 1.0, Script(at={t0: enable('hand_guiding')}))
-    p = tr['tool_m'][tr['t_s'] > t0 + 1.0]
-    return float(np.linalg.norm(p - p[0], axis=1).max())
+    """``force_control_stage.drift`` on the test arm: the largest distance, m."""
+    return stage.drift(make_loop, duration_s)
 
 
 STEPS = ((0.0, 0.0), (2.0, 5.0), (5.0, 0.0), (8.0, -5.0), (11.0, 0.0))   # (s, N along normal)
@@ -144,8 +78,10 @@ def safety_stop(cause):
 
     Returns:
         dict: stop_s (from the moment the cause applies - for 'stale' the estimate's last
-        arrival plus stale_timeout_s - until the tool speed stays below 1 mm/s over the next
-        0.5 s), speed_before_m_s, held (the controller's set point unchanged from 0.1 s on).
+        arrival plus stale_timeout_s - until the tool speed stays below 1 mm/s for
+        ``STILL_FOR_S``), speed_before_m_s, held (the controller's set point unchanged from
+        0.1 s on), creep_m_s (the largest tool speed after the stop, within 0.5 s of the cause:
+        the drives' integral term returning the arm to the held set point against the hand).
     """
     loop = moving_loop()
     speed0 = float(np.linalg.norm(loop.tool_state()[1]))
@@ -163,7 +99,13 @@ def safety_stop(cause):
     held = loop.controller.q_ref.copy()
     tr = _joined(tr, loop.run(0.4, script))
     speed = np.linalg.norm(tr['tool_velocity_m_s'], axis=1)
-    moving = np.flatnonzero((tr['t_s'] >= t_cause) & (speed >= STILL_M_S))
-    stop = float(tr['t_s'][moving[-1]] - t_cause) if moving.size else 0.0
+    t = tr['t_s']
+    after = np.flatnonzero(t >= t_cause)
+    # the first sample from which the tool stays below 1 mm/s for STILL_FOR_S
+    first = next((i for i in after if np.all(speed[(t >= t[i]) & (t < t[i] + STILL_FOR_S)]
+                                             < STILL_M_S)), None)
+    stop = float(t[first] - t_cause) if first is not None else float('inf')
+    late = speed[t >= t[first]] if first is not None else speed[after]
     return {'stop_s': stop, 'speed_before_m_s': speed0,
-            'held': bool(np.array_equal(held, loop.controller.q_ref))}
+            'held': bool(np.array_equal(held, loop.controller.q_ref)),
+            'creep_m_s': float(late.max()) if late.size else 0.0}

@@ -54,6 +54,19 @@ def test_hand_guiding_follows_the_admittance_law(axis, sign):
     assert np.all(np.abs(across) < 0.1 * v[axis]), v     # along the push, not across it
 
 
+def test_estimate_reads_a_push_along_x_while_guiding():
+    """A 10 N push along x (joints 2-4 moving at ~0.2 rad/s): the estimate reads it within
+    0.5 N. With set points one step ahead the drive torque rippled at the set-point rate in
+    phase with the samples and the estimate read ~8 N."""
+    loop = make_loop()
+    t0 = loop.arm.t
+    tr = loop.run(2.5, Script(hand=sc.push(0, t0 + 0.5, PUSH_N),
+                              at={t0: enable('hand_guiding')}))
+    k = tr['t_s'] > t0 + 1.5
+    assert np.mean(tr['tool_velocity_m_s'][k, 0]) > 0.02          # the tool moves
+    assert abs(np.mean(tr['force_est_n'][k, 0]) - PUSH_N) < 0.5, np.mean(tr['force_est_n'][k], 0)
+
+
 def test_hand_guiding_along_the_normal_with_dither_within_20_percent():
     """Issue 17's figure on the arm plane's normal (joint 1 alone): the tool speed is the
     admittance times (true push - dead band) within 20 %."""
@@ -84,8 +97,17 @@ def test_dither_makes_the_normal_axis_observable_at_rest():
 
 
 def test_force_hold_with_dither():
-    """5 N on a 2 kN/m surface: settled RMS error <= 0.7 N with dither; the step to 10 N keeps
-    the contact (its settling time, 2.3 s here, misses issue 17's 1 s: see the benchmark)."""
+    """Issue 17: 5 N on a 2 kN/m surface, settled RMS error <= 0.7 N with dither; the step to
+    10 N settles within +-10 % in 1 s and keeps the contact (2.3 s with a reference that
+    wound up while the joints stuck)."""
     r = sc.force_hold(dither=True)
     assert r['rms_n'] <= 0.7, r
     assert r['min_after_step_n'] > 0.0, r
+    assert r['settle_s'] <= 1.0, r
+
+
+def test_force_hold_without_dither():
+    """Issue 17: settled RMS error <= 1.0 N without dither (1.61 N when the controller acted
+    on the estimate alone, frozen within the stiction band while the joints stick)."""
+    r = sc.force_hold(dither=False, hold_s=11.0, after_step_s=0.5)
+    assert r['rms_n'] <= 1.0, r

@@ -1,0 +1,80 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The force-hold helpers without the simulator: the contact line, the fusion, the priorities
+of the joint speed limit and the set point's lead."""
+import numpy as np
+import pytest
+
+from robot_id_ros.control import ControllerConfig, ForceController, ForceInput
+from robot_id_ros.control.contact_model import ContactModel, fuse
+from robot_id_ros.control.controller import SETPOINT_LEAD_STEPS
+from robot_id_ros.control.kinematics import ToolVelocityMap
+from robot_id_ros.control.safety import limit_joint_speed
+from robot_id_ros.model.robot import youbot_model
+
+WORK = np.array([2.9496, 1.2, -1.15, 2.8, 2.9234])
+K_N_M = 2000.0
+
+
+def test_contact_line_predicts_the_force_while_the_estimate_is_frozen():
+    """Moving estimates (sigma 0.2 N) of a 2 kN/m contact fit the line; a frozen estimate
+    (sigma 1.6 N, 1.2 N off) is not fitted, and fused with the line it comes back to the truth."""
+    rng = np.random.default_rng(1)
+    m = ContactModel(memory_s=5.0)
+    for k in range(400):                          # 2 s at 200 Hz, 2.5 mm into the surface
+        s = 2.5e-3 * k / 400
+        m.add(k / 200.0, s, K_N_M * s + rng.normal(0.0, 0.2), 0.2)
+    assert m.stiffness_n_m == pytest.approx(K_N_M, rel=0.05)
+    for k in range(200):                          # stuck at s = 3 mm: 6 N, the estimate 4.8 N
+        m.add(2.0 + k / 200.0, 3e-3, 4.8, 1.6)
+    f, sigma = m.predict(3e-3)
+    assert f == pytest.approx(6.0, abs=0.1) and sigma < 0.4
+    used, used_sigma = fuse(4.8, 1.6, (f, sigma))
+    assert abs(used - 6.0) < 0.2 and used_sigma < sigma
+    assert fuse(4.8, 1.6, None) == (4.8, 1.6)     # no line: the estimate
+
+
+def test_no_line_without_pressing_or_spread():
+    m = ContactModel()
+    for k in range(100):                          # free space: no force, nothing fitted
+        m.add(k / 200.0, 1e-3 * k / 100, 0.0, 0.2)
+    assert m.predict(0.0) is None and m.stiffness_n_m is None
+    for k in range(100):                          # pressing, but all at one position
+        m.add(1.0 + k / 200.0, 2e-3, 4.0, 0.2)
+    assert m.predict(2e-3) is None
+
+
+def test_joint_speed_limit_gives_up_the_orientation_hold_first():
+    base = np.array([0.0, 0.2, -0.3, 0.1, 0.0])
+    hold = np.array([0.0, 0.3, -0.9, 0.6, 0.0])
+    qd = limit_joint_speed(base + hold, 0.5, hold)
+    assert np.max(np.abs(qd)) == pytest.approx(0.5)
+    a = (qd - base)[2] / hold[2]                  # the tool velocity part is kept whole
+    np.testing.assert_allclose(qd, base + a * hold)
+    assert 0.0 < a < 1.0
+    # without a secondary part the whole velocity is scaled, direction kept
+    np.testing.assert_allclose(limit_joint_speed(base + hold, 0.5),
+                               (base + hold) * 0.5 / 1.2)
+
+
+def test_orientation_hold_is_a_null_space_part():
+    kin = ToolVelocityMap(youbot_model(), 0.005, 0.01)
+    jv = kin.map(WORK, [0.0, 0.0, 0.03])
+    J = kin.position_jacobian(WORK)
+    np.testing.assert_allclose(J @ jv.orientation_rad_s, 0.0, atol=1e-9)
+    np.testing.assert_allclose(J @ (jv.qd_rad_s - jv.orientation_rad_s), [0, 0, 0.03], atol=1e-4)
+
+
+def test_set_point_is_two_steps_ahead_on_the_reference():
+    """A set point the drive reaches only after the next one arrived (velocity continuous)."""
+    ctl = ForceController(youbot_model(), ControllerConfig(mode='hand_guiding', ramp_s=0.0,
+                                                           dead_band_sigma=0.0))
+    ctl.set_enabled(True, 0.0)
+    push = ForceInput(0.0, np.array([10.0, 0.0, 0.0]), np.full(3, 0.1))
+    ctl.step(0.0, WORK, push)
+    for k in range(1, 20):
+        push.stamp_s = k * 0.005
+        cmd = ctl.step(k * 0.005, WORK, push)
+    assert SETPOINT_LEAD_STEPS == 2
+    assert cmd.t_s == pytest.approx(19 * 0.005 + 2 * 0.005)
+    np.testing.assert_allclose(cmd.q_rad, ctl.q_ref + ctl.qd_ref * 2 * 0.005)
