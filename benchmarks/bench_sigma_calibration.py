@@ -54,6 +54,7 @@ def misses(c):
 
 
 def main():
+    """Print the calibration table of each folder; return 1 if a target is missed."""
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('outs', nargs='+', type=Path, help='demo output folders')
     ap.add_argument('--model', choices=('identified', 'truth', 'both'), default='identified')
@@ -79,7 +80,8 @@ def main():
         tare_ns = [(int(t * 1e9), kind) for t, kind in log.tare_events]
         for name, model in models(out, a.model):
             t0 = time.process_time()
-            t, F, sd, _ = report.replay_force_phase(model, js, tare_ns, settings)
+            st, F, sd, _ = report.replay_force_phase(model, js, tare_ns, settings)
+            t = st * 1e-9
             cal = report.R.sigma_calibration(t, F, sd, sc.timeline, sc.all_phases)
             cpu = time.process_time() - t0
             for c in cal:

@@ -96,11 +96,12 @@ def replay_force_phase(model, js, tare_ns, settings):
         settings: ``EstimatorConfig`` fields (the demo's estimator settings).
 
     Returns:
-        (sim times (N,) s, forces (N, 3) N, published force std (N, 3) N, contact flags (N,)).
+        (stamps (N,) ns, forces (N, 3) N, published force std (N, 3) N, contact flags (N,)) over
+        the accepted samples.
     """
     st, F, C, sd = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
                                     EstimatorConfig(**settings))
-    return st * 1e-9, F, sd, C
+    return st, F, sd, C
 
 
 def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
@@ -117,7 +118,8 @@ def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
     Returns:
         (row of the force table, sim times s, estimated forces (N, 3) N).
     """
-    t, F, sd, C = replay_force_phase(model, js, tare_ns, settings)
+    st, F, sd, C = replay_force_phase(model, js, tare_ns, settings)
+    t = st * 1e-9
     e = R.force_errors(t, F, sc.timeline, sc.phases)
     split = R.rest_error_split(t, F, sc.timeline, sc.phases, joint1_dir_at(st))
     row = {'rms_rest_n': e.rms_rest_n, 'rms_motion_n': e.rms_motion_n,
