@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robot_id_ros.estimate.observability import WEAK_SHARE
+from robot_id_ros.estimate.observability import WEAK_SHARE, weak_fraction
 
 K_SIGMA = 3.0    # a hold moving by more than this many noise std shows a change of the wrench
 
@@ -41,20 +41,16 @@ K_SIGMA = 3.0    # a hold moving by more than this many noise std shows a change
 def sole_sensors(J, rows, guard):
     """Return (n,) bool: the joints without which some estimated wrench axis is weak.
 
-    ``observability.weak_fraction`` of J_s^T without each joint in turn, from one batched
-    eigen-decomposition of the m x m Gram matrices (J_s J_s^T minus that joint's outer product:
-    its eigenvalues are the squared singular values, its eigenvectors the right singular vectors).
-
     Args:
         J: (6, n) the tool Jacobian in the wrench's frame.
         rows: the estimated wrench rows.
-        guard: the mapper's ``sigma_guard`` (a number).
+        guard: the mapper's ``sigma_guard``.
     """
     Jt = np.asarray(J)[list(rows)].T                    # (n, m)
-    G = Jt.T @ Jt
-    w, V = np.linalg.eigh(G[None] - Jt[:, :, None] * Jt[:, None, :])
-    share = np.einsum('jik,jk->ji', V * V, w < float(guard) ** 2)    # (n, m)
-    return (share > WEAK_SHARE).any(axis=1)
+    n = Jt.shape[0]
+    keep = ~np.eye(n, dtype=bool)
+    return np.array([bool((weak_fraction(Jt[keep[j]], guard) > WEAK_SHARE).any())
+                     for j in range(n)])
 
 
 def hold_variance(friction, residual_std_nm, config, mapper):
@@ -100,7 +96,6 @@ class HoldVariance:
         """Forget the edges (a restart: every hold starts from the uniform band)."""
         self.edge = [False] * self.n
         self._raw = self._J = None      # the last sample's band before the hold, tool Jacobian
-        self._sole = None               # (J, sole_sensors) of the last recomputation
 
     def step(self, held_prev, held, band, raw_band, noise_gain, J):
         """Take one sample: mark the pushed holds, release the others if a change was seen.
@@ -136,9 +131,8 @@ class HoldVariance:
         Args:
             band: n floats, Nm, the (held) stiction band at that sample.
         """
-        if self._sole is None or not np.array_equal(self._J, self._sole[0]):   # not at rest
-            self._sole = (np.array(self._J), sole_sensors(self._J, self.rows, self.guard))
-        return self.variance(self.edge, band, self._raw, self._sole[1]).tolist()
+        return self.variance(self.edge, band, self._raw,
+                             sole_sensors(self._J, self.rows, self.guard)).tolist()
 
     def batch(self, cov_idx, H, raw_band, restart, J, band, noise_gain):
         """Return ``variance`` (N, n) at the samples ``cov_idx`` (0 elsewhere), from a reset state.
