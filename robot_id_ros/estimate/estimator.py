@@ -132,7 +132,7 @@ class WrenchEstimator:
         self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s,
                                          c.friction_sign, self.residual_std_nm)
         self.contact = self._detector()
-        self.uncertainty = TorqueUncertainty(model, self.residual_std_nm, c, self.mapper)
+        self.uncertainty = TorqueUncertainty(model, self.residual_std_nm)
         if c.method == 'momentum':
             self.residual = MomentumObserver(self.n, c.observer_gain_hz)
         else:
@@ -302,8 +302,7 @@ class WrenchEstimator:
         _crba(m, d, qp, _WORLD)     # M and the joint Jacobians (one forward pass)
         M = d.M.copy()
         J = _frame_jacobian(m, d, self._fid, self._ref)
-        f, raw_band = self.friction.one(qd.tolist())
-        band = raw_band
+        f, band = self.friction.one(qd.tolist())
         if self._band_any and dt > 0.0:     # a held band to release (none after a restart)
             band = hold_band_step(band, self._band_held, dt, self._band_rate)
         self._band_held = band
@@ -315,8 +314,7 @@ class WrenchEstimator:
         tau = list(map(sub, r, self.bias.tolist()))
         sw = ((self._sw_free if free else joint_scale_one(self._res_var, band))
               if self._weighted else None)
-        tau_map, held = stiction_one(self._stiction_mode, tau, band, free, self._held)
-        self._held = self.uncertainty.track_hold(self._held, held, band, raw_band, dt, J)
+        tau_map, self._held = stiction_one(self._stiction_mode, tau, band, free, self._held)
         wrench, smin, damped = self.mapper.map_one(J, tau_map, sw)
         s_c, s_k = self.contact.scores_one(tau, band)
         state = self.contact.step(s_c, s_k)
@@ -429,11 +427,11 @@ class WrenchEstimator:
                                np.zeros(0, int), np.zeros(0), self.frame_id, idx, rejected,
                                resets)
         Ms, H, Js = self._dynamics(Q, QD, progress)
-        F, raw_band = self.friction(QD)
+        F, band = self.friction(QD)
         dt = np.zeros(N)
         dt[1:] = (S[1:] - S[:-1]) * 1e-9
         dt[starts] = 0.0
-        band = hold_band(raw_band, dt, self._band_rate, starts)
+        band = hold_band(band, dt, self._band_rate, starts)
         seg = np.flatnonzero(starts)
         seg_end = np.r_[seg[1:], N]
         U = H + F - E
@@ -451,8 +449,7 @@ class WrenchEstimator:
                             self._prior)
         gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)   # 0 at starts
         wstd = batch_wrench_std(self.uncertainty, self._lag, self._cov_schedule.samples(
-            S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias,
-            (Tm, raw_band, restart, Js))
+            S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias)
         if progress is not None:
             progress(N, N)
         return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)

@@ -31,7 +31,6 @@ from operator import mul
 
 import numpy as np
 
-from robot_id_ros.estimate.holdvariance import hold_variance
 from robot_id_ros.io.model_file import IdentifiedModel
 
 
@@ -41,20 +40,13 @@ class TorqueUncertainty:
     The parameters' part is the base covariance of the identification, else the standard
     parameters' std.
 
-    With ``stiction_mode`` 'hold' the held torques' variance comes from the hold's history
-    (``holdvariance.HoldVariance``, ``hold``: the estimator passes every sample's hold through
-    ``track_hold``) instead of the uniform band^2 / 3.
-
     Args:
         model: the identified model (its ``base_covariance`` or ``parameter_std`` if any).
         residual_std_nm: (n,) Nm, the identification residual's std of each joint.
-        config: the ``EstimatorConfig`` (its stiction mode and residual); None: no hold.
-        mapper: the ``WrenchMapper`` (its rows and sigma guard), with ``config``.
     """
 
-    def __init__(self, model: IdentifiedModel, residual_std_nm, config=None, mapper=None):
+    def __init__(self, model: IdentifiedModel, residual_std_nm):
         self.model = model
-        self.hold = hold_variance(model.friction, residual_std_nm, config, mapper)
         self.res_var = np.asarray(residual_std_nm, dtype=float) ** 2
         self._res_var_l = self.res_var.tolist()
         self.kind = 'none'
@@ -65,7 +57,7 @@ class TorqueUncertainty:
             self.kind = 'standard'
             self.cov = np.diag(np.asarray(model.parameter_std, dtype=float) ** 2)
 
-    def torque_covariance(self, q, qd, qdd, band, noise_gain=1.0, band_var=None):
+    def torque_covariance(self, q, qd, qdd, band, noise_gain=1.0):
         """Covariance of the model torque at N samples.
 
         Args:
@@ -75,7 +67,6 @@ class TorqueUncertainty:
             band: (N, n) Nm, stiction band half-width (a uniform error: variance band^2 / 3).
             noise_gain: scalar or (N,), the fraction of the residual variance (white noise) that
                 gets through the residual's filter (``white_noise_gain``).
-            band_var: (N, n) Nm^2, in place of band^2 / 3 (``HoldVariance.variance``); None.
 
         Returns:
             (N, n, n) Nm^2.
@@ -89,16 +80,8 @@ class TorqueUncertainty:
             C += np.einsum('kip,pq,kjq->kij', W, self.cov, W)
         idx = np.arange(n)
         gain = np.reshape(np.asarray(noise_gain, dtype=float), (-1, 1))
-        bv = np.asarray(band) ** 2 / 3.0 if band_var is None else band_var
-        C[:, idx, idx] += gain * self.res_var + bv
+        C[:, idx, idx] += gain * self.res_var + np.asarray(band) ** 2 / 3.0
         return C
-
-    def track_hold(self, held_prev, held, band, raw_band, dt, J):
-        """Return ``held``, after ``hold.step`` took it (with a hold; see the class doc)."""
-        if self.hold is None:
-            return held
-        return self.hold.step(held_prev, held, band, raw_band,
-                              white_noise_gain_one(*self.hold.gain_args, dt), J)
 
     def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain):
         """Return one sample's wrench covariance A C A^T (6, 6), Nm^2 and N^2.
@@ -115,17 +98,16 @@ class TorqueUncertainty:
             band: n floats, Nm, stiction band half-width.
             noise_gain: ``white_noise_gain`` at this sample (a float).
         """
-        bv = [b * b / 3.0 for b in band] if self.hold is None else self.hold.variance_one(band)
         if self.kind == 'none':
             g = float(noise_gain)
-            c = [g * v + x for v, x in zip(self._res_var_l, bv)]
+            c = [g * v + b * b / 3.0 for v, b in zip(self._res_var_l, band)]
             return (A * c) @ A.T
         qdd = (qd - qd_prev) / dt if qd_prev is not None and dt > 0 else np.zeros_like(qd)
         C = self.torque_covariance(q[None], qd[None], qdd[None], np.asarray(band)[None],
-                                   noise_gain, np.asarray(bv, float)[None])[0]
+                                   noise_gain)[0]
         return A @ C @ A.T
 
-    def held_wrench_var(self, cov_idx, A, Q, QD, dt, band, starts, noise_gain, band_var=None):
+    def held_wrench_var(self, cov_idx, A, Q, QD, dt, band, starts, noise_gain):
         """Return ``wrench_covariance``'s diagonal (N, 6), held between recomputations.
 
         Args:
@@ -137,15 +119,13 @@ class TorqueUncertainty:
             band: (N, n) Nm.
             starts: (N,) bool, True at a restart (qdd = 0 there, as after a reset).
             noise_gain: (N,) ``white_noise_gain``.
-            band_var: (N, n) Nm^2, in place of band^2 / 3 (see ``torque_covariance``); None.
         """
         qdd = np.zeros((len(cov_idx), Q.shape[1]))
         prev_ok = (cov_idx > 0) & ~starts[cov_idx]
         ci = cov_idx[prev_ok]
         qdd[prev_ok] = (QD[ci] - QD[ci - 1]) / dt[ci][:, None]
         C = self.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx],
-                                   noise_gain[cov_idx],
-                                   None if band_var is None else band_var[cov_idx])
+                                   noise_gain[cov_idx])
         Ak = A[cov_idx]
         var = np.einsum('kij,kjl,kil->ki', Ak, C, Ak)
         return var[np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
@@ -471,7 +451,7 @@ def sample_covariance(held_nm, lag_var, bias=None):
     return cov
 
 
-def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias, hold=None):
+def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias):
     """Return the wrench std (N, 6) of ``sample_covariance`` over N samples (a batch).
 
     Args:
@@ -487,14 +467,8 @@ def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bia
         starts: (N,) bool, True at a restart.
         R: (N, n) Nm, the residual.
         bias: (N, 6) ``damping_bias``.
-        hold: (held torque (N, n) Nm, band before ``hold_band`` (N, n) Nm, restarts of the hold
-            (N,) bool, tool Jacobians (N, 6, n)) for ``unc.hold``; None: band^2 / 3.
     """
-    band_var = None
-    if unc.hold is not None and hold is not None:
-        H, raw, restart, J = hold
-        band_var = unc.hold.batch(cov_idx, H, raw, restart, J, band, gain)
-    var = unc.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain, band_var)
+    var = unc.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain)
     held = A[cov_idx][np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
     var += lag.batch(dt, R, band, starts, held)
     return np.sqrt(np.maximum(var + bias ** 2, 0.0))
