@@ -16,13 +16,17 @@ Reproduce:
         [--model identified|truth|both] [--set NAME=VALUE ...]
 
 ``--set`` overrides one ``EstimatorConfig`` field (a Python literal), e.g.
-``--set observer_gain_hz=20``. The exit status is 1 if any phase misses a target.
+``--set observer_gain_hz=20``; ``--detail`` adds per phase and axis the RMS error and the RMS
+sigma (N), which tell an over-wide sigma from a missed error. The exit status is 1 if any phase
+misses a target.
 """
 import argparse
 import ast
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from robot_id_ros.demo import report
 from robot_id_ros.demo.pipeline import demo_estimator_settings
@@ -59,6 +63,7 @@ def main():
     ap.add_argument('outs', nargs='+', type=Path, help='demo output folders')
     ap.add_argument('--model', choices=('identified', 'truth', 'both'), default='identified')
     ap.add_argument('--set', action='append', default=[], metavar='NAME=VALUE')
+    ap.add_argument('--detail', action='store_true', help='also RMS error and RMS sigma, N')
     a = ap.parse_args()
     settings = demo_estimator_settings()
     for kv in a.set:
@@ -83,6 +88,7 @@ def main():
             st, F, sd, _ = report.replay_force_phase(model, js, tare_ns, settings)
             t = st * 1e-9
             cal = report.R.sigma_calibration(t, F, sd, sc.timeline, sc.all_phases)
+            err = F - sc.timeline.at(t)
             cpu = time.process_time() - t0
             for c in cal:
                 m = misses(c)
@@ -90,6 +96,10 @@ def main():
                 print(f"{out.name + ' / ' + name:34s} {c['phase']:22s} "
                       f"{f(c['coverage_2sigma']):16s} | {f(c['rms_z']):14s} | "
                       f"{f(c['p99_z'])}{'' if not m else f'  ({m} miss)'}")
+                if a.detail:
+                    w = (t >= c['t0_s']) & (t < c['t1_s'])
+                    print(f"{'':57s}RMS error {f(np.sqrt(np.mean(err[w] ** 2, 0)))} N | "
+                          f"RMS sigma {f(np.sqrt(np.mean(sd[w] ** 2, 0)))} N")
             print(f'  ({len(t)} samples, {cpu:.1f} s CPU)')
     print(f'targets: coverage >= {COVERAGE_MIN}, RMS {RMS_LO}-{RMS_HI}, p99 <= {P99_MAX}; '
           f'{bad} axis-targets missed')
