@@ -65,6 +65,8 @@ class BiasEnvelope:
             dt_s: s since the previous sample; <= 0 restarts.
             bias: (6,) ``damping_bias`` of this sample, or None (not damped: 0).
         """
+        if bias is None and not any(self.var):      # the common case: far from a singularity
+            return self.var
         if dt_s <= 0:
             self.reset()
         a2 = math.exp(-2.0 * dt_s / self.period_s) if dt_s > 0 else 0.0
