@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.demo import results as R
+from robot_id_ros.demo.director import DirectorLog
 from robot_id_ros.demo.processes import log as say
 from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
 from robot_id_ros.io.bags import read_joint_states
@@ -85,6 +86,24 @@ def _live_row(log, sc: ForceScenario):
     return row, live_free_n
 
 
+def replay_force_phase(model, js, tare_ns, settings):
+    """Replay the force phase's joint states through the core's ``update``, tared as the node was.
+
+    Args:
+        model: the model to replay with.
+        js: the force phase's joint states (``io.bags.read_joint_states``).
+        tare_ns: the node's tare events [(stamp_ns, 'tare' | 'clear')].
+        settings: ``EstimatorConfig`` fields (the demo's estimator settings).
+
+    Returns:
+        (stamps (N,) ns, forces (N, 3) N, published force std (N, 3) N, contact flags (N,)) over
+        the accepted samples.
+    """
+    st, F, C, sd = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
+                                    EstimatorConfig(**settings))
+    return st, F, sd, C
+
+
 def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
     """Replay the estimator core with ``model`` over the joint states, tared as the node was.
 
@@ -99,8 +118,7 @@ def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
     Returns:
         (row of the force table, sim times s, estimated forces (N, 3) N).
     """
-    st, F, C, sd = R.estimate_batch(model, js.stamp_ns, js.q, js.qd, js.effort, tare_ns,
-                                    EstimatorConfig(**settings))
+    st, F, sd, C = replay_force_phase(model, js, tare_ns, settings)
     t = st * 1e-9
     e = R.force_errors(t, F, sc.timeline, sc.phases)
     split = R.rest_error_split(t, F, sc.timeline, sc.phases, joint1_dir_at(st))
@@ -223,6 +241,13 @@ def save_director_log(log, path):
     d = {k: v for k, v in vars(log).items() if k != 'phases'}
     d['phases'] = [vars(p) for p in log.phases]
     Path(path).write_text(json.dumps(d, default=float))
+
+
+def load_director_log(path) -> DirectorLog:
+    """Return the director's log saved by ``save_director_log`` (for re-analysis)."""
+    d = json.loads(Path(path).read_text())
+    phases = [R.Phase(**p) for p in d.pop('phases')]
+    return DirectorLog(**d, phases=phases)
 
 
 def _fmt(x, unit='', digits=2):

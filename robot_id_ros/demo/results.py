@@ -283,9 +283,9 @@ def sigma_calibration(t_s, est_force_n, force_std_n, timeline: ForceTimeline, ph
         phases: ``Phase`` list; one entry per phase with at least one sample.
 
     Returns:
-        [{'phase', 'kind', 'samples', 'coverage_2sigma', 'rms_z', 'p99_z'}], the last three per
-        axis x, y, z: the fraction of samples with |error| <= 2 std, the RMS and the 99th
-        percentile of |error| / std.
+        [{'phase', 'kind', 't0_s', 't1_s', 'samples', 'coverage_2sigma', 'rms_z', 'p99_z'}],
+        the last three per axis x, y, z: the fraction of samples with |error| <= 2 std, the RMS
+        and the 99th percentile of |error| / std.
     """
     t_s = np.asarray(t_s, float)
     err = np.asarray(est_force_n, float)[:, :3] - timeline.at(t_s)
@@ -297,7 +297,8 @@ def sigma_calibration(t_s, est_force_n, force_std_n, timeline: ForceTimeline, ph
         if not m.any():
             continue
         zm = z[m]
-        out.append({'phase': ph.label or ph.kind, 'kind': ph.kind, 'samples': int(m.sum()),
+        out.append({'phase': ph.label or ph.kind, 'kind': ph.kind, 't0_s': float(ph.t0_s),
+                    't1_s': float(ph.t1_s), 'samples': int(m.sum()),
                     'coverage_2sigma': np.mean(zm <= 2.0, axis=0).tolist(),
                     'rms_z': np.sqrt(np.mean(zm ** 2, axis=0)).tolist(),
                     'p99_z': np.percentile(zm, 99, axis=0).tolist()})

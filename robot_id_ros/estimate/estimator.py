@@ -35,6 +35,7 @@ import pinocchio as pin
 from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
+from robot_id_ros.estimate.envelope import BiasEnvelope
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
 from robot_id_ros.estimate.onesample import joint_scale_one, stiction_one
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
@@ -141,6 +142,7 @@ class WrenchEstimator:
         bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
         self._band_rate = 2.0 * math.pi * bandwidth_hz
         self._lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
+        self._bias_env = BiasEnvelope(c.covariance_period_s)
         self.bounds = InputBounds(self.robot.limits)
         self.gate = StampGate(c.time_jump_s, c.max_gap_s)
         self._tare_avg = TareAverage(c.tare_window_s)
@@ -215,6 +217,7 @@ class WrenchEstimator:
         self._cov_rows = None       # the wrench map of the last covariance recomputation
         self._r_prev = None
         self._lag.reset()
+        self._bias_env.reset()
         self._band_held = None
         self._band_any = False        # some joint's held band > 0 (else the hold is skipped)
         self._held = None
@@ -326,7 +329,7 @@ class WrenchEstimator:
         self._r_prev = r
         bias = damping_bias_one(J, tau_map, sw, wrench, self.mapper.rows,
                                 self._prior) if damped else None
-        cov = sample_covariance(self._wrench_cov, lag, bias)
+        cov = sample_covariance(self._wrench_cov, lag, bias, self._bias_env.step(dt, bias))
         # finite: the held covariance (checked when recomputed), the lag and the bias
         check = sum(tau) + sum(wrench.tolist()) + s_c + s_k + sum(lag)
         if bias is not None:
@@ -449,7 +452,7 @@ class WrenchEstimator:
                             self._prior)
         gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)   # 0 at starts
         wstd = batch_wrench_std(self.uncertainty, self._lag, self._cov_schedule.samples(
-            S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias)
+            S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias, self._bias_env)
         if progress is not None:
             progress(N, N)
         return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)

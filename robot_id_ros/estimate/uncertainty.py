@@ -31,6 +31,7 @@ from operator import mul
 
 import numpy as np
 
+from robot_id_ros.estimate.envelope import decaying_max
 from robot_id_ros.io.model_file import IdentifiedModel
 
 
@@ -324,25 +325,13 @@ class LagVariance:
             (N, 6). The state is left reset.
         """
         dt = np.asarray(dt_s, dtype=float)
-        N = len(dt)
         fresh = np.asarray(starts, bool) | (dt <= 0)
         fresh[:1] = True
         a = np.exp(-self.K * np.where(fresh, 0.0, dt))[:, None]
         dr = np.zeros_like(R)
         dr[1:] = R[1:] - R[:-1]
         seen = np.where(fresh[:, None], 0.0, self._seen(np.where(a < 1.0, a, 0.5), dr, band, A))
-        # v_k = max(a_k^2 v_{k-1}, s_k): with L_k = sum_{j <= k} log a_j^2 (restarted at each
-        # fresh sample), v_k = exp(L_k + max_{j <= k} (log s_j - L_j)) within a segment
-        log_a2 = np.where(fresh[:, None], 0.0, 2.0 * np.log(a))
-        seg = np.cumsum(fresh) - 1
-        L = np.cumsum(log_a2, axis=0)
-        L -= L[np.flatnonzero(fresh)][seg]
-        L = np.broadcast_to(L, seen.shape)
-        with np.errstate(divide='ignore'):
-            x = np.log(seen) - L
-        out = np.empty_like(seen)
-        for s0, s1 in zip(np.flatnonzero(fresh).tolist(), np.r_[np.flatnonzero(fresh)[1:], N]):
-            out[s0:s1] = np.exp(L[s0:s1] + np.maximum.accumulate(x[s0:s1], axis=0))
+        out = decaying_max(seen, np.where(fresh[:, None], 0.0, 2.0 * np.log(a)), fresh)
         self.reset()
         return out
 
@@ -428,16 +417,18 @@ def damping_bias_one(J, tau_nm, weight, wrench, rows, prior):
     return damping_bias(J, tm, wrench, rows, None, prior)
 
 
-def sample_covariance(held_nm, lag_var, bias=None):
+def sample_covariance(held_nm, lag_var, bias=None, bias_env=None):
     """Return one sample's wrench covariance (6, 6).
 
     The covariance of the last recomputation, plus the lag's variance (``LagVariance``, on the
-    diagonal), plus the damping's ``bias`` (``damping_bias``) as ``d d^T``.
+    diagonal), plus the damping's ``bias`` (``damping_bias``) as ``d d^T`` with its diagonal
+    raised to the bias envelope (``envelope.BiasEnvelope``).
 
     Args:
         held_nm: (6, 6) the covariance of the last recomputation (not changed).
         lag_var: 6 floats, ``LagVariance``'s variance now.
         bias: (6,) or None.
+        bias_env: 6 floats, ``envelope.BiasEnvelope``'s variance now, or None.
 
     Returns:
         (6, 6): ``held_nm`` itself when there is nothing to add.
@@ -448,10 +439,14 @@ def sample_covariance(held_nm, lag_var, bias=None):
         cov.flat[::7] += lag_var
     if bias is not None:
         cov = cov + np.outer(bias, bias)
+    if bias_env is not None and any(bias_env):
+        cov = cov.copy() if cov is held_nm else cov
+        d2 = np.zeros(6) if bias is None else bias * bias
+        cov.flat[::7] += np.maximum(np.asarray(bias_env) - d2, 0.0)
     return cov
 
 
-def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias):
+def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias, env=None):
     """Return the wrench std (N, 6) of ``sample_covariance`` over N samples (a batch).
 
     Args:
@@ -467,8 +462,10 @@ def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bia
         starts: (N,) bool, True at a restart.
         R: (N, n) Nm, the residual.
         bias: (N, 6) ``damping_bias``.
+        env: ``envelope.BiasEnvelope`` (the bias's variance is its envelope); None: bias^2.
     """
     var = unc.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain)
     held = A[cov_idx][np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
     var += lag.batch(dt, R, band, starts, held)
-    return np.sqrt(np.maximum(var + bias ** 2, 0.0))
+    b2 = bias ** 2 if env is None else env.batch(dt, bias, starts)
+    return np.sqrt(np.maximum(var + b2, 0.0))
