@@ -43,7 +43,7 @@ from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.ros.params_file import youbot_estimator_settings
 from robot_id_ros.settings import from_plain
-from ros_helpers import isolated_env
+from ros_helpers import isolated_env, stop_node
 
 ROOT = Path(__file__).resolve().parents[2]
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
@@ -206,9 +206,4 @@ def test_node_outputs_equal_the_core_update(ros_domain_id, rate_hz, burst):
         probe.ex.shutdown()
         probe.node.destroy_node()
         rclpy.shutdown(context=ctx)
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_node(proc)
