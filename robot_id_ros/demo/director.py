@@ -29,7 +29,9 @@ REST_FORCES_N = [(5, 0, 0), (0, 0, -15), (0, 5, 0), (0, 0, 15), (-15, 0, 0), (0,
 MOTION_FORCES_N = [(5, 0, 0), (0, 0, -5), (0, 5, 0), (0, 0, 15), (-5, 0, 0), (0, -15, 0),
                    (15, 0, 0)]
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
-DIRECTOR_QUEUE_DEPTH = 200     # queued messages per subscription
+# queued messages per subscription (keep-last): the estimate, contact flags and true wrench of
+# 12 s at 400 samples a second, so a director starved of CPU for seconds loses none of them
+DIRECTOR_QUEUE_DEPTH = 5000
 MOVE_LEAD_S = 0.2              # a move starts this long (sim time, at least the commander's
 #                                wall-clock minimum) after it is sent
 TRAJECTORY_LEAD_S = 0.3        # the excitation starts this long after it is sent

@@ -47,8 +47,11 @@ from robot_id_ros.ros.conversions import stamp_ns, time_msg, trajectory_msg
 
 INTERFACES = ('trajectory', 'trajectory_stream', 'follow_joint_trajectory', 'brics_position')
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
-# joint states queued by the subscription: 20 s of a 50 Hz driver, so a busy executor loses none
-JOINT_STATE_QUEUE_DEPTH = 1000
+# joint states queued by the subscription (keep-last: a queue that overflows drops the oldest):
+# 10 s of a 1 kHz driver, 12.5 s of the simulator at 200 Hz and 4x real time. 1000 lost whole
+# seconds of a force-phase recording (stamp gaps of 40-2090 ms) while a test worker loaded the
+# machine. Fast DDS does not preallocate the queue (633 kB per subscription at 1000 or 10000).
+JOINT_STATE_QUEUE_DEPTH = 10000
 COMMAND_QUEUE_DEPTH = 10
 HOLD_TIME_S = 0.2            # hold_position reaches the measured pose this long after receipt
 MOVE_MIN_DURATION_S = 0.2    # shortest point-to-point move of move_to
