@@ -43,7 +43,8 @@ from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_
 from robot_id_ros.estimate.observability import observability_values
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
-from robot_id_ros.ros.conversions import NS_PER_S, fill_wrench
+from robot_id_ros.ros.conversions import (NS_PER_S, fill_wrench, joint_state_writer,
+                                          wrench_stamped_writer)
 from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
@@ -112,6 +113,10 @@ class WrenchEstimatorNode(Node):
         self.msg_wrench, self.msg_std = WrenchStamped(), WrenchStamped()
         self.msg_wrench.header.frame_id = self.msg_std.header.frame_id = self.est.frame_id
         self.msg_tau = JointState(name=list(self.model.joint_names))
+        # serialized outputs where the writer matches rclpy's own serialisation (else None:
+        # the message objects above are filled and published)
+        self.pack_wrench = wrench_stamped_writer(self.est.frame_id)
+        self.pack_tau = joint_state_writer(self.model.joint_names)
         self.msg_contact = None            # the last Bool published, None before the first
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
@@ -212,21 +217,31 @@ class WrenchEstimatorNode(Node):
         subscribers are counted once per wake-up (``_wake``), not per sample.
         """
         wrench_out, std_out, tau_out = self._outputs
+        pack_wrench = self.pack_wrench
         if wrench_out:
-            w = self.msg_wrench
-            w.header.stamp.sec, w.header.stamp.nanosec = sec, nanosec
-            fill_wrench(w.wrench, res.wrench)
-            self.pub_wrench.publish(w)
+            if pack_wrench is not None:
+                self.pub_wrench.publish(pack_wrench(sec, nanosec, res.wrench.tolist()))
+            else:
+                w = self.msg_wrench
+                w.header.stamp.sec, w.header.stamp.nanosec = sec, nanosec
+                fill_wrench(w.wrench, res.wrench)
+                self.pub_wrench.publish(w)
         if std_out:
-            sd = self.msg_std
-            sd.header.stamp.sec, sd.header.stamp.nanosec = sec, nanosec
-            fill_wrench(sd.wrench, wrench_std(res))
-            self.pub_std.publish(sd)
+            if pack_wrench is not None:
+                self.pub_std.publish(pack_wrench(sec, nanosec, wrench_std(res).tolist()))
+            else:
+                sd = self.msg_std
+                sd.header.stamp.sec, sd.header.stamp.nanosec = sec, nanosec
+                fill_wrench(sd.wrench, wrench_std(res))
+                self.pub_std.publish(sd)
         if tau_out:
-            tau = self.msg_tau
-            tau.header.stamp.sec, tau.header.stamp.nanosec = sec, nanosec
-            tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
-            self.pub_tau.publish(tau)
+            if self.pack_tau is not None:
+                self.pub_tau.publish(self.pack_tau(sec, nanosec, q.tolist(), res.tau_ext.tolist()))
+            else:
+                tau = self.msg_tau
+                tau.header.stamp.sec, tau.header.stamp.nanosec = sec, nanosec
+                tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
+                self.pub_tau.publish(tau)
         contact = bool(res.contact_state)
         if self.msg_contact is None or contact != self.msg_contact.data:
             self.msg_contact = Bool(data=contact)
