@@ -23,7 +23,9 @@ max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
 """
 from __future__ import annotations
 
+import threading
 import time
+import traceback
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
@@ -46,6 +48,7 @@ from robot_id_ros.io.model_file import load_model
 from robot_id_ros.ros.conversions import (NS_PER_S, fill_wrench, joint_state_writer,
                                           wrench_stamped_writer)
 from robot_id_ros.ros.diagnostics import diagnostic_array
+from robot_id_ros.ros.input_thread import InputThread, input_thread_available
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros import parameter_tables as tables
@@ -83,8 +86,10 @@ class InputGroup(CallbackGroup):
 class WrenchEstimatorNode(Node):
     """The real-time wrench estimator node."""
 
-    def __init__(self, node_name='wrench_estimator', **kwargs):
+    def __init__(self, node_name='wrench_estimator', *, input_thread=True, **kwargs):
+        """Build the node; ``input_thread`` False: the executor delivers the input (see doc)."""
         super().__init__(node_name, **kwargs)
+        self.input_thread = None
         refuse_renamed(self, tables.WRENCH_ESTIMATOR_FORMER_NAMES)
         p = declare_table(self, tables.wrench_estimator_parameters())
         require(p, 'model_file', 'a model file from robot-id identify')
@@ -121,6 +126,8 @@ class WrenchEstimatorNode(Node):
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
         self.input_group = InputGroup()
+        # the estimator's state is shared by the input (thread) and the services and timers
+        self.lock = threading.Lock()
         sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos,
                                        callback_group=self.input_group)
         self.take_queued = joint_state_taker(sub)
@@ -131,7 +138,12 @@ class WrenchEstimatorNode(Node):
         self.wakeups = 0                # callbacks that took input (per sample or per batch)
         self._outputs = (True, True, True)   # which outputs have subscribers (see _wake)
         self.batch_timer = None
-        if self.batch_period_s > 0.0:
+        if input_thread and self.take_queued is not None and input_thread_available():
+            self.input_group.batched = True         # the executor never takes the input
+            self.input_thread = InputThread(sub, self.context, self._on_input,
+                                            float(p['input_batch_period_s']),
+                                            self._on_input_error)
+        elif self.batch_period_s > 0.0:
             self.batch_timer = self.create_timer(self.batch_period_s, self._on_batch, clock=steady)
             self.batch_timer.cancel()
         info = self.get_logger().info
@@ -141,6 +153,28 @@ class WrenchEstimatorNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
+        if self.input_thread is not None:
+            self.input_thread.start()
+
+    def stop(self):
+        """End the input thread (``run_node`` calls this before ``destroy_node``)."""
+        if self.input_thread is not None:
+            self.input_thread.stop()
+
+    def destroy_node(self):
+        """Stop the input thread, then destroy the node."""
+        self.stop()
+        super().destroy_node()
+
+    def _on_input(self):
+        """The input thread's wake-up: take the queued samples; return how many."""
+        with self.lock:
+            self._wake()
+            return self.drain()
+
+    def _on_input_error(self, exc):
+        self.get_logger().error('joint_states input failed: ' + ''.join(
+            traceback.format_exception(exc)).strip())
 
     def _on_joint_state(self, msg: JointState):
         self._wake()
@@ -249,13 +283,15 @@ class WrenchEstimatorNode(Node):
 
     def _tare(self):
         try:
-            bias = self.est.tare()
+            with self.lock:
+                bias = self.est.tare()
         except RuntimeError as exc:
             return False, str(exc)
         return True, f'tared at {self._at()}; bias (Nm) = ' + ', '.join(f'{b:+.3f}' for b in bias)
 
     def _clear_tare(self):
-        self.est.clear_tare()
+        with self.lock:
+            self.est.clear_tare()
         return True, f'tare cleared at {self._at()} (bias zero)'
 
     def _at(self):
@@ -264,8 +300,9 @@ class WrenchEstimatorNode(Node):
         return 'no sample yet' if at is None else f'{at * 1e-9:.3f} s'
 
     def _reset(self):
-        self.est.reset('reset service')
-        self.monitor.observer_reset()
+        with self.lock:
+            self.est.reset('reset service')
+            self.monitor.observer_reset()
         return True, 'observer reset (tare kept)'
 
     def _on_set_parameters(self, params):
@@ -274,7 +311,8 @@ class WrenchEstimatorNode(Node):
             mass = new.get('payload_mass_kg', self.get_parameter('payload_mass_kg').value)
             com = new.get('payload_com_m', self.get_parameter('payload_com_m').value)
             try:
-                apply_payload(self.est, self.model, mass, com, self.max_payload_kg)
+                with self.lock:
+                    apply_payload(self.est, self.model, mass, com, self.max_payload_kg)
             except (ValueError, TypeError) as exc:
                 return SetParametersResult(successful=False, reason=str(exc))
             self.get_logger().info(f'payload now {mass} kg at {list(com)} m (tool frame)')
@@ -282,11 +320,14 @@ class WrenchEstimatorNode(Node):
 
     def _on_timer(self):
         self.wall_clock = not self.get_clock().ros_time_is_active
-        if self.msg_contact is not None:
-            self.pub_contact.publish(self.msg_contact)
-        level, message, values = self.monitor.status(self.est)
-        values += observability_values(self.est)     # which wrench axes are sensed, and why
-        values += [('input_batched', self.input_group.batched), ('input_wakeups', self.wakeups)]
+        with self.lock:
+            if self.msg_contact is not None:
+                self.pub_contact.publish(self.msg_contact)
+            level, message, values = self.monitor.status(self.est)
+            values += observability_values(self.est)     # which wrench axes are sensed, and why
+            batched = (self.input_group.batched if self.input_thread is None
+                       else self.input_thread.batched)
+            values += [('input_batched', batched), ('input_wakeups', self.wakeups)]
         self.pub_diag.publish(diagnostic_array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: wrench estimation',
             self.model.robot.robot_name, level, message, values))
