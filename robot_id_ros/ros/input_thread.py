@@ -21,8 +21,8 @@ import time
 
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 
-WAIT_TIMEOUT_NS = 500_000_000     # the longest wait: a stop is seen within it (and at once
-                                  # through the guard condition)
+# the longest wait: a stop is seen within it (and at once through the guard condition)
+WAIT_TIMEOUT_NS = 500_000_000
 
 
 def input_thread_available() -> bool:

@@ -9,11 +9,16 @@ Its topics, services and parameters are listed in docs/nodes.md (generated from 
 
 Every output carries its input sample's stamp; ``~/contact`` is published when it changes and
 with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
-Output messages are built once and refilled, and a topic nobody subscribes to is not filled;
-the callback also takes the samples queued behind its own, serialized, and reads them without
-building message objects (``msg_helpers.joint_state_taker``). Above 2 / ``input_batch_period_s``
-(a 1 kHz driver) the input stops waking the executor per sample: a timer takes what is queued
-every ``input_batch_period_s`` (``InputGroup``), until a wake-up finds nothing. A sample
+The outputs are packed serialized (``conversions.wrench_stamped_writer``, checked against
+rclpy's serialisation at start; message objects otherwise), and a topic nobody subscribes to is
+not filled. The input is taken serialized and read without building message objects
+(``msg_helpers.joint_state_taker``) in a thread of its own (``input_thread.InputThread``: one
+wait on the subscription, no executor pass per wake-up); above 2 / ``input_batch_period_s`` (a
+1 kHz driver) it wakes once per ``input_batch_period_s`` and takes everything queued. The
+estimator's state is shared with the services and the diagnostics timer under ``lock``. Where
+rclpy lacks the wait-set calls (or with ``input_thread=False``) the executor delivers the input,
+and above that rate a timer takes what is queued every ``input_batch_period_s``
+(``InputGroup``), until a wake-up finds nothing. A sample
 that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
 missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
