@@ -26,7 +26,7 @@ WAIT_TIMEOUT_NS = 500_000_000
 
 
 def input_thread_available() -> bool:
-    """True when this rclpy has the wait-set calls ``InputThread`` makes."""
+    """Return True when this rclpy has the wait-set calls ``InputThread`` makes."""
     ws, gc = getattr(_rclpy, 'WaitSet', None), getattr(_rclpy, 'GuardCondition', None)
     return ws is not None and gc is not None and all(
         hasattr(ws, name) for name in ('clear_entities', 'add_subscription',

@@ -172,7 +172,7 @@ class WrenchEstimatorNode(Node):
         super().destroy_node()
 
     def _on_input(self):
-        """The input thread's wake-up: take the queued samples; return how many."""
+        """Take the queued samples (the input thread's wake-up); return how many."""
         with self.lock:
             self._wake()
             return self.drain()
