@@ -43,6 +43,10 @@ class InputThread:
             many it took.
         batch_period_s: above 2 / this rate, one wake-up per this period (0: per message).
         on_error: called with an exception ``on_wake`` raised (the thread goes on).
+
+    Raises:
+        Exception: whatever rclpy raises when its wait-set calls differ from those used here
+            (each is made once at construction): take the input through the executor then.
     """
 
     def __init__(self, subscription, context, on_wake, batch_period_s, on_error):
@@ -51,8 +55,20 @@ class InputThread:
         self.batch_period_s = float(batch_period_s)
         self._stop = threading.Event()
         self._guard = _rclpy.GuardCondition(context.handle)
+        with context.handle:
+            self._wait_set = _rclpy.WaitSet(1, 1, 0, 0, 0, 0, context.handle)
+        self._wait(0)        # every call once here: a mismatch raises now, not in the thread
         self.batched = False           # sleeping out the batch period after each wake-up
         self._thread = threading.Thread(target=self._run, name='input', daemon=True)
+
+    def _wait(self, timeout_ns):
+        """Wait until a message is queued, the guard is triggered or ``timeout_ns`` passed."""
+        ws = self._wait_set
+        ws.clear_entities()
+        with self._sub.handle:
+            ws.add_subscription(self._sub.handle)
+        ws.add_guard_condition(self._guard)
+        ws.wait(timeout_ns)
 
     def start(self):
         """Start the thread."""
@@ -69,16 +85,10 @@ class InputThread:
             self._thread.join(timeout=5.0)
 
     def _run(self):
-        with self._context.handle:
-            ws = _rclpy.WaitSet(1, 1, 0, 0, 0, 0, self._context.handle)
         last_wake_s, interval_s = -1.0, self.batch_period_s
         while not self._stop.is_set():
             try:
-                ws.clear_entities()
-                with self._sub.handle:
-                    ws.add_subscription(self._sub.handle)
-                ws.add_guard_condition(self._guard)
-                ws.wait(WAIT_TIMEOUT_NS)
+                self._wait(WAIT_TIMEOUT_NS)
             except Exception:  # noqa: BLE001 - the context or the subscription is gone
                 return
             if self._stop.is_set():

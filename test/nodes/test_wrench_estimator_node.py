@@ -233,6 +233,29 @@ def test_input_thread_batches_fast_input(rclpy_context, ros_domain_id, model_fil
     assert not node.input_thread._thread.is_alive()       # destroy_node ended it
 
 
+def test_input_through_the_executor_where_the_wait_set_differs(
+        rclpy_context, ros_domain_id, model_file, monkeypatch):
+    """An rclpy whose wait-set calls differ (the input thread fails at construction) leaves the
+    input to the executor, with a warning: the node still estimates every sample."""
+    import robot_id_ros.ros.nodes.wrench_estimator as node_module
+
+    def differing(*args, **kwargs):
+        raise TypeError('WaitSet(): incompatible constructor arguments')
+    monkeypatch.setattr(node_module, 'InputThread', differing)
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path, reliable=True)
+    node = rig.node
+    try:
+        assert node.input_thread is None and node.batch_timer is not None
+        assert not node.input_group.batched
+        rig.connect()
+        feed(rig, model, T0 * 10 ** 9, 5, [0, 0, 0], pace=0.02)
+        assert rig.spin(until=lambda: len(rig.wrench) == 5, timeout=5)
+        assert node.wakeups >= 1
+    finally:
+        rig.close()
+
+
 def test_batched_input_waits_for_the_batch_timer(rclpy_context, ros_domain_id, model_file):
     """Without the input thread (``input_thread=False``, or an rclpy without its wait-set calls)
     the executor takes the input. While batched the input subscription is out of the executor's

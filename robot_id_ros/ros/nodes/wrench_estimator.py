@@ -144,10 +144,15 @@ class WrenchEstimatorNode(Node):
         self._outputs = (True, True, True)   # which outputs have subscribers (see _wake)
         self.batch_timer = None
         if input_thread and self.take_queued is not None and input_thread_available():
+            try:
+                self.input_thread = InputThread(sub, self.context, self._on_input,
+                                                float(p['input_batch_period_s']),
+                                                self._on_input_error)
+            except Exception as exc:  # noqa: BLE001 - this rclpy's wait set differs
+                self.get_logger().warning(f'input through the executor (no input thread: '
+                                          f'{" ".join(str(exc).split())})')
+        if self.input_thread is not None:
             self.input_group.batched = True         # the executor never takes the input
-            self.input_thread = InputThread(sub, self.context, self._on_input,
-                                            float(p['input_batch_period_s']),
-                                            self._on_input_error)
         elif self.batch_period_s > 0.0:
             self.batch_timer = self.create_timer(self.batch_period_s, self._on_batch, clock=steady)
             self.batch_timer.cancel()
