@@ -23,9 +23,11 @@ the executor, take and deserialisation without any of the node's work. --hog N r
 busy-loop processes beside it for the whole run (killed after). --node-tree DIR runs the node
 from another checkout (e.g. the main branch, for a before/after in the same machine state);
 --profile FILE writes a cProfile of the node's main thread (its own CPU clock) per rate.
-At 1 kHz the node takes its input in batches (``input_batch_period_s``, default 4 ms: an
-executor wake-up per batch, input_wakeups in the printout); ``--param
-input_batch_period_s:=0.0`` measures it waking for every sample instead.
+The node takes its input in a thread of its own (``input_thread.InputThread``: 'python' in the
+per-thread figures, where 'main' is the executor: services, diagnostics); at 1 kHz it wakes
+once per ``input_batch_period_s`` (default 4 ms; input_wakeups in the printout); ``--param
+input_batch_period_s:=0.0`` measures it waking for every sample instead. Before/after on one
+machine state: run twice with ``--node-tree`` (the former checkout, then this one).
 
 Reproduce:
     .venv/bin/python benchmarks/bench_node_cpu.py [--seconds 20] [--rates 200 1000] [--hog 2]

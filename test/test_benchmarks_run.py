@@ -33,3 +33,11 @@ def test_latency_benchmark_runs_with_the_youbot_settings():
     ], 120)
     assert 'estimator settings: config/wrench_estimator.yaml (youBot)' in out, out
     assert 'input-to-output latency: p50' in out and 'outputs received' in out, out
+
+
+def test_node_breakdown_benchmark_runs():
+    # the benchmark picks its own isolated ROS domain
+    out = _run(['benchmarks/bench_node_breakdown.py', '--samples', '20', '--rounds', '2'], 120)
+    for label in ('take', 'convert', 'update', 'monitor', 'publish', 'other', 'total',
+                  'reproduce:'):
+        assert label in out, out

@@ -13,6 +13,7 @@ sequences.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,7 +77,32 @@ class JointIndexer:
 
     def convert(self, names, position, velocity, effort, require_velocity=True,
                 require_effort=True) -> JointSample:
+        """Return the sample in model joint order; raise ``JointStateError`` if unusable.
+
+        The common case (three arrays of one length, at least the names', all finite) takes a
+        handful of numpy calls (its rows are views of one (3, n) array); anything else goes the
+        way that checks each array and names what is wrong.
+        """
         idx = self.index(names)
+        n_msg = len(names)
+        try:
+            a = np.array((position, velocity, effort), dtype=float)
+        except (ValueError, TypeError):          # arrays of different lengths, or None
+            a = None
+        if a is not None and a.ndim == 2 and a.shape[1] >= n_msg:
+            vals = a[:, idx]
+            # a sum is finite only when every value is (an overflow checks the slow way)
+            if math.isfinite(sum(vals.ravel().tolist())):
+                if a.shape[1] > n_msg:
+                    for field in ('position', 'velocity', 'effort'):
+                        self._note_extra(field, a.shape[1], n_msg)
+                return JointSample(vals[0], vals[1], vals[2])
+        return self._convert_checked(names, idx, position, velocity, effort, require_velocity,
+                                     require_effort)
+
+    def _convert_checked(self, names, idx, position, velocity, effort, require_velocity,
+                         require_effort) -> JointSample:
+        """``convert`` array by array, naming the first problem."""
         n_msg = len(names)
         out = []
         for field, arr, required in (('position', position, True),

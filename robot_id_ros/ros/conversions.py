@@ -140,3 +140,122 @@ def _cdr_strings(buf, start, count) -> tuple:
         out.append(buf[4 + pos + 4:4 + pos + 3 + n].decode())
         pos += 4 + n
     return tuple(out)
+
+
+class _CdrLayout:
+    """A struct format for plain little-endian CDR (XCDR1, as ``joint_state_fields`` reads).
+
+    Positions are counted from the payload start (after the 4-byte encapsulation), where CDR
+    aligns every primitive to its size. Constant parts (strings, counts) are packed as one
+    ``s`` field each, the numbers as ``i``/``I``/``d`` fields.
+    """
+
+    def __init__(self):
+        self.fmt, self.const, self.pos = ['<4s'], [CDR_LE + b'\x00\x00'], 0
+        self._pending = b''
+
+    def _align(self, size):
+        pad = (-self.pos) % size
+        self._pending += b'\x00' * pad
+        self.pos += pad
+
+    def constant(self, size, data: bytes):
+        """Append constant bytes that start aligned to ``size``."""
+        self._align(size)
+        self._pending += data
+        self.pos += len(data)
+
+    def string(self, text: str):
+        data = text.encode() + b'\x00'
+        self.constant(4, struct.pack('<I', len(data)) + data)
+
+    def numbers(self, code: str, count: int, size: int):
+        """Append ``count`` numbers of struct code ``code`` (``size`` bytes each), aligned."""
+        self._align(size)
+        self._flush()
+        self.fmt.append(f'{count}{code}')
+        self.pos += count * size
+
+    def _flush(self):
+        if self._pending:
+            self.fmt.append(f'{len(self._pending)}s')
+            self.const.append(self._pending)
+            self._pending = b''
+
+    def done(self) -> struct.Struct:
+        self._flush()
+        return struct.Struct(''.join(self.fmt))
+
+
+def _checked(pack, msg_type, example, fields) -> bool:
+    """Return True when ``pack`` serializes ``example`` as rclpy deserialises it back."""
+    from rclpy.serialization import deserialize_message, serialize_message
+    try:
+        return deserialize_message(pack(*fields), msg_type) == deserialize_message(
+            serialize_message(example), msg_type)
+    except Exception:  # noqa: BLE001 - any failure: publish message objects instead
+        return False
+
+
+def wrench_stamped_writer(frame_id: str):
+    """Return ``pack(sec, nanosec, values)``: a serialized ``geometry_msgs/WrenchStamped``.
+
+    ``values`` are six floats (force x y z [N], torque x y z [Nm]) and the frame is fixed;
+    ``Publisher.publish`` sends the bytes as they are (``publish_raw``), which saves building and
+    converting a message object per sample. The writer is checked once against rclpy's own
+    serialisation (round trip through ``deserialize_message``); None when they differ (then
+    publish message objects).
+    """
+    lay = _CdrLayout()
+    lay.numbers('i', 1, 4)
+    lay.numbers('I', 1, 4)
+    lay.string(frame_id)
+    lay.numbers('d', 6, 8)
+    st = lay.done()
+    head, mid = lay.const
+    _pack = st.pack
+
+    def pack(sec, nanosec, values):
+        return _pack(head, sec, nanosec, mid, *values)
+
+    example = wrench_msg([1.5, -2.25, 3.0, 0.125, -0.5, 7.0], frame_id,
+                         TimeMsg(sec=1_700_000_001, nanosec=123_456_789))
+    ok = _checked(pack, WrenchStamped, example,
+                  (1_700_000_001, 123_456_789, [1.5, -2.25, 3.0, 0.125, -0.5, 7.0]))
+    return pack if ok else None
+
+
+def joint_state_writer(names, frame_id: str = ''):
+    """Return ``pack(sec, nanosec, position, effort)``: a serialized ``sensor_msgs/JointState``.
+
+    The joint ``names`` and ``frame_id`` are fixed, position and effort hold one float per name
+    and velocity is empty (the estimator's ``~/external_joint_torques``). Checked once against
+    rclpy's serialisation like ``wrench_stamped_writer``; None when they differ.
+    """
+    from sensor_msgs.msg import JointState
+    names = [str(n) for n in names]
+    n = len(names)
+    lay = _CdrLayout()
+    lay.numbers('i', 1, 4)
+    lay.numbers('I', 1, 4)
+    lay.string(frame_id)
+    lay.constant(4, struct.pack('<I', n))
+    for name in names:
+        lay.string(name)
+    lay.constant(4, struct.pack('<I', n))              # position
+    lay.numbers('d', n, 8)
+    lay.constant(4, struct.pack('<I', 0))              # velocity: empty
+    lay.constant(4, struct.pack('<I', n))              # effort
+    lay.numbers('d', n, 8)
+    st = lay.done()
+    head, mid, mid2 = lay.const
+    _pack = st.pack
+
+    def pack(sec, nanosec, position, effort):
+        return _pack(head, sec, nanosec, mid, *position, mid2, *effort)
+
+    pos, eff = [0.1 * (i + 1) for i in range(n)], [-0.7 * (i + 1) for i in range(n)]
+    example = JointState(name=names, position=pos, effort=eff)
+    example.header.stamp, example.header.frame_id = TimeMsg(sec=5, nanosec=6), frame_id
+    ok = _checked(pack, JointState, example, (5, 6, pos, eff))
+    return pack if ok else None

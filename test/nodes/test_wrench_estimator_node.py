@@ -46,11 +46,12 @@ class Rig(RosHarness):
     """The estimator node on the test's context and a feeder node on a private context of the
     same domain: it publishes joint states and records the estimator's outputs."""
 
-    def __init__(self, ctx, domain, model_file, reliable=False, **params):
+    def __init__(self, ctx, domain, model_file, reliable=False, input_thread=True, **params):
         super().__init__(step_s=0.001)
         overrides = [Parameter('model_file', value=str(model_file))
                      ] + [Parameter(k, value=v) for k, v in params.items()]
-        self.node = self.add(WrenchEstimatorNode(context=ctx, parameter_overrides=overrides))
+        self.node = self.add(WrenchEstimatorNode(context=ctx, parameter_overrides=overrides,
+                                                 input_thread=input_thread))
         self.feeder = f = self.add(Node('feeder', context=self.private_context(domain)))
         qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE if reliable
                          else ReliabilityPolicy.BEST_EFFORT)
@@ -207,12 +208,62 @@ def test_payload_parameter_at_run_time(rclpy_context, ros_domain_id, model_file)
         rig.close()
 
 
-def test_batched_input_waits_for_the_batch_timer(rclpy_context, ros_domain_id, model_file):
-    """While batched the input subscription is out of the executor's wait set: queued samples
-    wait for the batch timer, which takes them all in one wake-up; a wake-up that finds none
-    hands the input back to the executor (a wake-up per sample)."""
+def test_input_thread_batches_fast_input(rclpy_context, ros_domain_id, model_file):
+    """The input thread wakes once per sample while samples come slowly, and once per batch
+    period while they come fast (every sample still gets its own output, in order); the
+    executor never takes the input, and the services are answered meanwhile."""
     path, model = model_file
     rig = Rig(rclpy_context, ros_domain_id, path, reliable=True, input_batch_period_s=0.05)
+    node = rig.node
+    try:
+        assert node.input_thread is not None and node.input_group.batched
+        rig.connect()
+        s = feed(rig, model, T0 * 10 ** 9, 3, [0, 0, 0], pace=0.2)    # slow: one per sample
+        assert rig.spin(until=lambda: len(rig.wrench) == 3, timeout=5)
+        assert node.wakeups == 3 and not node.input_thread.batched
+        s = feed(rig, model, s, 60, [0, 0, 0], pace=0.002)           # fast: batched
+        assert rig.spin(until=lambda: len(rig.wrench) == 63, timeout=5)
+        assert node.input_thread.batched
+        assert node.wakeups < 3 + 60 / 4, node.wakeups
+        sent = [T0 * 10 ** 9 + int(k * 1e9 / 200.0) for k in range(63)]
+        assert [stamp_of(m) for m in rig.wrench] == sent
+        assert rig.call(rig.reset).success
+    finally:
+        rig.close()
+    assert not node.input_thread._thread.is_alive()       # destroy_node ended it
+
+
+def test_input_through_the_executor_where_the_wait_set_differs(
+        rclpy_context, ros_domain_id, model_file, monkeypatch):
+    """An rclpy whose wait-set calls differ (the input thread fails at construction) leaves the
+    input to the executor, with a warning: the node still estimates every sample."""
+    import robot_id_ros.ros.nodes.wrench_estimator as node_module
+
+    def differing(*args, **kwargs):
+        raise TypeError('WaitSet(): incompatible constructor arguments')
+    monkeypatch.setattr(node_module, 'InputThread', differing)
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path, reliable=True)
+    node = rig.node
+    try:
+        assert node.input_thread is None and node.batch_timer is not None
+        assert not node.input_group.batched
+        rig.connect()
+        feed(rig, model, T0 * 10 ** 9, 5, [0, 0, 0], pace=0.02)
+        assert rig.spin(until=lambda: len(rig.wrench) == 5, timeout=5)
+        assert node.wakeups >= 1
+    finally:
+        rig.close()
+
+
+def test_batched_input_waits_for_the_batch_timer(rclpy_context, ros_domain_id, model_file):
+    """Without the input thread (``input_thread=False``, or an rclpy without its wait-set calls)
+    the executor takes the input. While batched the input subscription is out of the executor's
+    wait set: queued samples wait for the batch timer, which takes them all in one wake-up; a
+    wake-up that finds none hands the input back to the executor (a wake-up per sample)."""
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path, reliable=True, input_thread=False,
+              input_batch_period_s=0.05)
     node = rig.node
     try:
         rig.connect()

@@ -9,11 +9,16 @@ Its topics, services and parameters are listed in docs/nodes.md (generated from 
 
 Every output carries its input sample's stamp; ``~/contact`` is published when it changes and
 with each /diagnostics (reliable, transient local: a late subscriber gets the current flag).
-Output messages are built once and refilled, and a topic nobody subscribes to is not filled;
-the callback also takes the samples queued behind its own, serialized, and reads them without
-building message objects (``msg_helpers.joint_state_taker``). Above 2 / ``input_batch_period_s``
-(a 1 kHz driver) the input stops waking the executor per sample: a timer takes what is queued
-every ``input_batch_period_s`` (``InputGroup``), until a wake-up finds nothing. A sample
+The outputs are packed serialized (``conversions.wrench_stamped_writer``, checked against
+rclpy's serialisation at start; message objects otherwise), and a topic nobody subscribes to is
+not filled. The input is taken serialized and read without building message objects
+(``msg_helpers.joint_state_taker``) in a thread of its own (``input_thread.InputThread``: one
+wait on the subscription, no executor pass per wake-up); above 2 / ``input_batch_period_s`` (a
+1 kHz driver) it wakes once per ``input_batch_period_s`` and takes everything queued. The
+estimator's state is shared with the services and the diagnostics timer under ``lock``. Where
+rclpy lacks the wait-set calls (or with ``input_thread=False``) the executor delivers the input,
+and above that rate a timer takes what is queued every ``input_batch_period_s``
+(``InputGroup``), until a wake-up finds nothing. A sample
 that cannot be used (array lengths, NaN, a value outside the model's limits with a margin,
 missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
@@ -23,7 +28,9 @@ max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
 """
 from __future__ import annotations
 
+import threading
 import time
+import traceback
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
@@ -43,8 +50,10 @@ from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_
 from robot_id_ros.estimate.observability import observability_values
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
-from robot_id_ros.ros.conversions import NS_PER_S, fill_wrench
+from robot_id_ros.ros.conversions import (NS_PER_S, fill_wrench, joint_state_writer,
+                                          wrench_stamped_writer)
 from robot_id_ros.ros.diagnostics import diagnostic_array
+from robot_id_ros.ros.input_thread import InputThread, input_thread_available
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros import parameter_tables as tables
@@ -82,8 +91,10 @@ class InputGroup(CallbackGroup):
 class WrenchEstimatorNode(Node):
     """The real-time wrench estimator node."""
 
-    def __init__(self, node_name='wrench_estimator', **kwargs):
+    def __init__(self, node_name='wrench_estimator', *, input_thread=True, **kwargs):
+        """Build the node; ``input_thread`` False: the executor delivers the input (see doc)."""
         super().__init__(node_name, **kwargs)
+        self.input_thread = None
         refuse_renamed(self, tables.WRENCH_ESTIMATOR_FORMER_NAMES)
         p = declare_table(self, tables.wrench_estimator_parameters())
         require(p, 'model_file', 'a model file from robot-id identify')
@@ -112,10 +123,16 @@ class WrenchEstimatorNode(Node):
         self.msg_wrench, self.msg_std = WrenchStamped(), WrenchStamped()
         self.msg_wrench.header.frame_id = self.msg_std.header.frame_id = self.est.frame_id
         self.msg_tau = JointState(name=list(self.model.joint_names))
+        # serialized outputs where the writer matches rclpy's own serialisation (else None:
+        # the message objects above are filled and published)
+        self.pack_wrench = wrench_stamped_writer(self.est.frame_id)
+        self.pack_tau = joint_state_writer(self.model.joint_names)
         self.msg_contact = None            # the last Bool published, None before the first
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
         self.input_group = InputGroup()
+        # the estimator's state is shared by the input (thread) and the services and timers
+        self.lock = threading.Lock()
         sub = self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos,
                                        callback_group=self.input_group)
         self.take_queued = joint_state_taker(sub)
@@ -126,7 +143,17 @@ class WrenchEstimatorNode(Node):
         self.wakeups = 0                # callbacks that took input (per sample or per batch)
         self._outputs = (True, True, True)   # which outputs have subscribers (see _wake)
         self.batch_timer = None
-        if self.batch_period_s > 0.0:
+        if input_thread and self.take_queued is not None and input_thread_available():
+            try:
+                self.input_thread = InputThread(sub, self.context, self._on_input,
+                                                float(p['input_batch_period_s']),
+                                                self._on_input_error)
+            except Exception as exc:  # noqa: BLE001 - this rclpy's wait set differs
+                self.get_logger().warning(f'input through the executor (no input thread: '
+                                          f'{" ".join(str(exc).split())})')
+        if self.input_thread is not None:
+            self.input_group.batched = True         # the executor never takes the input
+        elif self.batch_period_s > 0.0:
             self.batch_timer = self.create_timer(self.batch_period_s, self._on_batch, clock=steady)
             self.batch_timer.cancel()
         info = self.get_logger().info
@@ -136,6 +163,28 @@ class WrenchEstimatorNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
+        if self.input_thread is not None:
+            self.input_thread.start()
+
+    def stop(self):
+        """End the input thread (``run_node`` calls this before ``destroy_node``)."""
+        if self.input_thread is not None:
+            self.input_thread.stop()
+
+    def destroy_node(self):
+        """Stop the input thread, then destroy the node."""
+        self.stop()
+        super().destroy_node()
+
+    def _on_input(self):
+        """Take the queued samples (the input thread's wake-up); return how many."""
+        with self.lock:
+            self._wake()
+            return self.drain()
+
+    def _on_input_error(self, exc):
+        self.get_logger().error('joint_states input failed: ' + ''.join(
+            traceback.format_exception(exc)).strip())
 
     def _on_joint_state(self, msg: JointState):
         self._wake()
@@ -212,21 +261,31 @@ class WrenchEstimatorNode(Node):
         subscribers are counted once per wake-up (``_wake``), not per sample.
         """
         wrench_out, std_out, tau_out = self._outputs
+        pack_wrench = self.pack_wrench
         if wrench_out:
-            w = self.msg_wrench
-            w.header.stamp.sec, w.header.stamp.nanosec = sec, nanosec
-            fill_wrench(w.wrench, res.wrench)
-            self.pub_wrench.publish(w)
+            if pack_wrench is not None:
+                self.pub_wrench.publish(pack_wrench(sec, nanosec, res.wrench.tolist()))
+            else:
+                w = self.msg_wrench
+                w.header.stamp.sec, w.header.stamp.nanosec = sec, nanosec
+                fill_wrench(w.wrench, res.wrench)
+                self.pub_wrench.publish(w)
         if std_out:
-            sd = self.msg_std
-            sd.header.stamp.sec, sd.header.stamp.nanosec = sec, nanosec
-            fill_wrench(sd.wrench, wrench_std(res))
-            self.pub_std.publish(sd)
+            if pack_wrench is not None:
+                self.pub_std.publish(pack_wrench(sec, nanosec, wrench_std(res).tolist()))
+            else:
+                sd = self.msg_std
+                sd.header.stamp.sec, sd.header.stamp.nanosec = sec, nanosec
+                fill_wrench(sd.wrench, wrench_std(res))
+                self.pub_std.publish(sd)
         if tau_out:
-            tau = self.msg_tau
-            tau.header.stamp.sec, tau.header.stamp.nanosec = sec, nanosec
-            tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
-            self.pub_tau.publish(tau)
+            if self.pack_tau is not None:
+                self.pub_tau.publish(self.pack_tau(sec, nanosec, q.tolist(), res.tau_ext.tolist()))
+            else:
+                tau = self.msg_tau
+                tau.header.stamp.sec, tau.header.stamp.nanosec = sec, nanosec
+                tau.position, tau.effort = q.tolist(), res.tau_ext.tolist()
+                self.pub_tau.publish(tau)
         contact = bool(res.contact_state)
         if self.msg_contact is None or contact != self.msg_contact.data:
             self.msg_contact = Bool(data=contact)
@@ -234,13 +293,15 @@ class WrenchEstimatorNode(Node):
 
     def _tare(self):
         try:
-            bias = self.est.tare()
+            with self.lock:
+                bias = self.est.tare()
         except RuntimeError as exc:
             return False, str(exc)
         return True, f'tared at {self._at()}; bias (Nm) = ' + ', '.join(f'{b:+.3f}' for b in bias)
 
     def _clear_tare(self):
-        self.est.clear_tare()
+        with self.lock:
+            self.est.clear_tare()
         return True, f'tare cleared at {self._at()} (bias zero)'
 
     def _at(self):
@@ -249,8 +310,9 @@ class WrenchEstimatorNode(Node):
         return 'no sample yet' if at is None else f'{at * 1e-9:.3f} s'
 
     def _reset(self):
-        self.est.reset('reset service')
-        self.monitor.observer_reset()
+        with self.lock:
+            self.est.reset('reset service')
+            self.monitor.observer_reset()
         return True, 'observer reset (tare kept)'
 
     def _on_set_parameters(self, params):
@@ -259,7 +321,8 @@ class WrenchEstimatorNode(Node):
             mass = new.get('payload_mass_kg', self.get_parameter('payload_mass_kg').value)
             com = new.get('payload_com_m', self.get_parameter('payload_com_m').value)
             try:
-                apply_payload(self.est, self.model, mass, com, self.max_payload_kg)
+                with self.lock:
+                    apply_payload(self.est, self.model, mass, com, self.max_payload_kg)
             except (ValueError, TypeError) as exc:
                 return SetParametersResult(successful=False, reason=str(exc))
             self.get_logger().info(f'payload now {mass} kg at {list(com)} m (tool frame)')
@@ -267,11 +330,14 @@ class WrenchEstimatorNode(Node):
 
     def _on_timer(self):
         self.wall_clock = not self.get_clock().ros_time_is_active
-        if self.msg_contact is not None:
-            self.pub_contact.publish(self.msg_contact)
-        level, message, values = self.monitor.status(self.est)
-        values += observability_values(self.est)     # which wrench axes are sensed, and why
-        values += [('input_batched', self.input_group.batched), ('input_wakeups', self.wakeups)]
+        with self.lock:
+            if self.msg_contact is not None:
+                self.pub_contact.publish(self.msg_contact)
+            level, message, values = self.monitor.status(self.est)
+            values += observability_values(self.est)     # which wrench axes are sensed, and why
+            batched = (self.input_group.batched if self.input_thread is None
+                       else self.input_thread.batched)
+            values += [('input_batched', batched), ('input_wakeups', self.wakeups)]
         self.pub_diag.publish(diagnostic_array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: wrench estimation',
             self.model.robot.robot_name, level, message, values))
