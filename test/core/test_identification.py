@@ -71,6 +71,20 @@ def synthetic_series(truth, friction, t, Q, QD, QDD, sigma, rng, encoder_rad=1e-
     return JointStateSeries(truth.joint_names, stamps, Qm, QD.copy(), eff, source), tau
 
 
+def synthetic_runs(seed, friction, sigma, count=2, transform=None):
+    """(youbot model, ``count`` runs of a perturbed youBot): 3 periods of an 8 s Fourier trajectory
+    each, measured by ``synthetic_series``; ``transform(series, QD, rng)`` alters each run."""
+    rng = np.random.default_rng(seed)
+    robot = youbot_model()
+    truth = perturbed(robot, rng)
+    out = []
+    for k in range(count):
+        t, Q, QD, QDD = fourier_trajectory(robot, rng, period_s=8.0, periods=3)
+        s = synthetic_series(truth, friction, t, Q, QD, QDD, sigma, rng, source=f'run{k}')[0]
+        out.append(transform(s, QD, rng) if transform else s)
+    return robot, out
+
+
 def true_theta(truth, regressor, friction):
     th = np.zeros(regressor.p)
     th[:regressor.n_inertial] = truth.standard_parameters()

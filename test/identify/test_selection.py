@@ -15,8 +15,7 @@ from robot_id_ros.identify import IdentificationOptions, identify, validate  # n
 from robot_id_ros.identify.selection import SEARCHED, given_fields  # noqa: E402
 from robot_id_ros.io.model_file import load_model  # noqa: E402
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
-from robot_id_ros.model.robot import youbot_model  # noqa: E402
-from test_identification import fourier_trajectory, perturbed, synthetic_series  # noqa: E402
+from test_identification import synthetic_runs  # noqa: E402
 
 SIGMA = np.array([0.05, 0.05, 0.03, 0.02, 0.01])
 # Coulomb friction +0.6 / -0.2 Nm on joint 1: a symmetric model cannot fit it
@@ -26,15 +25,7 @@ FRICTION = FrictionModel([0.6, 0.3, 0.3, 0.1, 0.05], [0.2, 0.1, 0.1, 0.04, 0.02]
 
 @pytest.fixture(scope='module')
 def runs():
-    rng = np.random.default_rng(13)
-    robot = youbot_model()
-    truth = perturbed(robot, rng)
-    out = []
-    for k in range(2):
-        t, Q, QD, QDD = fourier_trajectory(robot, rng, period_s=8.0, periods=3)
-        out.append(synthetic_series(truth, FRICTION, t, Q, QD, QDD, SIGMA, rng,
-                                    source=f'run{k}')[0])
-    return robot, out
+    return synthetic_runs(13, FRICTION, SIGMA)
 
 
 @pytest.fixture(scope='module')

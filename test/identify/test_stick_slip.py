@@ -18,8 +18,7 @@ from robot_id_ros.identify import identify, validate  # noqa: E402
 from robot_id_ros.identify.stick_slip import (BAND_EDGES_RAD_S, band_ratios,  # noqa: E402
                                               speed_from_ratios)
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
-from robot_id_ros.model.robot import youbot_model  # noqa: E402
-from test_identification import fourier_trajectory, perturbed, synthetic_series  # noqa: E402
+from test_identification import synthetic_runs  # noqa: E402
 
 SIGMA = np.array([0.05, 0.05, 0.03, 0.02, 0.02])
 FC = np.array([0.8, 0.6, 0.5, 0.2, 0.15])
@@ -42,15 +41,7 @@ def _stick_slip_series(series, QD, rng):
 
 @pytest.fixture(scope='module')
 def runs():
-    rng = np.random.default_rng(31)
-    robot = youbot_model()
-    truth = perturbed(robot, rng)
-    out = []
-    for k in range(2):
-        t, Q, QD, QDD = fourier_trajectory(robot, rng, period_s=8.0, periods=3)
-        s = synthetic_series(truth, FRICTION, t, Q, QD, QDD, SIGMA, rng, source=f'run{k}')[0]
-        out.append(_stick_slip_series(s, QD, rng))
-    return robot, out
+    return synthetic_runs(31, FRICTION, SIGMA, transform=_stick_slip_series)
 
 
 @pytest.fixture(scope='module')
