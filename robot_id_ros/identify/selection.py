@@ -416,6 +416,8 @@ def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
 
 def _search_pair(search, cands, cur, dimension, name, values, key_of):
     """Choose ``name`` among ``values`` from one set of normal equations (weighting, PC)."""
+    # the current choice first: it stays unless another beats it by MIN_IMPROVEMENT
+    values = (getattr(cur, name),) + tuple(v for v in values if v != getattr(cur, name))
     kw = {'weightings' if name == 'weighting' else 'consistent': values}
     errs, note, exc = _try(search, cur, **kw)
     scored = []
@@ -493,6 +495,11 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
     for k in range(MAX_PASSES):
         search.pass_index = k + 1
         consistent = cur.physical_consistency
+        if k:
+            # the first pass chose the other options for the other fit: they start again from
+            # the defaults, so that they do not keep the incumbent's MIN_IMPROVEMENT margin
+            # for a fit they were not chosen for
+            cur = dataclasses.replace(options, physical_consistency=cur.physical_consistency)
         cur = _search_pass(search, cands, cur, given, rate_hz, has_velocity)
         if cur.physical_consistency == consistent:
             break
