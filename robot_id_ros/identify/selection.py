@@ -21,7 +21,10 @@ toggle at a time), physical consistency. A candidate replaces the current choice
 lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the lowest wins then). A pass that
 switches physical consistency (chosen last) is followed by another (at most ``MAX_PASSES``), so
 that the other options are chosen for the fit that is made, e.g. the derivative cut-off for a
-physically consistent fit. The LMI problem of physical consistency is compiled once per structure
+physically consistent fit; that pass starts every other option again from its default, so that
+a choice made for the other fit does not keep the incumbent's ``MIN_IMPROVEMENT`` margin (on the
+real LWR4+ the first pass left slow rows out for the unconstrained fit, and that choice, within
+1 % under the constraint, survived it). The LMI problem of physical consistency is compiled once per structure
 and solved again per fold (identify/consistency.py). The signals are prepared once per cut-off and
 velocity source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one
 regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
