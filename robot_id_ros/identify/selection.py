@@ -21,7 +21,10 @@ toggle at a time), physical consistency. A candidate replaces the current choice
 lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the lowest wins then). A pass that
 switches physical consistency (chosen last) is followed by another (at most ``MAX_PASSES``), so
 that the other options are chosen for the fit that is made, e.g. the derivative cut-off for a
-physically consistent fit. The LMI problem of physical consistency is compiled once per structure
+physically consistent fit; that pass starts every other option again from its default, so that
+a choice made for the other fit does not keep the incumbent's ``MIN_IMPROVEMENT`` margin (on the
+real LWR4+ the first pass left slow rows out for the unconstrained fit, and that choice, within
+1 % under the constraint, survived it). The LMI problem of physical consistency is compiled once per structure
 and solved again per fold (identify/consistency.py). The signals are prepared once per cut-off and
 velocity source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one
 regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
@@ -416,6 +419,8 @@ def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
 
 def _search_pair(search, cands, cur, dimension, name, values, key_of):
     """Choose ``name`` among ``values`` from one set of normal equations (weighting, PC)."""
+    # the current choice first: it stays unless another beats it by MIN_IMPROVEMENT
+    values = (getattr(cur, name),) + tuple(v for v in values if v != getattr(cur, name))
     kw = {'weightings' if name == 'weighting' else 'consistent': values}
     errs, note, exc = _try(search, cur, **kw)
     scored = []
@@ -493,6 +498,11 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
     for k in range(MAX_PASSES):
         search.pass_index = k + 1
         consistent = cur.physical_consistency
+        if k:
+            # the first pass chose the other options for the other fit: they start again from
+            # the defaults, so that they do not keep the incumbent's MIN_IMPROVEMENT margin
+            # for a fit they were not chosen for
+            cur = dataclasses.replace(options, physical_consistency=cur.physical_consistency)
         cur = _search_pass(search, cands, cur, given, rate_hz, has_velocity)
         if cur.physical_consistency == consistent:
             break
