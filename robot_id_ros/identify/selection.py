@@ -24,10 +24,11 @@ that the other options are chosen for the fit that is made, e.g. the derivative 
 physically consistent fit; that pass starts every other option again from its default, so that
 a choice made for the other fit does not keep the incumbent's ``MIN_IMPROVEMENT`` margin (on the
 real LWR4+ the first pass left slow rows out for the unconstrained fit, and that choice, within
-1 % under the constraint, survived it). The LMI problem of physical consistency is compiled once per structure
-and solved again per fold (identify/consistency.py). The signals are prepared once per cut-off and
-velocity source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one
-regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
+1 % under the constraint, survived it). The LMI problem of physical consistency is compiled once
+per structure and solved again per fold (identify/consistency.py). The signals are prepared once
+per cut-off and velocity source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each
+candidate costs one regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for
+physical consistency).
 """
 from __future__ import annotations
 
