@@ -55,8 +55,10 @@ class ControllerConfig:
         read_only=False)
     force_max_lead_m: float = setting(
         0.001, 'force_hold: the reference stops moving along force_axis while it is this far '
-        'ahead of the measured tool (a stuck or lagging arm does not wind it up: no overshoot '
-        'when the joints break free)', unit='m', lo=1e-5, hi=0.1, read_only=False)
+        'ahead of the measured tool, beyond 4 x the distance to the set force on the fitted '
+        'contact line (the breakaway lead of sticking joints; a stuck arm does not wind it up); '
+        'while the tool moves towards the reference this part is dropped (no overshoot when '
+        'the joints break free)', unit='m', lo=1e-5, hi=0.1, read_only=False)
     max_speed_m_s: float = setting(
         0.05, 'largest commanded tool speed', unit='m/s', lo=0.001, hi=1.0)
     max_acceleration_m_s2: float = setting(

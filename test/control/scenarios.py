@@ -7,8 +7,10 @@ hand guiding and drift are the demo stage's (``robot_id_ros.demo.force_control_s
 test arm. Every figure is measured on the simulator's truth: the tool's true motion, the plane's
 true force, the true wrench of the hand.
 """
+from functools import partial
+
 import numpy as np
-from cases import NORMAL_AXIS, enable, make_loop
+from cases import NORMAL_AXIS, SEED, enable, make_loop
 
 from robot_id_ros.control.harness import Script
 from robot_id_ros.demo import force_control_stage as stage
@@ -18,25 +20,27 @@ STILL_M_S = 1e-3
 STILL_FOR_S = 0.2
 
 
-def force_hold(dither=True, setpoint_n=5.0, step_to_n=10.0, hold_s=11.0, after_step_s=3.0):
-    """``force_control_stage.force_hold`` on the test arm (its figures)."""
-    return stage.force_hold(make_loop, dither, setpoint_n, step_to_n, hold_s, after_step_s)
+def force_hold(dither=True, setpoint_n=5.0, step_to_n=10.0, hold_s=11.0, after_step_s=3.0,
+               seed=SEED):
+    """``force_control_stage.force_hold`` on the test arm ``seed`` (its figures)."""
+    return stage.force_hold(partial(make_loop, seed), dither, setpoint_n, step_to_n, hold_s,
+                            after_step_s)
 
 
-def hand_guiding(axis, sign=1.0, push_n=10.0, dither=True):
-    """``force_control_stage.hand_guiding`` on the test arm (its figures)."""
-    return stage.hand_guiding(make_loop, axis, sign, push_n, dither)
+def hand_guiding(axis, sign=1.0, push_n=10.0, dither=True, seed=SEED):
+    """``force_control_stage.hand_guiding`` on the test arm ``seed`` (its figures)."""
+    return stage.hand_guiding(partial(make_loop, seed), axis, sign, push_n, dither)
 
 
-def drift(duration_s=10.0):
-    """``force_control_stage.drift`` on the test arm: the largest distance, m."""
-    return stage.drift(make_loop, duration_s)
+def drift(duration_s=10.0, seed=SEED):
+    """``force_control_stage.drift`` on the test arm ``seed``: the largest distance, m."""
+    return stage.drift(partial(make_loop, seed), duration_s)
 
 
 STEPS = ((0.0, 0.0), (2.0, 5.0), (5.0, 0.0), (8.0, -5.0), (11.0, 0.0))   # (s, N along normal)
 
 
-def at_rest(dither=True):
+def at_rest(dither=True, seed=SEED):
     """Hold with 5 N steps along the arm plane's normal (as the demo's lateral steps).
 
     Returns:
@@ -45,7 +49,7 @@ def at_rest(dither=True):
         position while no force acts: the dither's motion), dither_model_m (the controller's
         linear prediction of that amplitude).
     """
-    loop = make_loop(**({} if dither else NO_DITHER))
+    loop = make_loop(seed, **({} if dither else NO_DITHER))
     t0 = loop.arm.t + 0.5
 
     def hand(t):
@@ -65,15 +69,15 @@ def at_rest(dither=True):
             'dither_model_m': loop.controller.dither_tool_amplitude_m()}
 
 
-def moving_loop():
+def moving_loop(seed=SEED):
     """The loop in hand guiding, the tool moving along x under a 10 N push (kept on)."""
-    loop = make_loop()
+    loop = make_loop(seed)
     t0 = loop.arm.t
     loop.run(2.0, Script(hand=push(0, t0 + 0.3, 10.0), at={t0: enable('hand_guiding')}))
     return loop
 
 
-def safety_stop(cause):
+def safety_stop(cause, seed=SEED):
     """Stop the moving tool by ``cause`` ('stale', 'collision', 'disable'); the hand pushes on.
 
     Returns:
@@ -83,7 +87,7 @@ def safety_stop(cause):
         0.1 s on), creep_m_s (the largest tool speed after the stop, within 0.5 s of the cause:
         the drives' integral term returning the arm to the held set point against the hand).
     """
-    loop = moving_loop()
+    loop = moving_loop(seed)
     speed0 = float(np.linalg.norm(loop.tool_state()[1]))
     t1 = loop.arm.t
     script = Script(hand=push(0, 0.0, 10.0))

@@ -108,6 +108,10 @@ def test_force_hold_with_dither():
 
 def test_force_hold_without_dither():
     """Issue 17: settled RMS error <= 1.0 N without dither (1.61 N when the controller acted
-    on the estimate alone, frozen within the stiction band while the joints stick)."""
-    r = sc.force_hold(dither=False, hold_s=11.0, after_step_s=0.5)
+    on the estimate alone, frozen within the stiction band while the joints stick); the step to
+    10 N settles within +-10 % in 1 s and keeps the contact (3.0 s, overshooting by 1.8 N, while
+    the reference kept the 1 mm breakaway lead beyond the set force as the joints broke free)."""
+    r = sc.force_hold(dither=False, hold_s=11.0, after_step_s=2.0)
     assert r['rms_n'] <= 1.0, r
+    assert r['min_after_step_n'] > 0.0, r
+    assert r['settle_s'] <= 1.0, r
