@@ -68,6 +68,12 @@ class ControllerConfig:
     stop_time_s: float = setting(
         0.03, 'a safety stop brings the set point velocity to zero in this time', unit='s',
         lo=0.0, hi=1.0)
+    stop_relax_s: float = setting(
+        0.5, 'after a stop, once the arm rests, the held set point moves to where it rests with '
+        "this time constant: the drives' integral takes over the torque their P term made "
+        'against a sustained push (a hand) instead of pulling the arm back to the set point. '
+        "Not below the drives' kp / ki (the youBot's ~0.4 s: faster, the arm yields to the "
+        'push); 0: the set point stays where the stop left it', unit='s', lo=0.0, hi=10.0)
     workspace_min_m: tuple = setting(
         (-1.0, -1.0, -1.0), 'lower corner of the box the tool stays in (base frame)', unit='m')
     workspace_max_m: tuple = setting(

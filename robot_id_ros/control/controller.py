@@ -12,9 +12,11 @@ reference in what is sent, never integrated.
 States: ``disabled`` (nothing is sent: the arm holds its own set point), ``running``,
 ``stopping`` (a stop reason arose: the reference restarts from the measured joints and its
 velocity decays to zero in ``stop_time_s``, the dither is dropped) and ``stopped`` (the
-reference is held and sent while enabled). Enabling, a mode change and resuming after a
-cleared stop reason each start a ramp of ``ramp_s`` on the commanded velocity and the dither
-amplitude.
+reference is held and sent while enabled; once the arm rests it relaxes to where the arm rests,
+over ``stop_relax_s``, and is sent while it does, enabled or not: a drive holding against a
+sustained push would otherwise pull the arm back to it). Enabling, a mode change and resuming
+after a cleared stop reason each start a ramp of ``ramp_s`` on the commanded velocity and the
+dither amplitude.
 """
 from __future__ import annotations
 
@@ -61,6 +63,11 @@ LEAD_OVERDRIVE = 4.0
 MOVING_M_S = 5e-4
 TOOL_SPEED_FILTER_S = 0.02
 PULL_BACK_S = 0.05
+# after a stop the arm rests when no joint moved more than REST_STEP_RAD in a step for REST_S;
+# the held set point then relaxes to it (``stop_relax_s``) until within RELAXED_RAD
+REST_STEP_RAD = 2e-5
+REST_S = 0.02
+RELAXED_RAD = 1e-4
 
 
 @dataclass
@@ -123,6 +130,8 @@ class ForceController:
         self._t_dither = 0.0
         self._stop_from = None       # (reference velocity when the stop began, its time)
         self._sent_hold = False      # the last hold set point after a disable was sent
+        self._rest_since = None      # stopped: since when the measured joints have been still
+        self._q_last = None          # stopped: the measured joints at the last step
         self.contact = ContactModel()
         self.pressing_n = None       # force_hold: (estimated, used) pressing force, N
         self._s_prev = None          # force_hold: the tool along force_axis at the last step, m
@@ -282,6 +291,7 @@ class ForceController:
     def _run(self, t_s, dt, inp, q_meas):
         c = self.config
         self.state, self._stop_from = 'running', None
+        self._rest_since, self._q_last = None, None
         ramp = self.ramp(t_s)
         pressing = self._pressing(t_s, inp, q_meas) if self.mode == 'force_hold' else None
         v_want = admittance_velocity(self.mode, c, inp, pressing) * ramp
@@ -316,6 +326,8 @@ class ForceController:
             self.qd_ref = np.zeros(self.n)
         self.q_ref = np.clip(self.q_ref + self.qd_ref * dt, self.lower, self.upper)
         moving = bool(np.any(self.qd_ref != 0.0))
+        if not moving and self._relax_hold(t_s, dt, q_meas):
+            self._sent_hold = False          # the relaxing hold set point is sent, enabled or not
         self.state = 'stopping' if moving else 'stopped'
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ self.qd_ref
         cmd = self._command(t_s, dt, 0.0, reason, np.zeros(3), dither=False)
@@ -327,6 +339,36 @@ class ForceController:
         else:
             self._sent_hold = False
         return cmd
+
+    def _relax_hold(self, t_s, dt, q_meas) -> bool:
+        """After a stop, move the held set point to where the arm rests. True when it moved.
+
+        Once the measured joints have been still for REST_S, the set point approaches them
+        exponentially with time constant ``stop_relax_s`` until within RELAXED_RAD. A position
+        drive that holds an arm against a sustained push (a hand) makes part of the torque with
+        its P term, from the arm's offset to the set point; its integral takes that part over
+        and, held where the stop left it, pulls the arm back to the set point: on the youBot
+        some 0.46 s after the stop at 2-3 mm/s. Moving the set point to the arm at the drives'
+        own integral rate (kp / ki) keeps their torque what it is while the integral takes over:
+        the arm stays where it came to rest.
+        """
+        q = np.asarray(q_meas, dtype=float)
+        still = (self._q_last is not None and
+                 float(np.max(np.abs(q - self._q_last))) <= REST_STEP_RAD)
+        self._q_last = q.copy()
+        if not still:
+            self._rest_since = None
+            return False
+        if self._rest_since is None:
+            self._rest_since = t_s
+        relax = self.config.stop_relax_s
+        if relax <= 0.0 or t_s - self._rest_since < REST_S:
+            return False
+        gap = q - self.q_ref
+        if float(np.max(np.abs(gap))) < RELAXED_RAD:
+            return False
+        self.q_ref = np.clip(self.q_ref + gap * min(1.0, dt / relax), self.lower, self.upper)
+        return True
 
     def _command(self, t_s, dt, ramp, reason, unreachable, dither=True):
         """Return the set point for one step ahead: reference plus dither."""
