@@ -55,8 +55,10 @@ class ControllerConfig:
         read_only=False)
     force_max_lead_m: float = setting(
         0.001, 'force_hold: the reference stops moving along force_axis while it is this far '
-        'ahead of the measured tool (a stuck or lagging arm does not wind it up: no overshoot '
-        'when the joints break free)', unit='m', lo=1e-5, hi=0.1, read_only=False)
+        'ahead of the measured tool, beyond 4 x the distance to the set force on the fitted '
+        'contact line (the breakaway lead of sticking joints; a stuck arm does not wind it up); '
+        'while the tool moves towards the reference this part is dropped (no overshoot when '
+        'the joints break free)', unit='m', lo=1e-5, hi=0.1, read_only=False)
     max_speed_m_s: float = setting(
         0.05, 'largest commanded tool speed', unit='m/s', lo=0.001, hi=1.0)
     max_acceleration_m_s2: float = setting(
@@ -66,6 +68,12 @@ class ControllerConfig:
     stop_time_s: float = setting(
         0.03, 'a safety stop brings the set point velocity to zero in this time', unit='s',
         lo=0.0, hi=1.0)
+    stop_relax_s: float = setting(
+        0.5, 'after a stop, once the arm rests, the held set point moves to where it rests with '
+        "this time constant: the drives' integral takes over the torque their P term made "
+        'against a sustained push (a hand) instead of pulling the arm back to the set point. '
+        "Not below the drives' kp / ki (the youBot's ~0.4 s: faster, the arm yields to the "
+        'push); 0: the set point stays where the stop left it', unit='s', lo=0.0, hi=10.0)
     workspace_min_m: tuple = setting(
         (-1.0, -1.0, -1.0), 'lower corner of the box the tool stays in (base frame)', unit='m')
     workspace_max_m: tuple = setting(

@@ -46,7 +46,8 @@ class ContactModel:
         self._s_lo = self._s_hi = None
         self._t = None
 
-    def add(self, t_s: float, s_m: float, force_n: float, sigma_n: float):
+    def add(self, t_s: float, s_m: float, force_n: float, sigma_n: float,
+            min_force_n: float = 0.0):
         """Fit one estimate when it is informative (sigma small, the tool pressing).
 
         Args:
@@ -54,6 +55,9 @@ class ContactModel:
             s_m: the measured tool position along the pressing direction, m.
             force_n: the estimated pressing force, N.
             sigma_n: the estimate's standard deviation along the pressing direction, N.
+            min_force_n: estimates below this are not fitted either (in free space a moving
+                arm's estimate can read a steady bias beyond 3 sigma: fitted, those samples at
+                no contact flatten the line).
         """
         if self._t is not None and t_s > self._t:
             keep = math.exp(-(t_s - self._t) / self.memory_s)
@@ -63,7 +67,7 @@ class ContactModel:
             self._wn *= keep
             self._n *= keep
         self._t = t_s
-        if not (sigma_n <= FIT_SIGMA_N and force_n > 3.0 * sigma_n):
+        if not (sigma_n <= FIT_SIGMA_N and force_n > max(3.0 * sigma_n, min_force_n)):
             return
         if self._s_ref is None:
             self._s_ref = s_m

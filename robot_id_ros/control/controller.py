@@ -12,9 +12,11 @@ reference in what is sent, never integrated.
 States: ``disabled`` (nothing is sent: the arm holds its own set point), ``running``,
 ``stopping`` (a stop reason arose: the reference restarts from the measured joints and its
 velocity decays to zero in ``stop_time_s``, the dither is dropped) and ``stopped`` (the
-reference is held and sent while enabled). Enabling, a mode change and resuming after a
-cleared stop reason each start a ramp of ``ramp_s`` on the commanded velocity and the dither
-amplitude.
+reference is held and sent while enabled; once the arm rests it relaxes to where the arm rests,
+over ``stop_relax_s``, and is sent while it does, enabled or not: a drive holding against a
+sustained push would otherwise pull the arm back to it). Enabling, a mode change and resuming
+after a cleared stop reason each start a ramp of ``ramp_s`` on the commanded velocity and the
+dither amplitude.
 """
 from __future__ import annotations
 
@@ -46,6 +48,30 @@ SETPOINT_LEAD_STEPS = 2
 # force_hold: beyond force_max_lead_m (and the distance to the set force) the reference moves
 # along force_axis at this fraction of the admittance velocity
 LEAD_CREEP = 0.1
+# force_hold with a fitted contact line: the reference may lead the measured tool along
+# force_axis by this multiple of the tool's distance to the set force on that line (plus
+# force_max_lead_m while the tool is not moving towards it). The position drives need a position
+# error to make the torque of a larger force (their P term's compliance, joints sticking within
+# their integral's dead band): leading by the distance alone, the step 5 -> 10 N crawled in for
+# 1.5 s and overshot by ~1.8 N (force_max_lead_m x the contact stiffness) when the joints broke
+# free. The lead shrinks four times as fast as the distance, to nothing at the set force.
+LEAD_OVERDRIVE = 4.0
+# the tool moves towards the reference when its filtered speed along force_axis (time constant
+# TOOL_SPEED_FILTER_S) is above MOVING_M_S: the breakaway lead force_max_lead_m is dropped then,
+# and a reference beyond its bound is pulled back to it within PULL_BACK_S (the drives' integral
+# would carry the tool past the set force to it)
+MOVING_M_S = 2e-4
+TOOL_SPEED_FILTER_S = 0.02
+PULL_BACK_S = 0.05
+# force_hold: the contact line is fitted on estimates of at least this fraction of the set force
+# (a moving arm's estimate in free space can read a steady bias of ~0.8 N beyond 3 sigma: seed 7
+# of the simulated youBot; fitted, those samples flattened the line to 210 N/m on a 2 kN/m plane)
+FIT_MIN_FRACTION = 0.3
+# after a stop the arm rests when no joint moved more than REST_STEP_RAD in a step for REST_S;
+# the held set point then relaxes to it (``stop_relax_s``) until within RELAXED_RAD
+REST_STEP_RAD = 2e-5
+REST_S = 0.02
+RELAXED_RAD = 1e-4
 
 
 @dataclass
@@ -108,8 +134,12 @@ class ForceController:
         self._t_dither = 0.0
         self._stop_from = None       # (reference velocity when the stop began, its time)
         self._sent_hold = False      # the last hold set point after a disable was sent
+        self._rest_since = None      # stopped: since when the measured joints have been still
+        self._q_last = None          # stopped: the measured joints at the last step
         self.contact = ContactModel()
         self.pressing_n = None       # force_hold: (estimated, used) pressing force, N
+        self._s_prev = None          # force_hold: the tool along force_axis at the last step, m
+        self._s_speed = 0.0          # ... its filtered speed, m/s
 
     # --- commands from outside ---------------------------------------------------------------
     def set_enabled(self, on: bool, t_s: float):
@@ -122,6 +152,7 @@ class ForceController:
             self._t_ramp = self._t_dither = float(t_s)
             self.q_ref = None          # taken from the measured joints at the next step
             self.contact.reset()
+            self._s_prev, self._s_speed = None, 0.0
         self.enabled = bool(on)
 
     def set_mode(self, mode: str, t_s: float):
@@ -210,42 +241,67 @@ class ForceController:
         if self.config.force_contact_model:
             s = float(d @ self.kin.tool_position_m(q_meas))
             sigma = sigma_along_n(inp.sigma_n, d)
-            self.contact.add(t_s, s, est, sigma)
+            self.contact.add(t_s, s, est, sigma,
+                             FIT_MIN_FRACTION * self.config.force_setpoint_n)
             used = fuse(est, sigma, self.contact.predict(s))[0]
         self.pressing_n = (est, used)
         return used
 
-    def _no_windup(self, v, q_meas):
-        """Return ``v`` without a part along force_axis that runs the reference away (force_hold).
+    def _tool_speed_along(self, d, q_meas, dt) -> float:
+        """Return the measured tool speed along ``d`` (filtered over TOOL_SPEED_FILTER_S), m/s."""
+        s_now = float(d @ self.kin.tool_position_m(q_meas))
+        if self._s_prev is not None and dt > 0.0:
+            a = min(1.0, dt / TOOL_SPEED_FILTER_S)
+            self._s_speed += a * ((s_now - self._s_prev) / dt - self._s_speed)
+        self._s_prev = s_now
+        return self._s_speed
 
-        No velocity along force_axis takes the reference further ahead of the measured tool
-        than ``force_max_lead_m`` plus the distance to where the contact's force-position line
-        gives the set force: a stuck arm does not wind it up, the reference does not run past
-        the target.
+    def _no_windup(self, v, q_meas, dt):
+        """Return ``v`` with its part along force_axis kept within the lead bounds (force_hold).
+
+        The reference's lead over the measured tool along force_axis stays within
+        ``force_max_lead_m`` of zero; with a fitted contact line, within ``force_max_lead_m``
+        plus LEAD_OVERDRIVE x the distance to where the line gives the set force, in that
+        distance's direction. Beyond a bound the reference only creeps on (LEAD_CREEP: a stuck
+        arm does not wind it up, and one whose drive errors sit in their integral's dead band
+        still gets there). While the tool moves towards the reference the breakaway part
+        ``force_max_lead_m`` is dropped and a reference beyond the bound is pulled back to it
+        (PULL_BACK_S): the drives' integral would otherwise carry the tool past the set force.
         """
         d = unit(self.config.force_axis)
         lead = float(d @ (self.kin.tool_position_m(self.q_ref) -
                           self.kin.tool_position_m(q_meas)))
+        speed = self._tool_speed_along(d, q_meas, dt)
         along = float(d @ v)
-        limit = self.config.force_max_lead_m
+        margin = self.config.force_max_lead_m
         k = self.contact.stiffness_n_m
-        if k is not None and self.pressing_n is not None:
-            # the tool is |error| / k away from where the contact gives the set force
-            limit += abs(self.config.force_setpoint_n - self.pressing_n[1]) / k
-        if (lead > limit and along > 0.0) or (lead < -limit and along < 0.0):
-            # beyond it only a creep: a stuck arm whose drives see too small an error to break
-            # free (their integral's dead band) still gets there, slowly
-            return v - (1.0 - LEAD_CREEP) * along * d
-        return v
+        line = k is not None and self.pressing_n is not None
+        if line and speed * lead > 0.0 and abs(speed) > MOVING_M_S:
+            margin = 0.0
+        hi, lo = margin, -margin
+        if line:
+            to_target = (self.config.force_setpoint_n - self.pressing_n[1]) / k
+            hi += LEAD_OVERDRIVE * max(to_target, 0.0)
+            lo += LEAD_OVERDRIVE * min(to_target, 0.0)
+        out = np.asarray(v, dtype=float)
+        if (lead > hi and along > 0.0) or (lead < lo and along < 0.0):
+            out = out - (1.0 - LEAD_CREEP) * along * d
+            along *= LEAD_CREEP
+        if line and lead > hi:
+            out = out - ((lead - hi) / PULL_BACK_S) * d
+        elif line and lead < lo:
+            out = out + ((lo - lead) / PULL_BACK_S) * d
+        return out
 
     def _run(self, t_s, dt, inp, q_meas):
         c = self.config
         self.state, self._stop_from = 'running', None
+        self._rest_since, self._q_last = None, None
         ramp = self.ramp(t_s)
         pressing = self._pressing(t_s, inp, q_meas) if self.mode == 'force_hold' else None
         v_want = admittance_velocity(self.mode, c, inp, pressing) * ramp
         if self.mode == 'force_hold':
-            v_want = self._no_windup(v_want, q_meas)
+            v_want = self._no_windup(v_want, q_meas, max(dt, 1e-3))
         v = limit_velocity(v_want, self.v_ref, max(dt, 1e-3), c)
         v = keep_in_box(self.kin.tool_position_m(self.q_ref), v, max(dt, 1e-3),
                         np.asarray(c.workspace_min_m), np.asarray(c.workspace_max_m))
@@ -275,6 +331,8 @@ class ForceController:
             self.qd_ref = np.zeros(self.n)
         self.q_ref = np.clip(self.q_ref + self.qd_ref * dt, self.lower, self.upper)
         moving = bool(np.any(self.qd_ref != 0.0))
+        if not moving and self._relax_hold(t_s, dt, q_meas):
+            self._sent_hold = False          # the relaxing hold set point is sent, enabled or not
         self.state = 'stopping' if moving else 'stopped'
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ self.qd_ref
         cmd = self._command(t_s, dt, 0.0, reason, np.zeros(3), dither=False)
@@ -286,6 +344,36 @@ class ForceController:
         else:
             self._sent_hold = False
         return cmd
+
+    def _relax_hold(self, t_s, dt, q_meas) -> bool:
+        """After a stop, move the held set point to where the arm rests. True when it moved.
+
+        Once the measured joints have been still for REST_S, the set point approaches them
+        exponentially with time constant ``stop_relax_s`` until within RELAXED_RAD. A position
+        drive that holds an arm against a sustained push (a hand) makes part of the torque with
+        its P term, from the arm's offset to the set point; its integral takes that part over
+        and, held where the stop left it, pulls the arm back to the set point: on the youBot
+        some 0.46 s after the stop at 2-3 mm/s. Moving the set point to the arm at the drives'
+        own integral rate (kp / ki) keeps their torque what it is while the integral takes over:
+        the arm stays where it came to rest.
+        """
+        q = np.asarray(q_meas, dtype=float)
+        still = (self._q_last is not None and
+                 float(np.max(np.abs(q - self._q_last))) <= REST_STEP_RAD)
+        self._q_last = q.copy()
+        if not still:
+            self._rest_since = None
+            return False
+        if self._rest_since is None:
+            self._rest_since = t_s
+        relax = self.config.stop_relax_s
+        if relax <= 0.0 or t_s - self._rest_since < REST_S:
+            return False
+        gap = q - self.q_ref
+        if float(np.max(np.abs(gap))) < RELAXED_RAD:
+            return False
+        self.q_ref = np.clip(self.q_ref + gap * min(1.0, dt / relax), self.lower, self.upper)
+        return True
 
     def _command(self, t_s, dt, ramp, reason, unreachable, dither=True):
         """Return the set point for one step ahead: reference plus dither."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from identified_model import SEED, identified_model_path  # noqa: E402
+from identified_model import SEED, identified_model_path  # noqa: E402,F401
 
 from robot_id_ros.demo import force_control_stage as stage  # noqa: E402
 from robot_id_ros.demo.force_control_stage import (NORMAL_AXIS, RATE_HZ,  # noqa: E402,F401

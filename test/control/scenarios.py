@@ -7,36 +7,100 @@ hand guiding and drift are the demo stage's (``robot_id_ros.demo.force_control_s
 test arm. Every figure is measured on the simulator's truth: the tool's true motion, the plane's
 true force, the true wrench of the hand.
 """
+from functools import partial
+
 import numpy as np
-from cases import NORMAL_AXIS, enable, make_loop
+from cases import NORMAL_AXIS, SEED, WORK_POSE_RAD, enable, make_loop
 
 from robot_id_ros.control.harness import Script
 from robot_id_ros.demo import force_control_stage as stage
 from robot_id_ros.demo.force_control_stage import NO_DITHER, joined as _joined, push  # noqa
+from robot_id_ros.sim.config import SimConfig
+from robot_id_ros.sim.true_model import true_model_of
+from robot_id_ros.sim.youbot_arm import SimulatedArm
+
+WRIST = 3          # joint 4, the youBot's wrist pitch (2 Nm drive)
 
 STILL_M_S = 1e-3
-STILL_FOR_S = 0.2
+WATCH_S = 1.0       # the safety stops: the tool is watched this long after the cause, s
 
 
-def force_hold(dither=True, setpoint_n=5.0, step_to_n=10.0, hold_s=11.0, after_step_s=3.0):
-    """``force_control_stage.force_hold`` on the test arm (its figures)."""
-    return stage.force_hold(make_loop, dither, setpoint_n, step_to_n, hold_s, after_step_s)
+def force_hold(dither=True, setpoint_n=5.0, step_to_n=10.0, hold_s=11.0, after_step_s=3.0,
+               seed=SEED):
+    """``force_control_stage.force_hold`` on the test arm ``seed`` (its figures)."""
+    return stage.force_hold(partial(make_loop, seed), dither, setpoint_n, step_to_n, hold_s,
+                            after_step_s)
 
 
-def hand_guiding(axis, sign=1.0, push_n=10.0, dither=True):
-    """``force_control_stage.hand_guiding`` on the test arm (its figures)."""
-    return stage.hand_guiding(make_loop, axis, sign, push_n, dither)
+def hand_guiding(axis, sign=1.0, push_n=10.0, dither=True, seed=SEED):
+    """``force_control_stage.hand_guiding`` on the test arm ``seed`` (its figures)."""
+    return stage.hand_guiding(partial(make_loop, seed), axis, sign, push_n, dither)
 
 
-def drift(duration_s=10.0):
-    """``force_control_stage.drift`` on the test arm: the largest distance, m."""
-    return stage.drift(make_loop, duration_s)
+def drift(duration_s=10.0, seed=SEED):
+    """``force_control_stage.drift`` on the test arm ``seed``: the largest distance, m."""
+    return stage.drift(partial(make_loop, seed), duration_s)
+
+
+def true_arm(seed=SEED):
+    """Return (true model, drive torque limits (n,) Nm) of the simulated youBot ``seed``."""
+    arm = SimulatedArm(SimConfig(seed=seed))
+    return true_model_of(arm), arm.torque_limit.copy()
+
+
+def static_drive_torque_nm(force_n, pose=WORK_POSE_RAD, seed=SEED):
+    """Return the drive torques (n,) that hold the arm still at ``pose`` against a push.
+
+    Statics on the simulator's true parameters: ``g(q) - J(q)^T [F; 0]``, F the hand's force
+    (3,) at the tool, base frame, N (friction left out: a moving joint needs its Coulomb torque
+    on top).
+    """
+    model, _ = true_arm(seed)
+    q = np.asarray(pose, dtype=float)
+    J = model.robot.tool_jacobian(q, 'base')
+    return model.robot.gravity_torque(q) - J[:3].T @ np.asarray(force_n, dtype=float)
+
+
+def wrist_torque_by_pitch(push_n=10.0, seed=SEED, step_deg=1.0):
+    """The wrist torque a push along +-x or +-z needs, over every tool pitch (statics).
+
+    The wrist's torque depends only on the pitch of links 4-5 and the tool (the angle
+    q2 + q3 + q4 of the parallel joints), not on where the tool is: it is swept by turning
+    joint 4 of the work pose through a full turn (beyond its range too, so the figure covers
+    every reachable pose). For each pitch the largest torque over the four pushes is
+    ``|g4| + push x max(|J4 . x|, |J4 . z|)`` (the pushes of either sign add to or take from
+    gravity).
+
+    Returns:
+        dict: pitch_rad (m,) (joint 4's offset from the work pose), worst_nm (m,) the largest
+        wrist torque over the four pushes, gravity_nm (m,), lever_m (m,) max(|J4 . x|, |J4 . z|),
+        limit_nm (the wrist drive's limit), max_push_n (m,) the largest push along all four the
+        wrist holds at that pitch (friction left out).
+    """
+    model, limits = true_arm(seed)
+    q0 = np.asarray(WORK_POSE_RAD, dtype=float)
+    offsets = np.radians(np.arange(-180.0, 180.0, step_deg))
+    worst, grav, lever = [], [], []
+    for d in offsets:
+        q = q0.copy()
+        q[WRIST] += d
+        J = model.robot.tool_jacobian(q, 'base')[:3, WRIST]
+        g = float(model.robot.gravity_torque(q)[WRIST])
+        a = max(abs(J[0]), abs(J[2]))
+        worst.append(abs(g) + push_n * a)
+        grav.append(g)
+        lever.append(a)
+    grav, lever = np.asarray(grav), np.asarray(lever)
+    limit = float(limits[WRIST])
+    return {'pitch_rad': offsets, 'worst_nm': np.asarray(worst), 'gravity_nm': grav,
+            'lever_m': lever, 'limit_nm': limit,
+            'max_push_n': (limit - np.abs(grav)) / lever}
 
 
 STEPS = ((0.0, 0.0), (2.0, 5.0), (5.0, 0.0), (8.0, -5.0), (11.0, 0.0))   # (s, N along normal)
 
 
-def at_rest(dither=True):
+def at_rest(dither=True, seed=SEED):
     """Hold with 5 N steps along the arm plane's normal (as the demo's lateral steps).
 
     Returns:
@@ -45,7 +109,7 @@ def at_rest(dither=True):
         position while no force acts: the dither's motion), dither_model_m (the controller's
         linear prediction of that amplitude).
     """
-    loop = make_loop(**({} if dither else NO_DITHER))
+    loop = make_loop(seed, **({} if dither else NO_DITHER))
     t0 = loop.arm.t + 0.5
 
     def hand(t):
@@ -65,25 +129,35 @@ def at_rest(dither=True):
             'dither_model_m': loop.controller.dither_tool_amplitude_m()}
 
 
-def moving_loop():
+def moving_loop(seed=SEED, **changes):
     """The loop in hand guiding, the tool moving along x under a 10 N push (kept on)."""
-    loop = make_loop()
+    loop = make_loop(seed, **changes)
     t0 = loop.arm.t
     loop.run(2.0, Script(hand=push(0, t0 + 0.3, 10.0), at={t0: enable('hand_guiding')}))
     return loop
 
 
-def safety_stop(cause):
+def safety_stop(cause, seed=SEED, watch_s=WATCH_S, **changes):
     """Stop the moving tool by ``cause`` ('stale', 'collision', 'disable'); the hand pushes on.
+
+    Args:
+        cause: what stops it.
+        seed: the simulated youBot.
+        watch_s: how long after the cause the tool is watched, s.
+        **changes: controller settings (e.g. ``stop_relax_s=0.0``: the set point stays where
+            the stop left it).
 
     Returns:
         dict: stop_s (from the moment the cause applies - for 'stale' the estimate's last
-        arrival plus stale_timeout_s - until the tool speed stays below 1 mm/s for
-        ``STILL_FOR_S``), speed_before_m_s, held (the controller's set point unchanged from
-        0.1 s on), creep_m_s (the largest tool speed after the stop, within 0.5 s of the cause:
-        the drives' integral term returning the arm to the held set point against the hand).
+        arrival plus stale_timeout_s - to the last sample of the window at which the tool
+        moved at 1 mm/s or faster: from then on it stays below for the whole window),
+        speed_before_m_s, late_m_s (the largest tool speed from 0.1 s after the cause to the
+        end of the window), held (from 0.1 s after the cause on, the controller's set point
+        only ever came closer to the measured joints: it holds the arm where it rests and never
+        pulls it anywhere), gap_rad (the largest joint offset of the set point from the measured
+        joints at 0.1 s after the cause and at the end).
     """
-    loop = moving_loop()
+    loop = moving_loop(seed, **changes)
     speed0 = float(np.linalg.norm(loop.tool_state()[1]))
     t1 = loop.arm.t
     script = Script(hand=push(0, 0.0, 10.0))
@@ -96,16 +170,16 @@ def safety_stop(cause):
     else:
         script.at = {t1: lambda lp: lp.controller.set_enabled(False, lp.arm.t)}
     tr = loop.run(t_cause + 0.1 - t1, script)
-    held = loop.controller.q_ref.copy()
-    tr = _joined(tr, loop.run(0.4, script))
+    gaps = []
+    while loop.arm.t < t_cause + watch_s - 1e-9:
+        gaps.append(float(np.max(np.abs(loop.controller.q_ref - loop.arm.q))))
+        tr = _joined(tr, loop.run(min(0.05, t_cause + watch_s - loop.arm.t), script))
+    gaps.append(float(np.max(np.abs(loop.controller.q_ref - loop.arm.q))))
     speed = np.linalg.norm(tr['tool_velocity_m_s'], axis=1)
     t = tr['t_s']
-    after = np.flatnonzero(t >= t_cause)
-    # the first sample from which the tool stays below 1 mm/s for STILL_FOR_S
-    first = next((i for i in after if np.all(speed[(t >= t[i]) & (t < t[i] + STILL_FOR_S)]
-                                             < STILL_M_S)), None)
-    stop = float(t[first] - t_cause) if first is not None else float('inf')
-    late = speed[t >= t[first]] if first is not None else speed[after]
-    return {'stop_s': stop, 'speed_before_m_s': speed0,
-            'held': bool(np.array_equal(held, loop.controller.q_ref)),
-            'creep_m_s': float(late.max()) if late.size else 0.0}
+    after = t >= t_cause
+    moving = t[after & (speed >= STILL_M_S)]
+    late = speed[t >= t_cause + 0.1]
+    return {'stop_s': float(moving.max() - t_cause) if moving.size else 0.0,
+            'speed_before_m_s': speed0, 'late_m_s': float(late.max()),
+            'held': bool(np.all(np.diff(gaps) <= 1e-9)), 'gap_rad': (gaps[0], gaps[-1])}

@@ -74,16 +74,32 @@ def test_hand_guiding_along_the_normal_with_dither_within_20_percent():
     assert abs(r['ratio'] - 1.0) <= 0.2, r
 
 
+def test_hand_guiding_along_minus_x_within_the_drive_limits():
+    """Along -x the wrist holds 5 N at the work pose (10 N needs 2.5 Nm of its 2 Nm:
+    test_guiding_limits): the tool moves at the admittance law's speed within 20 %."""
+    r = sc.hand_guiding(0, -1.0, 5.0)
+    assert r['speed_m_s'] > 0.005, r
+    assert abs(r['ratio'] - 1.0) <= 0.2, r
+
+
 def test_no_push_no_drift():
     assert sc.drift(10.0) < 5e-3
 
 
 @pytest.mark.parametrize('cause', ['stale', 'collision', 'disable'])
 def test_safety_stop_within_100_ms(cause):
+    """Issue 17: the tool stops within 100 ms and stays below 1 mm/s for the whole second
+    watched, the hand pushing on with 10 N; the set point only ever comes closer to the
+    resting arm. Left where the stop put it, the drives' integral pulled the arm back to it at
+    2-3 mm/s from ~0.46 s on (the check can fail: the disable case runs that way too)."""
     r = sc.safety_stop(cause)
     assert r['speed_before_m_s'] > 0.01
     assert r['stop_s'] <= STOP_WITHIN_S, r
     assert r['held'], r
+    assert r['gap_rad'][1] < r['gap_rad'][0], r
+    if cause == 'disable':
+        old = sc.safety_stop(cause, stop_relax_s=0.0)
+        assert old['late_m_s'] > 1e-3, old
 
 
 def test_dither_makes_the_normal_axis_observable_at_rest():
@@ -108,6 +124,10 @@ def test_force_hold_with_dither():
 
 def test_force_hold_without_dither():
     """Issue 17: settled RMS error <= 1.0 N without dither (1.61 N when the controller acted
-    on the estimate alone, frozen within the stiction band while the joints stick)."""
-    r = sc.force_hold(dither=False, hold_s=11.0, after_step_s=0.5)
+    on the estimate alone, frozen within the stiction band while the joints stick); the step to
+    10 N settles within +-10 % in 1 s and keeps the contact (3.0 s, overshooting by 1.8 N, while
+    the reference kept the 1 mm breakaway lead beyond the set force as the joints broke free)."""
+    r = sc.force_hold(dither=False, hold_s=11.0, after_step_s=2.0)
     assert r['rms_n'] <= 1.0, r
+    assert r['min_after_step_n'] > 0.0, r
+    assert r['settle_s'] <= 1.0, r

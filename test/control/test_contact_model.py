@@ -34,6 +34,22 @@ def test_contact_line_predicts_the_force_while_the_estimate_is_frozen():
     assert fuse(4.8, 1.6, None) == (4.8, 1.6)     # no line: the estimate
 
 
+def test_free_space_bias_is_not_fitted_below_the_minimum_force():
+    """An approach of 20 mm in free space whose estimate reads a steady 0.8 N (beyond 3 sigma of
+    0.2 N: seed 7's identified model while moving), then 2.5 mm into a 2 kN/m surface: fitted,
+    the approach flattens the line (seed 7: 210 N/m); with a minimum force it is left out."""
+    def fit(min_force_n):
+        m = ContactModel(memory_s=5.0)
+        for k in range(400):                      # 2 s approaching at 10 mm/s
+            m.add(k / 200.0, -0.02 + 0.02 * k / 400, 0.8, 0.2, min_force_n)
+        for k in range(250):                      # 1.25 s pressing in at 2 mm/s
+            s = 2.5e-3 * k / 250
+            m.add(2.0 + k / 200.0, s, K_N_M * s + 0.8, 0.2, min_force_n)
+        return m.stiffness_n_m
+    assert fit(0.0) < 0.5 * K_N_M
+    assert fit(1.5) == pytest.approx(K_N_M, rel=0.05)
+
+
 def test_no_line_without_pressing_or_spread():
     m = ContactModel()
     for k in range(100):                          # free space: no force, nothing fitted

@@ -135,3 +135,51 @@ def test_workspace_box_stops_the_tool_at_its_face(robot):
         ctl.step(t, WORK, still(t, (10.0, 0.0, 0.0)))
     x = robot.tool_placement(ctl.q_ref).translation[0]
     assert p[0] + 0.001 < x <= p[0] + 0.002 + 1e-4
+
+
+def _stopped_with_offset(robot, relax_s):
+    """A controller disabled after running at WORK; the arm then rests 4 mrad past the set
+    point on joints 2 and 3 (as a hand pushing on holds it). Returns (controller, arm pose)."""
+    ctl = _running(robot, stop_relax_s=relax_s)
+    for k in range(1, 21):
+        ctl.step(k * 0.005, WORK, still(k * 0.005, (10.0, 0, 0)))
+    ctl.set_enabled(False, 0.1)
+    for k in range(21, 41):                                   # the stop brakes, completes
+        ctl.step(k * 0.005, WORK, still(k * 0.005, (10.0, 0, 0)))
+    rest = ctl.q_ref + np.array([0.0, -0.004, 0.004, 0.0, 0.0])
+    return ctl, rest
+
+
+def test_held_set_point_relaxes_to_where_the_arm_rests(robot):
+    """After a stop the set point moves to the resting arm at the stop_relax_s rate (the
+    drives' integral takes over the P term's torque: no pull back), and is sent while it does,
+    disabled or not; then nothing is sent."""
+    ctl, rest = _stopped_with_offset(robot, 0.5)
+    gap0 = np.max(np.abs(rest - ctl.q_ref))
+    sent, gaps = [], []
+    for k in range(41, 41 + 200):                             # 1 s
+        t = k * 0.005
+        cmd = ctl.step(t, rest, still(t, (10.0, 0, 0)))
+        sent.append(cmd.send)
+        gaps.append(np.max(np.abs(rest - ctl.q_ref)))
+    assert cmd.state == 'disabled'
+    assert np.all(np.diff(gaps) <= 1e-12)                     # only ever closer to the arm
+    # rest detected after REST_S (0.02 s), then exp(-t / 0.5): about exp(-0.98 / 0.5) left
+    assert gaps[-1] == pytest.approx(gap0 * np.exp(-0.975 / 0.5), rel=0.1)
+    assert all(sent[6:])
+    for k in range(241, 241 + 1000):                          # 5 s more: within RELAXED_RAD
+        cmd = ctl.step(k * 0.005, rest, still(k * 0.005))
+    assert np.max(np.abs(rest - ctl.q_ref)) < 1e-4 and not cmd.send
+
+
+def test_held_set_point_stays_without_relax_or_while_the_arm_moves(robot):
+    ctl, rest = _stopped_with_offset(robot, 0.0)
+    q0 = ctl.q_ref.copy()
+    for k in range(41, 141):
+        ctl.step(k * 0.005, rest, still(k * 0.005))
+    assert np.array_equal(ctl.q_ref, q0)
+    ctl, rest = _stopped_with_offset(robot, 0.5)
+    q0 = ctl.q_ref.copy()
+    for k in range(41, 141):                                  # the arm moving: 10 mrad/s
+        ctl.step(k * 0.005, rest + 0.01 * k * 0.005, still(k * 0.005))
+    assert np.array_equal(ctl.q_ref, q0)
