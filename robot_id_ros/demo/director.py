@@ -225,6 +225,7 @@ class Director:
         from std_srvs.srv import Trigger
 
         from robot_id_ros.ros.commander import ArmCommander, CommandSettings
+        from robot_id_ros.ros.msg_helpers import message_taker
 
         self.log = DirectorLog()
         self.progress = progress
@@ -240,7 +241,8 @@ class Director:
         qos = QoSProfile(depth=DIRECTOR_QUEUE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
         sub = self.node.create_subscription
         sub(WrenchStamped, 'sim/true_wrench', self._on_true, qos)
-        self._estimate_sub = sub(WrenchStamped, f'{estimator_name}/wrench', self._on_estimate, qos)
+        self._take_estimate = message_taker(
+            sub(WrenchStamped, f'{estimator_name}/wrench', self._on_estimate, qos), WrenchStamped)
         sub(Bool, f'{estimator_name}/contact', self._on_contact, qos)
         self._wrench_msg = WrenchStamped
         self._trigger = Trigger
@@ -269,15 +271,12 @@ class Director:
 
     def _take_queued_estimates(self):
         """Log every estimate already queued (as rclpy's executors take messages)."""
-        handle = getattr(self._estimate_sub, 'handle', None)
-        if not hasattr(handle, 'take_message'):
+        if self._take_estimate is None:
             return
-        while True:
-            with handle:
-                taken = handle.take_message(self._wrench_msg, False)
-            if taken is None:
-                return
-            self._on_estimate(taken[0])
+        msg = self._take_estimate()
+        while msg is not None:
+            self._on_estimate(msg)
+            msg = self._take_estimate()
 
     def _on_contact(self, msg):
         # Bool has no stamp: the flag belongs to the sample of the estimate published just

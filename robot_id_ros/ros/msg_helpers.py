@@ -50,6 +50,25 @@ def trajectory_points(msg) -> list:
              list(p.accelerations)) for p in msg.points]
 
 
+def message_taker(subscription, msg_type, raw=False):
+    """Return ``take()``: the next message queued on ``subscription`` (None when it is empty).
+
+    It takes as rclpy's executors do (``handle.take_message``, the same call in the rclpy of
+    Humble, Jazzy and Kilted), so a callback can work off a backlog without a pass of the
+    executor per message; ``raw``: the serialized bytes. None when this rclpy has no such call
+    (the executor then delivers every message).
+    """
+    handle = getattr(subscription, 'handle', None)
+    if not hasattr(handle, 'take_message'):
+        return None
+
+    def take():
+        with handle:
+            taken = handle.take_message(msg_type, raw)
+        return None if taken is None else taken[0]
+    return take
+
+
 def joint_state_taker(subscription):
     """Return ``take()``: the next JointState queued on ``subscription`` as plain fields.
 
@@ -67,19 +86,18 @@ def joint_state_taker(subscription):
         The function, or None when this rclpy has no such call (the executor then delivers
         every message).
     """
-    handle = getattr(subscription, 'handle', None)
-    if not hasattr(handle, 'take_message'):
+    take_raw = message_taker(subscription, JointState, raw=True)
+    if take_raw is None:
         return None
     names_cache = {}
 
     def take():
-        with handle:
-            taken = handle.take_message(JointState, True)
-        if taken is None:
+        data = take_raw()
+        if data is None:
             return None
-        fields = joint_state_fields(taken[0], names_cache)
+        fields = joint_state_fields(data, names_cache)
         if fields is None:
-            msg = deserialize_message(taken[0], JointState)
+            msg = deserialize_message(data, JointState)
             fields = (msg.header.stamp.sec, msg.header.stamp.nanosec, msg.name, msg.position,
                       msg.velocity, msg.effort)
         return fields

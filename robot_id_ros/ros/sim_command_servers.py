@@ -26,7 +26,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 from robot_id_ros.ros.command_adapters import (InterfacePackageMissing, import_brics,
                                                import_follow_joint_trajectory)
 from robot_id_ros.ros.conversions import stamp_ns, time_msg
-from robot_id_ros.ros.msg_helpers import duration_s, trajectory_points
+from robot_id_ros.ros.msg_helpers import duration_s, message_taker, trajectory_points
 
 SETPOINT_QUEUE_DEPTH = 10     # set points queued between two physics steps
 FEEDBACK_EVERY = 5            # one feedback per this many joint states (10 Hz at 50 Hz)
@@ -194,17 +194,16 @@ def position_command_subscription(node, driver, topic, on_reject):
         if not ok:
             on_reject(text)
     sub = node.create_subscription(joint_positions, topic, on_set_point, SETPOINT_QUEUE_DEPTH)
-    handle = getattr(sub, 'handle', None)
-    if not hasattr(handle, 'take_message'):
+    take = message_taker(sub, joint_positions)
+    if take is None:
         return lambda: None
 
     def take_pending():
         for _ in range(SETPOINT_QUEUE_DEPTH):
-            with handle:
-                taken = handle.take_message(joint_positions, False)
-            if taken is None:
+            msg = take()
+            if msg is None:
                 return
-            on_set_point(taken[0])
+            on_set_point(msg)
     return take_pending
 
 
