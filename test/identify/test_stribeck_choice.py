@@ -12,7 +12,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from robot_id_ros.identify.dynamics import STRIBECK_TIE_RELATIVE_RMS, _best_stribeck_velocity
+from robot_id_ros.identify.dynamics import (STRIBECK_TIE_CONDITION_RATIO,
+                                            STRIBECK_TIE_RELATIVE_RMS, _best_stribeck_velocity)
 from robot_id_ros.identify.least_squares import NormalEquations
 from robot_id_ros.identify.options import IdentificationOptions
 
@@ -52,3 +53,12 @@ def test_a_clear_likelihood_difference_still_wins_over_conditioning():
     ss = [float(ne.residual_ss(np.linalg.solve(ne.A[0], ne.c[0]))[0]) for ne in neqs]
     assert np.sqrt(ss[1] / ss[0]) - 1 > 2 * STRIBECK_TIE_RELATIVE_RMS
     assert _best_stribeck_velocity(neqs, [0.04, 0.05], BASE, IdentificationOptions()) == 0
+
+
+def test_a_near_tie_of_similar_conditioning_keeps_the_most_likely_fit():
+    rng = np.random.default_rng(3)
+    neqs = [_problem(rng, 0.3, 1.0), _problem(rng, 0.25, 1.0005)]
+    assert _cond(neqs[1]) < _cond(neqs[0]) < STRIBECK_TIE_CONDITION_RATIO * _cond(neqs[1])
+    ss = [float(ne.residual_ss(np.linalg.solve(ne.A[0], ne.c[0]))[0]) for ne in neqs]
+    assert ss[0] < ss[1] and np.sqrt(ss[1] / ss[0]) - 1 < STRIBECK_TIE_RELATIVE_RMS
+    assert _best_stribeck_velocity(neqs, [0.05, 0.07], BASE, IdentificationOptions()) == 0
