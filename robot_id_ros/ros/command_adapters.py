@@ -26,11 +26,11 @@ import threading
 from dataclasses import dataclass
 
 from rclpy.action import ActionClient
-from rclpy.event_handler import PublisherEventCallbacks
 
 from robot_id_ros import record as rec
 from robot_id_ros.errors import OperationError
 from robot_id_ros.ros.conversions import duration_msg, time_msg, trajectory_msg
+from robot_id_ros.ros.qos import publisher_matched_callbacks
 
 BRICS_POSITION_UNIT = 'rad'          # the unit string the youBot driver checks
 STREAM_LEAD_S = 0.04                 # a set point is sent this long before its time (ROS), s
@@ -281,7 +281,7 @@ class BricsPositionAdapter:
         self.lead_s = float(lead_s)
         self.publisher = commander.node.create_publisher(
             self.types[0], topic, queue_depth,
-            event_callbacks=PublisherEventCallbacks(matched=commander._on_matched))
+            event_callbacks=publisher_matched_callbacks(commander._on_matched))
         self.name = self.publisher.topic_name
         self._generation = 0
         self.sent = 0

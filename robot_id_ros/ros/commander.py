@@ -6,8 +6,9 @@ In the manner of a navigation "simple commander": a plain object on a node the c
 blocking calls meant for a worker thread (``send_motion``, ``move_to``, ``hold_position``,
 ``wait_until_stamp``, ``wait_until_time``, ``sleep``) and the newest joint state (``latest``).
 
-- It subscribes to the driver's ``sensor_msgs/JointState`` (best effort, so it matches reliable
-  and best-effort publishers) and publishes ``trajectory_msgs/JointTrajectory`` commands.
+- It subscribes to the driver's ``sensor_msgs/JointState`` (reliable while every publisher
+  offers it, else best effort: ``ros.qos.ReliabilityFollowingSubscription``) and publishes
+  ``trajectory_msgs/JointTrajectory`` commands.
 - Waits are event-driven: every joint state (and a subscriber matching the command topic)
   notifies a ``threading.Condition``; a waiting thread wakes on it, never on a sleep loop. Times
   are ROS time (``use_sim_time`` honoured), so a simulation faster than real time is followed.
@@ -32,8 +33,6 @@ import time
 import numpy as np
 from rclpy.clock import JumpThreshold
 from rclpy.duration import Duration
-from rclpy.event_handler import PublisherEventCallbacks
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
@@ -44,6 +43,7 @@ from robot_id_ros.record.session import StampedSample
 from robot_id_ros.ros.command_adapters import (  # noqa: F401 - re-exported
     DEFAULT_ACTION, DEFAULT_POSITION_COMMAND_TOPIC, CommandSettings, make_adapter)
 from robot_id_ros.ros.conversions import stamp_ns, time_msg, trajectory_msg
+from robot_id_ros.ros.qos import ReliabilityFollowingSubscription, publisher_matched_callbacks
 
 INTERFACES = ('trajectory', 'trajectory_stream', 'follow_joint_trajectory', 'brics_position')
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
@@ -127,16 +127,15 @@ class ArmCommander:
         # (wall s, stamp ns) the clock rate is measured from
         self._rate_anchor: tuple | None = None
         self.clock_rate = 1.0                    # ROS seconds per wall second (>1: sim is faster)
-        qos = QoSProfile(depth=queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT,
-                         durability=DurabilityPolicy.VOLATILE)
-        self.subscription = node.create_subscription(JointState, joint_states_topic,
-                                                     self._on_joint_state, qos)
+        self.joint_states = ReliabilityFollowingSubscription(
+            node, JointState, joint_states_topic, self._on_joint_state, queue_depth,
+            log=self._log.warning)
         self.publisher = None
         self.adapter = None if passive else make_adapter(self, settings)
         if self.adapter is None:
             self.publisher = node.create_publisher(
                 JointTrajectory, command_topic, COMMAND_QUEUE_DEPTH,
-                event_callbacks=PublisherEventCallbacks(matched=self._on_matched))
+                event_callbacks=publisher_matched_callbacks(self._on_matched))
         # every step of the ROS clock (a /clock message with use_sim_time) wakes the waiters too,
         # for waits on the clock while the driver is silent; a caller whose driver publishes
         # joint states all along saves those callbacks (wake_on_clock=False)
@@ -327,7 +326,7 @@ class ArmCommander:
             bad = (f'; {self.bad_messages} message(s) arrived but were unusable: {self.last_bad}'
                    if self.bad_messages else '')
             raise DriverError(
-                f'no joint state from the driver on {self.subscription.topic_name} within '
+                f'no joint state from the driver on {self.joint_states.topic_name} within '
                 f'{timeout_s:g} s (is the driver running, on this ROS domain, with these joint '
                 f'names: {", ".join(self.joint_names)}?){bad}', 'no_driver')
         return got

@@ -84,6 +84,7 @@ class YoubotSimNode(Node):
         self.create_service(Trigger, 'sim/write_true_parameters', trigger_handler(
             self._write_true_parameters, self._log_written))
         self.published_joint_states = 0
+        self.failed_publications = 0       # writes the middleware refused (see _write)
         self._anchor = self.driver.realtime.anchor     # re-anchor the simulation time (benchmark)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._timer = None
@@ -135,18 +136,37 @@ class YoubotSimNode(Node):
 
     def _publish(self, m):
         stamp = time_msg(self.driver.realtime.stamp_ns(m.t_s))
-        self.pub_js.publish(joint_state_msg(stamp, *self.driver.joint_state(m)))
-        self.published_joint_states += 1
+        if self._write(self.pub_js, joint_state_msg(stamp, *self.driver.joint_state(m))):
+            self.published_joint_states += 1
         if self.follow_joint_trajectory is not None:
             self.follow_joint_trajectory.tick(m)
         if self.pub_clock:
-            self.pub_clock.publish(ClockMsg(clock=stamp))
+            self._write(self.pub_clock, ClockMsg(clock=stamp))
         if self.pub_truth:
             base, tool, tau = self.pub_truth
-            base.publish(wrench_msg(m.true_wrench_base, self.driver.root_frame, stamp))
-            tool.publish(wrench_msg(m.true_wrench_tool, self.driver.tool_frame, stamp))
-            tau.publish(joint_state_msg(stamp, self.arm.joint_names,
-                                        effort=m.true_external_torque_nm))
+            self._write(base, wrench_msg(m.true_wrench_base, self.driver.root_frame, stamp))
+            self._write(tool, wrench_msg(m.true_wrench_tool, self.driver.tool_frame, stamp))
+            self._write(tau, joint_state_msg(stamp, self.arm.joint_names,
+                                             effort=m.true_external_torque_nm))
+
+    def _write(self, publisher, msg) -> bool:
+        """Publish ``msg``; a write the middleware refuses is counted and reported, not fatal.
+
+        Fast DDS refused a joint state once under heavy CPU load ("cannot publish data") and the
+        exception ended the simulator in the middle of a demo; a driver keeps publishing.
+        """
+        try:
+            publisher.publish(msg)
+            return True
+        except RuntimeError as exc:     # rclpy's RCLError (every distro: a RuntimeError)
+            if not self.context.ok():      # shutting down: let it end the node
+                raise
+            self.failed_publications += 1
+            text = (f'{publisher.topic_name}: the middleware refused a message '
+                    f'({self.failed_publications} so far): {" ".join(str(exc).split())}')
+            self.get_logger().error(text, throttle_duration_sec=1.0)
+            self.driver.last_problem = (self.driver.clock(), text)
+            return False
 
     def _diagnostics(self, level, message, values=(), what='simulation'):
         stamp = time_msg(self.driver.realtime.stamp_ns(self.arm.t))

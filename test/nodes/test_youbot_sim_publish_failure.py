@@ -1,0 +1,33 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""youbot_sim keeps running when the middleware refuses a write (Fast DDS raised "cannot
+publish data" once under heavy load and the exception ended the simulator mid-demo)."""
+from rclpy.parameter import Parameter
+
+from robot_id_ros.ros.nodes.youbot_sim import YoubotSimNode
+
+
+def test_refused_write_is_counted_and_reported_not_fatal(rclpy_context):
+    node = YoubotSimNode(context=rclpy_context, parameter_overrides=[
+        Parameter('publish_ground_truth', value=True)])
+    try:
+        real = node.pub_js.publish
+        calls = []
+
+        def refuse_once(msg):
+            calls.append(msg)
+            if len(calls) == 1:
+                raise RuntimeError('Failed to publish: cannot publish data, at rmw_publish.cpp')
+            real(msg)
+        node.pub_js.publish = refuse_once
+        published = node.published_joint_states
+        m = node.arm.measure()
+        node._publish(m)                 # refused: counted, not raised
+        assert node.failed_publications == 1
+        assert node.published_joint_states == published
+        level, message, values = node.driver.status()
+        assert level == 'warn' and 'refused' in message and '/joint_states' in message
+        node._publish(m)                 # the next one goes out
+        assert node.failed_publications == 1 and node.published_joint_states == published + 1
+    finally:
+        node.destroy_node()
