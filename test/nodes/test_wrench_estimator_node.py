@@ -337,3 +337,27 @@ def test_main_start_error_on_stderr_exit_code_2(ros_domain_id, model_file, tmp_p
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(
             'wrench_estimator: cannot start: ') and text in lines[0], (args, r.stderr)
+
+
+def test_refused_output_write_is_counted_not_fatal(rclpy_context, model_file):
+    """A write the middleware refuses (Fast DDS "cannot publish data" under heavy load) costs
+    that sample's outputs, not the node: the next sample is estimated and published."""
+    path, _ = model_file
+    node = WrenchEstimatorNode(context=rclpy_context, input_thread=False,
+                               parameter_overrides=[Parameter('model_file', value=str(path))])
+    try:
+        sent, real = [], node.pub_wrench.publish
+
+        def refuse_first(msg):
+            sent.append(msg)
+            if len(sent) == 1:
+                raise RuntimeError('Failed to publish: cannot publish data, at rmw_publish.cpp')
+            real(msg)
+        node.pub_wrench.publish = refuse_first
+        q = [2.9496, 1.6344, -1.6482, 2.189, 2.9234, 0.0, 0.0]
+        for k in range(3):
+            node._process(T0, 10_000_000 * (k + 1), NAMES, q, [0.0] * 7, [0.0] * 7)
+        assert len(sent) == 3 and node.failed_publications == 1
+        assert node.est.last_stamp_ns == T0 * 10 ** 9 + 30_000_000
+    finally:
+        node.destroy_node()

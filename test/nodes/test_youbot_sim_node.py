@@ -125,17 +125,20 @@ def effort_band(arm):
 def test_joint_states_clock_and_rest_effort(bench_factory):
     b = bench_factory(topics=('js', 'clock'), real_time_factor=4.0, publish_rate_hz=200.0)
     b.wait_connected()
+    t0, n0 = b.sim.arm.t, b.sim.published_joint_states
     b.spin_sim_seconds(0.5)
+    t1, n1 = b.sim.arm.t, b.sim.published_joint_states
     m = b.js[-1]
     assert list(m.name) == ARM + FINGERS
     assert len(m.position) == len(m.velocity) == len(m.effort) == 7
     assert list(m.effort[5:]) == [0.0, 0.0] and list(m.position[5:]) == [0.0, 0.0]
-    # 200 Hz in simulation time, stamps from start_time_sec
+    # 200 Hz in simulation time: one joint state per 5 ms of simulation time, whatever the load
+    assert n1 - n0 == round((t1 - t0) / 0.005) and n1 - n0 >= 100
+    # stamps from start_time_sec, on the 5 ms grid, in order (this probe shares one executor with
+    # the simulator and may fall behind it on a loaded machine, so it may not see every one)
     stamps = np.array([s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in b.js[-50:]])
-    # on the 5 ms grid, in order; a probe busy with five topics may skip a message under load
     steps = np.diff(stamps) / 0.005
     assert np.allclose(steps, np.round(steps), atol=1e-3) and np.all(np.round(steps) >= 1)
-    assert np.mean(np.round(steps) == 1) > 0.7
     assert 1000.0 < stamps[-1] < 1010.0
     # /clock carries the joint states' stamps (compared in sim time: the probe may drain the two
     # topics at different moments under load)

@@ -128,6 +128,7 @@ class WrenchEstimatorNode(Node):
         self.pack_wrench = wrench_stamped_writer(self.est.frame_id)
         self.pack_tau = joint_state_writer(self.model.joint_names)
         self.msg_contact = None            # the last Bool published, None before the first
+        self.failed_publications = 0       # outputs the middleware refused (under heavy load)
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
         self.input_group = InputGroup()
@@ -249,7 +250,14 @@ class WrenchEstimatorNode(Node):
             self.monitor.rejected(exc.kind, str(exc), stamp)
             return
         self.monitor.used(stamp, res)
-        self._publish(sec, nanosec, s.q, res)
+        try:
+            self._publish(sec, nanosec, s.q, res)
+        except RuntimeError as exc:     # rclpy's RCLError: the middleware refused a write
+            if not self.context.ok():
+                raise
+            self.failed_publications += 1      # the estimate goes on with the next sample
+            self.throttle.warn('publish', f'the middleware refused an output '
+                               f'({self.failed_publications} so far): {" ".join(str(exc).split())}')
         self.monitor.published(t0, stamp, time.time_ns() if self.wall_clock
                                else self.get_clock().now().nanoseconds)
 
@@ -337,7 +345,8 @@ class WrenchEstimatorNode(Node):
             values += observability_values(self.est)     # which wrench axes are sensed, and why
             batched = (self.input_group.batched if self.input_thread is None
                        else self.input_thread.batched)
-            values += [('input_batched', batched), ('input_wakeups', self.wakeups)]
+            values += [('input_batched', batched), ('input_wakeups', self.wakeups),
+                       ('failed_publications', self.failed_publications)]
         self.pub_diag.publish(diagnostic_array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: wrench estimation',
             self.model.robot.robot_name, level, message, values))
