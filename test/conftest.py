@@ -58,15 +58,17 @@ def node_infos():
 _INTEGRATION = ('nodes/', 'test_packaging.py::test_colcon', 'test_cli_describe.py')
 _SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'core/test_real_data.py',
          'core/test_payload_sim.py', 'core/test_identification_sim.py')  # simulated recordings
-# The longest files first (`make test` on the idle 2-core machine, s: demo 231, recorders 138,
-# driver interfaces 112, payload 82, identification 56): under pytest-xdist (--dist loadfile
-# --no-loadscope-reorder, the Makefile's) the workers take whole files in this order, so the demo
-# does not start last while the other worker idles.
+# The longest files first (`make test` with two workers under two busy loops, s: recorders 470,
+# driver interfaces 390, closed loop 230, payload 125, force-control stage 65, identification 65):
+# under pytest-xdist (--dist loadfile --no-loadscope-reorder, the Makefile's) the workers take
+# whole files in this order, so no long file starts last while the other worker idles.
 _LONGEST_FIRST = ('test_demo.py', 'nodes/test_recorders.py', 'nodes/test_command_interfaces.py',
-                  'core/test_payload_sim.py', 'core/test_identification_sim.py',
+                  'control/test_closed_loop.py', 'core/test_payload_sim.py',
+                  'core/test_identification_sim.py', 'control/test_force_control_stage.py',
                   'nodes/test_youbot_sim_node.py', 'identify/test_payload_motion_sim.py',
                   'nodes/test_wrench_estimator_sim.py', 'core/test_identification.py',
-                  'core/test_real_data.py', 'nodes/test_recorders_late_command.py')
+                  'core/test_real_data.py', 'nodes/test_youbot_twin.py',
+                  'identify/test_drive_gains.py', 'nodes/test_recorders_late_command.py')
 
 
 def pytest_configure(config):
