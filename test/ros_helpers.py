@@ -122,3 +122,18 @@ class RosHarness:
             if ctx.ok():
                 rclpy.shutdown(context=ctx)
         self.executors, self.nodes, self.contexts = {}, [], []
+
+
+def refuse_first_write(publisher):
+    """Make ``publisher.publish`` raise as rclpy does when the middleware refuses a write (Fast
+    DDS "cannot publish data"), once, then publish as before; return the list of messages passed.
+    """
+    real, sent = publisher.publish, []
+
+    def publish(msg):
+        sent.append(msg)
+        if len(sent) == 1:
+            raise RuntimeError('Failed to publish: cannot publish data, at rmw_publish.cpp')
+        real(msg)
+    publisher.publish = publish
+    return sent

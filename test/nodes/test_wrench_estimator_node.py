@@ -23,7 +23,7 @@ from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.model_file import ModelFileError, nominal_model
 from robot_id_ros.ros.nodes.wrench_estimator import WrenchEstimatorNode
-from ros_helpers import RosHarness
+from ros_helpers import RosHarness, refuse_first_write
 
 BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 NAMES = [f'arm_joint_{i}'
@@ -346,14 +346,7 @@ def test_refused_output_write_is_counted_not_fatal(rclpy_context, model_file):
     node = WrenchEstimatorNode(context=rclpy_context, input_thread=False,
                                parameter_overrides=[Parameter('model_file', value=str(path))])
     try:
-        sent, real = [], node.pub_wrench.publish
-
-        def refuse_first(msg):
-            sent.append(msg)
-            if len(sent) == 1:
-                raise RuntimeError('Failed to publish: cannot publish data, at rmw_publish.cpp')
-            real(msg)
-        node.pub_wrench.publish = refuse_first
+        sent = refuse_first_write(node.pub_wrench)
         q = [2.9496, 1.6344, -1.6482, 2.189, 2.9234, 0.0, 0.0]
         for k in range(3):
             node._process(T0, 10_000_000 * (k + 1), NAMES, q, [0.0] * 7, [0.0] * 7)

@@ -5,21 +5,14 @@ publish data" once under heavy load and the exception ended the simulator mid-de
 from rclpy.parameter import Parameter
 
 from robot_id_ros.ros.nodes.youbot_sim import YoubotSimNode
+from ros_helpers import refuse_first_write
 
 
 def test_refused_write_is_counted_and_reported_not_fatal(rclpy_context):
     node = YoubotSimNode(context=rclpy_context, parameter_overrides=[
         Parameter('publish_ground_truth', value=True)])
     try:
-        real = node.pub_js.publish
-        calls = []
-
-        def refuse_once(msg):
-            calls.append(msg)
-            if len(calls) == 1:
-                raise RuntimeError('Failed to publish: cannot publish data, at rmw_publish.cpp')
-            real(msg)
-        node.pub_js.publish = refuse_once
+        refuse_first_write(node.pub_js)
         published = node.published_joint_states
         m = node.arm.measure()
         node._publish(m)                 # refused: counted, not raised

@@ -256,8 +256,9 @@ class WrenchEstimatorNode(Node):
             if not self.context.ok():
                 raise
             self.failed_publications += 1      # the estimate goes on with the next sample
+            reason = ' '.join(str(exc).split())
             self.throttle.warn('publish', f'the middleware refused an output '
-                               f'({self.failed_publications} so far): {" ".join(str(exc).split())}')
+                               f'({self.failed_publications} so far): {reason}')
         self.monitor.published(t0, stamp, time.time_ns() if self.wall_clock
                                else self.get_clock().now().nanoseconds)
 
