@@ -82,7 +82,8 @@ class ArmCommander:
     def __init__(self, node, joint_names, *, joint_states_topic='joint_states',
                  command_topic=DEFAULT_COMMAND_TOPIC, settings: CommandSettings | None = None,
                  limits=None, position_limits=None, passive=False, driver_timeout_s=None,
-                 queue_depth=JOINT_STATE_QUEUE_DEPTH, wake_on_clock=True):
+                 queue_depth=JOINT_STATE_QUEUE_DEPTH, wake_on_clock=True,
+                 reliable_joint_states=True):
         """Subscribe to the joint states and create the command publisher.
 
         Args:
@@ -97,6 +98,8 @@ class ArmCommander:
             driver_timeout_s: wall seconds without a joint state after which waits raise
                 ``DriverError``; None: no check.
             queue_depth: joint states the subscription queues.
+            reliable_joint_states: read the joint states reliably where the driver offers it (a
+                recorder: every sample); False: best effort (a caller that needs the newest).
             wake_on_clock: wake the waiters on every step of the ROS clock too (needed only when
                 the clock may run while the driver is silent).
         """
@@ -129,7 +132,7 @@ class ArmCommander:
         self.clock_rate = 1.0                    # ROS seconds per wall second (>1: sim is faster)
         self.joint_states = ReliabilityFollowingSubscription(
             node, JointState, joint_states_topic, self._on_joint_state, queue_depth,
-            log=self._log.warning)
+            log=self._log.warning, prefer_reliable=reliable_joint_states)
         self.publisher = None
         self.adapter = None if passive else make_adapter(self, settings)
         if self.adapter is None:

@@ -66,6 +66,9 @@ class ReliabilityFollowingSubscription:
         on_switch: called with the new ``rclpy`` subscription after a switch (a taker holding the
             old one's handle must take it anew).
         check_period_s: how often (steady wall clock) the publishers' offers are read.
+        prefer_reliable: False: best effort from the start (a reader that wants only the newest
+            sample: reliable resends to a starved process fill its transport queue, and
+            best-effort samples of other topics to that process are dropped there).
 
     ``subscription`` is the current rclpy subscription, ``reliable`` its reliability. The offers
     are read from the ROS graph (``get_publishers_info_by_topic``, as rosbag2 does) at creation
@@ -74,12 +77,14 @@ class ReliabilityFollowingSubscription:
     """
 
     def __init__(self, node, msg_type, topic, callback, depth, log=None, on_switch=None,
-                 check_period_s=CHECK_PERIOD_S):
+                 check_period_s=CHECK_PERIOD_S, prefer_reliable=True):
         self._node, self._type, self._topic, self._callback = node, msg_type, topic, callback
         self._depth, self._log, self._on_switch = int(depth), log, on_switch
-        self.reliable = True
-        self.subscription = self._create(True)
+        self.reliable = bool(prefer_reliable)
+        self.subscription = self._create(self.reliable)
         self._timer = None
+        if not self.reliable:
+            return
         if offers_best_effort(node, self.subscription.topic_name):
             self._switch()
         else:
