@@ -27,10 +27,10 @@ interfaces: $(STAMP)
 # one BLAS thread: the suite runs fits beside DDS node processes on 2 cores (threaded BLAS
 # oversubscribes them and was up to 20x slower under load)
 # TEST_WORKERS (default 2): pytest-xdist workers, each taking whole files (module fixtures run
-# once), longest files first (test/conftest.py: the demo's end-to-end test first); every test has
-# its own ROS domain, disjoint across workers (test/ros_helpers.py). The demo ran on its own
-# after the others until its recorders read joint states reliably (ros/qos.py): best effort, it
-# lost bursts of them (gaps of 40-2090 ms) with another worker beside it.
+# once), longest files first (test/conftest.py); every test has its own ROS domain, disjoint
+# across workers (test/ros_helpers.py). The demo's end-to-end test runs afterwards on its own:
+# beside another worker and two busy loops its director, which reads the true wrench best
+# effort, lost most of it (2026-12-01: 1240 and 714 of ~26,000 samples; every bag complete).
 # TEST_WORKERS=1: one process.
 TEST_WORKERS ?= 2
 PYTEST := OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -p no:cacheprovider
@@ -38,7 +38,9 @@ test: $(STAMP) interfaces
 ifeq ($(TEST_WORKERS),1)
 	$(PYTEST) test $(PYTEST_ARGS)
 else
-	$(PYTEST) -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder test $(PYTEST_ARGS)
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+	    --ignore=test/test_demo.py test $(PYTEST_ARGS)
+	$(PYTEST) test/test_demo.py $(PYTEST_ARGS) || [ $$? -eq 5 ]
 endif
 
 test-fast: $(STAMP)
