@@ -28,9 +28,9 @@ interfaces: $(STAMP)
 # oversubscribes them and was up to 20x slower under load)
 # TEST_WORKERS (default 2): pytest-xdist workers, each taking whole files (module fixtures run
 # once), longest files first (test/conftest.py); every test has its own ROS domain, disjoint
-# across workers (test/ros_helpers.py). The demo's end-to-end test runs afterwards on its own:
-# beside another worker and two busy loops its director, which reads the true wrench best
-# effort, lost most of it (2026-12-01: 1240 and 714 of ~26,000 samples; every bag complete).
+# across workers (test/ros_helpers.py). The demo's end-to-end test runs afterwards on its own: its
+# recording lost joint states (gaps of 40-2090 ms) with another worker beside it, and under two
+# busy loops its director lost most of the true wrench (docs/results.md, fifth session).
 # TEST_WORKERS=1: one process.
 TEST_WORKERS ?= 2
 PYTEST := OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -p no:cacheprovider

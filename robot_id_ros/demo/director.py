@@ -237,11 +237,7 @@ class Director:
         self.commander = ArmCommander(
             self.node, robot.joint_names, command_topic=command_topic,
             settings=CommandSettings(point_period_s=POINT_PERIOD_S, send_start_point=True),
-            queue_depth=DIRECTOR_QUEUE_DEPTH, wake_on_clock=False, reliable_joint_states=False)
-        # best effort, as before (reading the true wrench or the director's own joint states
-        # reliably, a director starved of CPU beside a test worker and two busy loops lost the
-        # true wrench after 16-52 s of the force phase; likely, not proven: the reliable stream's
-        # resends to a starved process crowd out the other streams' samples)
+            queue_depth=DIRECTOR_QUEUE_DEPTH, wake_on_clock=False)
         qos = QoSProfile(depth=DIRECTOR_QUEUE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
         sub = self.node.create_subscription
         sub(WrenchStamped, 'sim/true_wrench', self._on_true, qos)

@@ -30,7 +30,7 @@ from rclpy.action import ActionClient
 from robot_id_ros import record as rec
 from robot_id_ros.errors import OperationError
 from robot_id_ros.ros.conversions import duration_msg, time_msg, trajectory_msg
-from robot_id_ros.ros.qos import publisher_matched_callbacks
+from robot_id_ros.ros.events import publisher_matched_callbacks
 
 BRICS_POSITION_UNIT = 'rad'          # the unit string the youBot driver checks
 STREAM_LEAD_S = 0.04                 # a set point is sent this long before its time (ROS), s

@@ -6,8 +6,8 @@ In the manner of a navigation "simple commander": a plain object on a node the c
 blocking calls meant for a worker thread (``send_motion``, ``move_to``, ``hold_position``,
 ``wait_until_stamp``, ``wait_until_time``, ``sleep``) and the newest joint state (``latest``).
 
-- It subscribes to the driver's ``sensor_msgs/JointState`` (reliable while every publisher
-  offers it, else best effort: ``ros.qos.ReliabilityFollowingSubscription``) and publishes
+- It subscribes to the driver's ``sensor_msgs/JointState`` (best effort, so it matches reliable
+  and best-effort publishers; why not reliable: ``ros.events``) and publishes
   ``trajectory_msgs/JointTrajectory`` commands.
 - Waits are event-driven: every joint state (and a subscriber matching the command topic)
   notifies a ``threading.Condition``; a waiting thread wakes on it, never on a sleep loop. Times
@@ -33,6 +33,7 @@ import time
 import numpy as np
 from rclpy.clock import JumpThreshold
 from rclpy.duration import Duration
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
@@ -43,7 +44,7 @@ from robot_id_ros.record.session import StampedSample
 from robot_id_ros.ros.command_adapters import (  # noqa: F401 - re-exported
     DEFAULT_ACTION, DEFAULT_POSITION_COMMAND_TOPIC, CommandSettings, make_adapter)
 from robot_id_ros.ros.conversions import stamp_ns, time_msg, trajectory_msg
-from robot_id_ros.ros.qos import ReliabilityFollowingSubscription, publisher_matched_callbacks
+from robot_id_ros.ros.events import publisher_matched_callbacks
 
 INTERFACES = ('trajectory', 'trajectory_stream', 'follow_joint_trajectory', 'brics_position')
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
@@ -82,8 +83,7 @@ class ArmCommander:
     def __init__(self, node, joint_names, *, joint_states_topic='joint_states',
                  command_topic=DEFAULT_COMMAND_TOPIC, settings: CommandSettings | None = None,
                  limits=None, position_limits=None, passive=False, driver_timeout_s=None,
-                 queue_depth=JOINT_STATE_QUEUE_DEPTH, wake_on_clock=True,
-                 reliable_joint_states=True):
+                 queue_depth=JOINT_STATE_QUEUE_DEPTH, wake_on_clock=True):
         """Subscribe to the joint states and create the command publisher.
 
         Args:
@@ -98,8 +98,6 @@ class ArmCommander:
             driver_timeout_s: wall seconds without a joint state after which waits raise
                 ``DriverError``; None: no check.
             queue_depth: joint states the subscription queues.
-            reliable_joint_states: read the joint states reliably where the driver offers it (a
-                recorder: every sample); False: best effort (a caller that needs the newest).
             wake_on_clock: wake the waiters on every step of the ROS clock too (needed only when
                 the clock may run while the driver is silent).
         """
@@ -130,9 +128,10 @@ class ArmCommander:
         # (wall s, stamp ns) the clock rate is measured from
         self._rate_anchor: tuple | None = None
         self.clock_rate = 1.0                    # ROS seconds per wall second (>1: sim is faster)
-        self.joint_states = ReliabilityFollowingSubscription(
-            node, JointState, joint_states_topic, self._on_joint_state, queue_depth,
-            log=self._log.warning, prefer_reliable=reliable_joint_states)
+        qos = QoSProfile(depth=queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT,
+                         durability=DurabilityPolicy.VOLATILE)
+        self.subscription = node.create_subscription(JointState, joint_states_topic,
+                                                     self._on_joint_state, qos)
         self.publisher = None
         self.adapter = None if passive else make_adapter(self, settings)
         if self.adapter is None:
@@ -329,7 +328,7 @@ class ArmCommander:
             bad = (f'; {self.bad_messages} message(s) arrived but were unusable: {self.last_bad}'
                    if self.bad_messages else '')
             raise DriverError(
-                f'no joint state from the driver on {self.joint_states.topic_name} within '
+                f'no joint state from the driver on {self.subscription.topic_name} within '
                 f'{timeout_s:g} s (is the driver running, on this ROS domain, with these joint '
                 f'names: {", ".join(self.joint_names)}?){bad}', 'no_driver')
         return got

@@ -79,9 +79,6 @@ def test_waits_follow_the_joint_states(rig_factory):
     c = rig.commander
     first = c.wait_for_state(10.0)
     assert np.allclose(first.q, [0.1, -0.2]) and np.allclose(first.effort, [1.0, 2.0])
-    # the driver offers reliable joint states: the commander reads them reliably (a best-effort
-    # reader lost bursts of them on a loaded machine)
-    assert c.joint_states.reliable
     t = first.stamp_ns + 50_000_000
     got = c.wait_until_stamp(t)
     assert got.stamp_ns >= t and c.latest().stamp_ns >= t

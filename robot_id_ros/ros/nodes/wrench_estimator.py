@@ -88,11 +88,6 @@ class InputGroup(CallbackGroup):
         """Nothing to release."""
 
 
-# per-sample outputs a reliable subscriber that fell behind can still be sent again: 1 s at 1 kHz
-# (10 was 25 ms of a 400 Hz demo: a loaded subscriber lost them); costs no memory until used
-OUTPUT_DEPTH = 1000
-
-
 class WrenchEstimatorNode(Node):
     """The real-time wrench estimator node."""
 
@@ -118,9 +113,9 @@ class WrenchEstimatorNode(Node):
         self.throttle = WarningThrottle(self.get_logger())
         self.monitor = InputMonitor(p['stale_timeout_s'], self.throttle.warn)
         qos = QoSProfile(depth=int(p['qos_depth']), reliability=ReliabilityPolicy.BEST_EFFORT)
-        self.pub_wrench = self.create_publisher(WrenchStamped, '~/wrench', OUTPUT_DEPTH)
-        self.pub_std = self.create_publisher(WrenchStamped, '~/wrench_std', OUTPUT_DEPTH)
-        self.pub_tau = self.create_publisher(JointState, '~/external_joint_torques', OUTPUT_DEPTH)
+        self.pub_wrench = self.create_publisher(WrenchStamped, '~/wrench', 10)
+        self.pub_std = self.create_publisher(WrenchStamped, '~/wrench_std', 10)
+        self.pub_tau = self.create_publisher(JointState, '~/external_joint_torques', 10)
         self.pub_contact = self.create_publisher(Bool, '~/contact', QoSProfile(
             depth=1, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))

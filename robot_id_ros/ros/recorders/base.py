@@ -228,7 +228,7 @@ class RecorderBase(Node):
         try:
             self.session.open()
             self.commander.wait_for_state(self.p['startup_timeout_s'])
-            self.log.info(f'driver publishes on {self.commander.joint_states.topic_name}; '
+            self.log.info(f'driver publishes on {self.commander.subscription.topic_name}; '
                           f'recording to {self.session.bag_path}')
             if self.p['passive']:
                 self.run_passive()
