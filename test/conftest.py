@@ -58,8 +58,9 @@ def node_infos():
 _INTEGRATION = ('nodes/', 'test_packaging.py::test_colcon', 'test_cli_describe.py')
 _SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'core/test_real_data.py',
          'core/test_payload_sim.py', 'core/test_identification_sim.py')  # simulated recordings
-# The longest files first (`make test` with two workers under two busy loops, s: recorders 470,
-# driver interfaces 390, closed loop 230, payload 125, force-control stage 65, identification 65):
+# The longest files first (`make test` with two workers under two busy loops, the 60 slowest
+# tests summed per file, s: recorders 489, driver interfaces 399, closed loop 187, payload 126,
+# identification 113, real data 103, drive gains 97, twin 76, force-control stage 66):
 # under pytest-xdist (--dist loadfile --no-loadscope-reorder, the Makefile's) the workers take
 # whole files in this order, so no long file starts last while the other worker idles.
 _LONGEST_FIRST = ('test_demo.py', 'nodes/test_recorders.py', 'nodes/test_command_interfaces.py',

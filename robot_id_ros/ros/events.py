@@ -5,11 +5,6 @@
 Humble's rclpy names the event module ``rclpy.qos_event`` (``rclpy.event_handler`` from Iron on)
 and has no ``matched`` event: ``publisher_matched_callbacks`` returns None there, and the waiters
 that a match would wake still wake on every joint state.
-
-The joint states stay BEST_EFFORT (``ros.commander``): read RELIABLE, on this 2-core machine
-under load the simulator's writes were refused ("cannot publish data": 13 in 5 minutes against
-none best effort) and a static-pose recording crawled (one pose held for ~50 s), while best effort
-lost 14 samples in one recording.
 """
 from __future__ import annotations
 
