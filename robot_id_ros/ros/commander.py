@@ -47,6 +47,7 @@ from robot_id_ros.ros.command_adapters import (  # noqa: F401 - re-exported
     DEFAULT_ACTION, DEFAULT_POSITION_COMMAND_TOPIC, CommandSettings, make_adapter)
 from robot_id_ros.ros.conversions import stamp_ns, time_msg, trajectory_msg
 from robot_id_ros.ros.events import publisher_matched_callbacks
+from robot_id_ros.ros.msg_helpers import draining_subscription
 
 INTERFACES = ('trajectory', 'trajectory_stream', 'follow_joint_trajectory', 'brics_position')
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
@@ -132,8 +133,10 @@ class ArmCommander:
         self.clock_rate = 1.0                    # ROS seconds per wall second (>1: sim is faster)
         qos = QoSProfile(depth=queue_depth, reliability=ReliabilityPolicy.BEST_EFFORT,
                          durability=DurabilityPolicy.VOLATILE)
-        self.subscription = node.create_subscription(JointState, joint_states_topic,
-                                                     self._on_joint_state, qos)
+        # one executor pass works off the queued joint states (a recorder starved of CPU
+        # would otherwise fall behind the driver for good)
+        self.subscription = draining_subscription(node, JointState, joint_states_topic,
+                                                  self._on_joint_state, qos)
         self.publisher = None
         self.adapter = None if passive else make_adapter(self, settings)
         if self.adapter is None:
