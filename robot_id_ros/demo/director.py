@@ -13,6 +13,7 @@ a Motion; waits on simulated time, driven by the joint states).
 """
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 import time
@@ -195,6 +196,26 @@ class DirectorLog:
     phases: list = field(default_factory=list)
 
 
+def flag_sample_stamp(est_t_s, est_source_ns, flag_source_ns):
+    """Return the stamp (sim s) of the estimate a contact flag was published after.
+
+    Args:
+        est_t_s: the estimates' stamps so far, in the order received.
+        est_source_ns: their writer's source timestamps (wall ns; None where unknown).
+        flag_source_ns: the flag's source timestamp, or None.
+
+    Returns:
+        The stamp of the last estimate written before the flag; with no source timestamps, the
+        newest estimate's; None before any estimate.
+    """
+    if not est_t_s:
+        return None
+    if flag_source_ns is None or est_source_ns[-1] is None:
+        return est_t_s[-1]
+    k = bisect.bisect_right(est_source_ns, flag_source_ns) - 1
+    return est_t_s[k] if k >= 0 else est_t_s[0]
+
+
 def _t_s(stamp):
     """Return a Time message as float seconds (sim time)."""
     return stamp.sec + stamp.nanosec * 1e-9
@@ -208,7 +229,7 @@ class Director:
 
     def __init__(self, domain_id, robot: RobotModel, sim_node_name,
                  estimator_name='wrench_estimator', command_topic=DEFAULT_COMMAND_TOPIC,
-                 progress=print):
+                 progress=print, follow_estimator=True):
         """Create the director node.
 
         Args:
@@ -218,6 +239,9 @@ class Director:
             estimator_name: the wrench estimator node (its wrench, contact and tare services).
             command_topic: the simulator's JointTrajectory topic.
             progress: callable taking one progress line, or None.
+            follow_estimator: wait for the estimator's first estimate before the script, and
+                for it to catch up before each tare and at the end (``wait_for_estimator``);
+                False for an estimator that offers its tare services only.
         """
         import rclpy
         from geometry_msgs.msg import WrenchStamped
@@ -234,6 +258,8 @@ class Director:
         from robot_id_ros.ros.msg_helpers import draining_subscription, message_taker
 
         self.log = DirectorLog()
+        self.follow_estimator = follow_estimator
+        self._est_source_ns = []       # the writer's source timestamp of each estimate, wall ns
         self.progress = progress
         self._phase_open = None
         self._ctx = Context()
@@ -249,9 +275,10 @@ class Director:
         # true wrench per pass and kept 2028 of 13,000 (msg_helpers.draining_subscription)
         draining_subscription(self.node, WrenchStamped, 'sim/true_wrench', self._on_true, qos)
         self._take_estimate = message_taker(draining_subscription(
-            self.node, WrenchStamped, f'{estimator_name}/wrench', self._on_estimate, qos),
-            WrenchStamped)
-        self.node.create_subscription(Bool, f'{estimator_name}/contact', self._on_contact, qos)
+            self.node, WrenchStamped, f'{estimator_name}/wrench', self._on_estimate, qos,
+            with_info=True), WrenchStamped, with_info=True)
+        draining_subscription(self.node, Bool, f'{estimator_name}/contact', self._on_contact, qos,
+                              with_info=True)
         self._wrench_msg = WrenchStamped
         self._trigger = Trigger
         self.pub_wrench = self.node.create_publisher(WrenchStamped, 'sim/wrench', 10)
@@ -272,31 +299,33 @@ class Director:
         self.log.true_t_s.append(_t_s(msg.header.stamp))
         self.log.true_force_n.append((f.x, f.y, f.z))
 
-    def _on_estimate(self, msg):
+    def _on_estimate(self, msg, info):
         f = msg.wrench.force
         self.log.est_t_s.append(_t_s(msg.header.stamp))
         self.log.est_force_n.append((f.x, f.y, f.z))
+        self._est_source_ns.append(None if info is None else info['source_timestamp'])
 
     def _take_queued_estimates(self):
         """Log every estimate already queued (as rclpy's executors take messages)."""
         if self._take_estimate is None:
             return
-        msg = self._take_estimate()
-        while msg is not None:
-            self._on_estimate(msg)
-            msg = self._take_estimate()
+        taken = self._take_estimate()
+        while taken is not None:
+            self._on_estimate(*taken)
+            taken = self._take_estimate()
 
-    def _on_contact(self, msg):
-        # Bool has no stamp: the flag belongs to the sample of the estimate published just
-        # before it (the node publishes wrench, then contact, per sample), whose stamp is the
-        # sample's; the director's own clock would add its queueing delay to the detection delay.
-        # The estimates queued before the flag are taken first: the executor takes one message
-        # per subscription and pass, so under load the estimates lagged hundreds of samples
-        # behind the rare flags, and the flags were stamped that much too early (285 and 84
-        # false contact samples of the live node in 2 of 9 full demos; 0 in the replay)
+    def _on_contact(self, msg, info):
+        # Bool has no stamp: the flag belongs to the sample of the estimate the node published
+        # just before it (wrench, then contact, per sample). That estimate is found by the
+        # writer's source timestamps (one process, one clock). The newest estimate received
+        # (how the flags were stamped until 2026-12-02) is later by the director's own
+        # latency: the live contacts came 45-70 ms after the replay's on the idle machine. The
+        # estimates queued before the flag are taken first; an rclpy without message info
+        # (Humble) falls back to the newest estimate.
         self._take_queued_estimates()
-        stamp = self.log.est_t_s[-1] if self.log.est_t_s else self.now_s()
-        self.log.contact_t_s.append(stamp)
+        stamp = flag_sample_stamp(self.log.est_t_s, self._est_source_ns,
+                                  None if info is None else info['source_timestamp'])
+        self.log.contact_t_s.append(self.now_s() if stamp is None else stamp)
         self.log.contact.append(bool(msg.data))
 
     # ------------------------------------------------------------------ helpers
@@ -342,6 +371,8 @@ class Director:
         The simulator runs on meanwhile (the arm holds its pose); a timeout is said in one
         progress line and the script goes on (the report compares the estimates it has).
         """
+        if not self.follow_estimator:
+            return
         target_s = self.now_s() - ESTIMATOR_LAG_S
 
         def caught_up():
@@ -417,6 +448,10 @@ class Director:
     def play(self, script: ForceScript, real_time_factor):
         """Play ``script`` with the simulator at ``real_time_factor``; return the DirectorLog."""
         self.wait_for_simulator()
+        if self.follow_estimator and self.commander.wait_for(
+                lambda: True if self.log.est_t_s else None, STARTUP_TIMEOUT_S) is None:
+            raise OperationError('demo director: no estimate from the wrench estimator within '
+                                 f'{STARTUP_TIMEOUT_S:g} s', 'director')
         self.set_real_time_factor(real_time_factor)
         handlers = {'move': self._move, 'trajectory': self._trajectory,
                     'wait': lambda a: self.wait_s(a.duration_s), 'tare': self._tare,
@@ -462,4 +497,5 @@ def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor
 
 
 __all__ = ['Action', 'Director', 'DirectorLog', 'ForceScript', 'feasible_forces',
+           'flag_sample_stamp',
            'motion_force_plan', 'rest_poses', 'run_director']

@@ -50,11 +50,12 @@ def trajectory_points(msg) -> list:
              list(p.accelerations)) for p in msg.points]
 
 
-def message_taker(subscription, msg_type, raw=False):
+def message_taker(subscription, msg_type, raw=False, with_info=False):
     """Return ``take()``: the next message queued on ``subscription``.
 
     ``take()`` gives None when the queue is empty or the subscription is being destroyed (a
-    callback draining its queue while its node shuts down).
+    callback draining its queue while its node shuts down); ``with_info``: ``(msg, info)``
+    with its ``MessageInfo`` dict (``source_timestamp``, ``received_timestamp``, ns).
 
     It takes as rclpy's executors do (``handle.take_message``, the same call in the rclpy of
     Humble, Jazzy and Kilted), so a callback can work off a backlog without a pass of the
@@ -73,7 +74,9 @@ def message_taker(subscription, msg_type, raw=False):
             if type(exc).__name__ != 'InvalidHandle':
                 raise
             return None
-        return None if taken is None else taken[0]
+        if taken is None:
+            return None
+        return (taken[0], taken[1]) if with_info else taken[0]
     return take
 
 
@@ -82,7 +85,8 @@ def message_taker(subscription, msg_type, raw=False):
 DRAIN_BATCH = 1000
 
 
-def draining_subscription(node, msg_type, topic, handle, qos, batch=DRAIN_BATCH):
+def draining_subscription(node, msg_type, topic, handle, qos, batch=DRAIN_BATCH,
+                          with_info=False):
     """Subscribe ``handle(msg)`` to ``topic`` so that one executor pass works off the backlog.
 
     rclpy's executors take one message per subscription and pass of the wait set; a Python node
@@ -91,22 +95,44 @@ def draining_subscription(node, msg_type, topic, handle, qos, batch=DRAIN_BATCH)
     a monitor process beside it received every one. The callback here handles its message, then
     takes what is queued behind it (``message_taker``), up to ``batch`` messages per pass.
 
+    Args:
+        with_info: call ``handle(msg, info)`` with the message's ``MessageInfo`` (a dict with
+            ``source_timestamp`` and ``received_timestamp``, wall ns); ``info`` is None where
+            this rclpy gives no info to a callback (Humble).
+
     Returns:
         The subscription.
     """
     take = None
 
-    def callback(msg):
-        handle(msg)
+    def drain():
         for _ in range(batch if take is not None else 0):
             queued = take()
             if queued is None:
                 return
-            handle(queued)
+            handle(*queued) if with_info else handle(queued)
 
+    if not with_info:
+        def callback(msg):
+            handle(msg)
+            drain()
+    elif callback_takes_info():
+        def callback(msg, info):
+            handle(msg, info)
+            drain()
+    else:
+        def callback(msg):
+            handle(msg, None)
+            drain()
     subscription = node.create_subscription(msg_type, topic, callback, qos)
-    take = message_taker(subscription, msg_type)
+    take = message_taker(subscription, msg_type, with_info=with_info)
     return subscription
+
+
+def callback_takes_info() -> bool:
+    """Whether this rclpy passes ``MessageInfo`` to a two-argument callback (Iron and later)."""
+    from rclpy.subscription import Subscription
+    return hasattr(Subscription, 'CallbackType')
 
 
 def joint_state_taker(subscription):

@@ -231,7 +231,8 @@ def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, 
                           Action('trajectory', 0.0, (traj, 1.0)), Action('wait', 1.0),
                           Action('clear_tare')])
     try:
-        with Director(ros_domain_id, robot, 'youbot_sim', progress=None) as director:
+        with Director(ros_domain_id, robot, 'youbot_sim', progress=None,
+                      follow_estimator=False) as director:
             log = director.play(script, 4.0)
             q = director.commander.latest().q
     finally:

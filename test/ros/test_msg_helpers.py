@@ -114,3 +114,28 @@ def test_take_after_destruction_is_none_not_an_error(rclpy_context):
     node.destroy_subscription(sub)
     assert take() is None
     node.destroy_node()
+
+
+def test_with_info_gives_each_message_its_source_timestamp(rclpy_context):
+    """The executor's message and the ones taken behind it all come with their MessageInfo (the
+    director orders a contact flag among the estimates by it)."""
+    from rclpy.node import Node
+    from rclpy.qos import QoSProfile
+    from std_msgs.msg import Int32
+
+    from robot_id_ros.ros.msg_helpers import callback_takes_info
+
+    node = Node('drained', context=rclpy_context)
+    got = []
+    draining_subscription(node, Int32, 'numbers', lambda m, info: got.append((m.data, info)),
+                          QoSProfile(depth=BACKLOG), with_info=True)
+    before = time.time_ns()
+    pub_node = _queue_backlog(rclpy_context, node, Int32, 'numbers', BACKLOG,
+                              lambda k: Int32(data=k))
+    _one_pass(rclpy_context, node)
+    assert [d for d, _ in got] == list(range(BACKLOG))
+    infos = got if callback_takes_info() else got[1:]     # Humble: the first has no info
+    sources = [info['source_timestamp'] for _, info in infos]
+    assert sources == sorted(sources) and before <= sources[0] <= time.time_ns()
+    pub_node.destroy_node()
+    node.destroy_node()
