@@ -72,3 +72,8 @@ def test_demo_physics(demo_out):
     delays = ours['detection_delay_s']
     assert delays and all(np.isfinite(d) and d < 0.2 for d in delays)
     assert ours['false_contact_samples'] == 0
+    # the live node flags the same contacts as the replay of its input, within 10 ms
+    live_delays = live['detection_delay_s']
+    assert len(live_delays) == len(delays)
+    assert all(abs(a - b) <= 0.010 for a, b in zip(live_delays, delays)), (live_delays, delays)
+    assert live['false_contact_samples'] == 0
