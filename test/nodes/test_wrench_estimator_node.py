@@ -350,7 +350,7 @@ def test_refused_output_write_is_counted_not_fatal(rclpy_context, model_file):
         q = [2.9496, 1.6344, -1.6482, 2.189, 2.9234, 0.0, 0.0]
         for k in range(3):
             node._process(T0, 10_000_000 * (k + 1), NAMES, q, [0.0] * 7, [0.0] * 7)
-        assert len(sent) == 3 and node.failed_publications == 1
+        assert len(sent) == 3 and node.refused.count == 1
         assert node.est.last_stamp_ns == T0 * 10 ** 9 + 30_000_000
     finally:
         node.destroy_node()

@@ -16,11 +16,11 @@ def test_refused_write_is_counted_and_reported_not_fatal(rclpy_context):
         published = node.published_joint_states
         m = node.arm.measure()
         node._publish(m)                 # refused: counted, not raised
-        assert node.failed_publications == 1
+        assert node.refused.count == 1
         assert node.published_joint_states == published
         level, message, values = node.driver.status()
         assert level == 'warn' and 'refused' in message and '/joint_states' in message
         node._publish(m)                 # the next one goes out
-        assert node.failed_publications == 1 and node.published_joint_states == published + 1
+        assert node.refused.count == 1 and node.published_joint_states == published + 1
     finally:
         node.destroy_node()

@@ -35,6 +35,7 @@ from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.command_adapters import import_brics, joint_positions_msg
 from robot_id_ros.ros.conversions import stamp_ns, trajectory_msg
 from robot_id_ros.ros.main import run_node
+from robot_id_ros.ros.msg_helpers import draining_subscription
 from robot_id_ros.ros.params import declare_table, parameter_check, require
 from robot_id_ros.settings import from_plain
 
@@ -63,9 +64,12 @@ class ForceControllerNode(Node):
         self.contact = self.collision = False
         self._make_output(p)
         best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_state, best_effort)
-        self.create_subscription(WrenchStamped, 'wrench', self._on_wrench, 10)
-        self.create_subscription(WrenchStamped, 'wrench_std', self._on_std, 10)
+        # the streams are drained per executor pass, so the control step reads the newest
+        # sample, not the oldest of a queue the executor has fallen behind on
+        draining_subscription(self, JointState, 'joint_states', self._on_joint_state,
+                              best_effort)
+        draining_subscription(self, WrenchStamped, 'wrench', self._on_wrench, 10)
+        draining_subscription(self, WrenchStamped, 'wrench_std', self._on_std, 10)
         self.create_subscription(Bool, 'contact', self._on_contact, 10)
         self.create_subscription(Bool, 'collision', self._on_collision, 10)
         self.pub_state = self.create_publisher(String, '~/state', 10)

@@ -56,6 +56,7 @@ from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.input_thread import InputThread, input_thread_available
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
+from robot_id_ros.ros.refused_writes import RefusedWrites
 from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.params import (declare_table, parameter_check, refuse_renamed, require,
                                      string_list)
@@ -128,7 +129,8 @@ class WrenchEstimatorNode(Node):
         self.pack_wrench = wrench_stamped_writer(self.est.frame_id)
         self.pack_tau = joint_state_writer(self.model.joint_names)
         self.msg_contact = None            # the last Bool published, None before the first
-        self.failed_publications = 0       # outputs the middleware refused (under heavy load)
+        # outputs the middleware refused (under heavy load): counted, warned, in diagnostics
+        self.refused = RefusedWrites(self, lambda text: self.throttle.warn('publish', text))
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
         self.input_group = InputGroup()
@@ -250,15 +252,8 @@ class WrenchEstimatorNode(Node):
             self.monitor.rejected(exc.kind, str(exc), stamp)
             return
         self.monitor.used(stamp, res)
-        try:
-            self._publish(sec, nanosec, s.q, res)
-        except RuntimeError as exc:     # rclpy's RCLError: the middleware refused a write
-            if not self.context.ok():
-                raise
-            self.failed_publications += 1      # the estimate goes on with the next sample
-            reason = ' '.join(str(exc).split())
-            self.throttle.warn('publish', f'the middleware refused an output '
-                               f'({self.failed_publications} so far): {reason}')
+        # a refused write costs this sample's outputs; the estimate goes on with the next
+        self.refused.write('an output', self._publish, sec, nanosec, s.q, res)
         self.monitor.published(t0, stamp, time.time_ns() if self.wall_clock
                                else self.get_clock().now().nanoseconds)
 
@@ -347,7 +342,7 @@ class WrenchEstimatorNode(Node):
             batched = (self.input_group.batched if self.input_thread is None
                        else self.input_thread.batched)
             values += [('input_batched', batched), ('input_wakeups', self.wakeups),
-                       ('failed_publications', self.failed_publications)]
+                       ('failed_publications', self.refused.count)]
         self.pub_diag.publish(diagnostic_array(
             self.get_clock().now().to_msg(), f'{self.get_name()}: wrench estimation',
             self.model.robot.robot_name, level, message, values))

@@ -37,6 +37,7 @@ from robot_id_ros.ros.params import OutputGuard, declare_table, settings_from_pa
 from robot_id_ros.ros.sim_command_servers import (FollowJointTrajectoryServer,
                                                   InterfacePackageMissing,
                                                   position_command_subscription)
+from robot_id_ros.ros.refused_writes import RefusedWrites
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.driver import SimDriver
 
@@ -84,7 +85,7 @@ class YoubotSimNode(Node):
         self.create_service(Trigger, 'sim/write_true_parameters', trigger_handler(
             self._write_true_parameters, self._log_written))
         self.published_joint_states = 0
-        self.failed_publications = 0       # writes the middleware refused (see _write)
+        self.refused = RefusedWrites(self, self._on_refused)
         self._anchor = self.driver.realtime.anchor     # re-anchor the simulation time (benchmark)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._timer = None
@@ -150,23 +151,12 @@ class YoubotSimNode(Node):
                                              effort=m.true_external_torque_nm))
 
     def _write(self, publisher, msg) -> bool:
-        """Publish ``msg``; a write the middleware refuses is counted and reported, not fatal.
+        """Publish ``msg``; a write the middleware refuses is counted and reported, not fatal."""
+        return self.refused.write(publisher.topic_name, publisher.publish, msg)
 
-        Fast DDS refused a joint state once under heavy CPU load ("cannot publish data") and the
-        exception ended the simulator in the middle of a demo; a driver keeps publishing.
-        """
-        try:
-            publisher.publish(msg)
-            return True
-        except RuntimeError as exc:     # rclpy's RCLError (every distro: a RuntimeError)
-            if not self.context.ok():      # shutting down: let it end the node
-                raise
-            self.failed_publications += 1
-            text = (f'{publisher.topic_name}: the middleware refused a message '
-                    f'({self.failed_publications} so far): {" ".join(str(exc).split())}')
-            self.get_logger().error(text, throttle_duration_sec=1.0)
-            self.driver.last_problem = (self.driver.clock(), text)
-            return False
+    def _on_refused(self, text):
+        self.get_logger().error(text, throttle_duration_sec=1.0)
+        self.driver.last_problem = (self.driver.clock(), text)
 
     def _diagnostics(self, level, message, values=(), what='simulation'):
         stamp = time_msg(self.driver.realtime.stamp_ns(self.arm.t))
