@@ -29,13 +29,14 @@ from std_srvs.srv import Empty, Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from interface_packages import with_interfaces
+from robot_id_ros.io.bags import read_joint_states, sidecar_path
+from robot_id_ros.io.sidecar import read_sidecar
 from robot_id_ros.ros.nodes.youbot_sim import YoubotSimNode
 from robot_id_ros.sim.config import YOUBOT_GRIPPER_JOINTS, SimConfig
 from robot_id_ros.sim.true_model import true_model_of
 from robot_id_ros.sim.youbot_arm import SimulatedArm
 from ros_helpers import RosHarness, isolated_env, stop_node
-from test_command_interfaces import _static_errors
-from test_recorders import FAST, SEED, Procs, _log, _wait
+from test_recorders import FAST, SEED, Procs, _log, _true, _wait
 
 ROOT = Path(__file__).resolve().parents[2]
 TWIN_FILE = ROOT / 'config' / 'youbot_driver_twin.yaml'
@@ -322,6 +323,26 @@ def twin_procs(tmp_path, interface_packages):
     pr.env = with_interfaces(pr.env, interface_packages)
     yield pr
     pr.close()
+
+
+def _static_errors(out, n_poses):
+    """Per-visit effort errors against the true gravity, and the pairs' mean errors (Nm)."""
+    sc = read_sidecar(sidecar_path(out))
+    assert sc['complete'] and sc['info']['status'] == 'finished'
+    segs = sc['segments']
+    assert len(segs) == 2 * n_poses
+    series = read_joint_states(out, ARM)
+    true_robot, tp = _true()
+    errs, pairs = [], []
+    for s in segs:
+        assert len(series.slice_stamp(s['t_start_ns'], s['t_end_ns'])) == s['samples']
+        errs.append(np.array(s['effort_mean']) - true_robot.gravity_torque(
+            np.array(s['q_mean_rad'])))
+    for i in range(n_poses):
+        a, b = [np.array(s['effort_mean']) for s in segs if s['pose_index'] == i]
+        q = np.mean([s['q_mean_rad'] for s in segs if s['pose_index'] == i], axis=0)
+        pairs.append(0.5 * (a + b) - true_robot.gravity_torque(q))
+    return np.array(errs), np.array(pairs), tp.friction.breakaway_nm
 
 
 @pytest.mark.parametrize('interface', ['follow_joint_trajectory', 'brics_position'])
