@@ -17,8 +17,12 @@ class RefusedWrites:
     """
 
     def __init__(self, node, report):
-        """Args: node: the rclpy node (a write refused while it shuts down is raised);
-        report: callable taking one line that names the write and the middleware's reason."""
+        """Guard the writes of ``node``.
+
+        Args:
+            node: the rclpy node (a write refused while it shuts down is raised).
+            report: callable taking one line that names the write and the middleware's reason.
+        """
         self.node = node
         self.report = report
         self.count = 0
