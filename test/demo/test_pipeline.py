@@ -101,3 +101,11 @@ def test_demo_names_a_missing_interface_package_in_one_line(tmp_path, monkeypatc
     assert 'brics_actuator' in str(err.value) and '\n' not in str(err.value)
     with pytest.raises(pipeline.DemoError, match='choose one of'):
         pipeline.DemoConfig(tmp_path, command_interface='velocity')
+
+
+def test_brics_lead_is_within_what_the_simulator_honours():
+    """A set point sent further ahead than SETPOINT_MAX_S loses its stamp in the simulator (it is
+    then reached one interval after arrival: the arm would run ahead of the reference)."""
+    from robot_id_ros.demo.pipeline import DEMO_STREAM_LEAD_S
+    from robot_id_ros.sim.driver import SETPOINT_MAX_S
+    assert 0 < DEMO_STREAM_LEAD_S < SETPOINT_MAX_S
