@@ -12,8 +12,8 @@ from robot_id_ros.ros.msg_helpers import draining_subscription
 BACKLOG = 300
 
 
-def _queue_backlog(ctx, node, msg_type, topic, count, make):
-    """Publish ``count`` messages on ``topic`` without spinning ``node``; wait until queued."""
+def _queue_backlog(ctx, msg_type, topic, count, make):
+    """Publish ``count`` messages on ``topic`` from a node of its own; wait until queued."""
     from rclpy.node import Node
     from rclpy.qos import QoSProfile
 
@@ -47,7 +47,7 @@ def test_one_executor_pass_handles_the_whole_backlog(rclpy_context):
     got = []
     draining_subscription(node, Int32, 'numbers', lambda m: got.append(m.data),
                           QoSProfile(depth=BACKLOG))
-    pub_node = _queue_backlog(rclpy_context, node, Int32, 'numbers', BACKLOG,
+    pub_node = _queue_backlog(rclpy_context, Int32, 'numbers', BACKLOG,
                               lambda k: Int32(data=k))
     _one_pass(rclpy_context, node)
     # in order, none lost, in one pass (an executor alone takes one message per pass)
@@ -65,7 +65,7 @@ def test_batch_bounds_one_pass(rclpy_context):
     got = []
     draining_subscription(node, Int32, 'numbers', lambda m: got.append(m.data),
                           QoSProfile(depth=BACKLOG), batch=49)
-    pub_node = _queue_backlog(rclpy_context, node, Int32, 'numbers', BACKLOG,
+    pub_node = _queue_backlog(rclpy_context, Int32, 'numbers', BACKLOG,
                               lambda k: Int32(data=k))
     _one_pass(rclpy_context, node)
     assert got == list(range(50))       # the executor's message and 49 taken behind it
@@ -88,7 +88,7 @@ def test_commander_listeners_see_a_backlog_in_one_pass(rclpy_context):
                          effort=[0.0, 0.0])
         msg.header.stamp.sec, msg.header.stamp.nanosec = 100, 1000 * (k + 1)
         return msg
-    pub_node = _queue_backlog(rclpy_context, node, JointState, 'joint_states', BACKLOG,
+    pub_node = _queue_backlog(rclpy_context, JointState, 'joint_states', BACKLOG,
                               joint_state)
     _one_pass(rclpy_context, node)
     assert stamps == [100 * 10 ** 9 + 1000 * (k + 1) for k in range(BACKLOG)]
@@ -130,7 +130,7 @@ def test_with_info_gives_each_message_its_source_timestamp(rclpy_context):
     draining_subscription(node, Int32, 'numbers', lambda m, info: got.append((m.data, info)),
                           QoSProfile(depth=BACKLOG), with_info=True)
     before = time.time_ns()
-    pub_node = _queue_backlog(rclpy_context, node, Int32, 'numbers', BACKLOG,
+    pub_node = _queue_backlog(rclpy_context, Int32, 'numbers', BACKLOG,
                               lambda k: Int32(data=k))
     _one_pass(rclpy_context, node)
     assert [d for d, _ in got] == list(range(BACKLOG))
