@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from dataclasses import dataclass
 
 from rclpy.action import ActionClient
@@ -260,6 +261,38 @@ class FollowJointTrajectoryAdapter:
         return len(self._active)
 
 
+class StreamTiming:
+    """How late a set point stream's sends were (ROS time) and its longest wall pause.
+
+    ``late_s`` of a send: ROS time at the send minus the time it was planned for (``lead_s``
+    before the set point's time); one later than ``lead_s`` reached the driver after its time.
+    """
+
+    def __init__(self, lead_s: float):
+        """Start empty; ``lead_s``: the stream's lead (ROS time), s."""
+        self.lead_s = lead_s
+        self.sends = 0
+        self.late_max_s = 0.0
+        self.past_their_time = 0          # sends later than the lead
+        self.wall_gap_max_s = 0.0         # longest wall time between two sends
+        self._last_wall_s = None
+
+    def add(self, late_ns: int, wall_s: float) -> None:
+        """Count one send ``late_ns`` (ROS ns) after its plan, at ``wall_s`` (monotonic s)."""
+        late_s = late_ns * 1e-9
+        self.sends += 1
+        self.late_max_s = max(self.late_max_s, late_s)
+        self.past_their_time += late_s > self.lead_s
+        if self._last_wall_s is not None:
+            self.wall_gap_max_s = max(self.wall_gap_max_s, wall_s - self._last_wall_s)
+        self._last_wall_s = wall_s
+
+    def report(self) -> dict:
+        """Return the figures as a dict (seconds)."""
+        return {'sends': self.sends, 'lead_s': self.lead_s, 'late_max_s': self.late_max_s,
+                'past_their_time': self.past_their_time, 'wall_gap_max_s': self.wall_gap_max_s}
+
+
 class BricsPositionAdapter:
     """Motions as streamed brics JointPositions set points (see the module doc)."""
 
@@ -285,6 +318,7 @@ class BricsPositionAdapter:
         self.name = self.publisher.topic_name
         self._generation = 0
         self.sent = 0
+        self.timing = StreamTiming(self.lead_s)
 
     def ready(self) -> bool:
         """Return True when the driver subscribes to the position command topic."""
@@ -313,6 +347,7 @@ class BricsPositionAdapter:
             self.commander.wait_until_time(send_ns)
             if generation != self._generation:
                 return
+            self.timing.add(self.commander.time_ref_ns() - send_ns, time.monotonic())
             self.publish(motion.evaluate(t_s)[0], start_ns + int(t_s * 1e9))
 
     def stop(self) -> None:

@@ -405,6 +405,8 @@ class SimDriver:
             'sim_time_s': f'{arm.t:.3f}',
             'real_time_factor_requested': f'{realtime.real_time_factor:g}',
             'real_time_factor_achieved': f'{realtime.achieved_factor:.3f}',
+            # simulation time not caught up after the process paused (it resumed instead), s
+            'dropped_backlog_s': f'{realtime.dropped_backlog_s:.3f}',
             'motors_on': str(self.motors_on),
             'trajectory_active': str(arm.trajectory_active),
             'joints_at_rest': ','.join(n for n, s in zip(arm.joint_names, arm.dir == 0) if s),

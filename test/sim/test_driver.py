@@ -7,7 +7,7 @@ import pytest
 
 from robot_id_ros.sim.config import SimConfig, SimConfigError
 from robot_id_ros.sim.driver import SimDriver, wrench_target
-from robot_id_ros.sim.realtime import RealTimeClock
+from robot_id_ros.sim.realtime import MAX_CATCH_UP_S, RealTimeClock
 
 
 class FakeClock:
@@ -41,6 +41,24 @@ def test_real_time_clock_publishes_each_instant_once_and_reanchors_when_behind(d
     n = len(got)
     problem = rt.run(lambda m: (got.append(m.t_s), setattr(wall, 't', wall.t + 0.06)))
     assert len(got) == n + 1 and 'behind the requested real-time factor 100' in problem
+
+
+def test_real_time_clock_resumes_after_a_pause_instead_of_racing(driver):
+    # a pause of the process (0.3 s of wall time at factor 4: 1.2 s of simulation time) is not
+    # raced through: at most MAX_CATCH_UP_S of wall time is caught up, the rest is dropped
+    wall = FakeClock()
+    rt = RealTimeClock(driver.arm, 0.005, 4.0, start_time_s=1000.0, clock=wall)
+    t0, got = driver.arm.t, []
+    wall.t += 0.3
+    assert rt.run(lambda m: got.append(m.t_s)) is None       # below MAX_LAG_S: no problem
+    allowed = MAX_CATCH_UP_S * 4.0
+    assert driver.arm.t - t0 == pytest.approx(allowed, abs=1e-9)
+    assert len(got) == round(allowed / 0.005)
+    assert rt.dropped_backlog_s == pytest.approx(1.2 - allowed)
+    wall.t += 0.01                                # then it runs on at its factor
+    rt.run(lambda m: got.append(m.t_s))
+    assert driver.arm.t - t0 == pytest.approx(allowed + 0.04, abs=1e-9)
+    np.testing.assert_allclose(np.diff(got), 0.005, atol=1e-9)     # the publish grid stays
 
 
 def test_wrench_frames_and_range(driver):
