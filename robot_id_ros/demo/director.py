@@ -255,7 +255,7 @@ class Director:
         from std_srvs.srv import Trigger
 
         from robot_id_ros.ros.commander import ArmCommander, CommandSettings
-        from robot_id_ros.ros.msg_helpers import draining_subscription, message_taker
+        from robot_id_ros.ros.msg_helpers import draining_subscription, queue_drainer
 
         self.log = DirectorLog()
         self.follow_estimator = follow_estimator
@@ -274,9 +274,10 @@ class Director:
         # the streams drained per executor pass: under two busy loops the director took one
         # true wrench per pass and kept 2028 of 13,000 (msg_helpers.draining_subscription)
         draining_subscription(self.node, WrenchStamped, 'sim/true_wrench', self._on_true, qos)
-        self._take_estimate = message_taker(draining_subscription(
+        # the contact callback first logs the estimates queued before its flag
+        self._take_queued_estimates = queue_drainer(draining_subscription(
             self.node, WrenchStamped, f'{estimator_name}/wrench', self._on_estimate, qos,
-            with_info=True), WrenchStamped, with_info=True)
+            with_info=True), WrenchStamped, self._on_estimate, with_info=True)
         draining_subscription(self.node, Bool, f'{estimator_name}/contact', self._on_contact, qos,
                               with_info=True)
         self._wrench_msg = WrenchStamped
@@ -304,15 +305,6 @@ class Director:
         self.log.est_t_s.append(_t_s(msg.header.stamp))
         self.log.est_force_n.append((f.x, f.y, f.z))
         self._est_source_ns.append(None if info is None else info['source_timestamp'])
-
-    def _take_queued_estimates(self):
-        """Log every estimate already queued (as rclpy's executors take messages)."""
-        if self._take_estimate is None:
-            return
-        taken = self._take_estimate()
-        while taken is not None:
-            self._on_estimate(*taken)
-            taken = self._take_estimate()
 
     def _on_contact(self, msg, info):
         # Bool has no stamp: the flag belongs to the sample of the estimate the node published

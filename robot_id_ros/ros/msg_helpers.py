@@ -103,7 +103,31 @@ def draining_subscription(node, msg_type, topic, handle, qos, batch=DRAIN_BATCH,
     Returns:
         The subscription.
     """
-    take = None
+    drain = [lambda: None]            # its queue_drainer, once the subscription exists
+    if not with_info:
+        def callback(msg):
+            handle(msg)
+            drain[0]()
+    elif callback_takes_info():
+        def callback(msg, info):
+            handle(msg, info)
+            drain[0]()
+    else:
+        def callback(msg):
+            handle(msg, None)
+            drain[0]()
+    subscription = node.create_subscription(msg_type, topic, callback, qos)
+    drain[0] = queue_drainer(subscription, msg_type, handle, batch, with_info)
+    return subscription
+
+
+def queue_drainer(subscription, msg_type, handle, batch=DRAIN_BATCH, with_info=False):
+    """Return ``drain()``: ``handle`` up to ``batch`` messages already queued on ``subscription``.
+
+    ``handle(msg)``, or ``handle(msg, info)`` with ``with_info`` (see ``message_taker``).
+    ``drain()`` does nothing where this rclpy cannot take messages itself.
+    """
+    take = message_taker(subscription, msg_type, with_info=with_info)
 
     def drain():
         for _ in range(batch if take is not None else 0):
@@ -111,22 +135,7 @@ def draining_subscription(node, msg_type, topic, handle, qos, batch=DRAIN_BATCH,
             if queued is None:
                 return
             handle(*queued) if with_info else handle(queued)
-
-    if not with_info:
-        def callback(msg):
-            handle(msg)
-            drain()
-    elif callback_takes_info():
-        def callback(msg, info):
-            handle(msg, info)
-            drain()
-    else:
-        def callback(msg):
-            handle(msg, None)
-            drain()
-    subscription = node.create_subscription(msg_type, topic, callback, qos)
-    take = message_taker(subscription, msg_type, with_info=with_info)
-    return subscription
+    return drain
 
 
 def callback_takes_info() -> bool:
@@ -189,4 +198,4 @@ def trigger_handler(action, on_success=None):
 
 
 __all__ = ['draining_subscription', 'duration_s', 'joint_state_msg', 'joint_state_taker',
-           'trajectory_points', 'trigger_handler']
+           'queue_drainer', 'trajectory_points', 'trigger_handler']
