@@ -18,7 +18,11 @@ varies from run to run (its true-parameter floor moves too), which the interface
 each run's own force phase is printed beside, not judged.
 
     .venv/bin/python benchmarks/bench_command_interfaces.py [--full] [--seed N] [--out DIR]
-        [--interfaces trajectory brics_position ...] [--reuse]
+        [--interfaces trajectory brics_position ...] [--reuse] [--repeat-reference]
+
+``--repeat-reference`` runs 'trajectory' once more and prints its figures against the first run's:
+the reference's own run-to-run spread (the static holds and the force phase are played against the
+wall clock, so the recordings differ between runs), beside which the 5 % verdict can be read.
 
 follow_joint_trajectory and brics_position need control_msgs and brics_actuator: the demo builds
 them with tools/build_interfaces.py (cached in .cache/interfaces) when they are not installed.
@@ -43,6 +47,7 @@ from robot_id_ros.io.model_file import load_model
 from robot_id_ros.model.robot import YOUBOT_JOINTS
 
 TOLERANCE = 0.05         # relative difference to 'trajectory' that passes
+REPEAT = 'trajectory_repeat'
 AXES = 'xyz'
 
 
@@ -167,23 +172,47 @@ def compare(runs, reference='trajectory', judge=True):
     return ok
 
 
+def within_repeat(common, repeat_fig, reference='trajectory'):
+    """Return one line per figure outside ``TOLERANCE``: its difference beside the repeat's.
+
+    ``common``: ``{interface: figures}`` as ``figures`` gives them; ``repeat_fig``: the
+    reference's second run, replayed the same way.
+    """
+    ref = common[reference]
+    lines = []
+    for name, fig in common.items():
+        if name == reference or fig is None:
+            continue
+        for key, value in fig.items():
+            rel = (value - ref[key]) / ref[key]
+            if abs(rel) > TOLERANCE:
+                rep = (repeat_fig[key] - ref[key]) / ref[key]
+                lines.append(f'{name} {key}: {100 * rel:+.1f} % from trajectory; the trajectory '
+                             f'repeat {100 * rep:+.1f} %')
+    return '\n'.join(lines) or f'every figure within {100 * TOLERANCE:g} %'
+
+
 def run_all(out, interfaces, seed, full, reuse):
-    """Run the demo through each interface; return ``{interface: results or None}``, wall s."""
+    """Run the demo through each interface; return ``{interface: results or None}``, wall s.
+
+    ``interfaces``: interface names, or ``(label, interface)`` pairs (run into ``out / label``).
+    """
     results, walls = {}, {}
-    for interface in interfaces:
-        run_dir = out / interface
+    for item in interfaces:
+        label, interface = (item, item) if isinstance(item, str) else item
+        run_dir = out / label
         done = run_dir / 'results.json'
         t0 = time.monotonic()
         if reuse and done.is_file():
-            results[interface] = json.loads(done.read_text())
+            results[label] = json.loads(done.read_text())
         else:
             try:
-                results[interface] = run_demo(DemoConfig(run_dir, quick=not full, seed=seed,
-                                                         command_interface=interface))
+                results[label] = run_demo(DemoConfig(run_dir, quick=not full, seed=seed,
+                                                     command_interface=interface))
             except RobotIdError as exc:      # a stage failed, or the director timed out
-                print(f'{interface}: the demo failed: {exc}', flush=True)
-                results[interface] = None
-        walls[interface] = time.monotonic() - t0
+                print(f'{label}: the demo failed: {exc}', flush=True)
+                results[label] = None
+        walls[label] = time.monotonic() - t0
     return results, walls
 
 
@@ -196,9 +225,15 @@ def main():
                     choices=COMMAND_INTERFACES)
     ap.add_argument('--reuse', action='store_true',
                     help='take the runs already in --out (results.json) instead of running them')
+    ap.add_argument('--repeat-reference', action='store_true',
+                    help="run 'trajectory' a second time (into OUT/trajectory_repeat) and print "
+                         "how far its figures are from the first run's: the reference's own "
+                         'repeatability, beside the 5 %% verdict')
     a = ap.parse_args()
     out = Path(a.out or tempfile.mkdtemp(prefix='bench_command_interfaces_'))
-    results, walls = run_all(out, a.interfaces, a.seed, a.full, a.reuse)
+    runs = list(a.interfaces) + ([(REPEAT, 'trajectory')] if a.repeat_reference else [])
+    results, walls = run_all(out, runs, a.seed, a.full, a.reuse)
+    repeat = results.pop(REPEAT, None)
     ref_dir = out / 'trajectory'
     common = {k: None if r is None or results.get('trajectory') is None else
               figures(out / k, r, ref_dir) for k, r in results.items()}
@@ -207,6 +242,12 @@ def main():
     print('identification (held-out, in motion) and each interface\'s identified model replayed '
           'over the trajectory run\'s force phase (same joint states, tares and forces):')
     ok = compare(common)
+    repeat_fig = None
+    if a.repeat_reference and repeat is not None and common.get('trajectory') is not None:
+        repeat_fig = figures(out / REPEAT, repeat, ref_dir)
+        print(f'\nthe reference run again ({REPEAT}, same seed and code), not judged:')
+        compare({'trajectory': common['trajectory'], REPEAT: repeat_fig}, judge=False)
+        print(within_repeat(common, repeat_fig))
     print('\neach run\'s own force phase (the director moves the arm the same way in every run; '
           'the floor shows how much the phase itself varied), not judged:')
     compare(own, judge=False)
@@ -214,11 +255,13 @@ def main():
           f' (seed {a.seed}, {"full" if a.full else "quick"}); runs in {out}')
     print(f'within {100 * TOLERANCE:g} % of trajectory: {"PASS" if ok else "FAIL"}')
     (out / 'bench_command_interfaces.json').write_text(json.dumps(
-        {'common_force_phase': common, 'own_force_phase': own}, indent=1))
+        {'common_force_phase': common, 'own_force_phase': own,
+         'reference_repeat': repeat_fig}, indent=1))
     print('reproduce: .venv/bin/python benchmarks/bench_command_interfaces.py' +
           (' --full' if a.full else '') + f' --seed {a.seed}' +
           ('' if a.interfaces == list(COMMAND_INTERFACES) else
-           ' --interfaces ' + ' '.join(a.interfaces)))
+           ' --interfaces ' + ' '.join(a.interfaces)) +
+          (' --repeat-reference' if a.repeat_reference else ''))
     return 0 if ok else 1
 
 
