@@ -68,6 +68,10 @@ def test_trajectory_recorder_through_driver_interface(driver_procs, tmp_path, in
           f"rms {max(tracking['rms_rad']):.4f} rad")
     max_rad, repeat_rad = TRACKING_BOUNDS
     assert max(tracking['max_rad']) < max_rad
+    if interface == 'brics_position':        # every set point of the 3 periods of 4 s at 50 Hz
+        stream = sc['info']['command_stream']
+        print(f'stream: {stream}')
+        assert stream['sends'] >= 3 * 4.0 * 50 and stream['lead_s'] == 0.15
     series = read_joint_states(out, ARM)
     p = [series.slice_stamp(s['t_start_ns'], s['t_end_ns']) for s in segs]
     m = min(len(x) for x in p)
