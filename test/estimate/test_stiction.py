@@ -245,7 +245,8 @@ def test_hold_band_equals_the_sequential_recursion(seed):
 
 def test_hold_band_step_is_the_recursion_update_runs():
     """hold_band_step, sample by sample from a restart at each start, gives the recursion's numbers
-    exactly, and hold_band's to rounding."""
+    and hold_band's to rounding (math.exp and numpy's exp may differ in the last bit: bit-equal
+    on one machine, 1 ulp apart on 269 of 1800 values on an AMD EPYC)."""
     rng = np.random.default_rng(7)
     N, n = 600, 3
     band = rng.uniform(0.0, 1.0, (N, n)) * (rng.uniform(size=(N, n)) < 0.1)
@@ -257,7 +258,8 @@ def test_hold_band_step_is_the_recursion_update_runs():
     for k in range(N):
         held = hold_band_step(band[k], None if starts[k] else held, dt[k], rate)
         out.append(held)
-    np.testing.assert_array_equal(out, _sequential_hold_band(band, dt, rate, starts))
+    np.testing.assert_allclose(out, _sequential_hold_band(band, dt, rate, starts), rtol=1e-15,
+                               atol=0.0)
     np.testing.assert_allclose(out, hold_band(band, dt, rate, starts), rtol=1e-12, atol=0.0)
     b = band[1]
     assert hold_band_step(b, band[0], 0.0, rate) is b      # dt 0: a restart
