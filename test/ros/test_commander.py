@@ -58,6 +58,8 @@ class Rig:
     def close(self):
         self.commander.cancel()
         self.executor.shutdown()
+        # the spin thread ends before the context does (else its next wait set fails)
+        self.thread.join(timeout=10.0)
         self.driver.destroy_node()
         self.node.destroy_node()
 
