@@ -317,7 +317,6 @@ class BricsPositionAdapter:
             event_callbacks=publisher_matched_callbacks(commander._on_matched))
         self.name = self.publisher.topic_name
         self._generation = 0
-        self.sent = 0
         self.timing = StreamTiming(self.lead_s)
 
     def ready(self) -> bool:
@@ -328,7 +327,6 @@ class BricsPositionAdapter:
         """Publish one set point ``q_rad`` (rad) meant for ``stamp_ns`` (ns)."""
         self.publisher.publish(joint_positions_msg(self.types, self.commander.joint_names,
                                                    q_rad, stamp_ns))
-        self.sent += 1
 
     def stream(self, motion, start_ns: int) -> None:
         """Send the set points of ``motion`` starting at ``start_ns``; returns after the last.

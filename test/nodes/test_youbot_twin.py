@@ -370,3 +370,9 @@ def test_static_pose_recorder_through_the_twin(twin_procs, tmp_path, interface):
     print(f'{interface} on the twin: max |effort - g| {np.abs(errs).max(0).round(4)} Nm')
     assert np.all(np.abs(errs) <= band + noise)
     assert np.all(np.abs(pairs) <= band + noise)
+    # every recorder reports its set point stream's timing (RecorderBase), not only the
+    # trajectory recorder
+    info = read_sidecar(sidecar_path(out))['info']
+    assert ('command_stream' in info) == (interface == 'brics_position')
+    if interface == 'brics_position':
+        assert info['command_stream']['sends'] > 0 and info['command_stream']['lead_s'] == 0.15

@@ -124,13 +124,6 @@ class TrajectoryRecorder(RecorderBase):
     def finish_info(self, info):
         if self.monitor is not None:
             info['tracking'] = self.monitor.report()
-        timing = getattr(self.commander.adapter, 'timing', None)
-        if timing is not None:
-            info['command_stream'] = timing.report()
-            self.log.info(f'set point stream: {timing.sends} sent, latest '
-                          f'{timing.late_max_s:.3f} s after its plan (lead {timing.lead_s:g} s), '
-                          f'{timing.past_their_time} past their time, longest pause '
-                          f'{1e3 * timing.wall_gap_max_s:.0f} ms wall')
         t = info.get('driver_timing', {})
         self.log.info(f'driver: {t.get("rate_hz", float("nan")):.1f} Hz, jitter '
                       f'{1e3 * t.get("jitter_std_s", 0):.2f} ms, {t.get("gaps", 0)} gap(s), '

@@ -253,7 +253,7 @@ class RecorderBase(Node):
             self._finish(status, err)
 
     def _finish(self, status, err):
-        status, msg = self.session.finish(status, err, self.finish_info)
+        status, msg = self.session.finish(status, err, self._run_info)
         self.state = status
         bag = self.session.bag_path
         where = f' (data so far: {bag})' if bag else ''
@@ -267,6 +267,17 @@ class RecorderBase(Node):
         if self.p['shutdown_when_done']:
             self.exit_code = EXIT_CODES[status]
             self.context.try_shutdown()
+
+    def _run_info(self, info):
+        """Add what every recorder reports (a set point stream's timing), then ``finish_info``."""
+        timing = getattr(self.commander.adapter, 'timing', None)
+        if timing is not None:
+            info['command_stream'] = timing.report()
+            self.log.info(f'set point stream: {timing.sends} sent, latest '
+                          f'{timing.late_max_s:.3f} s after its plan (lead {timing.lead_s:g} s), '
+                          f'{timing.past_their_time} past their time, longest pause '
+                          f'{1e3 * timing.wall_gap_max_s:.0f} ms wall')
+        self.finish_info(info)
 
     # ------------------------------------------------------------------ hooks for subclasses
     def run_experiment(self):
