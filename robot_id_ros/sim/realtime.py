@@ -7,11 +7,11 @@
 time; a change of either rate re-anchors it. Behind the wall clock, it catches up at most
 ``MAX_CATCH_UP_S`` of wall time (a timer's jitter) and drops the rest of the backlog: after a pause
 of the process (an OS preemption, a GC pass) simulation time resumes where it stopped instead of
-racing. A race of a whole pause put the simulated seconds of the pause into a few milliseconds of
-wall time, faster than any command stream can follow: a brics set point stream sent 0.4 s of
-simulation time ahead fell behind it, and the arm stood still for 0.3 s, then jumped (0.26 rad
-tracking error in a demo's excitation run). A real driver never races either. Stamps are integer
-nanoseconds: ``start_ns`` plus the simulation time.
+racing. A race of a whole pause puts the simulated seconds of the pause into a few milliseconds of
+wall time, faster than any command stream can follow; a set point stream sent 0.4 s ahead then
+falls behind it and the arm waits at its last set point, the shape of a demo excitation run's
+stall through brics (still 0.3 s, then a jump: 0.26 rad; inferred, not caught again). A real
+driver never races either. Stamps are integer nanoseconds: ``start_ns`` plus the simulation time.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class RealTimeClock:
         self.dropped_backlog_s = 0.0     # simulation time not caught up after pauses, s
 
     def anchor(self):
-        """Tie simulation time to wall time from now on (after a rate change or a stall)."""
+        """Tie simulation time to wall time from now on (after a rate change)."""
         self._wall0 = self.clock()
         self._sim0 = self.arm.t
         self._pub_t0 = self.arm.t
