@@ -17,7 +17,8 @@ from robot_id_ros.record import (DEFAULT_ACCELERATION_PER_VELOCITY_S, TABLE_RATE
 from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.cli.common import CommandError, add_robot_arguments, robot_from_args
 
-from robot_id_ros.io.files import Outputs
+from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, yaml_output
+from robot_id_ros.record.fourier import SCHEMA
 from robot_id_ros.cli.common import add_overwrite_argument, check_plot_name
 
 
@@ -89,6 +90,10 @@ def _floats(text, what):
     return vals
 
 
+# --overwrite replaces only an earlier trajectory file
+EXCITATION_OUTPUT = yaml_output('trajectory file', lambda d: d.get('schema') == SCHEMA)
+
+
 def run(args) -> int:
     if args.period <= 0 or not np.isfinite(args.period):
         raise CommandError(f'--period must be a positive number of seconds, got {args.period}')
@@ -96,10 +101,10 @@ def run(args) -> int:
         raise CommandError(
             f'--harmonics must be at least 2 (rest at the start needs two), got {args.harmonics}')
     outputs = Outputs(inputs=[args.urdf], overwrite=args.overwrite)
-    out = outputs.check(args.out)
+    out = outputs.check(args.out, EXCITATION_OUTPUT)
     if args.plot:
         check_plot_name(args.plot, '--plot')
-        outputs.check(args.plot)
+        outputs.check(args.plot, PLOT_OUTPUT)
     robot = robot_from_args(args)
     floor = None if str(args.floor_z).strip().lower() == 'none' else _floats(
         args.floor_z, '--floor-z')[0]

@@ -34,7 +34,7 @@ from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchE
                                    effort_scale)
 from robot_id_ros.ros.params_file import estimator_settings
 from robot_id_ros.io.model_file import load_model
-from robot_id_ros.io.files import Outputs
+from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
 from robot_id_ros.errors import RobotIdError
 from robot_id_ros.cli.common import (CommandError, Progress, add_overwrite_argument,
                                      add_setting_flags, bag_inputs, check_plot_name,
@@ -132,9 +132,9 @@ def _run(args) -> int:
     outputs = Outputs(inputs=[args.model, args.params_file] + bag_inputs(args.data),
                       overwrite=args.overwrite)
     out = outputs.check(args.out, BAG_OUTPUT)
-    for path in (args.csv, args.plot):
+    for path, kind in ((args.csv, CSV_OUTPUT), (args.plot, PLOT_OUTPUT)):
         if path:
-            outputs.check(path)
+            outputs.check(path, kind)
     check_plot_name(args.plot, '--plot')
     config = estimator_config(args)
     est = WrenchEstimator(model, config)
@@ -215,13 +215,16 @@ def write_wrench_bag(bw, res, names, q, wrench_std=False):
     prog(N, N)
 
 
+CSV_HEADER = ('stamp_ns', 'fx', 'fy', 'fz', 'mx', 'my', 'mz', 'fx_std', 'fy_std', 'fz_std',
+              'mx_std', 'my_std', 'mz_std', 'contact', 'sigma_min')
+# --overwrite replaces only an earlier wrench CSV
+CSV_OUTPUT = text_output('wrench CSV', lambda line: line.startswith(','.join(CSV_HEADER)))
+
+
 def write_csv(path, res, names):
     with open(path, 'w', newline='') as fh:
         w = csv.writer(fh)
-        w.writerow([
-            'stamp_ns', 'fx', 'fy', 'fz', 'mx', 'my', 'mz', 'fx_std', 'fy_std', 'fz_std', 'mx_std',
-            'my_std', 'mz_std', 'contact', 'sigma_min'
-        ] + [f'tau_ext_{n}' for n in names])
+        w.writerow(list(CSV_HEADER) + [f'tau_ext_{n}' for n in names])
         for k in range(len(res.stamp_ns)):
             w.writerow([int(res.stamp_ns[k])] + [f'{x:.6g}' for x in res.wrench[k]] +
                        [f'{x:.6g}' for x in res.wrench_std[k]] +

@@ -21,10 +21,14 @@ from robot_id_ros.cli.common import (CommandError, Progress, add_robot_arguments
                                      add_setting_flags, robot_from_args, settings_from_args)
 
 # outputs: checked first, written together (issue 14)
-from robot_id_ros.io.files import Outputs
+from robot_id_ros.io.files import PLOT_OUTPUT, OutputKind, Outputs, file_head, text_output
 from robot_id_ros.cli.common import MODEL_OUTPUT, add_overwrite_argument, bag_inputs
 
 REPORT_FILE = 'report.md'   # the report's main file in --report DIR
+# --overwrite replaces only an earlier report (and its plots) and an exported URDF
+REPORT_OUTPUT = text_output('identification report',
+                            lambda line: line == '# Identification report')
+URDF_OUTPUT = OutputKind('URDF', lambda p: b'<robot' in file_head(p))
 
 
 def add_bag_arguments(p, effort=True):
@@ -154,9 +158,9 @@ def _check_outputs(args):
                       overwrite=args.overwrite)
     outputs.check(args.out, MODEL_OUTPUT)
     if args.export_urdf:
-        outputs.check(args.export_urdf)
+        outputs.check(args.export_urdf, URDF_OUTPUT)
     if args.report:
-        outputs.check_folder(args.report, [REPORT_FILE])
+        outputs.check_folder(args.report, [REPORT_FILE], REPORT_OUTPUT, other=PLOT_OUTPUT)
     return outputs
 
 

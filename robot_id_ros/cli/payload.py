@@ -20,7 +20,7 @@ import numpy as np
 import yaml
 
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.io.files import Outputs
+from robot_id_ros.io.files import Outputs, yaml_output
 from robot_id_ros.identify import (IdentificationOptions, prepare_trajectory, processing_options,
                                    static_poses)
 from robot_id_ros.io.model_file import Payload, load_model
@@ -98,11 +98,16 @@ def _print(d):
         print(f'inertia about the COM (tool axes, kg m^2): {text}')
 
 
+# --overwrite replaces only an earlier payload (or drive-gain) result
+PAYLOAD_OUTPUT = yaml_output('payload result', lambda d: {'mass_kg', 'com_m'} <= set(d)
+                             or 'drive_gains_nm_per_a' in d)
+
+
 def run(args) -> int:
     model = load_model(args.model)
     outputs = Outputs(inputs=[args.model] + bag_inputs(args.data, args.without),
                       overwrite=args.overwrite)
-    out = outputs.check(args.out)
+    out = outputs.check(args.out, PAYLOAD_OUTPUT)
     opts = IdentificationOptions()
     gains_mode = args.known_mass is not None
     if gains_mode:

@@ -12,7 +12,7 @@ from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import Progress
 from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains
 
-from robot_id_ros.io.files import Outputs
+from robot_id_ros.io.files import PLOT_OUTPUT, Outputs
 from robot_id_ros.cli.common import CommandError, add_overwrite_argument, bag_inputs
 
 
@@ -51,7 +51,7 @@ def run(args) -> int:
     model = load_model(args.model)
     outputs = Outputs(inputs=[args.model] + bag_inputs(args.data), overwrite=args.overwrite)
     if args.report:
-        outputs.check_folder(args.report, [VALIDATION_PLOT])
+        outputs.check_folder(args.report, [VALIDATION_PLOT], PLOT_OUTPUT)
     series = read_joint_states(args.data, model.joint_names, args.topic, require_effort=True,
                                progress=Progress('reading'))
     base = IdentificationOptions()

@@ -166,6 +166,60 @@ class OutputKind:
 
 FILE_OUTPUT = OutputKind('file', lambda p: p.is_file())   # a symlink is replaced, not its target
 
+HEAD_BYTES = 4096          # what the kind tests read of an existing file
+YAML_KIND_MAX_BYTES = 64 * 1024 * 1024   # a larger file is not one of our YAML outputs
+
+
+def file_head(path, n=HEAD_BYTES) -> bytes:
+    """Return the first ``n`` bytes of a regular file, b'' for anything else (no error)."""
+    try:
+        if not Path(path).is_file():
+            return b''
+        with open(path, 'rb') as f:
+            return f.read(n)
+    except OSError:
+        return b''
+
+
+# leading bytes of the formats matplotlib writes (PLOT_SUFFIXES); svg and pgf are text
+_IMAGE_MAGIC = (b'\x89PNG\r\n\x1a\n', b'%PDF', b'\xff\xd8\xff', b'II*\x00', b'MM\x00*',
+                b'%!PS', b'\x1f\x8b')
+
+
+def is_image(path) -> bool:
+    """Whether ``path`` is an image file of a format a plot is written in (by its content)."""
+    head = file_head(path)
+    if head.startswith(_IMAGE_MAGIC) or (head[:4] == b'RIFF' and head[8:12] == b'WEBP'):
+        return True
+    text = head.decode('utf-8', 'replace')
+    return '<svg' in text or 'pgfpicture' in text or 'Matplotlib' in text
+
+
+PLOT_OUTPUT = OutputKind('plot image', is_image)
+
+
+def text_output(name, first_line_test) -> OutputKind:
+    """Return the kind of a text file recognised by its first line (``first_line_test(line)``)."""
+    def is_same(path):
+        line = file_head(path).decode('utf-8', 'replace').split('\n', 1)[0].strip()
+        return bool(line) and bool(first_line_test(line))
+    return OutputKind(name, is_same)
+
+
+def yaml_output(name, dict_test) -> OutputKind:
+    """Return the kind of a YAML file recognised by its content (``dict_test(mapping)``)."""
+    def is_same(path):
+        import yaml
+        path = Path(path)
+        try:
+            if not path.is_file() or path.stat().st_size > YAML_KIND_MAX_BYTES:
+                return False
+            d = yaml.safe_load(path.read_text(encoding='utf-8'))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            return False
+        return isinstance(d, dict) and bool(dict_test(d))
+    return OutputKind(name, is_same)
+
 
 def _inside(path, folder):
     return folder in path.parents
@@ -199,6 +253,7 @@ class Outputs:
         self.overwrite = overwrite
         self.inputs = [Path(p) for p in inputs if p is not None and str(p) != '']
         self._kinds = {}       # final path -> OutputKind
+        self._folder_kinds = {}   # folder of check_folder -> the kind of files not named
         self._planned = []     # (final path, temporary, what to rename, merge into a folder)
         self._current = None   # the output being written (named by a write error)
 
@@ -231,18 +286,21 @@ class Outputs:
         """Whether ``path`` was checked as an output already."""
         return Path(path) in self._kinds
 
-    def check_folder(self, folder, names=(), kind=FILE_OUTPUT) -> Path:
+    def check_folder(self, folder, names=(), kind=FILE_OUTPUT, other=None) -> Path:
         """Check a folder that outputs are written into (``temp(..., merge=True)``).
 
         Args:
             folder: the folder (created when missing; its other files are left alone).
             names: file names in it that the command will write, known now.
             kind: the kind of those files.
+            other: the kind of the files written into it that are not named now (checked when
+                they land); None: ``kind``.
 
         Returns:
             ``folder`` as a Path.
         """
         folder = Path(folder)
+        self._folder_kinds[folder] = other or kind
         if os.path.lexists(folder) and not folder.is_dir():
             raise kind.error(f'{folder} exists and is not a folder: give a folder for the outputs')
         if not folder.is_dir():
@@ -290,10 +348,10 @@ class Outputs:
             The temporary's path (an empty file or folder, or the not yet existing ``inner``).
         """
         path = Path(path)
+        self._current = path      # a failure to create the temporary names this output too
         tmp = new_temp(path, directory=directory or merge or inner is not None)
         content = tmp / inner if inner is not None else tmp
         self._planned.append((path, tmp, content, merge))
-        self._current = path
         return content
 
     def discard(self):
@@ -351,7 +409,7 @@ class Outputs:
                 continue
             for f in sorted(content.iterdir()):
                 target = final / f.name
-                self._kinds.setdefault(target, FILE_OUTPUT)
+                self._kinds.setdefault(target, self._folder_kinds.get(final, FILE_OUTPUT))
                 moves.append((target, f))
         return moves
 

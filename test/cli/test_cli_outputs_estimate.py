@@ -149,3 +149,41 @@ def test_errors_go_to_stderr_in_one_line(work, capsys):
     assert estimate(model_file, bag, d / 'no' / 'o') == 2
     cap = capsys.readouterr()
     assert cap.out == '' and len(cap.err.strip().splitlines()) == 1 and str(d / 'no') in cap.err
+
+
+def test_overwrite_replaces_only_a_wrench_csv_and_a_plot(work, capsys):
+    """--csv and --plot on a user's own files: refused with --overwrite too; ours replaced."""
+    d, model_file, bag = work
+    (d / 'essay.md').write_text('my essay\n')
+    (d / 'photo.png').write_text('not an image of ours\n')
+    before = snapshot(d)
+    for flag, target in (('--csv', 'essay.md'), ('--plot', 'photo.png')):
+        assert estimate(model_file, bag, d / 'o.mcap', flag, d / target, '--overwrite') == 2
+        line = error_line(capsys)
+        assert str(d / target) in line and 'replaces only a' in line
+    assert snapshot(d) == before
+    assert estimate(model_file, bag, d / 'o.mcap', '--csv', d / 'w.csv') == 0
+    assert estimate(model_file, bag, d / 'o.mcap', '--csv', d / 'w.csv', '--overwrite',
+                    '--frame', 'tool') == 0
+    assert (d / 'w.csv').read_text().startswith('stamp_ns,fx,fy,fz,')
+
+
+def test_an_unwritable_output_folder_is_named(work, capsys, monkeypatch):
+    """The temporary cannot be created (EACCES): the one error line names the output."""
+    import tempfile
+
+    d, model_file, bag = work
+
+    def refusing(make):
+        def make_in(*args, **kwargs):     # only in the output folder (the model's private
+            if str(kwargs.get('dir')) == str(d):   # URDF copy goes to the system's temp)
+                raise PermissionError(13, 'Permission denied')
+            return make(*args, **kwargs)
+        return make_in
+
+    monkeypatch.setattr(tempfile, 'mkstemp', refusing(tempfile.mkstemp))
+    monkeypatch.setattr(tempfile, 'mkdtemp', refusing(tempfile.mkdtemp))
+    assert estimate(model_file, bag, d / 'o.mcap') == 2
+    line = error_line(capsys)
+    assert str(d / 'o.mcap') in line and 'Permission denied' in line, line
+    assert sorted(p.name for p in d.iterdir()) == ['in.mcap', 'model.yaml']

@@ -159,8 +159,13 @@ def test_payload_touches_no_existing_file(work, capsys, payload_stubbed):
     assert str(d / 'o.yaml') in line and '--overwrite' in line
     assert (d / 'o.yaml').read_text() == 'mine\n'
     assert run('payload', '--model', model_file, '--data', bag, '--out', d / 'o.yaml',
+               '--overwrite') == 2     # not a payload result: kept
+    assert 'replaces only a payload result' in error_line(capsys)
+    assert (d / 'o.yaml').read_text() == 'mine\n'
+    assert run('payload', '--model', model_file, '--data', bag, '--out', d / 'p.yaml') == 0
+    assert run('payload', '--model', model_file, '--data', bag, '--out', d / 'p.yaml',
                '--overwrite') == 0
-    assert yaml.safe_load((d / 'o.yaml').read_text())['mass_kg'] == 0.5
+    assert yaml.safe_load((d / 'p.yaml').read_text())['mass_kg'] == 0.5
     assert run('payload', '--model', model_file, '--data', bag, '--out', bag, '--overwrite') == 2
     assert 'is an input' in error_line(capsys)
 
@@ -186,3 +191,54 @@ def test_validate_report_touches_no_existing_plot(work, capsys):
     line = error_line(capsys)
     assert str(d / 'rep' / 'validation.png') in line and '--overwrite' in line
     assert (d / 'rep' / 'validation.png').read_text() == 'mine\n'
+
+
+def test_overwrite_replaces_only_an_output_of_the_same_kind(work, capsys, payload_stubbed):
+    """A user's own files where an output goes stay, --overwrite or not (issue 14 item 3)."""
+    d, model_file, bag = work
+    (d / 'notes.yaml').write_text('shopping: [milk]\n')
+    (d / 'rep').mkdir()
+    (d / 'rep' / 'report.md').write_text('# My own notes\n')
+    (d / 'mine').mkdir()
+    (d / 'mine' / 'validation.png').write_text('not a plot\n')
+    before = snapshot(d)
+    runs = ((('design-excitation', '--out', d / 'notes.yaml', '--harmonics', 2, '--iterations',
+              1), d / 'notes.yaml'),
+            (('payload', '--model', model_file, '--data', bag, '--out', d / 'notes.yaml'),
+             d / 'notes.yaml'),
+            (('identify', '--data', bag, '--out', d / 'm.yaml', '--max-samples', 400,
+              '--report', d / 'rep'), d / 'rep' / 'report.md'),
+            (('validate', '--model', model_file, '--data', bag, '--report', d / 'mine'),
+             d / 'mine' / 'validation.png'))
+    for argv, target in runs:
+        assert run(*argv, '--overwrite') == 2, argv
+        line = error_line(capsys)
+        assert str(target) in line and 'replaces only a' in line, line
+    assert snapshot(d) == before
+    # what the commands wrote themselves is replaced
+    assert identify(bag, d / 'm.yaml', '--report', d / 'ours') == 0
+    assert identify(bag, d / 'm.yaml', '--report', d / 'ours', '--overwrite') == 0
+    assert run('payload', '--model', model_file, '--data', bag, '--out', d / 'p.yaml') == 0
+    assert run('payload', '--model', model_file, '--data', bag, '--out', d / 'p.yaml',
+               '--overwrite') == 0
+
+
+def test_an_unwritable_output_folder_is_named(work, capsys, monkeypatch):
+    """The model's temporary cannot be created (EACCES): the error line names the model file."""
+    import tempfile
+
+    d, model_file, bag = work
+
+    def refusing(make):
+        def make_in(*args, **kwargs):     # only in the output folder (the model's private
+            if str(kwargs.get('dir')) == str(d):   # URDF copy goes to the system's temp)
+                raise PermissionError(13, 'Permission denied')
+            return make(*args, **kwargs)
+        return make_in
+
+    monkeypatch.setattr(tempfile, 'mkstemp', refusing(tempfile.mkstemp))
+    monkeypatch.setattr(tempfile, 'mkdtemp', refusing(tempfile.mkdtemp))
+    assert identify(bag, d / 'm.yaml') == 2
+    line = error_line(capsys)
+    assert str(d / 'm.yaml') in line and 'Permission denied' in line, line
+    assert listing(d) == ['in.mcap']
