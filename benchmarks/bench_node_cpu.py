@@ -292,7 +292,8 @@ def run_rate(model, rate_hz, a):
                   f'({100 * lost / len(sent):.2f} %); node diagnostics: samples_in '
                   f'{diag.get("samples_in")}, samples_out {diag.get("samples_out")}, '
                   f'dropped_samples {diag.get("dropped_samples")}, input_rate_hz median '
-                  f'{in_rate} (windows with samples), latency_ms_p50 {busy.get("latency_ms_p50")}, '
+                  f'{in_rate} (windows with samples), latency_ms_p50 '
+                  f'{busy.get("latency_ms_p50")}, '
                   f'p99 {busy.get("latency_ms_p99")} (last busy window), input_wakeups '
                   f'{diag.get("input_wakeups", "n/a")} (batched input: fewer than samples_in)')
         per = {k: (v - t0.get(k, 0.0)) * 1e3 / len(sent) for k, v in t1.items()}
