@@ -25,7 +25,9 @@ def _queue_backlog(ctx, msg_type, topic, count, make):
     assert pub.get_subscription_count() == 1, 'the subscription never matched'
     for k in range(count):
         pub.publish(make(k))
-    time.sleep(1.0)       # delivered into the subscription's queue (reliable, same machine)
+    # reliable: every message acknowledged by the subscription is in its queue (no wall margin)
+    from rclpy.duration import Duration
+    assert pub.wait_for_all_acked(Duration(seconds=60.0)), 'the backlog was not delivered'
     return pub_node
 
 
