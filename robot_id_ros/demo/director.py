@@ -394,6 +394,11 @@ class Director:
                                  'simulator', 'director')
         # a command published before the simulator's subscription matched would be lost
         self.commander.wait_for_subscriber(timeout_s, ' (the simulator)')
+        # and so would a scripted force (sim/wrench)
+        if self.commander.wait_for(lambda: self.pub_wrench.get_subscription_count() > 0 or None,
+                                   timeout_s) is None:
+            raise OperationError('demo director: the simulator does not subscribe to sim/wrench '
+                                 f'after {timeout_s:g} s', 'director')
 
     # ------------------------------------------------------------------ actions
     def _move(self, a):
