@@ -185,6 +185,51 @@ def test_bad_input_no_output_diagnostics_and_recovery(rclpy_context, ros_domain_
         rig.close()
 
 
+def test_implausible_sample_rejected_reported_in_diagnostics_then_recovery(
+        rclpy_context, ros_domain_id, model_file):
+    """A finite but absurd sample (an effort of 1e300 Nm: a glitch) gives no output, /diagnostics
+    reports it (count, kind and message), and the valid samples after it give finite wrenches."""
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path, reliable=True, diagnostics_period_s=0.2)
+    try:
+        rig.connect()
+        s = feed(rig, model, T0 * 10 ** 9, 20, [0, 0, 0])
+        assert rig.spin(until=lambda: rig.wrench and stamp_of(rig.wrench[-1]) == s - 5_000_000,
+                        timeout=5)
+        n_before = len(rig.diag)
+        e = np.r_[effort_for(model, BENT, [0, 0, 0]), 0, 0]
+        e[1] = 1e300                                        # arm_joint_2
+        rig.send(s, np.r_[BENT, 0, 0], np.zeros(7), e)       # the next stamp of the sequence
+        s2 = feed(rig, model, s + 5_000_000, 20, [0, 0, 0])
+
+        def reported():
+            for d in rig.diag[n_before:]:
+                for st in d.status:
+                    vals = {kv.key: kv.value for kv in st.values}
+                    if 'bad input: implausible: effort[1] = 1e+300 Nm' in st.message:
+                        return st, vals
+            return None
+        assert rig.spin(until=reported, timeout=5), [st.message for d in rig.diag[n_before:]
+                                                     for st in d.status]
+        st, vals = reported()
+        assert st.level != 0 and 'outside the plausible range' in st.message      # not OK
+        assert vals['rejected_samples'] == '1'
+        assert vals['rejected_by_kind'] == 'implausible=1'
+        assert vals['last_problem'].startswith('implausible: effort[1] = 1e+300 Nm')
+        # later valid samples: every one gives an output, finite and (no force) near zero
+        assert rig.spin(until=lambda: stamp_of(rig.wrench[-1]) == s2 - 5_000_000, timeout=5)
+        stamps = [stamp_of(m) for m in rig.wrench]
+        assert s not in stamps
+        after = [m for m in rig.wrench if stamp_of(m) > s]
+        assert [stamp_of(m) for m in after] == [s + 5_000_000 * (k + 1) for k in range(20)]
+        f = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z,
+                       m.wrench.torque.x, m.wrench.torque.y, m.wrench.torque.z] for m in after])
+        assert np.isfinite(f).all() and np.abs(f[:, :3]).max() < 1e-3
+        assert rig.node.monitor.n_rejected == 1
+    finally:
+        rig.close()
+
+
 def test_payload_parameter_at_run_time(rclpy_context, ros_domain_id, model_file):
     path, model = model_file
     rig = Rig(rclpy_context, ros_domain_id, path)
