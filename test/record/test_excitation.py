@@ -113,16 +113,11 @@ def test_plot(tmp_path, robot, design):
 
 
 def test_other_arm_ur5():
-    from pathlib import Path
-
     import pinocchio  # noqa: F401
     from robot_id_ros.model.robot import RobotModel
+    from robots import ur5 as ur5_urdf
 
-    urdf = Path(__file__).resolve().parents[2] / (
-        '.venv/lib/python3.11/site-packages/cmeel.prefix/share/'
-        'example-robot-data/robots/ur_description/urdf/ur5_robot.urdf')
-    if not urdf.is_file():
-        pytest.skip('example-robot-data not installed')
+    urdf, _ = ur5_urdf()  # found in the installed example-robot-data package, or skipped
     ur5 = RobotModel(urdf)
     res = E.design_excitation(ur5, RegressorOptions(), 10.0, 2, max_iterations=5, floor_z_m=None,
                               seed=0)
