@@ -191,8 +191,9 @@ def is_image(path) -> bool:
     head = file_head(path)
     if head.startswith(_IMAGE_MAGIC) or (head[:4] == b'RIFF' and head[8:12] == b'WEBP'):
         return True
-    text = head.decode('utf-8', 'replace')
-    return '<svg' in text or 'pgfpicture' in text or 'Matplotlib' in text
+    text = head.decode('utf-8', 'replace').lstrip()
+    svg = text.startswith(('<?xml', '<svg', '<!DOCTYPE svg')) and '<svg' in text
+    return svg or text.startswith('%% Creator: Matplotlib')       # pgf
 
 
 PLOT_OUTPUT = OutputKind('plot image', is_image)

@@ -69,3 +69,22 @@ def test_checks_name_the_path_and_the_flag(tmp_path):
     outputs.check(tmp_path / 'x')
     with pytest.raises(OutputError, match='given as two outputs'):
         outputs.check(tmp_path / 'notes' / '..' / 'x')
+
+
+@pytest.mark.parametrize('suffix', ['.png', '.pdf', '.svg', '.svgz', '.jpg', '.tif', '.webp',
+                                    '.eps', '.ps'])
+def test_a_plot_is_recognised_by_its_content(tmp_path, suffix):
+    """--overwrite replaces a plot that matplotlib wrote, and not a user's file of that name."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    from robot_id_ros.io.files import PLOT_OUTPUT
+
+    fig = plt.figure()
+    plt.plot([0, 1])
+    fig.savefig(tmp_path / f'p{suffix}')
+    plt.close(fig)
+    (tmp_path / f'n{suffix}').write_text('notes on Matplotlib and <svg> tags\n')
+    assert PLOT_OUTPUT.is_same(tmp_path / f'p{suffix}')
+    assert not PLOT_OUTPUT.is_same(tmp_path / f'n{suffix}')
