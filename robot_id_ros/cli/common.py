@@ -8,13 +8,12 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
 
 from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel,
                                       default_urdf_path)
 from robot_id_ros.errors import InputError
 from robot_id_ros.settings import default_of, flag_of, from_plain, settings_of
-from robot_id_ros.io.files import OutputKind
+from robot_id_ros.io.files import yaml_output
 from robot_id_ros.io.model_file import KIND as MODEL_KIND
 from robot_id_ros.io.sidecar import sidecar_path
 
@@ -23,32 +22,13 @@ class CommandError(InputError):
     """Bad input to a command: printed as one line, exit code 2."""
 
 
-MODEL_FILE_MAX_BYTES = 64 * 2 ** 20   # a larger file is not taken for a model file
 # suffixes matplotlib writes (a plot's format follows its file name)
 PLOT_SUFFIXES = ('.png', '.pdf', '.svg', '.svgz', '.jpg', '.jpeg', '.tif', '.tiff', '.webp',
                  '.eps', '.ps', '.pgf')
 
 
-def is_model_file(path) -> bool:
-    """Whether ``path`` is a model file: YAML with ``kind: robot_id_ros/model`` at the top.
-
-    Args:
-        path: any path.
-
-    Returns:
-        True for a readable model file; False for anything else (no error).
-    """
-    path = Path(path)
-    try:
-        if not path.is_file() or path.stat().st_size > MODEL_FILE_MAX_BYTES:
-            return False
-        d = yaml.safe_load(path.read_text(encoding='utf-8'))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return False
-    return isinstance(d, dict) and d.get('kind') == MODEL_KIND
-
-
-MODEL_OUTPUT = OutputKind('model file', is_model_file)   # --overwrite replaces only a model file
+# --overwrite replaces only a model file: YAML with ``kind: robot_id_ros/model`` at the top
+MODEL_OUTPUT = yaml_output('model file', lambda d: d.get('kind') == MODEL_KIND)
 
 
 def add_overwrite_argument(parser, what):

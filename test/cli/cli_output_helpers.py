@@ -15,3 +15,19 @@ def snapshot(folder):
     """{relative path: bytes} of every file under ``folder`` (hidden ones included)."""
     return {str(p.relative_to(folder)): p.read_bytes()
             for p in sorted(folder.rglob('*')) if p.is_file()}
+
+
+def refuse_temporaries_in(monkeypatch, folder):
+    """Make every temporary file or folder in ``folder`` fail with EACCES (elsewhere they work:
+    a model's private URDF copy goes to the system's temporary folder)."""
+    import tempfile
+
+    def refusing(make):
+        def make_in(*args, **kwargs):
+            if str(kwargs.get('dir')) == str(folder):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+            return make(*args, **kwargs)
+        return make_in
+
+    monkeypatch.setattr(tempfile, 'mkstemp', refusing(tempfile.mkstemp))
+    monkeypatch.setattr(tempfile, 'mkdtemp', refusing(tempfile.mkdtemp))

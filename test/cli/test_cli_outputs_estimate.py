@@ -4,7 +4,7 @@
 bag, a .mcap name is a single bag file, every error one line on stderr naming the file."""
 import pytest
 
-from cli_output_helpers import full_disk, snapshot
+from cli_output_helpers import full_disk, refuse_temporaries_in, snapshot
 from robot_id_ros.cli.main import main
 from robot_id_ros.io.bags import read_joint_states, read_messages
 
@@ -170,19 +170,8 @@ def test_overwrite_replaces_only_a_wrench_csv_and_a_plot(work, capsys):
 
 def test_an_unwritable_output_folder_is_named(work, capsys, monkeypatch):
     """The temporary cannot be created (EACCES): the one error line names the output."""
-    import tempfile
-
     d, model_file, bag = work
-
-    def refusing(make):
-        def make_in(*args, **kwargs):     # only in the output folder (the model's private
-            if str(kwargs.get('dir')) == str(d):   # URDF copy goes to the system's temp)
-                raise PermissionError(13, 'Permission denied')
-            return make(*args, **kwargs)
-        return make_in
-
-    monkeypatch.setattr(tempfile, 'mkstemp', refusing(tempfile.mkstemp))
-    monkeypatch.setattr(tempfile, 'mkdtemp', refusing(tempfile.mkdtemp))
+    refuse_temporaries_in(monkeypatch, d)
     assert estimate(model_file, bag, d / 'o.mcap') == 2
     line = error_line(capsys)
     assert str(d / 'o.mcap') in line and 'Permission denied' in line, line

@@ -9,7 +9,7 @@ import os
 import pytest
 import yaml
 
-from cli_output_helpers import full_disk, snapshot
+from cli_output_helpers import full_disk, refuse_temporaries_in, snapshot
 from robot_id_ros.cli.main import main
 from robot_id_ros.io.model_file import load_model
 
@@ -225,19 +225,8 @@ def test_overwrite_replaces_only_an_output_of_the_same_kind(work, capsys, payloa
 
 def test_an_unwritable_output_folder_is_named(work, capsys, monkeypatch):
     """The model's temporary cannot be created (EACCES): the error line names the model file."""
-    import tempfile
-
     d, model_file, bag = work
-
-    def refusing(make):
-        def make_in(*args, **kwargs):     # only in the output folder (the model's private
-            if str(kwargs.get('dir')) == str(d):   # URDF copy goes to the system's temp)
-                raise PermissionError(13, 'Permission denied')
-            return make(*args, **kwargs)
-        return make_in
-
-    monkeypatch.setattr(tempfile, 'mkstemp', refusing(tempfile.mkstemp))
-    monkeypatch.setattr(tempfile, 'mkdtemp', refusing(tempfile.mkdtemp))
+    refuse_temporaries_in(monkeypatch, d)
     assert identify(bag, d / 'm.yaml') == 2
     line = error_line(capsys)
     assert str(d / 'm.yaml') in line and 'Permission denied' in line, line
