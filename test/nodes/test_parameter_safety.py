@@ -187,3 +187,70 @@ def test_a_peer_cannot_change_paths_or_set_implausible_values(rclpy_context, ros
     finally:
         nodes.close()
     assert not target.exists() and not target.parent.exists()
+
+
+# run in another process: set each path-like parameter of the nodes named on stdin (node name,
+# parameter, bad value as JSON lines) through /<node>/set_parameters; print one JSON line each
+PEER_PROCESS = r'''
+import json, sys
+import rclpy
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
+rclpy.init()
+node = rclpy.create_node('peer_process')
+for line in sys.stdin:
+    name, param, value = json.loads(line)
+    cli = node.create_client(SetParameters, f'/{name}/set_parameters')
+    ok = cli.wait_for_service(timeout_sec=60.0)
+    res = None
+    if ok:
+        fut = cli.call_async(SetParameters.Request(
+            parameters=[Parameter(param, value=value).to_parameter_msg()]))
+        rclpy.spin_until_future_complete(node, fut, timeout_sec=60.0)
+        res = fut.result().results[0] if fut.done() else None
+    print(json.dumps([name, param, None if res is None else bool(res.successful),
+                      '' if res is None else res.reason]), flush=True)
+    node.destroy_client(cli)
+node.destroy_node()
+rclpy.shutdown()
+'''
+
+
+@pytest.mark.integration
+def test_a_separate_process_cannot_change_a_path(rclpy_context, ros_domain_id, tmp_path):
+    """Issue 14's acceptance: from a separate process, set_parameters on every path-like
+    parameter of every node is refused and the value stays."""
+    import json
+    import subprocess
+    import sys
+
+    from ros_helpers import isolated_env
+
+    nodes = Nodes(rclpy_context, ros_domain_id, tmp_path)
+    target = tmp_path / 'elsewhere' / 'peer_was_here'
+    asks, before = [], {}
+    for exe, node in nodes.nodes_by_exe.items():
+        names = [n for n in node._parameters if n != 'use_sim_time']
+        for name, desc in zip(names, node.describe_parameters(names)):
+            if is_path_like(name, desc):
+                value = node.get_parameter(name).value
+                before[exe, name] = value
+                asks.append((exe, node.get_name(), name, bad_value(value, target)))
+    assert len(asks) >= 8, asks
+    proc = subprocess.Popen([sys.executable, '-c', PEER_PROCESS], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=isolated_env(ros_domain_id))
+    try:
+        proc.stdin.write(''.join(json.dumps([n, p, v]) + '\n' for _, n, p, v in asks))
+        proc.stdin.close()
+        assert nodes.spin(until=lambda: proc.poll() is not None, timeout=600.0), 'peer hung'
+        out = [json.loads(x) for x in proc.stdout.read().splitlines() if x.startswith('[')]
+        assert len(out) == len(asks), out
+        for (exe, _, param, _), (_, _, successful, reason) in zip(asks, out):
+            assert successful is False, f'{exe}: {param} changed from another process ({reason})'
+            assert nodes.nodes_by_exe[exe].get_parameter(param).value == before[exe, param]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        nodes.close()
+    assert not target.exists() and not target.parent.exists()
