@@ -106,7 +106,8 @@ def main():
             st, F, sd, _ = report.replay_force_phase(model, js, tare_ns, settings)
             t = st * 1e-9
             cal = report.R.sigma_calibration(t, F, sd, sc.timeline, sc.all_phases)
-            err = F - sc.timeline.at(t)
+            force = sc.timeline.at(t)
+            err = F - force
             cpu = time.process_time() - t0
             for c in cal:
                 m = misses(c)
@@ -119,7 +120,7 @@ def main():
                     print(f"{'':57s}RMS error {f(np.sqrt(np.mean(err[w] ** 2, 0)))} N | "
                           f"RMS sigma {f(np.sqrt(np.mean(sd[w] ** 2, 0)))} N")
                 if a.segments and c['phase'].startswith('rest'):
-                    print_segments(t, err, sd, sc.timeline.at(t), c)
+                    print_segments(t, err, sd, force, c)
             print(f'  ({len(t)} samples, {cpu:.1f} s CPU)')
     print(f'targets: coverage >= {COVERAGE_MIN}, RMS {RMS_LO}-{RMS_HI}, p99 <= {P99_MAX}; '
           f'{bad} axis-targets missed')

@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel,
                                       default_urdf_path)
 from robot_id_ros.errors import InputError
