@@ -244,7 +244,10 @@ def _check_selection(full, joint_names, urdf_name):
     """Check that the joints exist, are 1-DoF and form a serial chain from base to tip."""
     all_names = [full.names[i] for i in range(1, full.njoints)]
     if not joint_names:
-        raise ModelError('no joints selected')
+        movable = [n for n in all_names if full.joints[full.getJointId(n)].nv == 1]
+        raise ModelError(f'no joints selected in URDF {urdf_name}: ' + (
+            f'give --joints, from base to tip, among {", ".join(movable)}' if movable else
+            'it has no revolute, continuous or prismatic joint (a robot arm needs them)'))
     missing = [n for n in joint_names if n not in all_names]
     if missing:
         raise ModelError(f'URDF {urdf_name} has no joint(s) {", ".join(missing)}; '
@@ -266,21 +269,52 @@ def _check_selection(full, joint_names, urdf_name):
 
 
 def _reduced_model(full, joint_names, urdf_name):
-    """Return the model of the selected joints, every other joint locked at its neutral value."""
+    """Return the model of the selected joints, every other joint locked at its neutral value.
+
+    Pinocchio's ``buildReducedModel`` looks joint frames up by name alone and fails
+    when a link has the joint's name (SO-100's ``gripper``, ANYmal's ``LF_HAA``): such links are
+    renamed for the reduction and get their names back afterwards.
+    """
     locked = [i for i in range(1, full.njoints) if full.names[i] not in joint_names]
+    work, renamed = _without_name_clashes(full, set(full.names[1:]))
     try:
-        model = pin.buildReducedModel(full, locked, pin.neutral(full)) if locked else full
-    except ValueError as exc:  # pinocchio cannot lock a joint named like a link
+        model = pin.buildReducedModel(work, locked, pin.neutral(work)) if locked else full
+    except ValueError as exc:
         raise ModelError(
             f'URDF {urdf_name}: Pinocchio cannot lock the joints left out of the '
-            f'selection ({exc}); give --joints with every joint of the arm, or rename '
-            'the joint that shares its name with a link') from exc
+            f'selection ({exc}); give --joints with every joint of the arm') from exc
+    for i, f in enumerate(model.frames):
+        if f.name in renamed:
+            f.name = renamed[f.name]
+            model.frames[i] = f
     # reduced model joint order is tree order; it must be the requested order
     red_names = [model.names[i] for i in range(1, model.njoints)]
     if red_names != joint_names:
         raise ModelError(f'joint selection must be given in chain order from base to tip: '
                          f'{", ".join(red_names)}')
     return model
+
+
+def _without_name_clashes(full, joint_names):
+    """Rename the non-joint frames named like one of ``joint_names``, in a copy of ``full``.
+
+    Returns:
+        (the copy, {new name: old name}); ``full`` itself and {} when no frame clashes.
+    """
+    clashing = [i for i, f in enumerate(full.frames)
+                if f.name in joint_names and f.type != pin.FrameType.JOINT]
+    if not clashing:
+        return full, {}
+    work, renamed, taken = pin.Model(full), {}, {f.name for f in full.frames}
+    for i in clashing:
+        f = work.frames[i]
+        new = f'{f.name}__link'
+        while new in taken:
+            new += '_'
+        taken.add(new)
+        renamed[new], f.name = f.name, new
+        work.frames[i] = f
+    return work, renamed
 
 
 def _joint_limits(model) -> JointLimits:

@@ -6,9 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pinocchio as pin
 import pytest
 
-from robot_id_ros.model.robot import RobotModel, default_urdf_path
+from robot_id_ros.model.robot import ModelError, RobotModel, default_urdf_path
 from robots import example_robot_data_dir, panda, ur5
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +45,34 @@ def test_a_plain_arm_takes_every_joint_and_says_nothing():
 def test_other_arms_of_example_robot_data(rel, last, n):
     m = RobotModel(example_robot_data_dir() / rel)
     assert m.joint_names[-1] == last and m.n == n
+
+
+def test_a_link_named_like_a_locked_joint_so100():
+    """SO-100's gripper joint moves a link also named ``gripper``: Pinocchio's reduction fails
+    on such names unless they are renamed around it; the result must be the same physics."""
+    urdf = example_robot_data_dir() / 'so_arm_description' / 'urdf' / 'so100.urdf'
+    m = RobotModel(urdf)
+    assert m.n == 5 and m.tool_frame == 'gripper' and 'gripper' in m.selection_note
+    assert m.model.existFrame('gripper', pin.FrameType.BODY)
+    assert not any(f.name.endswith('__link') for f in m.model.frames)
+    full = pin.buildModelFromUrdf(str(urdf))
+    q_full = pin.neutral(full)
+    q = np.array([0.3, 1.2, -1.0, 0.4, 0.7])
+    for name, v in zip(m.joint_names, q):
+        q_full[full.joints[full.getJointId(name)].idx_q] = v
+    g_full = pin.computeGeneralizedGravity(full, full.createData(), q_full)
+    idx = [full.joints[full.getJointId(name)].idx_v for name in m.joint_names]
+    np.testing.assert_allclose(m.gravity_torque(q), g_full[idx], rtol=1e-12, atol=1e-12)
+    d = full.createData()
+    pin.framesForwardKinematics(full, d, q_full)
+    tool_full = d.oMf[full.getFrameId('gripper', pin.FrameType.BODY)]
+    np.testing.assert_allclose(m.tool_placement(q).homogeneous, tool_full.homogeneous, atol=1e-12)
+
+
+def test_a_urdf_without_arm_joints_says_so():
+    urdf = example_robot_data_dir() / 'hector_description' / 'robots' / 'quadrotor_base.urdf'
+    with pytest.raises(ModelError, match='no revolute, continuous or prismatic joint'):
+        RobotModel(urdf)
 
 
 def test_a_tool_frame_given_selects_the_joints_up_to_it():
