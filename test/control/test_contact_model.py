@@ -34,6 +34,24 @@ def test_contact_line_predicts_the_force_while_the_estimate_is_frozen():
     assert fuse(4.8, 1.6, None) == (4.8, 1.6)     # no line: the estimate
 
 
+def test_contact_line_is_kept_while_the_joints_stick():
+    """A line fitted over 0.5 s, then 12 s of a stuck arm (frozen estimates, not fitted): the
+    line still predicts the force (forgotten with time alone it dropped out after ~10 s, and
+    the controller fell back on the frozen estimate); the next fitted samples forget it."""
+    m = ContactModel(memory_s=5.0)
+    for k in range(100):                          # 0.5 s pressing 2.5 mm in
+        s = 2.5e-3 * k / 100
+        m.add(k / 200.0, s, K_N_M * s, 0.2)
+    for k in range(2400):                         # 12 s stuck at 2.5 mm, the estimate 1.2 N off
+        m.add(0.5 + k / 200.0, 2.5e-3, 3.8, 1.6)
+    f, _ = m.predict(2.5e-3)
+    assert f == pytest.approx(5.0, abs=0.05)
+    for k in range(100):                          # the surface moved 1 mm: a new line
+        s = 2.5e-3 * k / 100
+        m.add(12.5 + k / 200.0, s, K_N_M * (s + 1e-3), 0.2)
+    assert m.predict(2.5e-3)[0] == pytest.approx(7.0, abs=0.3)
+
+
 def test_free_space_bias_is_not_fitted_below_the_minimum_force():
     """An approach of 20 mm in free space whose estimate reads a steady 0.8 N (beyond 3 sigma of
     0.2 N: seed 7's identified model while moving), then 2.5 mm into a 2 kN/m surface: fitted,
