@@ -149,6 +149,7 @@ class ForceController:
         self._q_last = None          # stopped: the measured joints at the last step
         self.contact = ContactModel()
         self.pressing_n = None       # force_hold: (estimated, used) pressing force, N
+        self._line_n = None          # ... the contact line's, N (None: no line)
         self._s_prev = None          # force_hold: the tool along force_axis at the last step, m
         self._s_speed = 0.0          # ... its filtered speed, m/s
         self._probe = None           # force_hold: 'press', 'release' or None (see _probe_velocity)
@@ -263,7 +264,9 @@ class ForceController:
             sigma = sigma_along_n(inp.sigma_n, d)
             self.contact.add(t_s, s, est, sigma,
                              FIT_MIN_FRACTION * self.config.force_setpoint_n)
-            used = fuse(est, sigma, self.contact.predict(s))[0]
+            line = self.contact.predict(s)
+            self._line_n = None if line is None else line[0]
+            used = fuse(est, sigma, line)[0]
         self.pressing_n = (est, used)
         return used
 
@@ -313,23 +316,35 @@ class ForceController:
             out = out + ((lo - lead) / PULL_BACK_S) * d
         return out
 
-    def _probe_velocity(self, v, ramp):
+    def _probe_velocity(self, v, ramp, q_meas, dt):
         """Return ``v`` with its part along force_axis that of the contact probe (no dither).
 
         'press': the approach speed (force_admittance_m_s_n x set force) into the surface until
-        the estimate reads the set force; 'release': that speed back out until the pressing
-        force (the estimate fused with the line fitted on the press) is PROBE_RELEASE_FRACTION
-        of the set force; then the admittance law with the line (``_no_windup``). Both legs
-        are fitted while the joints move (PROBE_RELEASE_FRACTION's comment).
+        the estimate reads the set force; 'release': that speed back out until the contact
+        line fitted on the press (the fused force before there is a line) gives
+        PROBE_RELEASE_FRACTION of the set force; then the admittance law with the line
+        (``_no_windup``). Both legs are fitted while the joints move (PROBE_RELEASE_FRACTION's
+        comment). A press whose tool stops following (its filtered speed along force_axis at
+        most MOVING_M_S while the reference leads it by more than ``force_max_lead_m``: a
+        blocked tool, a contact much stiffer than the drives) ends the probe: the admittance
+        law's lead bound takes over and the reference does not wind up.
         """
         c = self.config
+        d = unit(c.force_axis)
+        lead = float(d @ (self.kin.tool_position_m(self.q_ref) -
+                          self.kin.tool_position_m(q_meas)))
+        speed_m_s = self._tool_speed_along(d, q_meas, dt)
+        if self._probe == 'press' and lead > c.force_max_lead_m and speed_m_s <= MOVING_M_S:
+            self._probe = None         # from the next step on, the admittance law's lead bound
+            return v
         est, used = self.pressing_n
         if self._probe == 'press' and est >= c.force_setpoint_n:
             self._probe = 'release'
+        if self._probe == 'release' and self._line_n is not None:
+            used = self._line_n        # the line alone: a frozen estimate does not end the leg
         if self._probe == 'release' and used <= PROBE_RELEASE_FRACTION * c.force_setpoint_n:
             self._probe = None
             return v
-        d = unit(c.force_axis)
         speed = c.force_admittance_m_s_n * c.force_setpoint_n * ramp
         if self._probe == 'release':
             speed = -speed
@@ -343,7 +358,7 @@ class ForceController:
         pressing = self._pressing(t_s, inp, q_meas) if self.mode == 'force_hold' else None
         v_want = admittance_velocity(self.mode, c, inp, pressing) * ramp
         if self.mode == 'force_hold' and self._probe is not None:
-            v_want = self._probe_velocity(v_want, ramp)
+            v_want = self._probe_velocity(v_want, ramp, q_meas, max(dt, 1e-3))
         elif self.mode == 'force_hold':
             v_want = self._no_windup(v_want, q_meas, max(dt, 1e-3))
         v = limit_velocity(v_want, self.v_ref, max(dt, 1e-3), c)

@@ -129,8 +129,9 @@ def test_force_hold_without_dither(seed):
     joints stuck, the estimate froze within the stiction band and no contact line was fitted:
     1.05 N (seed 3) and 1.24 N (seed 4), the tool resting 1.6 N below the set force for
     seconds on seed 4. The contact line fitted on a press and a release at the approach speed
-    (controller.PROBE_RELEASE_FRACTION) and kept while the joints stick gives 0.82 / 0.65 N.
-    Seed 4's step settles in 1.16 s (overshoot past +-10 %): not asserted."""
+    (controller.PROBE_RELEASE_FRACTION), gated against frozen estimates and kept while the
+    joints stick gives 0.56 / 0.61 N. Seed 4's step settles in 1.12 s (its estimate reads
+    ~0.6 N high pressing in; the tool crawls in from 8.5 N): not asserted."""
     r = sc.force_hold(dither=False, seed=seed)
     assert r['rms_n'] <= 1.0, r
     assert r['min_after_step_n'] > 0.0, r

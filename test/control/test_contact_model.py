@@ -52,6 +52,25 @@ def test_contact_line_is_kept_while_the_joints_stick():
     assert m.predict(2.5e-3)[0] == pytest.approx(7.0, abs=0.3)
 
 
+def test_frozen_estimates_off_the_line_are_not_fitted():
+    """A line fitted over 0.25 s of pressing (50 samples); then, as the joints stop, five
+    estimates read 1.6 N with sigma 0.45 N (the estimator's sigma missing the freeze) while the
+    tool presses with 5 N: fitted, they pull the line 0.26 N low (seed 3 of the simulated
+    youBot: 1780 -> 1554 N/m); gated, the line stays. A contact that really changed
+    (MIN_SAMPLES informative samples in a row off the line) is refitted."""
+    m = ContactModel(memory_s=5.0)
+    for k in range(50):
+        s = 1e-3 + 1.5e-3 * k / 50
+        m.add(k / 200.0, s, K_N_M * s, 0.2)
+    for k in range(5):
+        m.add(0.25 + k / 200.0, 2.5e-3, 1.6, 0.45)
+    assert m.predict(2.5e-3)[0] == pytest.approx(5.0, abs=0.1)
+    for k in range(60):                           # the surface moved 1.5 mm towards the tool
+        s = 1e-3 + 1.5e-3 * k / 60
+        m.add(0.5 + k / 200.0, s, K_N_M * (s + 1.5e-3), 0.2)
+    assert m.predict(2.5e-3)[0] == pytest.approx(8.0, abs=0.3)
+
+
 def test_free_space_bias_is_not_fitted_below_the_minimum_force():
     """An approach of 20 mm in free space whose estimate reads a steady 0.8 N (beyond 3 sigma of
     0.2 N: seed 7's identified model while moving), then 2.5 mm into a 2 kN/m surface: fitted,

@@ -183,3 +183,26 @@ def test_held_set_point_stays_without_relax_or_while_the_arm_moves(robot):
     for k in range(41, 141):                                  # the arm moving: 10 mrad/s
         ctl.step(k * 0.005, rest + 0.01 * k * 0.005, still(k * 0.005))
     assert np.array_equal(ctl.q_ref, q0)
+
+
+def test_contact_probe_of_a_blocked_tool_does_not_wind_up(robot):
+    """Without dither force_hold presses at the approach speed until the estimate reads the set
+    force (the contact probe); a tool that does not follow (blocked: the measured joints do
+    not move, the estimate reads 1 N informatively) ends the probe once the reference leads by
+    force_max_lead_m: from then on the lead only creeps (the admittance law's bound). Without
+    the guard the reference ran on at 10 mm/s (20 mm in 2 s)."""
+    c = ControllerConfig(force_axis=(0.0, 0.0, -1.0), force_setpoint_n=5.0,
+                         force_admittance_m_s_n=0.002, ramp_s=0.0, force_max_lead_m=0.001)
+    ctl = ForceController(robot, c)
+    ctl.set_mode('force_hold', 0.0)
+    ctl.set_enabled(True, 0.0)
+    assert ctl._probe == 'press'
+    for k in range(400):                          # 2 s at 200 Hz, the tool blocked at WORK
+        t = k / 200.0
+        ctl.step(t, WORK, still(t, (0.0, 0.0, 1.0), (0.2, 0.2, 0.2)))
+    lead = ctl.kin.tool_position_m(WORK)[2] - ctl.kin.tool_position_m(ctl.q_ref)[2]
+    assert ctl._probe is None
+    assert 0.0 < lead < 0.004, lead
+    dithered = ForceController(robot, ControllerConfig(dither_amplitude_rad=(0.004,)))
+    dithered.set_enabled(True, 0.0)
+    assert dithered._probe is None                # with dither the estimate needs no probe
