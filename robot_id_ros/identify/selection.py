@@ -15,20 +15,21 @@ taken for model error, not stick-slip). The error is measured above the effort's
 (content above ``NOISE_CUTOFF_HZ``, taken as white noise) so that noise does not hide differences.
 
 The search is greedy, one dimension at a time, over a few candidates each: slow rows left out (with
-stick-slip read, each cut with and without the Stribeck column), derivative method and cut-off,
-velocity source, torque filter, weighting (from the same normal equations), friction structure (one
-toggle at a time), physical consistency. A candidate replaces the current choice only when it
-lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the lowest wins then). A pass that
-switches physical consistency (chosen last) is followed by another (at most ``MAX_PASSES``), so
-that the other options are chosen for the fit that is made, e.g. the derivative cut-off for a
-physically consistent fit; that pass starts every other option again from its default, so that
-a choice made for the other fit does not keep the incumbent's ``MIN_IMPROVEMENT`` margin (on the
-real LWR4+ the first pass left slow rows out for the unconstrained fit, and that choice, within
-1 % under the constraint, survived it). The LMI problem of physical consistency is compiled once
-per structure and solved again per fold (identify/consistency.py). The signals are prepared once
-per cut-off and velocity source and decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each
-candidate costs one regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI solves for
-physical consistency).
+stick-slip read, each cut with and without the Stribeck column; with the slow rows kept, each
+velocity scale of the Coulomb term's smooth sign), derivative method and cut-off, velocity source,
+torque filter, weighting (from the same normal equations), friction structure (one toggle at a
+time, then the smooth sign's velocity scale again), physical consistency. A candidate replaces the
+current choice only when it lowers the held-out error by more than ``MIN_IMPROVEMENT`` (the lowest
+wins then). A pass that switches physical consistency (chosen last) is followed by another (at most
+``MAX_PASSES``), so that the other options are chosen for the fit that is made, e.g. the derivative
+cut-off for a physically consistent fit; that pass starts every other option again from its
+default, so that a choice made for the other fit does not keep the incumbent's ``MIN_IMPROVEMENT``
+margin (on the real LWR4+ the first pass left slow rows out for the unconstrained fit, and that
+choice, within 1 % under the constraint, survived it). The LMI problem of physical consistency is
+compiled once per structure and solved again per fold (identify/consistency.py). The signals are
+prepared once per cut-off and velocity source and decimated to at most ``SEARCH_MAX_SAMPLES``
+samples; each candidate costs one regressor evaluation and ``FOLDS`` small solves (``FOLDS`` LMI
+solves for physical consistency).
 """
 from __future__ import annotations
 
@@ -54,9 +55,13 @@ from robot_id_ros.model.regressor import Regressor
 # the options the search may choose; a caller giving one fixes it
 SEARCHED = ('min_velocity_rad_s', 'derivative_method', 'cutoff_hz', 'velocity_source',
             'torque_filter', 'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia',
-            'stribeck_column', 'physical_consistency')
+            'stribeck_column', 'sign_velocity_rad_s', 'physical_consistency')
 # the friction-structure toggles, in the order they are tried
 STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
+# candidates (rad/s) of the velocity scale of the Coulomb term's smooth sign tanh(qd / v),
+# besides the default (SIGN_VELOCITY_RAD_S_DEFAULT): friction that turns over smoothly near zero
+# velocity (lubricated gears, simulators' laws) fits a wider scale, an exact sign a narrow one
+SIGN_VELOCITY_GRID_RAD_S = (0.002, 0.005, 0.02, 0.05, 0.1)
 # derivative cut-off candidates (Hz), besides the built-in default (None); those above
 # MAX_CUTOFF_RATE_FRACTION of the sample rate are left out
 CUTOFF_GRID_HZ = (2.0, 5.0, 10.0, 20.0, 40.0)
@@ -433,13 +438,21 @@ def _search_pair(search, cands, cur, dimension, name, values, key_of):
 
 
 def _search_structure(search, cands, cur, given):
-    """Toggle each friction-structure option in turn; keep a toggle that lowers the error."""
+    """Toggle each friction-structure option in turn; keep a toggle that lowers the error.
+
+    Then the smooth sign's velocity scale, among ``SIGN_VELOCITY_GRID_RAD_S``.
+    """
     for name in STRUCTURE:
         if name in given or (name == 'stribeck_column' and not cur.friction):
             continue
         val = getattr(cur, name)
         cur, _ = _choose(search, cands, 'friction structure', cur,
                          [{name: val}, {name: not val}])
+    if 'sign_velocity_rad_s' not in given and cur.friction:
+        v0 = cur.sign_velocity_rad_s
+        cur, _ = _choose(search, cands, 'friction sign velocity', cur,
+                         [{'sign_velocity_rad_s': v} for v in
+                          (v0,) + tuple(v for v in SIGN_VELOCITY_GRID_RAD_S if v != v0)])
     return cur
 
 
@@ -453,6 +466,11 @@ def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
         if stick and 'stribeck_column' not in given and cur.friction:
             # the Stribeck term lives in the slow rows: each cut with and without it
             variants += [dict(v, stribeck_column=not cur.stribeck_column) for v in variants]
+        if 'sign_velocity_rad_s' not in given and cur.friction:
+            # the smooth sign's scale shapes the slow rows' fit: with them kept, each scale
+            variants += [dict(v, sign_velocity_rad_s=sv) for v in variants
+                         if v['min_velocity_rad_s'] == 0.0 for sv in SIGN_VELOCITY_GRID_RAD_S
+                         if sv != cur.sign_velocity_rad_s]
         cur, _ = _choose(search, cands, 'slow rows left out', cur, variants,
                          score_velocity_rad_s=SCORE_VELOCITY_RAD_S)
     cur = _search_signals(search, cands, cur, given, rate_hz, has_velocity)
