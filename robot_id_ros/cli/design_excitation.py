@@ -152,6 +152,14 @@ def run(args) -> int:
         if args.plot:
             plot_trajectory(res.trajectory, outputs.temp(args.plot), limits)
     c = res.constraints
+    d = res.trajectory.design
+    if d.get('start_pose_note'):
+        print(d['start_pose_note'])
+    if d.get('time_scale'):
+        print(f'no design of period {d["period_designed_s"]:g} s stayed within '
+              f'{100 * args.max_torque_fraction:.0f} % of the torque limits: the best one '
+              f'(seed {seed}) is slowed {d["time_scale"]:g}x, period '
+              f'{res.trajectory.period_s:g} s')
     print(f'wrote {out}')
     print(
         f'condition number {res.cond:.5g} (random start {res.initial_cond:.5g}), '

@@ -63,6 +63,7 @@ optimisation, the drives' torque check, the plot), which re-exports the names of
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -99,6 +100,10 @@ REPAIR_BISECTIONS = 10                      # steps of the line search back to t
 PEAK_TORQUE_SAMPLES = 2000                  # peak_torque_fraction's grid over one period
 FIGURE_SIZE_IN = (10, 9)                    # plot_trajectory
 FIGURE_DPI = 100
+
+
+# design_within_torque slows the best design by these factors when no seed is within the torque
+TIME_SCALE_FACTORS = (1.25, 1.5, 2.0, 3.0)
 
 
 @dataclass
@@ -293,6 +298,8 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
         'limits': limits.to_dict(), 'constraints_dense_grid': rep, 'optimisation_time_s': elapsed,
         'seed': seed, 'restarts': restarts, 'urdf_sha256': robot.urdf_sha256,
     }
+    if prob.start_note:
+        design['start_pose_note'] = prob.start_note
     traj = prob.trajectory(x, design)
     search.emit('done', restarts - 1, search.iterations, x)
     return ExcitationResult(traj, cond, logdet, search.initial_cond, criterion, search.iterations,
@@ -360,12 +367,39 @@ def design_within_torque(robot: RobotModel, regressor_options=RegressorOptions()
             return res, peak, per_joint, seed + k
         if report is not None:
             report(seed + k, peak)
-        if best is None or peak < best:
-            best = peak
+        if best is None or peak < best[1]:
+            best = (res, peak, seed + k)
+    for factor in TIME_SCALE_FACTORS:     # the best design, slower: the same path
+        res = time_scaled(robot, best[0], factor, regressor_options)
+        peak, per_joint = peak_torque_fraction(robot, res.trajectory, friction=friction)
+        if peak <= max_torque_fraction:
+            return res, peak, per_joint, best[2]
     raise ExcitationError(f'no design within {100 * max_torque_fraction:.0f} % of the drives\' '
-                          f'torque limits in {attempts} attempts (best {100 * best:.0f} %): lower '
-                          '--velocity-fraction / --acceleration-fraction or --position-fraction, '
-                          'or raise --max-torque-fraction')
+                          f'torque limits in {attempts} attempts (best {100 * best[1]:.0f} %), '
+                          f'nor the best one slowed {TIME_SCALE_FACTORS[-1]:g}x ({100 * peak:.0f} '
+                          '%: gravity alone needs that much along its path): lower '
+                          '--position-fraction, choose another --start-pose, or raise '
+                          '--max-torque-fraction')
+
+
+def time_scaled(robot: RobotModel, res: ExcitationResult, factor,
+                regressor_options=RegressorOptions()):
+    """Return ``res`` run ``factor`` times slower: the same path, period x factor.
+
+    q(t) keeps its values at t x factor (a / factor, b / factor), so the position band and the
+    floor stay satisfied; velocities fall by ``factor`` and accelerations by its square, which
+    lowers the inertial and Coriolis torque (not gravity). The condition number is recomputed;
+    the design records the factor under ``time_scale``.
+    """
+    tr = res.trajectory
+    design = dict(tr.design, time_scale=float(factor), period_designed_s=tr.period_s)
+    traj = FourierTrajectory(tr.joint_names, tr.period_s * factor, tr.a / factor,
+                             tr.b / factor, tr.q0, design, tr.robot_name)
+    cond, logdet = trajectory_measures(robot, traj, regressor_options, res.observation_samples)
+    c = dict(res.constraints, velocity_ratio=res.constraints['velocity_ratio'] / factor,
+             acceleration_ratio=res.constraints['acceleration_ratio'] / factor ** 2)
+    design.update(cond=cond, logdet=logdet, constraints_dense_grid=c)
+    return dataclasses.replace(res, trajectory=traj, cond=cond, logdet=logdet, constraints=c)
 
 
 def trajectory_measures(robot: RobotModel, traj: FourierTrajectory,

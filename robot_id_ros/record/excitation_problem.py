@@ -21,6 +21,8 @@ CONSTRAINT_SAMPLES_PER_HARMONIC = 24
 MIN_CONSTRAINT_SAMPLES = 96
 MIN_CONSTRAINT_SAMPLES_PER_HARMONIC = 4
 FAILED_OBJECTIVE = 1e3            # objective of a design whose measures are not finite
+START_POSE_CANDIDATES = 4000      # random poses searched for a default start above the floor
+START_CLEARANCE_FRACTION = 0.15   # of the tool's height range over them: room to move
 SCALE_BACKOFF = 1e-9              # max_feasible_scale keeps this relative distance from a limit
 FLOOR_SCALE_STEP = 0.95           # and shrinks by this factor while the tool is below the floor,
 FLOOR_SCALE_TRIES = 60            # at most this many times
@@ -109,9 +111,9 @@ class ExcitationProblem:
     def _start_pose(self, q_start):
         """Return the start pose (default the band's middle), checked against band and floor."""
         robot, lim, n = self.robot, self.limits, self.n
+        self.start_note = ''
         if q_start is None:
-            q_start = np.where(np.isfinite(lim.q_lower + lim.q_upper),
-                               0.5 * (lim.q_lower + lim.q_upper), 0.0)
+            q_start = self._default_start_pose()
         q_start = per_joint(q_start, n, 'start pose')
         outside = [f'{robot.joint_names[i]} ({q_start[i]:.3f} not in [{lim.q_lower[i]:.3f}, '
                    f'{lim.q_upper[i]:.3f}])'
@@ -127,6 +129,39 @@ class ExcitationProblem:
                                       f'floor at {lim.floor_z_m:.3f} m; lower --floor-z or choose '
                                       'another start pose')
         return q_start
+
+    def _default_start_pose(self):
+        """Return the middle of each joint's band, or the pose nearest it that clears the floor.
+
+        An arm whose middle pose holds the tool below the floor (the UR5's zero pose is 5 mm
+        below its base plane) starts instead from the pose, among ``START_POSE_CANDIDATES``
+        drawn uniformly in the band (a fixed seed: the same pose every time), nearest the middle
+        (distance in fractions of each band) with the tool ``START_CLEARANCE_FRACTION`` of the
+        tool's height range over the candidates above the floor, room for the trajectory to
+        move; ``start_note`` says so.
+        """
+        lim = self.limits
+        finite = np.isfinite(lim.q_lower + lim.q_upper)
+        middle = np.where(finite, 0.5 * (lim.q_lower + lim.q_upper), 0.0)
+        if lim.floor_z_m is None or tool_heights(self.robot, middle[None])[0] >= lim.floor_z_m:
+            return middle
+        lo = np.where(finite, lim.q_lower, middle - np.pi)
+        hi = np.where(finite, lim.q_upper, middle + np.pi)
+        Q = np.random.default_rng(0).uniform(lo, hi, (START_POSE_CANDIDATES, self.n))
+        z = tool_heights(self.robot, Q)
+        reach = float(np.max(np.abs(z - tool_heights(self.robot, middle[None])[0])))
+        ok = z >= lim.floor_z_m + START_CLEARANCE_FRACTION * reach
+        if not ok.any():
+            return middle       # _start_pose names the problem and the fix
+        dist = np.sum(((Q - middle) / np.maximum(hi - lo, 1e-9)) ** 2, axis=1)
+        k = int(np.flatnonzero(ok)[np.argmin(dist[ok])])
+        self.start_note = (
+            f'start pose: the middle of the joint ranges puts the tool '
+            f'{lim.floor_z_m - tool_heights(self.robot, middle[None])[0]:.3f} m below the floor '
+            f'at {lim.floor_z_m:.3f} m; starting from the nearest pose with the tool '
+            f'{z[k] - lim.floor_z_m:.3f} m above it ('
+            + ', '.join(f'{v:.3f}' for v in Q[k]) + ' rad; --start-pose to choose another)')
+        return Q[k]
 
     # --- parametrisation ----------------------------------------------------------------
     def _bases(self, t):

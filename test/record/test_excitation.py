@@ -124,6 +124,50 @@ def test_other_arm_ur5():
     assert res.constraints['ok'] and np.isfinite(res.cond) and res.trajectory.n == 6
 
 
+def test_a_design_over_the_torque_limit_is_slowed_into_it(robot):
+    kw = dict(period_s=10.0, harmonics=3, max_iterations=5)
+    res = E.design_excitation(robot, RegressorOptions(), seed=3, **kw)
+    peaks = {k: E.peak_torque_fraction(robot, E.time_scaled(robot, res, k).trajectory)[0]
+             for k in (1.0, 1.25, 1.5)}
+    assert peaks[1.0] > peaks[1.25] > peaks[1.5]
+    fraction = 0.5 * (peaks[1.25] + peaks[1.5])
+    got, peak, _, seed = E.design_within_torque(robot, RegressorOptions(), attempts=1, seed=3,
+                                                max_torque_fraction=fraction, **kw)
+    tr, t = got.trajectory, np.linspace(0.0, 10.0, 50, endpoint=False)
+    assert seed == 3 and tr.period_s == 15.0 and tr.design['time_scale'] == 1.5
+    assert peak == pytest.approx(peaks[1.5]) and peak <= fraction
+    q0, qd0, qdd0 = res.trajectory.evaluate(t)
+    q1, qd1, qdd1 = tr.evaluate(1.5 * t)           # the same path, 1.5x slower
+    np.testing.assert_allclose(q1, q0, atol=1e-12)
+    np.testing.assert_allclose(qd1, qd0 / 1.5, atol=1e-12)
+    np.testing.assert_allclose(qdd1, qdd0 / 1.5 ** 2, atol=1e-12)
+    assert got.cond == pytest.approx(E.trajectory_measures(robot, tr)[0])
+    assert got.constraints['velocity_ratio'] == pytest.approx(
+        res.constraints['velocity_ratio'] / 1.5)
+
+
+def test_a_default_start_pose_below_the_floor_is_moved_above_it(robot):
+    from robot_id_ros.model.robot import RobotModel
+    from robot_id_ros.record.excitation_limits import tool_heights
+    from robot_id_ros.record.excitation_problem import ExcitationProblem
+    from robots import ur5 as ur5_urdf
+
+    ur5 = RobotModel(ur5_urdf()[0])
+    lim = E.ExcitationLimits.from_robot(ur5, floor_z_m=0.0)
+    middle = 0.5 * (lim.q_lower + lim.q_upper)
+    assert tool_heights(ur5, middle[None])[0] < 0.0     # UR5's zero pose: 5 mm below its base
+    prob = ExcitationProblem(ur5, RegressorOptions(), 10.0, 2, lim)
+    assert tool_heights(ur5, prob.q_start[None])[0] > 0.1
+    assert np.all((prob.q_start >= lim.q_lower) & (prob.q_start <= lim.q_upper))
+    assert 'below the floor' in prob.start_note and '--start-pose' in prob.start_note
+    res = E.design_excitation(ur5, RegressorOptions(), 10.0, 2, max_iterations=5, seed=0)
+    assert res.constraints['ok'] and res.constraints['floor_clearance_m'] >= 0.0
+    assert 'start_pose_note' in res.trajectory.design
+    youbot = ExcitationProblem(robot, RegressorOptions(), 10.0, 2)    # its middle is above
+    assert youbot.start_note == '' and np.allclose(
+        youbot.q_start, 0.5 * (youbot.limits.q_lower + youbot.limits.q_upper))
+
+
 # ------------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize('kwargs,match', [
     (dict(harmonics=1), 'at least 2 harmonics'),
@@ -189,7 +233,7 @@ def test_peak_torque_and_redesign_within_the_drive_limits(robot, design):
                                               attempts=2, seed=3,
                                               report=lambda s, x: rejected.append(s), **kw)
     assert p <= 5.0 and seed == 3 and not rejected
-    with pytest.raises(ExcitationError, match='no design within 1 %.*lower --velocity-fraction'):
+    with pytest.raises(ExcitationError, match='no design within 1 %.*nor the best one slowed 3x'):
         E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=0.01, attempts=2,
                                seed=3, report=lambda s, x: rejected.append(s), **kw)
     assert rejected == [3, 4]
