@@ -55,6 +55,11 @@ DEFAULT_MIN_VELOCITY_RAD_S = 0.02
 # without a sidecar, a recording whose static holds average at least this fraction of its samples
 # is taken as static poses, else as a trajectory
 STATIC_SAMPLE_FRACTION = 0.1
+# ... and its holds are at this many distinct poses at least (a pose differs from another by more
+# than DISTINCT_POSE_RAD on some joint): fewer cannot separate the payload's mass and COM, and a
+# trajectory that starts and ends at rest has its holds at one or two poses
+STATIC_MIN_POSES = 3
+DISTINCT_POSE_RAD = 0.05
 INERTIA_NAMES = ('ixx', 'ixy', 'iyy', 'ixz', 'iyz', 'izz')
 
 
@@ -424,7 +429,8 @@ def recording_kind(series: JointStateSeries, options: IdentificationOptions, sid
 
     Returns:
         The kind and, for 'static', the ``StaticPoses``. Without a sidecar the recording is static
-        when its holds (``static_poses``) average ``STATIC_SAMPLE_FRACTION`` of its samples.
+        when its holds (``static_poses``) average ``STATIC_SAMPLE_FRACTION`` of its samples at
+        ``STATIC_MIN_POSES`` distinct poses at least.
     """
     kind = (sidecar or {}).get('kind')
     if kind == 'trajectory':
@@ -436,7 +442,18 @@ def recording_kind(series: JointStateSeries, options: IdentificationOptions, sid
     except IdentificationError:
         return 'trajectory', None
     averaged = holds.samples.sum() / max(len(series.t_s), 1)
-    return ('static', holds) if averaged >= STATIC_SAMPLE_FRACTION else ('trajectory', None)
+    if averaged < STATIC_SAMPLE_FRACTION or _distinct_poses(holds.q) < STATIC_MIN_POSES:
+        return 'trajectory', None     # e.g. a motion that starts and ends at rest at one pose
+    return 'static', holds
+
+
+def _distinct_poses(q_rad):
+    """Return how many of the holds' poses (P, n) differ by ``DISTINCT_POSE_RAD`` on some joint."""
+    kept = []
+    for q in np.asarray(q_rad, dtype=float):
+        if all(np.max(np.abs(q - k)) > DISTINCT_POSE_RAD for k in kept):
+            kept.append(q)
+    return len(kept)
 
 
 def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: StaticPoses,

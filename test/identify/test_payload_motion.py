@@ -159,3 +159,37 @@ def test_static_case_is_the_same_fit_at_rest(ur5_world):
     assert _within(r.payload.mass_kg, r.payload.mass_std_kg, MASS_KG)
     assert _within(r.payload.com_m, r.payload.com_std_m, COM_TOOL_M)
     assert abs(r.payload.mass_kg - MASS_KG) < 0.02 * MASS_KG
+
+
+def test_a_motion_that_starts_and_ends_at_rest_is_a_trajectory_not_static_poses():
+    """Without a sidecar, 2 s rests before and after a motion at one pose (10 % of the samples,
+    one distinct pose) must not be taken for static poses (they cannot give a COM); holds at
+    four poses are."""
+    from robot_id_ros.identify.payload import recording_kind
+    from robot_id_ros.io.bags import JointStateSeries
+
+    robot = youbot_model()
+    rate, rng = 200.0, np.random.default_rng(3)
+    q0 = np.array([2.9, 1.6, -1.6, 2.2, 2.9])
+    t_move = np.arange(int(20 * rate)) / rate
+    w = 2 * np.pi * 0.2
+    move = q0 + 0.3 * np.sin(w * t_move)[:, None] * np.sin(np.pi * t_move / 20.0)[:, None]
+    rest = np.tile(q0, (int(2 * rate), 1))
+
+    def series(Q):
+        t = np.arange(len(Q)) / rate
+        QD = np.gradient(Q, 1 / rate, axis=0)
+        E = np.array([robot.gravity_torque(q) for q in Q]) + rng.normal(0, 0.01, Q.shape)
+        stamps = 1_700_000_000 * 10 ** 9 + np.round(t * 1e9).astype(np.int64)
+        return JointStateSeries(robot.joint_names, stamps, Q, QD, E, 'synthetic')
+
+    traj = series(np.vstack([rest, move, rest]))
+    assert recording_kind(traj, IdentificationOptions(), None, robot)[0] == 'trajectory'
+    poses = [q0 + d for d in (0.0, 0.3, -0.3, 0.5)]
+    static = []
+    for a, b in zip(poses, poses[1:] + poses[:1]):
+        static.append(np.tile(a, (int(3 * rate), 1)))
+        s = 0.5 * (1 - np.cos(np.pi * np.arange(int(rate)) / rate))[:, None]
+        static.append(a + s * (b - a))
+    kind, holds = recording_kind(series(np.vstack(static)), IdentificationOptions(), None, robot)
+    assert kind == 'static' and len(holds) >= 4
