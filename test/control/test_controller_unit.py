@@ -206,3 +206,37 @@ def test_contact_probe_of_a_blocked_tool_does_not_wind_up(robot):
     dithered = ForceController(robot, ControllerConfig(dither_amplitude_rad=(0.004,)))
     dithered.set_enabled(True, 0.0)
     assert dithered._probe is None                # with dither the estimate needs no probe
+
+
+def _dither_rad(ctl, cmd):
+    """Return the dither in a running command: the set point minus the reference's."""
+    period = cmd.t_s - ctl._t_prev
+    return cmd.q_rad - (ctl.q_ref + ctl.qd_ref * period)
+
+
+def test_dither_fades_on_a_joint_the_reference_moves(robot):
+    """Joint 1 guided along the arm plane's normal at ~0.1 rad/s against its dither's peak
+    0.004 rad x 2 pi x 4 Hz = 0.1 rad/s would graze zero velocity once a period (and stick):
+    its dither fades out while its reference moves faster than half that, and comes back once
+    the push ends. The null-space dither (joints 2-4, which do not move) stays."""
+    ctl = _running(robot, dither_amplitude_rad=(0.004, 0.0, 0.0, 0.0, 0.0),
+                   dither_null_rad=(0.0, 0.004, 0.004, 0.004, 0.0), dither_frequency_hz=4.0,
+                   max_acceleration_m_s2=10.0)
+    peak = 0.004 * 2.0 * np.pi * 4.0
+
+    def run(t0, t1, force):
+        out = []
+        for k in range(int(round(t0 / 0.005)), int(round(t1 / 0.005))):
+            t = (k + 1) * 0.005
+            cmd = ctl.step(t, WORK, still(t, force))
+            out.append((abs(ctl.qd_ref[0]), _dither_rad(ctl, cmd)))
+        return np.array([s for s, _ in out]), np.array([d for _, d in out])
+
+    _, d = run(0.0, 1.0, (0.0, 0.0, 0.0))                      # at rest: full dither
+    assert np.max(np.abs(d[-50:, 0])) == pytest.approx(0.004, rel=0.02)
+    speed, d = run(1.0, 2.0, (0.0, 10.0, 0.0))                 # pushed along y
+    assert np.min(speed[-50:]) > 0.5 * peak                    # joint 1's reference moves
+    assert np.max(np.abs(d[-50:, 0])) < 1e-5                   # ... without its dither
+    assert np.max(np.abs(d[-50:, 1:4])) > 0.003                # the null-space dither stays
+    _, d = run(2.0, 3.0, (0.0, 0.0, 0.0))                      # the push ends
+    assert np.max(np.abs(d[-50:, 0])) == pytest.approx(0.004, rel=0.02)
