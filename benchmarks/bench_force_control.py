@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'control')
 
 import numpy as np  # noqa: E402
 import scenarios as sc  # noqa: E402
-from cases import NORMAL_AXIS, SEED  # noqa: E402
+from cases import NORMAL_AXIS, SEED, identified_model_path  # noqa: E402
 
 GUIDE_WITHIN_LIMITS_N = 5.0   # a push along -x the youBot's wrist holds at the work pose
 
@@ -58,7 +58,10 @@ def guiding_rows(seed):
         force[axis] = sign * 10.0
         load = np.abs(sc.static_drive_torque_nm(force, seed=seed)) / limits
         j = int(np.argmax(load))
-        print(f'{"":4s}speed / (A F) {r["plain_ratio"]:.2f}; across the push '
+        band_n = r['dead_band_n']
+        print(f'{"":4s}speed / (A F) {r["plain_ratio"]:.2f}; mean dead band {band_n:.1f} N'
+              + (' (near the push: the ratio above is ill-conditioned)' if band_n > 5.0 else '')
+              + '; across the push '
               f'{r["across_m_s"] * 1e3:.2f} mm/s; holding the push at the work pose takes '
               f'{load[j]:.2f} x joint {j + 1}\'s drive limit'
               + (' (beyond it)' if load[j] > 1.0 else ''))
@@ -118,7 +121,11 @@ def main():
                     'the model identified from it is fitted on first use and cached')
     a = ap.parse_args()
     t0 = time.perf_counter()
-    print(f'simulated youBot seed {a.seed}')
+    path = identified_model_path(a.seed)
+    created = next((ln.split(':', 1)[1].strip() for ln in path.read_text().splitlines()
+                    if ln.startswith('created:')), '?').strip("'\"")
+    print(f'simulated youBot seed {a.seed}; identified model {path} (fitted {created}; cached: '
+          "delete it to refit with today's identification code)")
     print(f'{"figure":58s} {"measured":>16s}  {"target":>12s}')
     safety_rows(a.seed)
     if not a.quick:
