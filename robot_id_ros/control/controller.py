@@ -90,17 +90,22 @@ RELAXED_RAD = 1e-4
 # ~60 ms in every 250 ms; stuck, only its stiction band bounds the force along the normal, the
 # estimate's sigma there rose to 2-8 N, the dead band (3 sigma) swallowed the 10 N push, the
 # command collapsed, and the tool moved at 17-83 % of admittance x push in a stick-slip
-# cycle. So the dither of a joint fades out (over one dither period) once its reference speed
-# exceeds DITHER_OFF_RATIO x its dither's peak speed (below that the dithered velocity reverses
-# firmly each period; undithered above it, it never reaches zero) and back in below
-# DITHER_ON_RATIO x (hysteresis: no chatter).
+# cycle (5-7 N pushes too: 0.2-0.5 x). So a joint's dither is switched off once its reference
+# moves faster than DITHER_OFF_RATIO x the dither's peak speed (joint 1: 0.01 rad/s, 3 mm/s at
+# the tool; it slides on its own from there), at the next zero crossing of the dither's
+# displacement (at most half a period on; the set point stays continuous, the joint's velocity
+# steps from qd_ref +- a w to qd_ref). Faded out over a period instead, it grazed zero on the
+# way and 7 N pushes stayed in the cycle (waiting for the crossing where the dither's velocity
+# is along the reference's, up to a period, gave the same figures as the next crossing). It comes
+# back, fading in over one period, once the reference is below DITHER_ON_RATIO x (hysteresis:
+# no chatter); below that the dithered velocity reverses firmly, as at rest.
 # The null-space dither stays: it moves joints 2-4 together (faded per joint it would move the
 # tool), and x and z are sensed by several joints (one stuck does not blind the estimate: those
 # rows were 0.9-1.0 of the law with it). Faded as one (tried), it changed only rows that passed:
 # seed 1's 5 N push along -x (the wrist at 0.85 x its drive limit) fell from 0.94 to 0.83 x the
 # law, seed 7's force hold with dither from 0.18 to 0.39 N RMS.
-DITHER_OFF_RATIO = 0.5
-DITHER_ON_RATIO = 0.25
+DITHER_OFF_RATIO = 0.1
+DITHER_ON_RATIO = 0.05
 
 
 @dataclass
@@ -173,6 +178,7 @@ class ForceController:
         self._probe = None           # force_hold: 'press', 'release' or None (see _probe_velocity)
         self._gate = np.ones(self.n)       # dither fade per joint (DITHER_OFF_RATIO), in [0, 1]
         self._gate_on = np.ones(self.n, dtype=bool)
+        self._half_period = None           # the dither's half period at the last step
 
     # --- commands from outside ---------------------------------------------------------------
     def set_enabled(self, on: bool, t_s: float):
@@ -185,6 +191,7 @@ class ForceController:
             self._t_ramp = self._t_dither = float(t_s)
             self.q_ref = None          # taken from the measured joints at the next step
             self._gate, self._gate_on = np.ones(self.n), np.ones(self.n, dtype=bool)
+            self._half_period = None
             self._new_contact()
             self._s_prev, self._s_speed = None, 0.0
         self.enabled = bool(on)
@@ -399,16 +406,27 @@ class ForceController:
         return self._command(t_s, dt, ramp, '', jv.unreachable_m_s)
 
     def _fade_dither(self, dt):
-        """Fade the per-joint dither of joints the reference moves out, and back in."""
+        """Switch the per-joint dither off on joints the reference moves, on on resting ones.
+
+        Off (DITHER_OFF_RATIO) at once, at the next zero crossing of the dither's displacement
+        (the set point stays continuous; the joint's velocity steps to qd_ref, away from zero).
+        On (DITHER_ON_RATIO) over one dither period.
+        """
         c = self.config
         w = 2.0 * math.pi * c.dither_frequency_hz
         speed = np.abs(self.qd_ref)
-        step = dt * c.dither_frequency_hz          # a full fade takes one dither period
         a = c.dither_rad(self.n)
         peak = np.where(a > 0.0, a * w, np.inf)
         self._gate_on = np.where(speed > DITHER_OFF_RATIO * peak, False,
                                  np.where(speed < DITHER_ON_RATIO * peak, True, self._gate_on))
-        self._gate = np.clip(self._gate + np.where(self._gate_on, step, -step), 0.0, 1.0)
+        phase = w * (self._t_prev + SETPOINT_LEAD_STEPS * dt - self._t_dither)
+        half = math.floor(phase / math.pi)
+        crossed = self._half_period is not None and half != self._half_period
+        self._half_period = half
+        off = ~self._gate_on & crossed
+        self._gate = np.where(off, 0.0, np.where(
+            self._gate_on, np.minimum(self._gate + dt * c.dither_frequency_hz, 1.0),
+            self._gate))
 
     def _stop(self, t_s, dt, reason, q_meas):
         c = self.config

@@ -74,26 +74,27 @@ def test_hand_guiding_along_the_normal_with_dither_within_20_percent():
     assert abs(r['ratio'] - 1.0) <= 0.2, r
 
 
-@pytest.mark.parametrize('sign', [1.0, -1.0])
-def test_hand_guiding_along_the_normal_keeps_joint_1_sliding(sign):
-    """A 10 N push along the arm plane's normal (joint 1 alone senses and makes it) moves the
-    tool at the admittance law's speed, admittance x push, within 20 %, without stopping. With
-    the dither's 0.10 rad/s peak on joint 1 against its 0.12 rad/s guided speed, joint 1 stuck
-    once a dither period: the estimate's sigma along the normal rose, the dead band (3 sigma)
-    swallowed the push and the tool went in a stick-slip cycle at 0.68 x the law on this arm
-    (0.17-0.20 x on seed 5, whose quieter model damps the stuck normal further)."""
+@pytest.mark.parametrize('sign, push_n', [(1.0, PUSH_N), (-1.0, PUSH_N), (1.0, 7.0)])
+def test_hand_guiding_along_the_normal_keeps_joint_1_sliding(sign, push_n):
+    """A push along the arm plane's normal (joint 1 alone senses and makes it) moves the tool
+    at the admittance law's speed, admittance x push, within 20 %, without stopping. With the
+    dither's 0.10 rad/s peak on joint 1 against its 0.12 rad/s guided speed (10 N), joint 1
+    stuck once a dither period: the estimate's sigma along the normal rose, the dead band
+    (3 sigma) swallowed the push and the tool went in a stick-slip cycle at 0.68 x the law on
+    this arm (0.17-0.20 x on seed 5, whose quieter model damps the stuck normal further); 7 N:
+    0.49 x, and 0.51 x with the dither faded out over a period instead of switched off."""
     loop = make_loop()
     t0 = loop.arm.t
-    tr = loop.run(3.0, Script(hand=sc.push(NORMAL_AXIS, t0 + 0.5, sign * PUSH_N),
+    tr = loop.run(3.0, Script(hand=sc.push(NORMAL_AXIS, t0 + 0.5, sign * push_n),
                               at={t0: enable('hand_guiding')}))
     c = loop.controller.config
     k = tr['t_s'] > t0 + 1.5
     v_m_s = sign * tr['tool_velocity_m_s'][k, NORMAL_AXIS]
-    law_m_s = c.admittance_m_s_n * PUSH_N
+    law_m_s = c.admittance_m_s_n * push_n
     assert abs(v_m_s.mean() / law_m_s - 1.0) <= 0.2, (v_m_s.mean(), law_m_s)
     assert v_m_s.min() > 0.5 * law_m_s, v_m_s.min()      # no stick phase
     band_n = c.dead_band_sigma * tr['sigma_n'][k, NORMAL_AXIS]
-    assert band_n.max() < 0.2 * PUSH_N, band_n.max()     # the estimate stays informative
+    assert band_n.max() < 0.2 * push_n, band_n.max()     # the estimate stays informative
 
 
 def test_hand_guiding_along_minus_x_within_the_drive_limits():
