@@ -7,8 +7,10 @@ Made the way the project's own simulator identification is made
 run of a designed trajectory on ``SimulatedArm(SimConfig(seed))``, fitted with the demo's
 options (``SIM_OPTIONS``). The fit takes a minute or two, so the model file is cached under
 ``.cache/control/`` of the checkout (or ``$ROBOT_ID_CACHE_DIR``) and reused; the cache key is the
-seed and the number of periods.
+seed, the number of periods and a hash of the code that makes the model (the simulator, the
+model, identification and this file), so a change there fits it anew.
 """
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -27,6 +29,17 @@ def cache_dir() -> Path:
     return d
 
 
+def code_hash() -> str:
+    """Return 12 hex digits of the SHA-256 of the sources the identified model depends on."""
+    h = hashlib.sha256()
+    files = [Path(__file__), ROOT / 'test' / 'core' / 'test_identification_sim.py']
+    for sub in ('sim', 'model', 'identify'):
+        files += sorted((ROOT / 'robot_id_ros' / sub).glob('*.py'))
+    for f in files:
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def identified_model_path(seed: int = SEED, periods: int = PERIODS) -> Path:
     """Return the model file identified on the simulated youBot ``seed``; fit it if not cached.
 
@@ -37,7 +50,7 @@ def identified_model_path(seed: int = SEED, periods: int = PERIODS) -> Path:
     Returns:
         Path of the model file (``robot_id_ros.io.model_file`` format).
     """
-    path = cache_dir() / f'youbot_sim_seed{seed}_p{periods}.yaml'
+    path = cache_dir() / f'youbot_sim_seed{seed}_p{periods}_{code_hash()}.yaml'
     if path.is_file():
         return path
     from test_identification_sim import SIM_OPTIONS, design, run_excitation
