@@ -34,16 +34,22 @@ def test_nothing_moves_until_enabled():
     assert np.linalg.norm(loop.tool_state()[0] - start) < 3e-3
 
 
+def _guided(axis, force_n, seconds):
+    """Hand guiding from rest: a push of ``force_n`` (N, signed) along base axis ``axis`` from
+    0.5 s on; return (loop, trace, rows from 1.5 s on: the settled guiding)."""
+    loop = make_loop()
+    t0 = loop.arm.t
+    tr = loop.run(seconds, Script(hand=sc.push(axis, t0 + 0.5, force_n),
+                                  at={t0: enable('hand_guiding')}))
+    return loop, tr, tr['t_s'] > t0 + 1.5
+
+
 @pytest.mark.parametrize('axis, sign', [(0, 1.0), (NORMAL_AXIS, 1.0), (2, -1.0)])
 def test_hand_guiding_follows_the_admittance_law(axis, sign):
     """The tool moves along the push at admittance x (estimate - dead band): the controller
     realises its law within 10 %; against the true push the figure is in the benchmark."""
-    loop = make_loop()
-    t0 = loop.arm.t
-    tr = loop.run(3.0, Script(hand=sc.push(axis, t0 + 0.5, sign * PUSH_N),
-                              at={t0: enable('hand_guiding')}))
+    loop, tr, k = _guided(axis, sign * PUSH_N, 3.0)
     c = loop.controller.config
-    k = tr['t_s'] > t0 + 1.5
     v = sign * tr['tool_velocity_m_s'][k].mean(axis=0)
     law = sign * c.admittance_m_s_n * np.mean(
         [dead_band(f, c.dead_band_sigma * s)[axis] for f, s in
@@ -58,11 +64,7 @@ def test_estimate_reads_a_push_along_x_while_guiding():
     """A 10 N push along x (joints 2-4 moving at ~0.2 rad/s): the estimate reads it within
     0.5 N. With set points one step ahead the drive torque rippled at the set-point rate in
     phase with the samples and the estimate read ~8 N."""
-    loop = make_loop()
-    t0 = loop.arm.t
-    tr = loop.run(2.5, Script(hand=sc.push(0, t0 + 0.5, PUSH_N),
-                              at={t0: enable('hand_guiding')}))
-    k = tr['t_s'] > t0 + 1.5
+    _, tr, k = _guided(0, PUSH_N, 2.5)
     assert np.mean(tr['tool_velocity_m_s'][k, 0]) > 0.02          # the tool moves
     assert abs(np.mean(tr['force_est_n'][k, 0]) - PUSH_N) < 0.5, np.mean(tr['force_est_n'][k], 0)
 
@@ -83,12 +85,8 @@ def test_hand_guiding_along_the_normal_keeps_joint_1_sliding(sign, push_n):
     (3 sigma) swallowed the push and the tool went in a stick-slip cycle at 0.68 x the law on
     this arm (0.17-0.20 x on seed 5, whose quieter model damps the stuck normal further); 7 N:
     0.49 x, and 0.51 x with the dither faded out over a period instead of switched off."""
-    loop = make_loop()
-    t0 = loop.arm.t
-    tr = loop.run(3.0, Script(hand=sc.push(NORMAL_AXIS, t0 + 0.5, sign * push_n),
-                              at={t0: enable('hand_guiding')}))
+    loop, tr, k = _guided(NORMAL_AXIS, sign * push_n, 3.0)
     c = loop.controller.config
-    k = tr['t_s'] > t0 + 1.5
     v_m_s = sign * tr['tool_velocity_m_s'][k, NORMAL_AXIS]
     law_m_s = c.admittance_m_s_n * push_n
     assert abs(v_m_s.mean() / law_m_s - 1.0) <= 0.2, (v_m_s.mean(), law_m_s)
