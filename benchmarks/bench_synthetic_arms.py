@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / 'test' / 'estimate'))
 sys.path.insert(0, str(ROOT / 'benchmarks'))
 
 from bench_identification_defaults import VARIANTS  # noqa: E402
-from defaults_cases import Case, floor_force_rms, force_rms  # noqa: E402
+from defaults_cases import Case, floor_force_rms, force_rms, wrench_bursts  # noqa: E402
 from robots import example_robot_data_dir  # noqa: E402
 from test_identification import fourier_trajectory, perturbed  # noqa: E402
 
@@ -144,17 +144,6 @@ def write_bag(path, series, extra):
                 list(series.effort[k]) + z))
 
 
-def bursts(t, scale, seed):
-    """Return the true wrench (N, 6): raised-cosine bursts of 2 s every 3 s after the rest."""
-    rng = np.random.default_rng(seed)
-    F = np.zeros((len(t), 6))
-    for t0 in np.arange(REST_S + 0.5, t[-1] - REST_S - 2.0, 3.0):
-        m = (t >= t0) & (t < t0 + 2.0)
-        F[m] = (0.5 * (1 - np.cos(np.pi * (t[m] - t0))))[:, None] * np.asarray(scale) * \
-            rng.uniform(-1, 1, 6)
-    return F
-
-
 def robot_id(*args):
     """Run the ``robot-id`` command of this venv; return (exit code, stdout, stderr, s)."""
     exe = Path(sys.executable).parent / 'robot-id'
@@ -186,7 +175,8 @@ def run_arm(case: ArmCase, tmp: Path, seed=0):
     sigma = 0.01 * peak + 0.002
     series = {}
     for name, (t, Q, QD, QDD) in runs.items():
-        F = bursts(t, case.wrench_scale, seed + 3) if name == 'contact' else None
+        F = (wrench_bursts(t, case.wrench_scale, seed + 3, REST_S + 0.5, REST_S + 2.0)
+             if name == 'contact' else None)
         series[name] = measured(robot, truth, friction, t, Q, QD, QDD, sigma, rng, F) + (F,)
     for name in ('train', 'held_out'):
         write_bag(tmp / f'{case.name}_{name}', series[name][0], case.extra_joints)

@@ -298,6 +298,11 @@ class ForceController:
         self.pressing_n = (est, used)
         return used
 
+    def _lead_along(self, d, q_meas) -> float:
+        """Return how far the reference's tool is ahead of the measured one along ``d``, m."""
+        return float(d @ (self.kin.tool_position_m(self.q_ref) -
+                          self.kin.tool_position_m(q_meas)))
+
     def _tool_speed_along(self, d, q_meas, dt) -> float:
         """Return the measured tool speed along ``d`` (filtered over TOOL_SPEED_FILTER_S), m/s."""
         s_now = float(d @ self.kin.tool_position_m(q_meas))
@@ -320,8 +325,7 @@ class ForceController:
         (PULL_BACK_S): the drives' integral would otherwise carry the tool past the set force.
         """
         d = unit(self.config.force_axis)
-        lead = float(d @ (self.kin.tool_position_m(self.q_ref) -
-                          self.kin.tool_position_m(q_meas)))
+        lead = self._lead_along(d, q_meas)
         speed = self._tool_speed_along(d, q_meas, dt)
         along = float(d @ v)
         margin = self.config.force_max_lead_m
@@ -359,8 +363,7 @@ class ForceController:
         """
         c = self.config
         d = unit(c.force_axis)
-        lead = float(d @ (self.kin.tool_position_m(self.q_ref) -
-                          self.kin.tool_position_m(q_meas)))
+        lead = self._lead_along(d, q_meas)
         speed_m_s = self._tool_speed_along(d, q_meas, dt)
         if self._probe == 'press' and lead > c.force_max_lead_m and speed_m_s <= MOVING_M_S:
             self._probe = None         # from the next step on, the admittance law's lead bound

@@ -276,17 +276,19 @@ def _reduced_model(full, joint_names, urdf_name):
     renamed for the reduction and get their names back afterwards.
     """
     locked = [i for i in range(1, full.njoints) if full.names[i] not in joint_names]
-    work, renamed = _without_name_clashes(full, set(full.names[1:]))
-    try:
-        model = pin.buildReducedModel(work, locked, pin.neutral(work)) if locked else full
-    except ValueError as exc:
-        raise ModelError(
-            f'URDF {urdf_name}: Pinocchio cannot lock the joints left out of the '
-            f'selection ({exc}); give --joints with every joint of the arm') from exc
-    for i, f in enumerate(model.frames):
-        if f.name in renamed:
-            f.name = renamed[f.name]
-            model.frames[i] = f
+    model = full
+    if locked:
+        work, renamed = _without_name_clashes(full, set(full.names[1:]))
+        try:
+            model = pin.buildReducedModel(work, locked, pin.neutral(work))
+        except ValueError as exc:
+            raise ModelError(
+                f'URDF {urdf_name}: Pinocchio cannot lock the joints left out of the '
+                f'selection ({exc}); give --joints with every joint of the arm') from exc
+        for i, f in enumerate(model.frames):
+            if f.name in renamed:
+                f.name = renamed[f.name]
+                model.frames[i] = f
     # reduced model joint order is tree order; it must be the requested order
     red_names = [model.names[i] for i in range(1, model.njoints)]
     if red_names != joint_names:

@@ -377,7 +377,7 @@ def design_within_torque(robot: RobotModel, regressor_options=RegressorOptions()
     raise ExcitationError(f'no design within {100 * max_torque_fraction:.0f} % of the drives\' '
                           f'torque limits in {attempts} attempts (best {100 * best[1]:.0f} %), '
                           f'nor the best one slowed {TIME_SCALE_FACTORS[-1]:g}x ({100 * peak:.0f} '
-                          '%: gravity alone needs that much along its path): lower '
+                          '%: at that speed the torque is mostly gravity along its path): lower '
                           '--position-fraction, choose another --start-pose, or raise '
                           '--max-torque-fraction')
 

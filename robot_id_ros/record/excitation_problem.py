@@ -143,13 +143,16 @@ class ExcitationProblem:
         lim = self.limits
         finite = np.isfinite(lim.q_lower + lim.q_upper)
         middle = np.where(finite, 0.5 * (lim.q_lower + lim.q_upper), 0.0)
-        if lim.floor_z_m is None or tool_heights(self.robot, middle[None])[0] >= lim.floor_z_m:
+        if lim.floor_z_m is None:
+            return middle
+        z_middle = tool_heights(self.robot, middle[None])[0]
+        if z_middle >= lim.floor_z_m:
             return middle
         lo = np.where(finite, lim.q_lower, middle - np.pi)
         hi = np.where(finite, lim.q_upper, middle + np.pi)
         Q = np.random.default_rng(0).uniform(lo, hi, (START_POSE_CANDIDATES, self.n))
         z = tool_heights(self.robot, Q)
-        reach = float(np.max(np.abs(z - tool_heights(self.robot, middle[None])[0])))
+        reach = float(np.max(np.abs(z - z_middle)))
         ok = z >= lim.floor_z_m + START_CLEARANCE_FRACTION * reach
         if not ok.any():
             return middle       # _start_pose names the problem and the fix
@@ -157,7 +160,7 @@ class ExcitationProblem:
         k = int(np.flatnonzero(ok)[np.argmin(dist[ok])])
         self.start_note = (
             f'start pose: the middle of the joint ranges puts the tool '
-            f'{lim.floor_z_m - tool_heights(self.robot, middle[None])[0]:.3f} m below the floor '
+            f'{lim.floor_z_m - z_middle:.3f} m below the floor '
             f'at {lim.floor_z_m:.3f} m; starting from the nearest pose with the tool '
             f'{z[k] - lim.floor_z_m:.3f} m above it ('
             + ', '.join(f'{v:.3f}' for v in Q[k]) + ' rad; --start-pose to choose another)')

@@ -100,12 +100,21 @@ def motion(arm: Arm, seconds, seed):
 
 def wrench(arm: Arm, t, seed):
     """Return the true wrench (N, 6): raised-cosine bursts of 2 s every 3 s, random directions."""
-    rng = np.random.default_rng(seed + 100)
+    return wrench_bursts(t, arm.wrench_scale, seed + 100)
+
+
+def wrench_bursts(t, scale, seed, start_s=0.5, end_margin_s=2.0):
+    """Return a wrench (N, 6): raised-cosine bursts of 2 s every 3 s from ``start_s`` on.
+
+    Each burst has a random direction (``seed``), its peak per component up to ``scale`` (6,)
+    N and Nm; the last starts ``end_margin_s`` before ``t[-1]`` at the latest.
+    """
+    rng = np.random.default_rng(seed)
     F = np.zeros((len(t), 6))
-    for t0 in np.arange(0.5, t[-1] - 2.0, 3.0):
+    for t0 in np.arange(start_s, t[-1] - end_margin_s, 3.0):
         m = (t >= t0) & (t < t0 + 2.0)
         shape = 0.5 * (1 - np.cos(np.pi * (t[m] - t0)))     # 0 -> 1 -> 0 over 2 s
-        F[m] = shape[:, None] * arm.wrench_scale * rng.uniform(-1, 1, 6)
+        F[m] = shape[:, None] * np.asarray(scale) * rng.uniform(-1, 1, 6)
     return F
 
 
