@@ -152,8 +152,6 @@ class WrenchEstimator:
         self._weighted, self._stiction_mode = c.band_weighting, c.stiction_mode
         self._res_var = (self.residual_std_nm ** 2).tolist()
         self._sw_free = joint_scale_one(self._res_var, [0.0] * self.n)   # no joint in a band
-        q0 = np.zeros(self.n)
-        self._q_is_pin = self.robot.q_pin(q0) is q0     # no continuous joints: q_pin(q) is q
         self.reset()
 
     def _residual_std(self):
@@ -303,7 +301,7 @@ class WrenchEstimator:
             self._restart(reason)
         # per-joint arithmetic on floats (see onesample); an all-zero band skips the band's work
         m, d = self._pm, self._pd
-        qp = q if self._q_is_pin else self.robot.q_pin(q)
+        qp = self.robot.q_pin(q)
         _crba(m, d, qp, _WORLD)     # M and the joint Jacobians (one forward pass)
         M = d.M.copy()
         J = _frame_jacobian(m, d, self._fid, self._ref)

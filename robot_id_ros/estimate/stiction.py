@@ -271,9 +271,6 @@ class StictionFriction:
         self._rest = list(zip(self.v_s.tolist(), friction.offset_nm.tolist(),
                               friction.breakaway_nm.tolist()))
         self._banded = bool((self.v_s > 0).any())
-        # ``one`` in a single loop: the law's terms, v_s and the breakaway per joint
-        self._joint = [t + (vs, brk)
-                       for t, (vs, _, brk) in zip(self._terms, self._rest)]
 
     def __call__(self, qd):
         """Friction at the measured velocity.
@@ -307,29 +304,18 @@ class StictionFriction:
         Returns:
             (point estimate, band half-width): two lists of n floats, Nm.
         """
-        sign_v = self._sign_v
+        tau = law_one(self._terms, qd, self._sign_v)
         if not self._banded:
-            return law_one(self._terms, qd, sign_v), [0.0] * len(qd)
-        point, band = [], []       # law_one's arithmetic and the band's, one joint at a time
-        for v, (fcp, fcn, fv, fo, fs, vss, vs, brk) in zip(qd, self._joint):
-            if sign_v is None:
-                s = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
-            else:
-                s = math.tanh(v / sign_v)
-            t = (fcp * s if s > 0.0 else fcn * s) + fv * v + fo
-            if fs:
-                x = v / vss
-                t += fs * math.exp(-x * x) * s
-            if vs > 0.0:
-                w = abs(v) / vs - 1.0
-                w = 0.0 if w < 0.0 else (1.0 if w > 1.0 else w)
-            else:
-                w = 1.0
-            if sign_v is not None:
+            return tau, [0.0] * len(tau)
+        model_law = self._sign_v is not None
+        point, band = [], []
+        for v, t, (vs, off, brk) in zip(qd, tau, self._rest):
+            w = min(max(abs(v) / vs - 1.0, 0.0), 1.0) if vs > 0.0 else 1.0
+            if model_law:
                 point.append(t)
-                band.append((1.0 - w) * (brk + abs(t - fo)))
+                band.append((1.0 - w) * (brk + abs(t - off)))
             else:
-                point.append(fo + w * (t - fo))
+                point.append(off + w * (t - off))
                 band.append((1.0 - w) * brk)
         return point, band
 
