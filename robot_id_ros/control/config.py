@@ -142,6 +142,11 @@ class ControllerConfig:
                              'config')
         return self
 
+    def dithers(self, n: int) -> bool:
+        """Return whether a dither is set (a joint amplitude or a null-space amplitude)."""
+        return bool(np.any(self.dither_rad(n) != 0.0) or
+                    np.any(self.dither_rad(n, 'dither_null_rad') != 0.0))
+
     def dither_rad(self, n: int, name: str = 'dither_amplitude_rad') -> np.ndarray:
         """Return a dither amplitude setting per joint (n,), rad.
 

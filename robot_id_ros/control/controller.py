@@ -235,9 +235,7 @@ class ForceController:
     def _new_contact(self):
         """Forget the contact line; without dither the next force_hold contact is probed."""
         self.contact.reset()
-        dither = np.any(self.config.dither_rad(self.n) != 0.0) or np.any(
-            self.config.dither_rad(self.n, 'dither_null_rad') != 0.0)
-        self._probe = None if dither else 'press'
+        self._probe = None if self.config.dithers(self.n) else 'press'
 
     def shutdown(self):
         """Stop for good (latched until enabled again)."""
@@ -428,8 +426,7 @@ class ForceController:
         otherwise.
         """
         c = self.config
-        if not (np.any(c.dither_rad(self.n) != 0.0) or
-                np.any(c.dither_rad(self.n, 'dither_null_rad') != 0.0)):
+        if not c.dithers(self.n):
             self._sigmas = []
             return inp
         t = float(inp.stamp_s)
