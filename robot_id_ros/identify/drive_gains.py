@@ -33,7 +33,7 @@ import numpy as np
 import pinocchio as pin
 import scipy.linalg
 
-from robot_id_ros.identify.least_squares import free_columns, structural_base
+from robot_id_ros.identify.least_squares import free_columns, regressor_chunks, structural_base
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.trajectories import motion_mask, prepare_trajectory
 from robot_id_ros.io.model_file import Payload
@@ -412,9 +412,9 @@ def identify_drive_gains(robot: RobotModel, trajectories, options: Identificatio
                            options.min_velocity_scope, options.min_velocity_margin_s)
         x_pay = None if payload is None else payload_parameters(robot, payload)
         every = max(1, total // _GRAVITY_SAMPLES)
-        for s in range(0, len(tr), options.chunk_samples):
-            e = min(len(tr), s + options.chunk_samples)
-            W = reg.stack(tr.q[s:e], tr.qd[s:e], tr.qdd[s:e])
+        for s, e, W in regressor_chunks(
+                reg, tr.q, tr.qd, tr.qdd, options.chunk_samples,
+                tr.lowpassed_like_torque if tr.torque_filter_hz is not None else None):
             B = (W[:, known_idx] @ theta_ref[known_idx]).reshape(e - s, robot.n)
             if x_pay is not None:
                 B = B + (W[:, last] @ x_pay).reshape(e - s, robot.n)

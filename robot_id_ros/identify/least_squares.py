@@ -103,8 +103,31 @@ class NormalEquations:
         return self
 
 
+def regressor_chunks(regressor: Regressor, Q, QD, QDD, chunk=4000, column_filter=None):
+    """Yield (start, end, W) over the run: the regressor of samples start..end-1, sample-major.
+
+    ``column_filter`` ((N, m) -> (N, m), the filter the torque went through): every column
+    passes it over the whole run (parallel filtering); the regressor is then held whole
+    (N * n * p floats) and handed out by chunk.
+    """
+    N = Q.shape[0]
+    if column_filter is None:
+        for s in range(0, N, chunk):
+            e = min(N, s + chunk)
+            yield s, e, regressor.stack(Q[s:e], QD[s:e], QDD[s:e])
+        return
+    n, p = regressor.n, regressor.p
+    whole = np.vstack([regressor.stack(Q[s:s + chunk], QD[s:s + chunk], QDD[s:s + chunk])
+                       for s in range(0, N, chunk)])
+    whole = column_filter(whole.reshape(N, n * p)).reshape(N * n, p)
+    for s in range(0, N, chunk):
+        e = min(N, s + chunk)
+        yield s, e, whole[s * n:e * n].copy()
+
+
 def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), known_values=(),
-               chunk=4000, neq=None, progress=None, mask=None, stribeck_velocities=None):
+               chunk=4000, neq=None, progress=None, mask=None, stribeck_velocities=None,
+               column_filter=None):
     """Accumulate the normal equations of TAU - W[:, known] theta_known = W[:, columns] beta.
 
     Args:
@@ -120,11 +143,13 @@ def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), kno
         stribeck_velocities: Stribeck velocities (rad/s); then one set of normal equations per
             velocity, the Stribeck columns ``fs`` recomputed for each (the rigid-body regressor
             is computed once).
+        column_filter: (N, m) -> (N, m), the filter TAU went through (parallel filtering,
+            ``Trajectory.lowpassed_like_torque``), applied to every regressor column
+            (``regressor_chunks``).
 
     Returns:
         The ``NormalEquations`` (a list of them with ``stribeck_velocities``).
     """
-    N = Q.shape[0]
     known_idx = np.asarray(known_idx, dtype=int)
     multi = stribeck_velocities is not None
     if multi:
@@ -136,23 +161,27 @@ def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), kno
         sv = regressor.options.sign_velocity_rad_s
     else:
         neq = neq if neq is not None else NormalEquations.zeros(regressor.n, len(columns))
-    for s in range(0, N, chunk):
-        e = min(N, s + chunk)
-        W = regressor.stack(Q[s:e], QD[s:e], QDD[s:e])
+    n, p = regressor.n, regressor.p
+
+    def stribeck_columns(qd, vs):
+        return np.tanh(qd / sv) * np.exp(-(qd / vs) ** 2)
+
+    fs_whole = ({vs: column_filter(stribeck_columns(QD, vs)) for vs in stribeck_velocities}
+                if multi and column_filter is not None else None)
+    for s, e, W in regressor_chunks(regressor, Q, QD, QDD, chunk, column_filter):
         m = None if mask is None else mask[s:e]
         variants = [(neq, None)] if not multi else list(zip(neqs, stribeck_velocities))
         for target, vs in variants:
             if vs is not None:
-                qd = QD[s:e]
-                W3 = W.reshape(e - s, regressor.n, regressor.p)
-                W3[:, np.arange(regressor.n), fs_cols] = (np.tanh(qd / sv)
-                                                          * np.exp(-(qd / vs) ** 2))
+                W3 = W.reshape(e - s, n, p)
+                W3[:, np.arange(n), fs_cols] = (stribeck_columns(QD[s:e], vs) if fs_whole is None
+                                                else fs_whole[vs][s:e])
             Y = TAU[s:e]
             if len(known_idx):
                 Y = Y - (W[:, known_idx] @ np.asarray(known_values, float)).reshape(Y.shape)
             target.add(W[:, columns], Y, m)
         if progress is not None:
-            progress(e, N)
+            progress(e, Q.shape[0])
     return neqs if multi else neq
 
 

@@ -39,9 +39,9 @@ class IdentificationOptions:
     # options chosen from the data (identify/selection.py)
     auto_options: bool = setting(
         True, 'choose the processing options not given (slow rows, derivative method and '
-        'cut-off, velocity source, torque filter, weighting, friction structure, physical '
-        'consistency) by blocked cross-validation on the training data; the candidates and '
-        'their held-out errors are printed',
+        'cut-off, velocity source, weighting, friction structure, physical consistency) by '
+        'blocked cross-validation on the training data; the candidates and their held-out '
+        'errors are printed',
         read_only=False)
     # model structure
     friction: bool = setting(True, 'Coulomb and viscous friction per joint', read_only=False)
@@ -116,7 +116,8 @@ class IdentificationOptions:
         None, 'dropped at both ends of non-periodic runs; none: 1 / cutoff', unit='s',
         node=False, aliases=('--trim',))
     torque_filter: bool = setting(
-        False, 'fit the torque low-passed at the position cut-off (parallel filtering)',
+        False, 'fit the torque and every regressor column low-passed at the position cut-off '
+        '(parallel filtering)',
         read_only=False)
     velocity_source: str = setting(
         'position', "'position' (differentiate the positions) or 'measured' (filter and "

@@ -39,8 +39,9 @@ NOISE_VARIANCE_MIN_CYCLES = 4
 class Trajectory:
     """One processed trajectory on a uniform grid.
 
-    t_s (N,) s; q, qd, qdd (N, n) in rad, rad/s, rad/s^2; tau (N, n) torque as recorded, Nm;
-    rate_hz; derivative method; cutoff_hz.
+    t_s (N,) s; q, qd, qdd (N, n) in rad, rad/s, rad/s^2; tau (N, n) torque, Nm, as recorded,
+    or low-passed at ``torque_filter_hz`` (the torque filter); rate_hz; derivative method;
+    cutoff_hz.
     """
 
     t_s: np.ndarray
@@ -57,9 +58,26 @@ class Trajectory:
     noise_variance: np.ndarray | None = None   # per joint, from cycle averaging (eq. 31-32)
     notes: list = field(default_factory=list)
     stamp0_ns: int | None = None   # bag time of t_s = 0, ns
+    torque_filter_hz: float | None = None   # tau low-passed at this cut-off; None: as recorded
 
     def __len__(self):
         return len(self.t_s)
+
+    def lowpassed_like_torque(self, X):
+        """Return (N, m) ``X`` through the filter ``tau`` went through, on the same samples.
+
+        The fit passes every regressor column through it too (parallel filtering), so that the
+        filtered torque and the filtered model stay one linear equation: a filtered effort
+        against an unfiltered friction column would smooth the torque's step at each velocity
+        reversal but not the model's, and bias the joints whose torque is mostly friction.
+        Periodic runs: the Fourier series truncated at ``torque_filter_hz``; others: zero-phase
+        Butterworth. ``X`` unchanged without a torque filter.
+        """
+        if self.torque_filter_hz is None:
+            return X
+        if self.method == 'periodic':
+            return signals.periodic_lowpass(X, self.rate_hz, self.period_s, self.torque_filter_hz)
+        return signals.lowpass_zero_phase(X, self.rate_hz, self.torque_filter_hz)
 
     def decimated(self, max_samples):
         """Return this trajectory with every k-th sample, at most ``max_samples`` samples.
@@ -74,7 +92,8 @@ class Trajectory:
         return Trajectory(self.t_s[s], self.q[s], self.qd[s], self.qdd[s], self.tau[s],
                           self.rate_hz / k, self.method, self.cutoff_hz, self.period_s,
                           self.source, self.cycles, self.noise_variance,
-                          self.notes + [f'decimated by {k}'], self.stamp0_ns)
+                          self.notes + [f'decimated by {k}'], self.stamp0_ns,
+                          self.torque_filter_hz)
 
 
 def motion_mask(qd, rate_hz, min_velocity_rad_s, scope='joint', margin_s=0.0):
@@ -286,17 +305,19 @@ def _periodic_trajectory(r: _Resampled, options: IdentificationOptions, period, 
             QD, QDD, _ = signals.periodic_derivatives(V, rate, period, cutoff)
     except signals.SignalError as exc:
         raise IdentificationError(f'trajectory {source}: {exc}') from exc
+    tr = Trajectory(t, Qf, QD, QDD, TAU, rate, 'periodic', float(cutoff), float(period), source,
+                    cycles, None, r.notes)
     if options.torque_filter:
-        TAU = signals.periodic_lowpass(TAU, rate, period,
-                                       min(2 * cutoff, MAX_CUTOFF_RATE_FRACTION * rate))
+        tr.torque_filter_hz = float(min(2 * cutoff, MAX_CUTOFF_RATE_FRACTION * rate))
+        tr.tau = TAU = tr.lowpassed_like_torque(TAU)
     noise = None
     if cycles >= NOISE_VARIANCE_MIN_CYCLES:
         try:
             noise = np.atleast_1d(signals.cycle_average(TAU, P).noise_variance)
         except signals.SignalError:
             noise = None
-    return Trajectory(t, Qf, QD, QDD, TAU, rate, 'periodic', float(cutoff), float(period), source,
-                      cycles, noise, r.notes)
+    tr.noise_variance = noise
+    return tr
 
 
 def _nonperiodic_trajectory(r: _Resampled, options: IdentificationOptions, method, source):
@@ -311,14 +332,17 @@ def _nonperiodic_trajectory(r: _Resampled, options: IdentificationOptions, metho
             QD, QDD, _ = signals.derivatives(r.V, rate, cutoff, method=method)
     except signals.SignalError as exc:
         raise IdentificationError(f'trajectory {source}: {exc}') from exc
-    if options.torque_filter:
-        TAU = signals.lowpass_zero_phase(TAU, rate, cutoff)
     t = r.t
     trim_s = options.trim_s if options.trim_s is not None else 1.0 / cutoff
     k = min(int(round(trim_s * rate)), len(t) // 10)
     s = slice(k, len(t) - k if k else None)
-    return Trajectory(t[s], Qf[s], QD[s], QDD[s], TAU[s], rate, method, float(cutoff), None,
-                      source, 0, None, r.notes)
+    tr = Trajectory(t[s], Qf[s], QD[s], QDD[s], TAU[s], rate, method, float(cutoff), None,
+                    source, 0, None, r.notes)
+    if options.torque_filter:
+        # after the trim: the regressor is filtered on these samples (lowpassed_like_torque)
+        tr.torque_filter_hz = float(cutoff)
+        tr.tau = tr.lowpassed_like_torque(tr.tau)
+    return tr
 
 
 def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions, sidecar=None,

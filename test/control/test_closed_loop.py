@@ -76,7 +76,8 @@ def test_hand_guiding_along_the_normal_with_dither_within_20_percent():
     assert abs(r['ratio'] - 1.0) <= 0.2, r
 
 
-@pytest.mark.parametrize('sign, push_n', [(1.0, PUSH_N), (-1.0, PUSH_N), (1.0, 7.0)])
+@pytest.mark.parametrize('sign, push_n', [(1.0, PUSH_N), (-1.0, PUSH_N), (1.0, 7.0), (1.0, 5.0),
+                                          (-1.0, 5.0)])
 def test_hand_guiding_along_the_normal_keeps_joint_1_sliding(sign, push_n):
     """A push along the arm plane's normal (joint 1 alone senses and makes it) moves the tool
     at the admittance law's speed, admittance x push, within 20 %, without stopping. With the
@@ -84,7 +85,9 @@ def test_hand_guiding_along_the_normal_keeps_joint_1_sliding(sign, push_n):
     stuck once a dither period: the estimate's sigma along the normal rose, the dead band
     (3 sigma) swallowed the push and the tool went in a stick-slip cycle at 0.68 x the law on
     this arm (0.17-0.20 x on seed 5, whose quieter model damps the stuck normal further); 7 N:
-    0.49 x, and 0.51 x with the dither faded out over a period instead of switched off."""
+    0.49 x, and 0.51 x with the dither faded out over a period instead of switched off. 5 N:
+    0.13-0.23 x while the dead band read the sigma of each sample (it rises whenever the dither
+    stops joint 1); with the smallest sigma of the last dither period, 0.95-0.97 x."""
     loop, tr, k = _guided(NORMAL_AXIS, sign * push_n, 3.0)
     c = loop.controller.config
     v_m_s = sign * tr['tool_velocity_m_s'][k, NORMAL_AXIS]

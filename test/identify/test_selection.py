@@ -13,7 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
 
 from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
-from robot_id_ros.identify.selection import SEARCHED, _search_pair, given_fields  # noqa: E402
+from robot_id_ros.identify.selection import (SEARCHED, _HeldOut, _search_pair,  # noqa: E402
+                                             given_fields)
 from robot_id_ros.io.model_file import load_model  # noqa: E402
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
 from test_identification import synthetic_runs  # noqa: E402
@@ -107,25 +108,58 @@ def test_report_shows_the_selection_table(chosen, tmp_path):
     assert bold == sum(c.chosen for c in chosen.selection.candidates)
 
 
+def _held(ss, yy=(1e4, 1e2), nn=(100.0, 1.0)):
+    """One block's held-out sums of two joints: a big one and a small one (Nm^2)."""
+    return _HeldOut(*(np.array([v], dtype=float) for v in (ss, yy, nn)))
+
+
+class _Search:
+    """A search whose held-out sums per weighting are given."""
+
+    pass_index = 1
+
+    def __init__(self, held):
+        self.held = held
+
+    def errors(self, options, weightings=None, consistent=None, per_joint=False):
+        return {(w, False): h if per_joint else h.error for w, h in self.held.items()}
+
+
 def test_the_current_weighting_stays_unless_another_beats_it_by_the_margin():
     # the incumbent of a pair dimension is the current choice, not the first value listed: 'ols'
     # stays against a 'wls' only 0.5 % better (MIN_IMPROVEMENT is 1 %); 'wls' stays likewise
-    class Search:
-        pass_index = 1
-
-        def errors(self, options, weightings=None, consistent=None):
-            return {('wls', False): 1.000, ('ols', False): 1.005}
-
+    near = {'wls': _held((200.0, 2.0)), 'ols': _held((201.0, 2.01))}
+    assert 0.99 < near['wls'].noise_weighted() / near['ols'].noise_weighted() < 1.0
     cands = []
     cur = IdentificationOptions(weighting='ols')
-    out = _search_pair(Search(), cands, cur, 'weighting', 'weighting', ('wls', 'ols'),
+    out = _search_pair(_Search(near), cands, cur, 'weighting', 'weighting', ('wls', 'ols'),
                        lambda w: (w, False))
     assert out.weighting == 'ols'
     assert [c.settings['weighting'] for c in cands] == ['ols', 'wls'] and cands[0].chosen
     cur = dataclasses.replace(cur, weighting='wls')
-    out = _search_pair(Search(), [], cur, 'weighting', 'weighting', ('wls', 'ols'),
+    out = _search_pair(_Search(near), [], cur, 'weighting', 'weighting', ('wls', 'ols'),
                        lambda w: (w, False))
     assert out.weighting == 'wls'
+
+
+def test_the_weighting_is_judged_joint_by_joint_against_each_joints_noise():
+    # OLS a little better in Nm (the big joint), WLS far better on the small joint for its noise:
+    # the relative error over all joints would keep OLS, each joint against its noise takes WLS
+    held = {'ols': _held((110.0, 2.0)), 'wls': _held((111.0, 1.1))}
+    assert held['ols'].error < held['wls'].error
+    assert held['wls'].noise_weighted() < 0.7 * held['ols'].noise_weighted()
+    cands = []
+    out = _search_pair(_Search(held), cands, IdentificationOptions(weighting='ols'), 'weighting',
+                       'weighting', ('wls', 'ols'), lambda w: (w, False))
+    assert out.weighting == 'wls'
+    # the printed error stays the relative error; the note gives the figure that chose
+    assert [c.error for c in cands] == [held['ols'].error, held['wls'].error]
+    assert all('noise-weighted' in c.note for c in cands)
+    # without a noise estimate on every joint, the relative error decides
+    no_noise = {k: _held(h.ss[0], nn=(100.0, 0.0)) for k, h in held.items()}
+    assert _search_pair(_Search(no_noise), [], IdentificationOptions(weighting='ols'),
+                        'weighting', 'weighting', ('wls', 'ols'),
+                        lambda w: (w, False)).weighting == 'ols'
 
 
 def test_second_pass_starts_from_the_defaults(runs, monkeypatch):
