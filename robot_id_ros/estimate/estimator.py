@@ -133,7 +133,7 @@ class WrenchEstimator:
         self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s,
                                          c.friction_sign, self.residual_std_nm)
         self.contact = self._detector()
-        self.uncertainty = TorqueUncertainty(model, self.residual_std_nm)
+        self.uncertainty = TorqueUncertainty(model, self.residual_std_nm, self.friction.v_s)
         if c.method == 'momentum':
             self.residual = MomentumObserver(self.n, c.observer_gain_hz)
         else:

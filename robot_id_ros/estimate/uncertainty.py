@@ -13,8 +13,12 @@ The error of tau_ext has three parts with different time scales:
   a good model leaves the noise), low-passed by the residual's filter: its variance times
   ``white_noise_gain`` (the filter's noise gain; 1 at the first sample after a reset, where the
   residual is the raw one-sample value);
-* slow model error: the parameter covariance mapped through the regressor, and the stiction band
-  (friction unknown within it; a uniform error, variance band^2 / 3), not reduced by the filter;
+* slow model error: the parameter covariance mapped through the regressor, the stiction band
+  (friction unknown within it; a uniform error, variance band^2 / 3), and, for a joint at least as
+  fast as its stiction velocity, what the identification residual at that joint's speed showed
+  above the residual std (the model file's ``residual.by_speed``: a friction law fitted in motion
+  can miss a creeping joint by several times the residual std), less what the band already
+  covers; not reduced by the filter;
 * the lag: a first-order residual follows a change of tau_ext as 1 - exp(-K t), so its error just
   after a step of size D is D exp(-K t). It is observable: with r' = K (tau_ext - r) the error is
   r' / K; ``LagVariance`` maps it to the wrench (a signed vector, by the wrench map of the last
@@ -42,14 +46,25 @@ class TorqueUncertainty:
     parameters' std.
 
     Args:
-        model: the identified model (its ``base_covariance`` or ``parameter_std`` if any).
+        model: the identified model (its ``base_covariance`` or ``parameter_std`` if any, its
+            ``residual_by_speed`` if any).
         residual_std_nm: (n,) Nm, the identification residual's std of each joint.
+        stiction_velocity_rad_s: (n,) rad/s; below it the stiction band alone stands for the
+            friction's error (``speed_error_var``). None: the residual by speed is not used.
     """
 
-    def __init__(self, model: IdentifiedModel, residual_std_nm):
+    def __init__(self, model: IdentifiedModel, residual_std_nm, stiction_velocity_rad_s=None):
         self.model = model
         self.res_var = np.asarray(residual_std_nm, dtype=float) ** 2
         self._res_var_l = self.res_var.tolist()
+        self.by_speed = (model.residual_by_speed if stiction_velocity_rad_s is not None
+                         else None)
+        if self.by_speed is not None:
+            # above the residual std; a band with too few samples adds nothing
+            excess = self.by_speed.rms_nm ** 2 - self.res_var[:, None]
+            self._excess_var = np.where(np.isfinite(excess), np.maximum(excess, 0.0), 0.0)
+            self._v_s = np.broadcast_to(np.asarray(stiction_velocity_rad_s, float),
+                                        (len(self.res_var),))
         self.kind = 'none'
         if model.base is not None and model.base_covariance is not None:
             self.kind = 'base'
@@ -57,6 +72,29 @@ class TorqueUncertainty:
         elif model.parameter_std is not None:
             self.kind = 'standard'
             self.cov = np.diag(np.asarray(model.parameter_std, dtype=float) ** 2)
+
+    def speed_error_var(self, qd, band):
+        """Return the model error variance (Nm^2) the residual by speed adds, shaped like ``qd``.
+
+        Per joint at least as fast as its stiction velocity: the excess of the identification
+        residual's mean square in the joint's speed band over the residual variance, less the
+        stiction band's own variance (band^2 / 3), at least 0; 0 below the stiction velocity
+        (there the band is the friction's error), above the last edge and without a table.
+
+        Args:
+            qd: (n,) or (N, n) rad/s.
+            band: like ``qd``, Nm, the stiction band half-width.
+        """
+        qd = np.asarray(qd, dtype=float)
+        if self.by_speed is None:
+            return np.zeros_like(qd)
+        speed = np.abs(qd)
+        edges = self.by_speed.speed_edges_rad_s
+        k = np.searchsorted(edges, speed, side='right') - 1
+        inside = (k >= 0) & (k < len(edges) - 1) & (speed >= self._v_s)
+        j = np.broadcast_to(np.arange(qd.shape[-1]), qd.shape)
+        excess = self._excess_var[j, np.clip(k, 0, len(edges) - 2)]
+        return np.where(inside, np.maximum(excess - np.asarray(band) ** 2 / 3.0, 0.0), 0.0)
 
     def torque_covariance(self, q, qd, qdd, band, noise_gain=1.0):
         """Covariance of the model torque at N samples.
@@ -81,7 +119,8 @@ class TorqueUncertainty:
             C += np.einsum('kip,pq,kjq->kij', W, self.cov, W)
         idx = np.arange(n)
         gain = np.reshape(np.asarray(noise_gain, dtype=float), (-1, 1))
-        C[:, idx, idx] += gain * self.res_var + np.asarray(band) ** 2 / 3.0
+        C[:, idx, idx] += (gain * self.res_var + np.asarray(band) ** 2 / 3.0
+                           + self.speed_error_var(qd, band))
         return C
 
     def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain):
@@ -102,6 +141,8 @@ class TorqueUncertainty:
         if self.kind == 'none':
             g = float(noise_gain)
             c = [g * v + b * b / 3.0 for v, b in zip(self._res_var_l, band)]
+            if self.by_speed is not None:
+                c = [x + e for x, e in zip(c, self.speed_error_var(qd, band).tolist())]
             return (A * c) @ A.T
         qdd = (qd - qd_prev) / dt if qd_prev is not None and dt > 0 else np.zeros_like(qd)
         C = self.torque_covariance(q[None], qd[None], qdd[None], np.asarray(band)[None],

@@ -24,7 +24,7 @@ from robot_id_ros.identify.static import (GravityResult, PointMassResult, Static
                                           identify_gravity, point_mass_gravity, static_poses)
 from robot_id_ros.identify.sweeps import FrictionSweepResult, identify_friction_sweeps
 from robot_id_ros.identify.trajectories import Trajectory, motion_mask, prepare_trajectory
-from robot_id_ros.identify.validation import validation_metrics
+from robot_id_ros.identify.validation import residual_by_speed, validation_metrics
 from robot_id_ros.io.model_file import IdentifiedModel
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.regressor import Regressor, RegressorOptions
@@ -372,6 +372,11 @@ def _fit_metrics(model, data, options, res, record):
                     for s, sc in data]
     res.fit_predicted, res.fit_metrics = _in_sample_metrics(
         model, res.trajectories, options, record.dynamics.torque_cutoff_hz, recorded)
+    # every row, the slow ones a fit may have left out too: what the estimator meets there
+    model.residual_by_speed = residual_by_speed(
+        [tr.qd for tr in res.trajectories],
+        [(tr.tau if recorded is None else recorded[i]) - p
+         for i, (tr, p) in enumerate(zip(res.trajectories, res.fit_predicted))])
     record.fit_metrics = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
 
 

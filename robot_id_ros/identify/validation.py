@@ -20,11 +20,42 @@ from robot_id_ros.identify.samples import usable_samples
 from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory, motion_mask,
                                                 prepare_trajectory)
 from robot_id_ros.io.bags import JointStateSeries
-from robot_id_ros.io.model_file import IdentifiedModel
+from robot_id_ros.io.model_file import IdentifiedModel, ResidualBySpeed
 
 # options that a caller's processing options override in the model's (when set, not default)
 _PROCESSING_OVERRIDES = ('effort_unit', 'drive_gains_nm_per_a', 'derivative_method', 'cutoff_hz',
                          'period_s')
+
+
+# bands of joint speed |qd| (rad/s) of the residual by speed; above the last edge the residual
+# std of the fit stands (the joints move, the friction law is the fitted one)
+RESIDUAL_SPEED_EDGES_RAD_S = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+# a band with fewer samples of a joint gets no RMS (a few reversals are no statistic)
+RESIDUAL_BAND_MIN_SAMPLES = 30
+
+
+def residual_by_speed(qd_runs, residual_runs, edges=RESIDUAL_SPEED_EDGES_RAD_S,
+                      min_samples=RESIDUAL_BAND_MIN_SAMPLES) -> ResidualBySpeed:
+    """Return the RMS residual of each joint per band of its speed, over every run.
+
+    Args:
+        qd_runs: per run the (N, n) joint velocities the model was evaluated at, rad/s.
+        residual_runs: per run the (N, n) measured - predicted torque, Nm.
+        edges: the bands' edges, rad/s, ascending.
+        min_samples: bands with fewer samples of a joint get NaN.
+    """
+    speed = np.abs(np.vstack(qd_runs))
+    r2 = np.vstack(residual_runs) ** 2
+    edges = np.asarray(edges, dtype=float)
+    n, B = speed.shape[1], len(edges) - 1
+    rms, count = np.full((n, B), np.nan), np.zeros((n, B), dtype=int)
+    for k in range(B):
+        inside = (speed >= edges[k]) & (speed < edges[k + 1])
+        count[:, k] = inside.sum(axis=0)
+        ok = count[:, k] >= min_samples
+        sums = np.where(inside, r2, 0.0).sum(axis=0)
+        rms[ok, k] = np.sqrt(sums[ok] / count[ok, k])
+    return ResidualBySpeed(edges, rms, count)
 
 
 def _relative(a, b):

@@ -21,7 +21,9 @@ Layout (schema_version 1)::
     drive_gains_nm_per_a: {NAME: gain}   # joint torque per motor current
     drive_gains_std_nm_per_a: {NAME: std}  # when identified from the data (None: not identified)
     payload: {mass_kg, com_m, mass_std_kg, com_std_m}  # optional, com in the tool frame
-    residual: {std_nm: {NAME: ...}}      # identification residual per joint (contact thresholds)
+    residual: {std_nm: {NAME: ...},      # identification residual per joint (contact thresholds)
+               by_speed: {speed_edges_rad_s: [...], rms_nm: {NAME: [...]}, samples: {NAME: [...]}}}
+                                         # its RMS per band of |qd| (null: too few samples)
     identification: {...}                # how it was made: method, data, samples, condition number
     validation: {...}                    # metrics on held-out data
 
@@ -52,6 +54,57 @@ KIND = 'robot_id_ros/model'
 
 class ModelFileError(InputError):
     """A model file that cannot be used; the message says why and what to do."""
+
+
+@dataclass
+class ResidualBySpeed:
+    """The identification residual's RMS per joint and band of joint speed |qd| (Nm).
+
+    Band k holds the samples with ``speed_edges_rad_s[k] <= |qd_j| < speed_edges_rad_s[k+1]``.
+    Near zero speed a friction law fitted in motion can miss by more than the residual std of
+    the fit (a Stribeck curve that is not the drive's): the estimator adds what a band shows
+    above the white noise to that joint's torque variance (``estimate.uncertainty``).
+    """
+
+    speed_edges_rad_s: np.ndarray   # (B + 1,) ascending, rad/s
+    rms_nm: np.ndarray              # (n, B) Nm; NaN where a band had too few samples
+    samples: np.ndarray             # (n, B) samples in each band
+
+    def to_dict(self, joint_names):
+        """Return the model file's ``residual.by_speed`` entry."""
+        def row(v):
+            return [None if not np.isfinite(x) else float(x) for x in v]
+        return {'speed_edges_rad_s': [float(e) for e in self.speed_edges_rad_s],
+                'rms_nm': {n: row(r) for n, r in zip(joint_names, self.rms_nm)},
+                'samples': {n: [int(c) for c in r] for n, r in zip(joint_names, self.samples)}}
+
+    @classmethod
+    def from_dict(cls, d, joint_names):
+        """Read the ``residual.by_speed`` entry (ValueError / KeyError when malformed)."""
+        edges = np.array([float(e) for e in d['speed_edges_rad_s']])
+        if edges.ndim != 1 or len(edges) < 2 or np.any(np.diff(edges) <= 0) or edges[0] < 0:
+            raise ValueError('residual.by_speed.speed_edges_rad_s must be >= 0 and ascending')
+        bands = len(edges) - 1
+        if any(len(d[k][n]) != bands for k in ('rms_nm', 'samples') for n in joint_names):
+            raise ValueError(f'residual.by_speed needs {bands} values per joint (one per band '
+                             'of speed_edges_rad_s)')
+        rms = np.array([[np.nan if x is None else float(x) for x in d['rms_nm'][n]]
+                        for n in joint_names])
+        counts = np.array([[int(c) for c in d['samples'][n]] for n in joint_names])
+        return cls(edges, rms, counts)
+
+    def rms_at(self, qd):
+        """Return (n,) the RMS residual (Nm) of each joint's band at speeds ``qd`` (rad/s).
+
+        NaN outside the edges and in bands with too few samples.
+        """
+        speed = np.abs(np.asarray(qd, dtype=float))
+        k = np.searchsorted(self.speed_edges_rad_s, speed, side='right') - 1
+        inside = (k >= 0) & (k < self.rms_nm.shape[1])
+        out = np.full(len(speed), np.nan)
+        j = np.flatnonzero(inside)
+        out[j] = self.rms_nm[j, k[j]]
+        return out
 
 
 @dataclass
@@ -102,6 +155,7 @@ class IdentifiedModel:
     validation: dict = field(default_factory=dict)
     urdf_xml: str = ''
     drive_gains_std_nm_per_a: np.ndarray | None = None  # when the gains were identified
+    residual_by_speed: ResidualBySpeed | None = None
 
     def __post_init__(self):
         self.regressor = Regressor(self.robot, self.regressor_options)
@@ -243,6 +297,8 @@ class IdentifiedModel:
                     for n, s in zip(r.joint_names, self.residual_std_nm)
                 }
             }
+            if self.residual_by_speed is not None:
+                d['residual']['by_speed'] = self.residual_by_speed.to_dict(r.joint_names)
         d['identification'] = to_plain(self.identification)
         d['validation'] = to_plain(self.validation)
         return d
@@ -336,12 +392,19 @@ def _from_dict(d, path, urdf_path, joint_names):
     payload = Payload.from_dict(d['payload']) if d.get('payload') else None
     res = d.get('residual', {}).get('std_nm')
     res = None if res is None else np.array([float(res[n]) for n in file_joints])
+    by_speed = d.get('residual', {}).get('by_speed')
+    by_speed = None if by_speed is None else ResidualBySpeed.from_dict(by_speed, file_joints)
     _check_numbers(path, reg.names, theta, theta_std, friction, file_joints, base_values, gains,
                    payload, res)
+    if by_speed is not None:
+        rms = by_speed.rms_nm[np.isfinite(by_speed.rms_nm)]
+        if np.any(rms < 0) or np.any(rms > ABSURD_MAGNITUDE):
+            raise ModelFileError(f'model file {path}: residual.by_speed.rms_nm must be within '
+                                 f'0..{ABSURD_MAGNITUDE:g} Nm; identify again')
     return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std,
                            base_cov, gains, payload, res,
                            d.get('identification', {}) or {},
-                           d.get('validation', {}) or {}, xml, gains_std)
+                           d.get('validation', {}) or {}, xml, gains_std, by_speed)
 
 
 # a parameter beyond this magnitude (SI units: kg, kg m, kg m^2, Nm, Nm s/rad, Nm/A) is no arm's

@@ -10,7 +10,7 @@ from estimate_cases import BENT, CANDLE, measured, stamps
 from robot_id_ros.demo.pipeline import DEMO_ESTIMATOR
 from robot_id_ros.estimate import COLLISION, CONTACT, CONTACT_NONE, EstimatorConfig
 from robot_id_ros.estimate import WrenchEstimator
-from robot_id_ros.io.model_file import nominal_model
+from robot_id_ros.io.model_file import ResidualBySpeed, nominal_model
 from robot_id_ros.model.base_parameters import compute_base_parameters
 
 RATE = 200.0
@@ -37,6 +37,11 @@ def case(youbot):
     model.base = compute_base_parameters(model.regressor)
     model.base_covariance = np.diag(np.linspace(1e-6, 1e-4, model.base.n_base))
     model.residual_std_nm = np.array([0.12, 0.1, 0.08, 0.05, 0.03])
+    # the residual by speed: above the residual std in the slow bands the joints slide through
+    edges = np.array([0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2])
+    rms = model.residual_std_nm[:, None] * np.array([6.0, 4.0, 3.0, 2.0, 1.5, 1.0])
+    rms[4, 3] = np.nan                                  # a band with too few samples
+    model.residual_by_speed = ResidualBySpeed(edges, rms, np.full(rms.shape, 100))
     E = measured(model, Q, QD, QDD, F, noise_nm=0.01, seed=3)
     E += np.array([1.2, -1.1, 0.9, 0.05, 0.0])     # a model bias, beyond the band on J1-J3
     # static friction held inside the band while a joint rests
