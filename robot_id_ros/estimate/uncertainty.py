@@ -36,7 +36,7 @@ from operator import mul
 import numpy as np
 
 from robot_id_ros.estimate.envelope import decaying_max
-from robot_id_ros.io.model_file import IdentifiedModel
+from robot_id_ros.io.model_file import IdentifiedModel, speed_band
 
 
 class TorqueUncertainty:
@@ -88,13 +88,11 @@ class TorqueUncertainty:
         qd = np.asarray(qd, dtype=float)
         if self.by_speed is None:
             return np.zeros_like(qd)
-        speed = np.abs(qd)
-        edges = self.by_speed.speed_edges_rad_s
-        k = np.searchsorted(edges, speed, side='right') - 1
-        inside = (k >= 0) & (k < len(edges) - 1) & (speed >= self._v_s)
+        k, inside = speed_band(self.by_speed.speed_edges_rad_s, qd)
         j = np.broadcast_to(np.arange(qd.shape[-1]), qd.shape)
-        excess = self._excess_var[j, np.clip(k, 0, len(edges) - 2)]
-        return np.where(inside, np.maximum(excess - np.asarray(band) ** 2 / 3.0, 0.0), 0.0)
+        excess = self._excess_var[j, k]
+        return np.where(inside & (np.abs(qd) >= self._v_s),
+                        np.maximum(excess - np.asarray(band) ** 2 / 3.0, 0.0), 0.0)
 
     def torque_covariance(self, q, qd, qdd, band, noise_gain=1.0):
         """Covariance of the model torque at N samples.

@@ -414,7 +414,7 @@ def identify_drive_gains(robot: RobotModel, trajectories, options: Identificatio
         every = max(1, total // _GRAVITY_SAMPLES)
         for s, e, W in regressor_chunks(
                 reg, tr.q, tr.qd, tr.qdd, options.chunk_samples,
-                tr.lowpassed_like_torque if tr.torque_filter_hz is not None else None):
+                tr.regressor_filter):
             B = (W[:, known_idx] @ theta_ref[known_idx]).reshape(e - s, robot.n)
             if x_pay is not None:
                 B = B + (W[:, last] @ x_pay).reshape(e - s, robot.n)

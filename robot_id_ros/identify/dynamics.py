@@ -69,7 +69,7 @@ def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, gr
         accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx,
                    theta_ref[known_idx], options.chunk_samples, neqs if grid else neq, prog, mask,
                    grid if grid else None,
-                   tr.lowpassed_like_torque if tr.torque_filter_hz is not None else None)
+                   tr.regressor_filter)
         done[0] += len(tr)
     return (neqs if grid else neq), total
 

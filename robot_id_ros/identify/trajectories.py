@@ -79,6 +79,11 @@ class Trajectory:
             return signals.periodic_lowpass(X, self.rate_hz, self.period_s, self.torque_filter_hz)
         return signals.lowpass_zero_phase(X, self.rate_hz, self.torque_filter_hz)
 
+    @property
+    def regressor_filter(self):
+        """Return ``lowpassed_like_torque`` for the fit's regressor columns, None unfiltered."""
+        return self.lowpassed_like_torque if self.torque_filter_hz is not None else None
+
     def decimated(self, max_samples):
         """Return this trajectory with every k-th sample, at most ``max_samples`` samples.
 

@@ -20,7 +20,7 @@ from robot_id_ros.identify.samples import usable_samples
 from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory, motion_mask,
                                                 prepare_trajectory)
 from robot_id_ros.io.bags import JointStateSeries
-from robot_id_ros.io.model_file import IdentifiedModel, ResidualBySpeed
+from robot_id_ros.io.model_file import IdentifiedModel, ResidualBySpeed, speed_band
 
 # options that a caller's processing options override in the model's (when set, not default)
 _PROCESSING_OVERRIDES = ('effort_unit', 'drive_gains_nm_per_a', 'derivative_method', 'cutoff_hz',
@@ -44,16 +44,16 @@ def residual_by_speed(qd_runs, residual_runs, edges=RESIDUAL_SPEED_EDGES_RAD_S,
         edges: the bands' edges, rad/s, ascending.
         min_samples: bands with fewer samples of a joint get NaN.
     """
-    speed = np.abs(np.vstack(qd_runs))
+    band, inside = speed_band(edges, np.vstack(qd_runs))
     r2 = np.vstack(residual_runs) ** 2
     edges = np.asarray(edges, dtype=float)
-    n, B = speed.shape[1], len(edges) - 1
+    n, B = band.shape[1], len(edges) - 1
     rms, count = np.full((n, B), np.nan), np.zeros((n, B), dtype=int)
     for k in range(B):
-        inside = (speed >= edges[k]) & (speed < edges[k + 1])
-        count[:, k] = inside.sum(axis=0)
+        in_k = inside & (band == k)
+        count[:, k] = in_k.sum(axis=0)
         ok = count[:, k] >= min_samples
-        sums = np.where(inside, r2, 0.0).sum(axis=0)
+        sums = np.where(in_k, r2, 0.0).sum(axis=0)
         rms[ok, k] = np.sqrt(sums[ok] / count[ok, k])
     return ResidualBySpeed(edges, rms, count)
 

@@ -56,6 +56,18 @@ class ModelFileError(InputError):
     """A model file that cannot be used; the message says why and what to do."""
 
 
+def speed_band(edges, qd):
+    """Return (band index, inside) of each |qd| among ``edges`` (rad/s), shaped like ``qd``.
+
+    Band k holds ``edges[k] <= |qd| < edges[k+1]``; the index is clipped to the bands where
+    ``inside`` is False (below the first edge or at / above the last).
+    """
+    edges = np.asarray(edges, dtype=float)
+    k = np.searchsorted(edges, np.abs(np.asarray(qd, dtype=float)), side='right') - 1
+    inside = (k >= 0) & (k < len(edges) - 1)
+    return np.clip(k, 0, len(edges) - 2), inside
+
+
 @dataclass
 class ResidualBySpeed:
     """The identification residual's RMS per joint and band of joint speed |qd| (Nm).
@@ -92,19 +104,6 @@ class ResidualBySpeed:
                         for n in joint_names])
         counts = np.array([[int(c) for c in d['samples'][n]] for n in joint_names])
         return cls(edges, rms, counts)
-
-    def rms_at(self, qd):
-        """Return (n,) the RMS residual (Nm) of each joint's band at speeds ``qd`` (rad/s).
-
-        NaN outside the edges and in bands with too few samples.
-        """
-        speed = np.abs(np.asarray(qd, dtype=float))
-        k = np.searchsorted(self.speed_edges_rad_s, speed, side='right') - 1
-        inside = (k >= 0) & (k < self.rms_nm.shape[1])
-        out = np.full(len(speed), np.nan)
-        j = np.flatnonzero(inside)
-        out[j] = self.rms_nm[j, k[j]]
-        return out
 
 
 @dataclass
