@@ -71,7 +71,10 @@ class Trajectory:
         against an unfiltered friction column would smooth the torque's step at each velocity
         reversal but not the model's, and bias the joints whose torque is mostly friction.
         Periodic runs: the Fourier series truncated at ``torque_filter_hz``; others: zero-phase
-        Butterworth. ``X`` unchanged without a torque filter.
+        Butterworth. ``X`` unchanged without a torque filter. On a ``decimated`` trajectory the
+        filter runs at the decimated rate while ``tau`` was filtered at the full rate: the two
+        agree only as far as the columns have no content above the decimated Nyquist (with
+        ``max_samples`` unset, the default, nothing is decimated).
         """
         if self.torque_filter_hz is None:
             return X
