@@ -312,12 +312,16 @@ def peak_torque_fraction(robot: RobotModel, traj: FourierTrajectory, samples=PEA
     """Largest |tau_j| / effort limit_j along one period, with the URDF's rigid-body model.
 
     A trajectory the drives cannot follow saturates them and its tracking error grows.
+    tau is what the drives must deliver: the inverse dynamics plus the friction torque, with its
+    sign (friction opposes the motion: it adds to |tau| where the joint moves in the direction of
+    the torque, as when a joint is raised against gravity, and subtracts where it moves against
+    the torque, as when the joint is lowered).
 
     Args:
         robot: the arm (its URDF dynamics and effort limits).
         traj: the trajectory.
         samples: grid points over one period.
-        friction: a FrictionModel whose |torque| is added, or None.
+        friction: a FrictionModel whose torque is added, or None.
 
     Returns:
         (overall max, per-joint max), as fractions of the effort limits.
@@ -326,7 +330,7 @@ def peak_torque_fraction(robot: RobotModel, traj: FourierTrajectory, samples=PEA
     Q, QD, QDD = traj.evaluate(t)
     tau = np.array([robot.inverse_dynamics(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
     if friction is not None:
-        tau = tau + np.abs(friction.torque(QD))
+        tau = tau + friction.torque(QD)
     per_joint = np.abs(tau).max(axis=0) / robot.limits.effort_nm
     return float(per_joint.max()), per_joint
 
