@@ -192,7 +192,14 @@ def test_partial_trajectory_is_followed_and_replaces_the_running_one(bench_facto
     assert abs(final[2] - (-2.0)) < 3e-3                # J3 reached the new target
     assert abs(final[0] - CANDLE[0]) < 3e-3             # J1 never commanded
     assert np.ptp(after[:, 1]) < 0.01  # J2 holds: the running trajectory was replaced
-    assert np.all(np.abs(np.diff(pos, axis=0)) < 0.05)  # no jumps: continuous set point
+    # no jumps (continuous set point), judged per second of sim time between the samples the
+    # probe received: at 5x real time on a loaded machine it misses some, and two samples 0.1 s
+    # apart may differ by more than one publish period's step. 5 rad/s is 0.05 rad per 10 ms
+    # publish period, 10x the fastest commanded joint speed here; a set-point jump is a step
+    # within one period.
+    dt = np.diff(t)
+    assert np.all(dt >= 0) and np.count_nonzero(dt < 0.015) >= 50, 'too few adjacent samples'
+    assert np.all(np.abs(np.diff(pos, axis=0)) < 5.0 * dt[:, None] + 1e-9)
     # tracking error of the first trajectory is bounded: J2 follows 1.1344 -> 1.2 (1 s) -> 2.2
     # (60 s)
     first = (t > t1 + 1.2) & (t < t2)
