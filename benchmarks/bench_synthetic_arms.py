@@ -12,9 +12,27 @@ noise at rest), 2 s rests at both ends of each run, gripper joints in the joint 
 sidecar. Then, with only ``--urdf``, ``--data`` and ``--out``:
 
 1. ``robot-id identify`` on a training run (8 periods of a 10 s Fourier excitation), then
-   ``robot-id validate --json`` on a held-out run of another trajectory: RMSE / noise std per
-   joint (target <= 1.05); the same held-out error of a plain Butterworth + OLS fit (positions
-   low-passed at 10 Hz, central differences, OLS: ``bench_identification_defaults.VARIANTS``).
+   ``robot-id validate --json`` on a held-out run of another trajectory: RMSE per joint against
+   its floor, the true model's own held-out RMSE on the same processed run, or the noise std
+   where that is lower (target <= 1.05); beside it RMSE / noise std over all samples and in
+   motion (|qd_j| >= ``IN_MOTION_RAD_S``), for the defaults and the true model, and the same
+   held-out error of a plain Butterworth + OLS fit (positions low-passed at 10 Hz, central
+   differences, OLS: ``bench_identification_defaults.VARIANTS``).
+
+   Why the floor is the true model's error and not the noise: with an exact-sign friction law
+   (UR5) the truth's friction jumps by fc+ + fc- at each reversal and is the full Coulomb level
+   at any velocity above 0, also in the first samples leaving a rest; no model evaluated at the
+   velocity estimated from quantised positions can place those steps (the true model with a
+   sharper sign, 1e-6 rad/s, is worse: 3.3 1.3 2.0 5.2 5.0 36x the noise on seed 0). The true
+   model is then 1.1-14x the noise over the run, 92-99.8 % of its error energy is in the rows
+   below 0.05 rad/s, and in motion it is at 1.01-1.07x the noise. Scoring the defaults against
+   the noise there counted the truth's own unpredictable part as identification error.
+   The UR5 defaults stay above that floor over the whole run (1.03-1.48x on seed 0) and are at
+   it in motion: with an exact sign, asymmetric Coulomb friction and an offset are the same
+   columns wherever the joint moves (the fit has fc = (fc+ + fc-) / 2 and the offset moved by
+   (fc- - fc+) / 2: -0.30 Nm for the truth's +0.30 Nm on joint 1). Only the rests tell them
+   apart, where this simulator's law gives sign(0) = 0, i.e. the bare offset; a real joint at
+   rest holds any torque within its stiction band, so the fit leaves those rows out.
 2. The estimator with its defaults (``EstimatorConfig()``, what ``robot-id estimate`` uses
    without a params file) on the identified model, over a third run with known wrench bursts at
    the tool: force RMS error against the floor of a plain momentum observer on the true model
@@ -57,6 +75,8 @@ RATE_HZ = 200.0
 REST_S = 2.0
 ENCODER_RAD = 2 * np.pi / 2 ** 19
 STAMP0_NS = 1_700_000_000 * 10 ** 9
+# joint speed (rad/s) from which a joint's held-out rows count as in motion (the in-motion figures)
+IN_MOTION_RAD_S = 0.05
 
 
 @dataclasses.dataclass
@@ -191,26 +211,39 @@ def run_arm(case: ArmCase, tmp: Path, seed=0):
     if rc != 0:
         print(f'{case.name}: robot-id validate FAILED (exit {rc}): {err.strip()[-400:]}')
         return False
-    ratio = np.asarray(json.loads(out)['rmse_nm']) / sigma
+    rmse = np.asarray(json.loads(out)['rmse_nm'])
+    ratio = rmse / sigma
     held = series['held_out'][0]
     base = identify(robot, [series['train'][0]], options=dataclasses.replace(VARIANTS[2][1]))
     ratio_base = np.asarray(validate(base.model, held).metrics['rmse_nm']) / sigma
     true_model = nominal_model(truth, fr_model)
     true_model.residual_std_nm = sigma
-    ratio_true = np.asarray(validate(true_model, held).metrics['rmse_nm']) / sigma
-    ok_id = bool(np.all(ratio <= 1.05))
+    ident = load_model(model_path)
+    moving = {k: validate(m, held, min_velocity_rad_s=IN_MOTION_RAD_S).metrics
+              for k, m in (('defaults', ident), ('true', true_model))}
+    rmse_true = np.asarray(moving['true']['rmse_nm'])
+    ratio_true = rmse_true / sigma
+    # the floor: what the true model itself reaches on this processed run (see the docstring)
+    to_floor = rmse / np.maximum(rmse_true, sigma)
+    ok_id = bool(np.all(to_floor <= 1.05))
+
+    def row(x):
+        return f'{" ".join(f"{v:.3f}" for v in x)}  (max {np.max(x):.3f})'
+
     print(f'{case.name} ({robot.n} joints, {case.law} friction, extra joints '
           f'{", ".join(case.extra_joints) or "none"}): identify {dt:.0f} s')
-    print(f'  held-out RMSE / noise, defaults:        {" ".join(f"{x:.3f}" for x in ratio)}'
-          f'  (max {ratio.max():.3f}, target <= 1.05: {"pass" if ok_id else "FAIL"})')
-    print(f'  held-out RMSE / noise, the true model:  '
-          f'{" ".join(f"{x:.3f}" for x in ratio_true)}  (max {ratio_true.max():.3f}; its '
-          f'friction law as a model file states it)')
-    print(f'  held-out RMSE / noise, Butterworth+OLS: '
-          f'{" ".join(f"{x:.3f}" for x in ratio_base)}  (max {ratio_base.max():.3f})')
+    print(f'  held-out RMSE / floor (true model), defaults: {row(to_floor)}, target <= 1.05: '
+          f'{"pass" if ok_id else "FAIL"}')
+    print(f'  held-out RMSE / noise, defaults:        {row(ratio)}')
+    print(f'  held-out RMSE / noise, the true model:  {row(ratio_true)}; its friction law as a '
+          f'model file states it')
+    for k in ('defaults', 'true'):
+        x = np.asarray(moving[k]['rmse_in_motion_nm']) / sigma
+        print(f'  in motion (|qd_j| >= {IN_MOTION_RAD_S:g} rad/s) RMSE / noise, '
+              f'{"defaults:  " if k == "defaults" else "true model:"} {row(x)}')
+    print(f'  held-out RMSE / noise, Butterworth+OLS: {row(ratio_base)}')
     s, _, F = series['contact']
     t = runs['contact'][0]
-    ident = load_model(model_path)
     res = WrenchEstimator(ident, EstimatorConfig()).process(s.stamp_ns, s.q, s.qd, s.effort)
     c = Case(s.stamp_ns, s.q, s.qd, s.effort, F, true_model, friction, None)
     if len(res.index) != len(s.q):
