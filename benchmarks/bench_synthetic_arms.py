@@ -172,8 +172,15 @@ def robot_id(*args):
     return p.returncode, p.stdout, p.stderr, time.perf_counter() - t0
 
 
-def run_arm(case: ArmCase, tmp: Path, seed=0):
-    """Print the figures of one arm; return True when they meet the targets."""
+def arm_runs(case: ArmCase, seed=0):
+    """Return one arm's truth and recordings (no commands run).
+
+    Returns:
+        SimpleNamespace: urdf (path), robot (nominal ``RobotModel``), truth (perturbed
+        ``RobotModel``), friction (the truth's law, qd -> Nm), fr_model (its ``FrictionModel``),
+        runs {'train', 'held_out', 'contact': (t, Q, QD, QDD)}, sigma ((n,) torque noise std,
+        Nm), series {name: (JointStateSeries as recorded, true effort, wrench or None)}.
+    """
     urdf = example_robot_data_dir() / case.urdf
     robot = RobotModel(urdf)
     rng = np.random.default_rng(seed)
@@ -198,6 +205,15 @@ def run_arm(case: ArmCase, tmp: Path, seed=0):
         F = (wrench_bursts(t, case.wrench_scale, seed + 3, REST_S + 0.5, REST_S + 2.0)
              if name == 'contact' else None)
         series[name] = measured(robot, truth, friction, t, Q, QD, QDD, sigma, rng, F) + (F,)
+    return SimpleNamespace(urdf=urdf, robot=robot, truth=truth, friction=friction,
+                           fr_model=fr_model, runs=runs, sigma=sigma, series=series)
+
+
+def run_arm(case: ArmCase, tmp: Path, seed=0):
+    """Print the figures of one arm; return True when they meet the targets."""
+    a = arm_runs(case, seed)
+    urdf, robot, truth, friction, fr_model = a.urdf, a.robot, a.truth, a.friction, a.fr_model
+    runs, sigma, series = a.runs, a.sigma, a.series
     for name in ('train', 'held_out'):
         write_bag(tmp / f'{case.name}_{name}', series[name][0], case.extra_joints)
     model_path = tmp / f'{case.name}_model.yaml'
