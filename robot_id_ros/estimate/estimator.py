@@ -151,7 +151,8 @@ class WrenchEstimator:
         # what update needs and does not change per sample
         self._weighted, self._stiction_mode = c.band_weighting, c.stiction_mode
         self._res_var = (self.residual_std_nm ** 2).tolist()
-        self._sw_free = joint_scale_one(self._res_var, [0.0] * self.n)   # no joint in a band
+        # no joint in a band: the joint scale is fixed (an array: map_one takes it as it is)
+        self._sw_free = np.array(joint_scale_one(self._res_var, [0.0] * self.n))
         self.reset()
 
     def _residual_std(self):

@@ -97,7 +97,9 @@ class WrenchMapper:
         rows = self.rows.tolist()   # map_one's closed form: three consecutive rows
         self._block = slice(rows[0], rows[0] + 3) if rows == list(range(rows[0], rows[0] + 3)) \
             else None
-        self._buf = np.empty((4, n))     # map_one's work array
+        # map_one's work array [J_s; tau] and its views (made once: a view costs a numpy call)
+        self._buf = np.empty((4, n))
+        self._buf_js, self._buf_tau, self._buf_t = self._buf[:3], self._buf[3], self._buf.T
 
     def matrices(self, J):
         """Return the mapping matrices of one or many Jacobians.
@@ -150,21 +152,21 @@ class WrenchMapper:
         Args:
             J: (6, n) tool Jacobian in the wrench's frame.
             tau: n floats, Nm.
-            weight: n floats scaling each joint (its column of J and its entry of tau), or None.
+            weight: n floats (a list or an (n,) array: an array saves a conversion) scaling
+                each joint (its column of J and its entry of tau), or None.
 
         Returns:
             (wrench (6,) N and Nm, sigma_min, damped).
         """
         if self._block is not None:
             buf = self._buf                  # [J_s; tau], joints weighted
-            if weight is None:
-                buf[:3] = J[self._block]
-                buf[3] = tau
-            else:
-                np.multiply(J[self._block], weight, out=buf[:3])
-                np.multiply(tau, weight, out=buf[3])
+            self._buf_js[...] = J[self._block]
+            self._buf_tau[...] = tau
+            if weight is not None:
+                buf *= weight                # each joint's column
             # rows (G_i0, G_i1, G_i2, (J_s tau)_i): G and J_s tau in one product
-            (a, d, f, y0), (_, b, e, y1), (_, _, c, y2) = np.dot(buf[:3], buf.T).tolist()
+            rows = np.dot(self._buf_js, self._buf_t).tolist()
+            (a, d, f, y0), (_, b, e, y1), (_, _, c, y2) = rows
             g = self._gram3(a, d, f, b, e, c)
             if g is not None:
                 (c00, c01, c02, c11, c12, c22), det, smin = g

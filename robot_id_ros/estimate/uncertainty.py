@@ -346,8 +346,8 @@ class LagVariance:
         if not seen:
             self.var = [a2 * v for v in self.var]
         else:
-            self.var = [max(a2 * v, w * w) for v, w in
-                        zip(self.var, (sum(map(mul, row, m)) for row in A))]
+            self.var = [w * w if w * w > x else x for x, w in   # max(x, w^2), no call
+                        zip([a2 * v for v in self.var], (sum(map(mul, row, m)) for row in A))]
         return self.var
 
     def batch(self, dt_s, R, band, starts, A):

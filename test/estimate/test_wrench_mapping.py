@@ -100,3 +100,25 @@ def test_matrices_of_one_jacobian_give_map_one_and_the_batch(youbot):
         assert smin == pytest.approx(s1, rel=1e-9) and smin == pytest.approx(s_b, rel=1e-9)
         assert bool(damped) == d1 == bool(d_b)
     assert not damped_all[0] and damped_all[1]            # stretched up (CANDLE): damped
+
+
+def test_map_one_with_joint_weights_equals_the_weighted_matrix(youbot):
+    """map_one with joint weights (a list, as update's banded samples give, or an array, as its
+    free samples give) maps like the weighted matrix: wrench = matrices(J w)[0] @ (tau w); the
+    work array it reuses carries nothing from one call to the next, also after the SVD path
+    (near the singularity) and after an unweighted call."""
+    mapper = WrenchMapper(5, 'force')
+    tau = np.array([0.3, -0.5, 0.2, 0.1, 0.05])
+    weights = ([1.0, 0.4, 0.9, 0.7, 1.0], np.array([0.2, 1.0, 1.0, 0.5, 0.8]), None)
+    for q in (BENT, CANDLE, 0.5 * (BENT + CANDLE), BENT):
+        J = youbot.robot.tool_jacobian(q, 'base')
+        for wt in weights:
+            w = np.ones(5) if wt is None else np.asarray(wt)
+            A, smin, damped = mapper.matrices(J * w)
+            wrench, s1, d1 = mapper.map_one(J, tau.tolist(), wt)
+            np.testing.assert_allclose(wrench, A @ (tau * w), rtol=1e-9, atol=1e-12)
+            assert s1 == pytest.approx(float(smin), rel=1e-9) and d1 == bool(damped)
+            # the weighting changes the wrench where the joints' weights differ
+            if wt is not None and not d1:
+                unweighted = mapper.map_one(J, tau.tolist())[0]
+                assert np.abs(wrench - unweighted).max() > 1e-3
