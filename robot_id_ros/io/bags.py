@@ -98,7 +98,9 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
     """All JointState messages of ``topic`` in ``path``, as arrays in ``joint_names`` order.
 
     Messages that lack the selected joints raise; a message with NaN/inf or wrong array lengths
-    is skipped and listed in ``skipped`` (a bag with no usable sample raises).
+    is skipped and listed in ``skipped`` (a bag with no usable sample raises), and so is a message
+    with no velocity (or effort) when other messages of the topic carry it, and a message with the
+    stamp of an earlier one (the first is kept: a driver or bridge that published twice).
 
     Args:
         path: a bag directory, or a single ``.mcap`` / ``.db3`` file.
@@ -128,8 +130,7 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
             raise BagError(f'topic {topic} in {path} is {bad[0].msgtype}, not {JOINT_STATE_TYPE}')
         total = sum(c.msgcount for c in conns)
         indexer = JointIndexer(joint_names)
-        stamps, qs, qds, efs, skipped = [], [], [], [], []
-        has_vel = has_eff = True
+        stamps, qs, qds, efs, skipped, index = [], [], [], [], [], []
         for k, (conn, bag_ns, raw) in enumerate(reader.messages(connections=conns)):
             msg = ts.deserialize_cdr(raw, conn.msgtype)
             try:
@@ -143,8 +144,7 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
             stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
             stamps.append(stamp if stamp > 0 else bag_ns)
             qs.append(s.q)
-            has_vel &= s.qd is not None
-            has_eff &= s.effort is not None
+            index.append(k)
             qds.append(s.qd if s.qd is not None else np.full(len(joint_names), np.nan))
             efs.append(s.effort if s.effort is not None else np.full(len(joint_names), np.nan))
             if progress is not None and k % PROGRESS_EVERY_MESSAGES == 0:
@@ -154,17 +154,35 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
     if not stamps:
         raise BagError(f'bag {path} has no usable {topic} message'
                        + (f' (first problem: {skipped[0][1]})' if skipped else ''))
-    if require_effort and not has_eff:
+    qd, effort = np.array(qds), np.array(efs)
+    has_vel, has_eff = ~np.isnan(qd).all(axis=1), ~np.isnan(effort).all(axis=1)
+    if require_effort and not has_eff.any():
         raise BagError(f'bag {path}: {topic} has no effort (needed as measured torque/current); '
                        'record with a driver that publishes effort')
-    if require_velocity and not has_vel:
+    if require_velocity and not has_vel.any():
         raise BagError(f'bag {path}: {topic} has no velocity')
     series = JointStateSeries(tuple(joint_names), np.array(stamps, dtype=np.int64), np.array(qs),
-                              np.array(qds) if has_vel else None,
-                              np.array(efs) if has_eff else None, str(path), topic, skipped)
+                              qd if has_vel.any() else None, effort if has_eff.any() else None,
+                              str(path), topic)
     order = np.argsort(series.stamp_ns, kind='stable')
-    if np.any(order != np.arange(len(order))):
-        series = series.select(order)
+    index = np.asarray(index)[order]
+    keep = np.ones(len(order), dtype=bool)
+    # a message without velocity (effort) among messages with it: that message is unusable
+    for field_, has in (('velocity', has_vel[order]), ('effort', has_eff[order])):
+        if has.any() and not has.all():
+            skipped += [(int(k), f'joint state has no {field_} (other messages carry it)')
+                        for k in index[~has]]
+            keep &= has
+    stamp = series.stamp_ns[order]
+    dup = np.zeros(len(order), dtype=bool)
+    dup[1:] = stamp[1:] == stamp[:-1]
+    if dup.any():
+        skipped += [(int(k), 'joint state stamp repeats an earlier message\'s (the first kept)')
+                    for k in index[dup & keep]]
+        keep &= ~dup
+    if not keep.all() or np.any(order != np.arange(len(order))):
+        series = series.select(order[keep])
+    series.skipped = sorted(skipped)
     return series
 
 

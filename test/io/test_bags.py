@@ -71,3 +71,24 @@ def test_read_messages_any_topic(tmp_path):
         w.write('/wrench', 5, w.wrench_stamped(5, 'arm_link_0', [1, 2, 3], [4, 5, 6]))
     (t, msg), = read_messages(tmp_path / 'w', '/wrench')
     assert t == 5 and msg.header.frame_id == 'arm_link_0' and msg.wrench.torque.z == 6.0
+
+
+def test_messages_without_a_field_others_carry_and_repeated_stamps_are_left_out(tmp_path):
+    """A few messages with no effort or velocity, or published twice, cost only themselves."""
+    with BagWriter(tmp_path / 'b', storage='sqlite3') as w:
+        for k in range(30):
+            stamp = 1000 + k * 5_000_000
+            vel = [] if k in (4, 5) else [0.2, 0.1, 0.0]
+            eff = [] if k == 9 else [20.0, 10.0 + k, 0.0]
+            msg = w.joint_state(stamp, ('j2', 'j1', 'finger'), [2.0 * k, 1.0 * k, 0.5], vel, eff)
+            w.write('/joint_states', stamp + 10, msg)
+            if k in (12, 20):   # the same sample again, received later
+                w.write('/joint_states', stamp + 20, msg)
+    s = read_joint_states(tmp_path / 'b', ['j1', 'j2'], require_velocity=True)
+    assert len(s) == 27 and s.qd is not None and np.isfinite(s.qd).all()
+    np.testing.assert_allclose(s.q[:, 0], [k for k in range(30) if k not in (4, 5, 9)])
+    assert np.all(np.diff(s.stamp_ns) > 0)
+    why = dict(s.skipped)
+    assert sorted(why) == [4, 5, 9, 13, 22]    # message indices (12 and 20 were sent twice)
+    assert 'no velocity' in why[4] and 'no effort' in why[9]
+    assert 'repeats' in why[13] and 'repeats' in why[22]
