@@ -343,14 +343,13 @@ class WrenchEstimator:
                               smin, damped, self.frame_id, reason)
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
-        """Return the wrench covariance (6, 6) and its map A (6 rows of n floats) at this sample.
+        """Return the wrench covariance (6, 6) and its map A (6, n) at this sample.
 
         ``band`` n floats, Nm.
         """
         A = self.mapper.matrix_one(J, sw)
         gain = white_noise_gain_one(self.config.method, self._lag.bandwidth_hz, dt)
-        return (self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain),
-                A.tolist())
+        return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain), A
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:

@@ -31,7 +31,6 @@ bounded by what the drives can balance (``wrench_prior``).
 from __future__ import annotations
 
 import math
-from operator import mul
 
 import numpy as np
 
@@ -322,7 +321,8 @@ class LagVariance:
             r_prev: n floats, Nm, the residual at the previous sample, None after a reset.
             r: n floats, Nm, the residual now.
             band: n floats, Nm, the stiction band half-width now.
-            A: 6 rows of n floats, the wrench map (of the last covariance recomputation).
+            A: (6, n) array (or 6 rows of n floats), the wrench map (of the last covariance
+                recomputation).
 
         Returns:
             list of 6 floats, N^2 and Nm^2, the lag variance now.
@@ -347,7 +347,7 @@ class LagVariance:
             self.var = [a2 * v for v in self.var]
         else:
             self.var = [w * w if w * w > x else x for x, w in   # max(x, w^2), no call
-                        zip([a2 * v for v in self.var], (sum(map(mul, row, m)) for row in A))]
+                        zip([a2 * v for v in self.var], np.dot(A, m).tolist())]
         return self.var
 
     def batch(self, dt_s, R, band, starts, A):

@@ -115,7 +115,7 @@ def test_lag_variance_step_equals_batch():
     got, prev = [], None
     for k in range(N):
         got.append(lag.step(0.0 if starts[k] else dt[k], prev, R[k].tolist(), band[k].tolist(),
-                            A[k].tolist()))
+                            A[k] if k % 2 else A[k].tolist()))   # update passes the array
         prev = R[k].tolist()
     got = np.array(got)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
