@@ -9,12 +9,14 @@ poses (--static) the gravity model (alone, or reported next to the dynamic fit);
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.identify import IdentificationOptions, identify, validate
+from robot_id_ros.identify.samples import split_at_gaps
 from robot_id_ros.identify.selection import SEARCHED
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import (CommandError, Progress, add_robot_arguments,
@@ -66,13 +68,18 @@ def parse_floats(text, n=None, what='values'):
     return vals
 
 
-def read_bags(paths, joint_names, topic, label):
+def read_bags(paths, joint_names, topic, label, split=False):
+    """Return [(series, sidecar)] of the bags; ``split``: runs cut at their long gaps."""
     out = []
     for p in paths or []:
         prog = Progress(f'reading {Path(p).name}')
         s = read_joint_states(p, joint_names, topic, require_effort=True,
                               progress=lambda k, total: prog(k, total) if k else None)
-        out.append((s, find_sidecar(p)))
+        sc = find_sidecar(p)
+        pieces, lines = split_at_gaps(s) if split else ([s], [])
+        for line in lines:
+            print(f'note: {line}', file=sys.stderr)
+        out += [(x, sc) for x in pieces]
     return out
 
 
@@ -147,7 +154,8 @@ def _drive_gain_runs(args, robot):
     if not v[0] > 0:
         raise CommandError(f'--gains-payload: the mass must be > 0 kg, got {v[0]:g}')
     pl = Payload(v[0], np.array(v[1:]))
-    runs = read_bags(args.gains_payload_data, robot.joint_names, args.topic, 'gains payload')
+    runs = read_bags(args.gains_payload_data, robot.joint_names, args.topic, 'gains payload',
+                     split=True)
     return [(s, sc, pl) for s, sc in runs]
 
 
@@ -187,7 +195,7 @@ def run(args) -> int:
     out = Path(args.out)
     robot = robot_from_args(args)
     opts = options_from_args(args, robot.n)
-    data = read_bags(args.data, robot.joint_names, args.topic, 'data')
+    data = read_bags(args.data, robot.joint_names, args.topic, 'data', split=True)
     gain_runs = _drive_gain_runs(args, robot)
     static = read_bags(args.static, robot.joint_names, args.topic, 'static')
     sweeps = read_bags(args.sweeps, robot.joint_names, args.topic, 'sweeps')

@@ -103,3 +103,64 @@ def usable_samples(series: JointStateSeries, what='recording'):
         series.skipped = skipped
     src = series.source or '(memory)'
     return series, [f'{what} {src}: {x}' for x in lines]
+
+
+# a trajectory is cut where its stamps jump by more than this (s) and by more than
+# SPLIT_GAP_INTERVALS median intervals: a spline across a longer gap invents the motion (a 10 Hz
+# excitation turns by half a cycle in 0.05 s) and its derivatives and torque would enter the fit
+SPLIT_GAP_S = 0.05
+SPLIT_GAP_INTERVALS = 3
+# a piece between gaps shorter than this (s) is left out (too short to differentiate)
+MIN_PIECE_S = 1.0
+
+
+def split_at_gaps(series: JointStateSeries, what='trajectory'):
+    """Return the pieces of a run between its long gaps, and the lines that report them.
+
+    A recording with a pause (a driver or bridge that stopped publishing for a while) is not one
+    run: the resampling would interpolate across the pause. It is cut at each interval longer
+    than ``SPLIT_GAP_S`` and ``SPLIT_GAP_INTERVALS`` median intervals; each piece is a run of its
+    own, pieces shorter than ``MIN_PIECE_S`` are left out. The samples left out as unusable
+    (``usable_samples``) are reported here, on the whole run.
+
+    Args:
+        series: the recorded run.
+        what: what the series is, for the lines.
+
+    Returns:
+        (pieces, lines): ``[series]`` and [] when there is no long gap; else the pieces (sources
+        '<source> part k of m') and one line per gap, piece left out and cause of unusable
+        samples. Raises ``IdentificationError`` when no piece is long enough.
+    """
+    if len(series) < 2:
+        return [series], []
+    dt = np.diff(series.stamp_ns) * 1e-9
+    limit = max(SPLIT_GAP_S, SPLIT_GAP_INTERVALS * float(np.median(dt)))
+    if not np.any(dt > limit):
+        return [series], []
+    series, lines = usable_samples(series, what)
+    t = series.t_s
+    cuts = np.flatnonzero(np.diff(t) > limit) + 1
+    src = series.source or '(memory)'
+    lines.append(f'{what} {src}: cut at {len(cuts)} gap(s) longer than {limit:.3g} s (no sample '
+                 'in between, nothing interpolated across): '
+                 + ', '.join(f'{t[c - 1]:.6g}-{t[c]:.6g} s' for c in cuts[:MAX_CAUSES_LISTED])
+                 + (f' and {len(cuts) - MAX_CAUSES_LISTED} more' if len(cuts) > MAX_CAUSES_LISTED
+                    else ''))
+    bounds = np.concatenate([[0], cuts, [len(t)]])
+    spans = [(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    long_enough = [(a, b) for a, b in spans if t[b - 1] - t[a] >= MIN_PIECE_S]
+    short = [(a, b) for a, b in spans if (a, b) not in long_enough]
+    if short:
+        lines.append(f'{what} {src}: {len(short)} piece(s) between gaps shorter than '
+                     f'{MIN_PIECE_S:g} s left out ({sum(b - a for a, b in short)} samples, first '
+                     f'at t {t[short[0][0]]:.6g} s)')
+    if not long_enough:
+        raise IdentificationError(f'{what} {src}: no piece between gaps is {MIN_PIECE_S:g} s '
+                                  'long; ' + '; '.join(lines))
+    pieces = []
+    for k, (a, b) in enumerate(long_enough):
+        p = series.select(np.arange(a, b))
+        p.source = f'{src} part {k + 1} of {len(long_enough)}'
+        pieces.append(p)
+    return pieces, lines
