@@ -12,6 +12,7 @@ from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotMod
                                       default_urdf_path)
 from robot_id_ros.errors import InputError
 from robot_id_ros.settings import default_of, flag_of, from_plain, settings_of
+from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.files import yaml_output
 from robot_id_ros.io.model_file import KIND as MODEL_KIND
 from robot_id_ros.io.sidecar import sidecar_path
@@ -53,6 +54,15 @@ def bag_inputs(*bags):
             if sidecar_path(p).is_file():
                 out.append(sidecar_path(p))
     return out
+
+
+def read_series(path, joint_names, topic, **kwargs):
+    """``read_joint_states`` with a note on stderr when it read a namespaced topic instead."""
+    series = read_joint_states(path, joint_names, topic, **kwargs)
+    if series.topic != topic:
+        print(f'note: {path} has no {topic}: read its {series.topic} (--topic to choose another)',
+              file=sys.stderr)
+    return series
 
 
 def check_plot_name(path, flag):

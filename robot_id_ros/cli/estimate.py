@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_id_ros.io.bags import BAG_OUTPUT, BagWriter, read_joint_states
+from robot_id_ros.io.bags import BAG_OUTPUT, BagWriter
 from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
                                    effort_scale)
 from robot_id_ros.ros.params_file import estimator_settings
@@ -38,7 +38,7 @@ from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
 from robot_id_ros.errors import RobotIdError
 from robot_id_ros.cli.common import (CommandError, Progress, add_overwrite_argument,
                                      add_setting_flags, bag_inputs, check_plot_name,
-                                     settings_from_args)
+                                     read_series, settings_from_args)
 
 
 def add_parser(subparsers):
@@ -52,7 +52,8 @@ def add_parser(subparsers):
                    help='output bag: a name ending in .mcap (or .db3) is a single bag file, any '
                         'other a bag folder (MCAP); a new path')
     p.add_argument('--topic', default='/joint_states',
-                   help='JointState topic (default /joint_states)')
+                   help='JointState topic (default /joint_states, or the bag\'s only '
+                        'namespaced one, e.g. /arm/joint_states)')
     p.add_argument('--effort-unit', choices=('torque', 'current'), default='torque',
                    help='effort is joint torque in Nm (default) or motor current in A')
     p.add_argument(
@@ -141,8 +142,8 @@ def _run(args) -> int:
     if args.payload_mass is not None or args.payload_com is not None:
         est.set_payload(mass, com)
     t0 = time.monotonic()
-    series = read_joint_states(args.data, names, topic=args.topic, require_velocity=True,
-                               require_effort=True, progress=Progress('reading'))
+    series = read_series(args.data, names, args.topic, require_velocity=True,
+                         require_effort=True, progress=Progress('reading'))
     t_read = time.monotonic() - t0
     t1 = time.monotonic()
     res = est.process(series.stamp_ns, series.q, series.qd, series.effort * scale,

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.identify.samples import split_at_gaps
 from robot_id_ros.identify.selection import SEARCHED
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import (CommandError, Progress, add_robot_arguments,
-                                     add_setting_flags, robot_from_args, settings_from_args)
+                                     add_setting_flags, read_series, robot_from_args,
+                                     settings_from_args)
 
 # outputs: checked first, written together (issue 14)
 from robot_id_ros.io.files import PLOT_OUTPUT, OutputKind, Outputs, file_head, text_output
@@ -39,7 +39,8 @@ def add_bag_arguments(p, effort=True):
     The effort flags are generated from their ``IdentificationOptions`` declarations.
     """
     p.add_argument('--topic', default='/joint_states',
-                   help='JointState topic (default /joint_states)')
+                   help='JointState topic (default /joint_states, or the bag\'s only '
+                        'namespaced one, e.g. /arm/joint_states)')
     if effort:
         add_setting_flags(p, IdentificationOptions, 'effort',
                           names=('effort_unit', 'drive_gains_nm_per_a'))
@@ -73,8 +74,8 @@ def read_bags(paths, joint_names, topic, label, split=False):
     out = []
     for p in paths or []:
         prog = Progress(f'reading {Path(p).name}')
-        s = read_joint_states(p, joint_names, topic, require_effort=True,
-                              progress=lambda k, total: prog(k, total) if k else None)
+        s = read_series(p, joint_names, topic, require_effort=True,
+                        progress=lambda k, total: prog(k, total) if k else None)
         sc = find_sidecar(p)
         pieces, lines = split_at_gaps(s) if split else ([s], [])
         for line in lines:

@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.files import Outputs, yaml_output
 from robot_id_ros.identify import (IdentificationOptions, prepare_trajectory, processing_options,
                                    static_poses)
@@ -27,7 +26,7 @@ from robot_id_ros.io.model_file import Payload, load_model
 from robot_id_ros.identify.payload import (estimate_drive_gains, identify_payload,
                                            payload_from_trajectory, recording_kind)
 from robot_id_ros.io.sidecar import find_sidecar
-from robot_id_ros.cli.common import CommandError
+from robot_id_ros.cli.common import CommandError, read_series
 from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains, parse_floats
 
 from robot_id_ros.cli.common import add_overwrite_argument, bag_inputs
@@ -59,13 +58,13 @@ def add_parser(subparsers):
 
 
 def _poses(path, model, args, opts):
-    s = read_joint_states(path, model.joint_names, args.topic, require_effort=True)
+    s = read_series(path, model.joint_names, args.topic, require_effort=True)
     return static_poses(s, opts, find_sidecar(path), model.robot)
 
 
 def _estimate(model, args, opts):
     """Return the payload dict of a static or trajectory recording (``PayloadResult.to_dict``)."""
-    s = read_joint_states(args.data, model.joint_names, args.topic, require_effort=True)
+    s = read_series(args.data, model.joint_names, args.topic, require_effort=True)
     sidecar = find_sidecar(args.data)
     if args.motion == 'auto':
         kind, pw = recording_kind(s, opts, sidecar, model.robot)

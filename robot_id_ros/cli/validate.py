@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.identify import IdentificationOptions, validate
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.sidecar import find_sidecar
-from robot_id_ros.cli.common import Progress
+from robot_id_ros.cli.common import Progress, read_series
 from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains
 
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs
@@ -52,8 +51,8 @@ def run(args) -> int:
     outputs = Outputs(inputs=[args.model] + bag_inputs(args.data), overwrite=args.overwrite)
     if args.report:
         outputs.check_folder(args.report, [VALIDATION_PLOT], PLOT_OUTPUT)
-    series = read_joint_states(args.data, model.joint_names, args.topic, require_effort=True,
-                               progress=Progress('reading'))
+    series = read_series(args.data, model.joint_names, args.topic, require_effort=True,
+                         progress=Progress('reading'))
     base = IdentificationOptions()
     # the effort flags given override the model's own, even at their core default (a model
     # identified from currents validated on a torque recording: --effort-unit torque)

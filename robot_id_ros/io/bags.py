@@ -22,6 +22,7 @@ from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.sidecar import sidecar_path  # noqa: F401
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
+DEFAULT_TOPIC = '/joint_states'
 BAG_FORMAT_VERSION = 8          # rosbag2 metadata version written (the rosbags default)
 BAG_FILE_STORAGE = {'.mcap': 'mcap', '.db3': 'sqlite3'}   # a single-file bag: its storage
 PROGRESS_EVERY_MESSAGES = 5000  # read_joint_states calls ``progress`` once per this many messages
@@ -93,9 +94,12 @@ def _open_reader(path):
     return reader
 
 
-def read_joint_states(path, joint_names, topic='/joint_states', require_velocity=False,
+def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=False,
                       require_effort=True, progress=None) -> JointStateSeries:
     """All JointState messages of ``topic`` in ``path``, as arrays in ``joint_names`` order.
+
+    The default topic, absent from the bag, stands for the bag's one namespaced JointState topic
+    ending in it (``/arm/joint_states``); the series' ``topic`` says which was read.
 
     Messages that lack the selected joints raise; a message with NaN/inf or wrong array lengths
     is skipped and listed in ``skipped`` (a bag with no usable sample raises), and so is a message
@@ -121,6 +125,13 @@ def read_joint_states(path, joint_names, topic='/joint_states', require_velocity
     ts = typestore()
     try:
         conns = [c for c in reader.connections if c.topic == topic]
+        if not conns and topic == DEFAULT_TOPIC:
+            # a namespaced joint_states (/arm/joint_states) when it is the only one
+            spaced = {c.topic for c in reader.connections if c.msgtype == JOINT_STATE_TYPE
+                      and c.topic.endswith(DEFAULT_TOPIC)}
+            if len(spaced) == 1:
+                topic = spaced.pop()
+                conns = [c for c in reader.connections if c.topic == topic]
         if not conns:
             have = ', '.join(sorted({f'{c.topic} ({c.msgtype})' for c in reader.connections}))
             raise BagError(f'bag {path} has no topic {topic} (topics: {have or "none"}); pass '

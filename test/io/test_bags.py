@@ -92,3 +92,22 @@ def test_messages_without_a_field_others_carry_and_repeated_stamps_are_left_out(
     assert sorted(why) == [4, 5, 9, 13, 22]    # message indices (12 and 20 were sent twice)
     assert 'no velocity' in why[4] and 'no effort' in why[9]
     assert 'repeats' in why[13] and 'repeats' in why[22]
+
+
+def test_a_namespaced_joint_states_topic_is_read_by_default(tmp_path, capsys):
+    """A foreign system's /robot1/joint_states, the bag's only JointState topic: read it."""
+    from robot_id_ros.cli.common import read_series
+
+    with BagWriter(tmp_path / 'b.mcap') as w:
+        for k in range(5):
+            w.write('/robot1/joint_states', 1000 + k, w.joint_state(1000 + k, ('j1',), [k], [0],
+                                                                    [1.0]))
+            w.write('/robot2/odom_joint_states_x', 1000 + k, w.bool(True))
+    s = read_series(tmp_path / 'b.mcap', ['j1'], '/joint_states')
+    assert len(s) == 5 and s.topic == '/robot1/joint_states'
+    assert 'read its /robot1/joint_states' in capsys.readouterr().err
+    with BagWriter(tmp_path / 'two.mcap') as w:
+        for ns in ('/a', '/b'):
+            w.write(f'{ns}/joint_states', 1000, w.joint_state(1000, ('j1',), [0.0], [0], [1.0]))
+    with pytest.raises(BagError, match=r'no topic /joint_states \(topics: /a/joint_states'):
+        read_joint_states(tmp_path / 'two.mcap', ['j1'])
