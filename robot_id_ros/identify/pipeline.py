@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """The whole identification (ROS-free).
 
-Static poses, friction sweeps, trajectories, the dynamic or static model, physical consistency
-and the in-sample metrics, in that order; the model file's ``identification:`` section is the
-``IdentificationRecord`` the steps fill.
+Static poses, friction sweeps, trajectories, the dynamic or static model, physical consistency,
+the breakaway from the moments the joints break free and the in-sample metrics, in that order;
+the model file's ``identification:`` section is the ``IdentificationRecord`` the steps fill.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from robot_id_ros.identify.breakaway import BreakawayEstimate, estimate_breakaway
 from robot_id_ros.identify.consistency import ConsistencyResult, physically_consistent_fit
 from robot_id_ros.identify.drive_gains import drive_gains_step
 from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
@@ -143,6 +144,7 @@ class IdentificationResult:
     gravity: GravityResult | None = None
     point_mass: PointMassResult | None = None
     friction_sweeps: FrictionSweepResult | None = None
+    breakaway: BreakawayEstimate | None = None
     consistency: ConsistencyResult | None = None
     trajectories: list[Trajectory] = field(default_factory=list)
     fit_metrics: dict = field(default_factory=dict)
@@ -380,14 +382,28 @@ def _fit_metrics(model, data, options, res, record):
     record.fit_metrics = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
 
 
+def _breakaway_from_events(model: IdentifiedModel, runs, options, res: IdentificationResult):
+    """Set the breakaway of the joints that break free often enough in ``runs`` (``breakaway``).
+
+    The others keep the friction law's (Coulomb + Stribeck, or the sweeps' where larger).
+    """
+    t0 = time.perf_counter()
+    res.breakaway = est = estimate_breakaway(model, runs, options)
+    f = model.friction
+    f.breakaway_nm = np.where(est.measured, est.breakaway_nm, f.breakaway_nm)
+    res.summary_lines.extend(est.summary_lines(model.joint_names))
+    res.timings_s['breakaway'] = time.perf_counter() - t0
+
+
 def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
              options: IdentificationOptions | None = None, progress=None,
              drive_gain_runs=(), given=None) -> IdentificationResult:
     """Identify ``robot`` from excitation runs, static poses and friction sweeps.
 
     With trajectories the model is the full dynamic fit (static poses and sweeps are fitted and
-    reported alongside; sweep friction fills Stribeck/breakaway). With static poses only, the
-    model is the gravity fit (URDF inertias, friction from sweeps if any). Nothing is written.
+    reported alongside; sweep friction fills Stribeck; the breakaway is measured where the joints
+    break free, ``breakaway``). With static poses only, the model is the gravity fit (URDF
+    inertias, friction from sweeps if any). Nothing is written.
 
     Args:
         robot: the model to identify (URDF values are the reference).
@@ -443,6 +459,7 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         model = _assemble_static_model(robot, options, res)
         record.method = 'static gravity (' + res.gravity.ls.method + ')'
         record.gravity = _gravity_record(res.gravity)
+    _breakaway_from_events(model, [*data, *static, *sweeps], options, res)
     if res.gravity is not None:
         record.static = _static_record(res.gravity, res.point_mass)
     if options.effort_unit == 'current':
