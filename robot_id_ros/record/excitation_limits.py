@@ -59,7 +59,7 @@ class ExcitationLimits:
         lim = robot.limits
         lo, hi = lim.lower_rad, lim.upper_rad
         finite = np.isfinite(lo) & np.isfinite(hi)
-        mid = np.where(finite, 0.5 * (lo + hi), 0.0)
+        mid = 0.5 * (np.where(finite, lo, 0.0) + np.where(finite, hi, 0.0))   # 0: continuous
         half = np.where(finite, 0.5 * (hi - lo) * position_fraction, np.inf)
         bad = [robot.joint_names[i] for i in np.flatnonzero(finite & (hi - lo <= 0))]
         if bad:
