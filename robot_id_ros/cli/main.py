@@ -19,7 +19,11 @@ COMMANDS = ('describe', 'design_excitation', 'identify', 'validate', 'estimate',
 def build_parser():
     parser = argparse.ArgumentParser(
         prog='robot-id',
-        description='Dynamic identification and sensorless force estimation for robot arms.')
+        description='Dynamic identification and sensorless force estimation for robot arms.',
+        epilog='Sign convention: a wrench (/wrench of robot-id estimate, ~/wrench of the '
+               'wrench_estimator node) is the wrench the environment applies to the robot, at the '
+               'tool frame\'s origin: a push on the tool along +x reads +fx (robot-id estimate '
+               '--help).')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     sub.required = True
     for name in COMMANDS:
