@@ -101,9 +101,10 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
     The default topic, absent from the bag, stands for the bag's one namespaced JointState topic
     ending in it (``/arm/joint_states``); the series' ``topic`` says which was read.
 
-    Messages that lack the selected joints raise; a message with NaN/inf or wrong array lengths
-    is skipped and listed in ``skipped`` (a bag with no usable sample raises), and so is a message
-    with no velocity (or effort) when other messages of the topic carry it, and a message with the
+    Messages that lack some of the selected joints raise, those with none of them (another
+    publisher on the topic, e.g. a gripper's driver) are skipped; a message with NaN/inf or wrong
+    array lengths is skipped and listed in ``skipped`` (a bag with no usable sample raises), and
+    so is a message with no velocity (or effort) when other messages of the topic carry it, and a message with the
     stamp of an earlier one (the first is kept: a driver or bridge that published twice).
 
     Args:
@@ -142,12 +143,19 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
         total = sum(c.msgcount for c in conns)
         indexer = JointIndexer(joint_names)
         stamps, qs, qds, efs, skipped, index = [], [], [], [], [], []
+        first_missing = None
         for k, (conn, bag_ns, raw) in enumerate(reader.messages(connections=conns)):
             msg = ts.deserialize_cdr(raw, conn.msgtype)
             try:
                 s = indexer.convert(msg.name, msg.position, msg.velocity, msg.effort,
                                     require_velocity=False, require_effort=False)
             except JointStateError as exc:
+                if exc.kind == 'missing_joint' and not set(msg.name) & set(joint_names):
+                    # another publisher on the topic (a gripper's driver): not an arm sample
+                    skipped.append((k, 'joint state of another publisher, none of the model '
+                                       f'joints (it has: {", ".join(msg.name) or "none"})'))
+                    first_missing = first_missing or exc
+                    continue
                 if exc.kind in _FATAL_JOINT_STATE_KINDS:
                     raise BagError(f'{path}: {exc}') from exc
                 skipped.append((k, str(exc)))
@@ -162,6 +170,8 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
                 progress(k, total)
     finally:
         reader.close()
+    if not stamps and first_missing is not None and len(skipped) == total:
+        raise BagError(f'{path}: {first_missing}')    # no message has the model's joints
     if not stamps:
         raise BagError(f'bag {path} has no usable {topic} message'
                        + (f' (first problem: {skipped[0][1]})' if skipped else ''))

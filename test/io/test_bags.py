@@ -111,3 +111,20 @@ def test_a_namespaced_joint_states_topic_is_read_by_default(tmp_path, capsys):
             w.write(f'{ns}/joint_states', 1000, w.joint_state(1000, ('j1',), [0.0], [0], [1.0]))
     with pytest.raises(BagError, match=r'no topic /joint_states \(topics: /a/joint_states'):
         read_joint_states(tmp_path / 'two.mcap', ['j1'])
+
+
+def test_messages_of_another_publisher_on_the_topic_are_skipped(tmp_path):
+    """A gripper driver publishing its own JointState on /joint_states: not a missing joint."""
+    with BagWriter(tmp_path / 'b.mcap') as w:
+        for k in range(12):
+            w.write('/joint_states', 1000 + 10 * k, w.joint_state(
+                1000 + 10 * k, ('j1', 'j2'), [k, -k], [0, 0], [1.0, 2.0]))
+            if k % 4 == 0:
+                w.write('/joint_states', 1005 + 10 * k, w.joint_state(
+                    1005 + 10 * k, ('finger',), [0.01], [0], [0.5]))
+    s = read_joint_states(tmp_path / 'b.mcap', ['j2', 'j1'])
+    assert len(s) == 12 and np.allclose(s.q[:, 1], np.arange(12))
+    assert len(s.skipped) == 3 and 'another publisher' in s.skipped[0][1]
+    assert 'finger' in s.skipped[0][1]
+    with pytest.raises(BagError, match=r'no joint\(s\) j3, j4 \(it has: j1, j2\)'):
+        read_joint_states(tmp_path / 'b.mcap', ['j3', 'j4'])   # names no message has
