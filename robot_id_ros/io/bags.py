@@ -104,8 +104,9 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
     Messages that lack some of the selected joints raise, those with none of them (another
     publisher on the topic, e.g. a gripper's driver) are skipped; a message with NaN/inf or wrong
     array lengths is skipped and listed in ``skipped`` (a bag with no usable sample raises), and
-    so is a message with no velocity (or effort) when other messages of the topic carry it, and a message with the
-    stamp of an earlier one (the first is kept: a driver or bridge that published twice).
+    so is a message with no velocity (or effort) when other messages of the topic carry it, and
+    a message with the stamp of an earlier one (the first is kept: a driver or bridge that
+    published twice).
 
     Args:
         path: a bag directory, or a single ``.mcap`` / ``.db3`` file.
