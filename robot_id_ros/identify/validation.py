@@ -16,7 +16,7 @@ import scipy.interpolate
 import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.options import (IdentificationOptions, check_motion_selection,
                                            effort_to_torque)
-from robot_id_ros.identify.samples import usable_samples
+from robot_id_ros.identify.samples import split_at_gaps, usable_samples
 from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory, motion_mask,
                                                 prepare_trajectory)
 from robot_id_ros.io.bags import JointStateSeries
@@ -63,8 +63,14 @@ def _relative(a, b):
     return float(np.linalg.norm(a) / max(np.linalg.norm(b), 1e-300))
 
 
+def _lowpassed(tau, rate_hz, filter_hz):
+    """Return ``tau`` low-passed at ``filter_hz`` (at most below Nyquist), zero phase."""
+    return signals.lowpass_zero_phase(tau, rate_hz,
+                                      min(filter_hz, MAX_CUTOFF_RATE_FRACTION * rate_hz))
+
+
 def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_names=None,
-                       mask=None):
+                       mask=None, measured_filtered=None):
     """Prediction error of ``predicted`` against ``measured`` torque.
 
     Args:
@@ -76,6 +82,8 @@ def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_
         mask: (N, n) bool (``motion_mask``): also the in-motion figures over the rows where it is
             True (``rmse_in_motion_nm``, ``relative_error_in_motion``, ``in_motion_fraction``
             per joint).
+        measured_filtered: (N, n) the measured torque already low-passed at ``filter_hz`` (a
+            run of several pieces, each filtered on its own); default: filtered here.
 
     Returns:
         dict with the keys of ``robot-id validate --json``: RMSE per joint (Nm), relative errors.
@@ -92,9 +100,9 @@ def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_
                                                   1e-300)).tolist(),
         'relative_error': _relative(e, measured),
     }
-    if filter_hz is not None and rate_hz is not None:
-        mf = signals.lowpass_zero_phase(measured, rate_hz,
-                                        min(filter_hz, MAX_CUTOFF_RATE_FRACTION * rate_hz))
+    if filter_hz is not None and (rate_hz is not None or measured_filtered is not None):
+        mf = (np.asarray(measured_filtered, float) if measured_filtered is not None else
+              _lowpassed(measured, rate_hz, filter_hz))
         ef = mf - predicted
         out['filter_hz'] = float(filter_hz)
         out['relative_error_filtered'] = _relative(ef, mf)
@@ -215,19 +223,30 @@ def validate(model: IdentifiedModel, series: JointStateSeries,
         The ``ValidationResult``.
     """
     opts = processing_options(model, options, given)
-    tr = prepare_trajectory(series, dataclasses.replace(opts, torque_filter=False), sidecar,
-                            model.robot)
-    pred = model.predict(tr.q, tr.qd, tr.qdd)
-    if filter_hz is None:
-        filter_hz = model.identification.get('torque_cutoff_hz') or tr.cutoff_hz
     vmin = opts.min_velocity_rad_s if min_velocity_rad_s is None else float(min_velocity_rad_s)
     scope = opts.min_velocity_scope if min_velocity_scope is None else min_velocity_scope
     margin = (opts.min_velocity_margin_s if min_velocity_margin_s is None
               else float(min_velocity_margin_s))
     check_motion_selection(vmin, scope, margin)
-    mask = motion_mask(tr.qd, tr.rate_hz, vmin, scope, margin) if vmin > 0 else None
-    m = validation_metrics(tr.tau, pred, tr.rate_hz, filter_hz, model.joint_names, mask)
-    t_rec, tau_rec, pred_rec = at_recorded_samples(series, opts, tr, pred)
+    # a run with pauses: each piece processed on its own (nothing interpolated across a pause)
+    pieces, gap_notes = split_at_gaps(series, 'held-out run')
+    parts = []
+    for piece in pieces:
+        tr = prepare_trajectory(piece, dataclasses.replace(opts, torque_filter=False), sidecar,
+                                model.robot)
+        pred = model.predict(tr.q, tr.qd, tr.qdd)
+        if filter_hz is None:
+            filter_hz = model.identification.get('torque_cutoff_hz') or tr.cutoff_hz
+        mask = motion_mask(tr.qd, tr.rate_hz, vmin, scope, margin) if vmin > 0 else None
+        parts.append((tr, pred, mask, at_recorded_samples(piece, opts, tr, pred)))
+    if len(parts) == 1:
+        tr, pred, mask, (t_rec, tau_rec, pred_rec) = parts[0]
+        m = validation_metrics(tr.tau, pred, tr.rate_hz, filter_hz, model.joint_names, mask)
+    else:
+        tr, pred, mask, t_rec, tau_rec, pred_rec = _joined(parts, gap_notes)
+        m = validation_metrics(tr.tau, pred, tr.rate_hz, filter_hz, model.joint_names, mask,
+                               np.vstack([_lowpassed(p[0].tau, p[0].rate_hz, filter_hz)
+                                          for p in parts]))
     m.update(validation_metrics(tau_rec, pred_rec, joint_names=model.joint_names))
     m['resampled_samples'] = len(tr)
     if mask is not None:
@@ -237,3 +256,25 @@ def validate(model: IdentifiedModel, series: JointStateSeries,
     m['derivative_method'] = tr.method
     m['effort_unit'] = opts.effort_unit
     return ValidationResult(m, tr, pred, t_rec, tau_rec, pred_rec)
+
+
+def _joined(parts, notes):
+    """Return the pieces of a held-out run as one (trajectory, prediction, mask, recorded ...).
+
+    The trajectory's t_s is on the first piece's clock (the pauses stay as jumps in it).
+    """
+    trs = [p[0] for p in parts]
+    t0 = trs[0].stamp0_ns
+
+    def clock(tr):
+        return (tr.stamp0_ns - t0) * 1e-9
+
+    tr = Trajectory(np.concatenate([x.t_s + clock(x) for x in trs]),
+                    *(np.vstack([getattr(x, f) for x in trs]) for f in ('q', 'qd', 'qdd', 'tau')),
+                    trs[0].rate_hz, trs[0].method, trs[0].cutoff_hz, None, trs[0].source,
+                    notes=list(notes) + [n for x in trs for n in x.notes], stamp0_ns=t0)
+    masks = [p[2] for p in parts]
+    rec = [p[3] for p in parts]
+    return (tr, np.vstack([p[1] for p in parts]), None if masks[0] is None else np.vstack(masks),
+            np.concatenate([r[0] + clock(x) for r, x in zip(rec, trs)]),
+            np.vstack([r[1] for r in rec]), np.vstack([r[2] for r in rec]))
