@@ -28,10 +28,13 @@ Three data kinds, each optional (at least one of trajectories or static poses is
   positions; half their difference at matched positions is pure friction (gravity cancels),
   fitted per joint as Coulomb + viscous (+ Stribeck).
 
+In every kind the joints stop and break free; the friction torque at those moments is the stiction
+breakaway (``breakaway``), measured there rather than extrapolated from the friction law.
+
 ``identify`` (``pipeline``) runs the whole thing and returns an ``IdentificationResult`` holding
 the ``IdentifiedModel`` to save; ``validate`` (``validation``) measures a model on held-out data.
 The modules form a chain: options -> trajectories, least_squares -> static, sweeps, dynamics ->
-consistency -> validation, pipeline.
+consistency, breakaway -> validation, pipeline.
 """
 from robot_id_ros.identify.consistency import (ConsistencyResult, is_physically_consistent,
                                                physically_consistent_fit, pseudo_inertia)
