@@ -73,12 +73,16 @@ def _estimate(model, args, opts):
         pw = static_poses(s, opts, sidecar, model.robot) if kind == 'static' else None
     if kind == 'static':
         po = _poses(args.without, model, args, opts) if args.without else None
-        return identify_payload(model, pw, po).to_dict()
+        d = identify_payload(model, pw, po).to_dict()
+        d['notes'] = list(pw.notes) + (list(po.notes) if po is not None else [])
+        return d
     if args.without:
         raise CommandError('--without is for static poses; --data is a trajectory (the model '
                            'identified without the payload is the reference)')
     tr = prepare_trajectory(s, processing_options(model, opts), sidecar, model.robot)
-    return payload_from_trajectory(model, tr, inertia=args.inertia).to_dict()
+    d = payload_from_trajectory(model, tr, inertia=args.inertia).to_dict()
+    d['notes'] = list(tr.notes)     # samples left out, gaps: never dropped silently
+    return d
 
 
 def _print(d):
@@ -143,5 +147,7 @@ def run(args) -> int:
             print(f'{n:24s} ' +
                   ('not loaded by the payload' if g is None else f'{g:.4g} +- {s:.2g} Nm/A'))
     else:
+        for note in d.get('notes', []):
+            print(note)
         _print(d)
     return 0

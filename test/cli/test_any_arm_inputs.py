@@ -3,10 +3,14 @@
 """Commands with defaults on URDFs and recordings this package did not make (issue 13)."""
 import warnings
 
+import numpy as np
 import pytest
 
+from conftest import BENT
 from robots import example_robot_data_dir
 from robot_id_ros.cli.main import main
+from robot_id_ros.identify.payload import payload_motion_regressor
+from robot_id_ros.io.bags import BagWriter
 
 
 def test_design_excitation_on_continuous_joints_without_limits_says_one_line(tmp_path, capsys):
@@ -31,3 +35,29 @@ def test_help_states_the_wrench_sign_convention(capsys):
         text = ' '.join(capsys.readouterr().out.split())
         assert 'the environment applies to the robot' in text, argv
         assert "tool frame's origin" in text and 'along +x reads +fx' in text, argv
+
+
+def test_payload_reports_the_samples_it_left_out(tmp_path, capsys, model):
+    """A loaded trajectory with a NaN effort: the payload, and a line saying what was left out."""
+    model.save(tmp_path / 'model.yaml')
+    t = np.arange(1600) / 200.0
+    amp, w = np.array([0.6, 0.4, 0.5, 0.6, 0.8]), 2 * np.pi * np.array([0.3, 0.4, 0.5, 0.35, 0.45])
+    Q = BENT + amp * np.sin(w * t[:, None])
+    QD, QDD = amp * w * np.cos(w * t[:, None]), -amp * w ** 2 * np.sin(w * t[:, None])
+    x = np.array([0.5, 0.0, 0.0, 0.5 * 0.05] + [0.0] * 6)     # 0.5 kg 50 mm along tool z
+    E = np.array([model.torque(*s) for s in zip(Q, QD, QDD)])
+    E += (payload_motion_regressor(model.robot, Q, QD, QDD) @ x).reshape(len(t), -1)
+    E += 0.01 * np.random.default_rng(1).standard_normal(E.shape)
+    E[300, 2] = np.nan
+    stamps = 1_700_000_000 * 10 ** 9 + np.round(t * 1e9).astype(np.int64)
+    with BagWriter(tmp_path / 'loaded.mcap') as bw:
+        for k in range(len(t)):
+            bw.write('/joint_states', stamps[k], bw.joint_state(
+                stamps[k], model.joint_names, Q[k], QD[k], E[k]))
+    assert main(['payload', '--model', str(tmp_path / 'model.yaml'), '--data',
+                 str(tmp_path / 'loaded.mcap'), '--out', str(tmp_path / 'p.yaml')]) == 0
+    out = capsys.readouterr().out
+    assert '1 message(s) left out (joint state effort is NaN or inf for' in out, out
+    assert 'messages 300, t 1.495-1.505 s' in out, out
+    mass = float(out.split('mass ')[1].split()[0])
+    assert abs(mass - 0.5) < 0.02, out
