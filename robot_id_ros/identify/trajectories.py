@@ -198,7 +198,9 @@ def _refine_period(Q, P0, harmonics=15, max_points=4000):
 def _is_periodic(q, rate):
     """Return the period (s) when q repeats, else None.
 
-    Repeats: >= 2 cycles, cycle mismatch below ``PERIODIC_MISMATCH_FRACTION`` of its spread.
+    Repeats: >= 2 cycles, every whole cycle differing from the one before by less than
+    ``PERIODIC_MISMATCH_FRACTION`` of the spread (a run that is periodic at first and then
+    fades out to rest, or stops, is not: its Fourier derivatives would be wrong over the end).
     """
     try:
         P = signals.detect_period(q, rate)
@@ -206,10 +208,15 @@ def _is_periodic(q, rate):
         return None
     if P < 10 or len(q) < 2 * P * 0.98:
         return None
+    P = _refine_period(q, P)   # the autocorrelation's period drifts by samples over cycles
     Pi = int(round(P))
-    a, b = q[:Pi], q[Pi:2 * Pi] if len(q) >= 2 * Pi else q[len(q) - Pi:]
+    starts = [int(round(k * P)) for k in range(int(len(q) // P) + 1)
+              if int(round(k * P)) + Pi <= len(q)]
+    if len(starts) < 2:
+        starts = [0, len(q) - Pi]
     spread = np.std(q, axis=0).max()
-    mismatch = np.sqrt(np.mean((a - b) ** 2))
+    mismatch = max(np.sqrt(np.mean((q[i:i + Pi] - q[j:j + Pi]) ** 2))
+                   for j, i in zip(starts[:-1], starts[1:]))
     if spread <= 0 or mismatch > PERIODIC_MISMATCH_FRACTION * spread:
         return None
     return P / rate
