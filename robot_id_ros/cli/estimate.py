@@ -24,6 +24,7 @@ bag), never an input.
 from __future__ import annotations
 
 import csv
+import sys
 import time
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from robot_id_ros.io.bags import BAG_OUTPUT, BagWriter
 from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
                                    effort_scale)
 from robot_id_ros.ros.params_file import estimator_settings
+from robot_id_ros.identify.validation import processing_options
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
 from robot_id_ros.errors import RobotIdError
@@ -54,8 +56,9 @@ def add_parser(subparsers):
     p.add_argument('--topic', default='/joint_states',
                    help='JointState topic (default /joint_states, or the bag\'s only '
                         'namespaced one, e.g. /arm/joint_states)')
-    p.add_argument('--effort-unit', choices=('torque', 'current'), default='torque',
-                   help='effort is joint torque in Nm (default) or motor current in A')
+    p.add_argument('--effort-unit', choices=('torque', 'current'), default=None,
+                   help='effort is joint torque in Nm or motor current in A (default: as the '
+                        'model was identified from)')
     p.add_argument(
         '--drive-gains', default=None,
         help='comma-separated Nm/A per joint for --effort-unit current (default: the model file)')
@@ -124,7 +127,12 @@ def _run(args) -> int:
     model = load_model(args.model)
     names = list(model.joint_names)
     gains = _floats(args.drive_gains, model.n, '--drive-gains') if args.drive_gains else None
-    scale = effort_scale(model, args.effort_unit, gains)
+    unit = args.effort_unit or processing_options(model).effort_unit
+    if args.effort_unit is None and unit != 'torque':
+        print(f'note: effort taken as motor {unit} (A) times the drive gains, as the model was '
+              'identified; --effort-unit torque for a recording of joint torques',
+              file=sys.stderr)
+    scale = effort_scale(model, unit, gains)
     if args.payload_mass is not None or args.payload_com is not None:
         mass = args.payload_mass if args.payload_mass is not None else (
             model.payload.mass_kg if model.payload else 0)

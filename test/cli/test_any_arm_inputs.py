@@ -1,6 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
 """Commands with defaults on URDFs and recordings this package did not make (issue 13)."""
+import dataclasses
 import warnings
 
 import numpy as np
@@ -9,8 +10,9 @@ import pytest
 from conftest import BENT
 from robots import example_robot_data_dir
 from robot_id_ros.cli.main import main
+from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.identify.payload import payload_motion_regressor
-from robot_id_ros.io.bags import BagWriter
+from robot_id_ros.io.bags import BagWriter, read_joint_states
 
 
 def test_design_excitation_on_continuous_joints_without_limits_says_one_line(tmp_path, capsys):
@@ -61,3 +63,31 @@ def test_payload_reports_the_samples_it_left_out(tmp_path, capsys, model):
     assert 'messages 300, t 1.495-1.505 s' in out, out
     mass = float(out.split('mass ')[1].split()[0])
     assert abs(mass - 0.5) < 0.02, out
+
+
+def test_estimate_takes_the_effort_unit_the_model_was_identified_from(tmp_path, capsys, model,
+                                                                      inputs):
+    """A model identified from motor currents, a bag of currents, no --effort-unit: amperes.
+
+    Before, estimate took the effort as Nm whatever the model (validate and payload followed
+    the model): on the synthetic UR5 with gains 5-12.5 Nm/A the currents read as a contact in
+    all 4800 samples of a contact-free run (5 with the gains).
+    """
+    gains = np.array([8.0, 6.0, 5.0, 3.0, 3.0])
+    m = dataclasses.replace(model, drive_gains_nm_per_a=gains, identification=dict(
+        model.identification, options=IdentificationOptions(effort_unit='current').to_dict()))
+    m.save(tmp_path / 'm.yaml')
+    s = read_joint_states(inputs[2], model.joint_names)
+    with BagWriter(tmp_path / 'amps.mcap') as bw:
+        for k in range(len(s)):
+            bw.write('/joint_states', s.stamp_ns[k], bw.joint_state(
+                s.stamp_ns[k], model.joint_names, s.q[k], s.qd[k], s.effort[k] / gains))
+    outs = {}
+    for tag, flags in (('default', []), ('current', ['--effort-unit', 'current'])):
+        assert main(['estimate', '--model', str(tmp_path / 'm.yaml'), '--data',
+                     str(tmp_path / 'amps.mcap'), '--out', str(tmp_path / f'{tag}.mcap'),
+                     '--csv', str(tmp_path / f'{tag}.csv')] + flags) == 0
+        outs[tag] = (tmp_path / f'{tag}.csv').read_text()
+    err = capsys.readouterr().err
+    assert outs['default'] == outs['current']
+    assert 'effort taken as motor current (A) times the drive gains' in err, err
