@@ -49,8 +49,8 @@ import numpy as np
 
 import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.consistency import physically_consistent_fit
-from robot_id_ros.identify.dynamics import (STRIBECK_VELOCITY_GRID_RAD_S, DynamicsResult,
-                                            _best_stribeck_velocity)
+from robot_id_ros.identify.dynamics import (DynamicsResult, _best_stribeck_velocity,
+                                            stribeck_grid)
 from robot_id_ros.identify.least_squares import (NormalEquations, accumulate, free_columns,
                                                  solve_least_squares, structural_base)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
@@ -182,7 +182,7 @@ class _Search:
             return options.stribeck_velocity_rad_s
         if self.sweep_vs is not None:
             return self.sweep_vs
-        grid = list(STRIBECK_VELOCITY_GRID_RAD_S)
+        grid = stribeck_grid(options)
         neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid]
         for tr in sig.trajectories:
             accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, chunk=4000, neq=neqs,
