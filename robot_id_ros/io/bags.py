@@ -23,6 +23,7 @@ from robot_id_ros.io.sidecar import sidecar_path  # noqa: F401
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
 DEFAULT_TOPIC = '/joint_states'
+CLOCK_JUMP_S = 0.1   # header stamps stepping back more than this (and 10 intervals): a clock reset
 BAG_FORMAT_VERSION = 8          # rosbag2 metadata version written (the rosbags default)
 BAG_FILE_STORAGE = {'.mcap': 'mcap', '.db3': 'sqlite3'}   # a single-file bag: its storage
 PROGRESS_EVERY_MESSAGES = 5000  # read_joint_states calls ``progress`` once per this many messages
@@ -143,7 +144,7 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
             raise BagError(f'topic {topic} in {path} is {bad[0].msgtype}, not {JOINT_STATE_TYPE}')
         total = sum(c.msgcount for c in conns)
         indexer = JointIndexer(joint_names)
-        stamps, qs, qds, efs, skipped, index = [], [], [], [], [], []
+        stamps, qs, qds, efs, skipped, index, received = [], [], [], [], [], [], []
         first_missing = None
         for k, (conn, bag_ns, raw) in enumerate(reader.messages(connections=conns)):
             msg = ts.deserialize_cdr(raw, conn.msgtype)
@@ -163,6 +164,7 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
                 continue
             stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
             stamps.append(stamp if stamp > 0 else bag_ns)
+            received.append(bag_ns)
             qs.append(s.q)
             index.append(k)
             qds.append(s.qd if s.qd is not None else np.full(len(joint_names), np.nan))
@@ -176,6 +178,7 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
     if not stamps:
         raise BagError(f'bag {path} has no usable {topic} message'
                        + (f' (first problem: {skipped[0][1]})' if skipped else ''))
+    _check_clock(path, topic, np.array(stamps, dtype=np.int64), index, received)
     qd, effort = np.array(qds), np.array(efs)
     has_vel, has_eff = ~np.isnan(qd).all(axis=1), ~np.isnan(effort).all(axis=1)
     if require_effort and not has_eff.any():
@@ -206,6 +209,28 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
         series = series.select(order[keep])
     series.skipped = sorted(skipped)
     return series
+
+
+def _check_clock(path, topic, stamps, index, received):
+    """Raise when the header stamps, in the order received, jump back (a clock reset).
+
+    Messages a few intervals out of order are sorted; a step back by more than
+    ``CLOCK_JUMP_S`` and 10 median intervals would interleave two stretches of the recording.
+    """
+    if len(stamps) < 3:
+        return
+    dt = np.diff(stamps)
+    step = float(np.median(dt[dt > 0])) if np.any(dt > 0) else 0.0
+    behind = np.maximum.accumulate(stamps)[:-1] - stamps[1:]
+    jumps = np.flatnonzero(behind > max(CLOCK_JUMP_S * 1e9, 10 * step))
+    if jumps.size:
+        j = int(jumps[0]) + 1
+        count = int(np.sum(np.diff(jumps, prepend=-2) > 1))   # each stretch behind counted once
+        raise BagError(
+            f'bag {path}: the {topic} header stamps jump back by {behind[j - 1] * 1e-9:.4g} s at '
+            f'message {index[j]} (bag time {received[j]} ns; {count} such jump(s)): the '
+            'header clock was reset or switched; split the bag there (ros2 bag convert with '
+            'start_time_ns / end_time_ns) and give the parts as separate bags')
 
 
 def is_bag(path) -> bool:

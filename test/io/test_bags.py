@@ -128,3 +128,27 @@ def test_messages_of_another_publisher_on_the_topic_are_skipped(tmp_path):
     assert 'finger' in s.skipped[0][1]
     with pytest.raises(BagError, match=r'no joint\(s\) j3, j4 \(it has: j1, j2\)'):
         read_joint_states(tmp_path / 'b.mcap', ['j3', 'j4'])   # names no message has
+
+
+def test_header_clock_reset_is_one_clear_line(tmp_path):
+    """Header stamps stepping back 0.5 s mid-run (receive times steady): not one sorted run.
+
+    Before, sorting by stamp interleaved the two stretches (a UR5 held-out bag whose header
+    clock stepped back 5 s: every stamp after it repeated an earlier one at 200 Hz, 1000
+    'repeats' were left out, and validate read 421 %).
+    """
+    with BagWriter(tmp_path / 'b.mcap') as w:
+        for k in range(60):
+            recv = 10 ** 9 + k * 5_000_000
+            stamp = recv - (5 * 10 ** 8 if k >= 40 else 0) + (3_000_000 if k == 10 else 0)
+            w.write('/joint_states', recv, w.joint_state(stamp, ('j1',), [k], [0], [1.0]))
+    with pytest.raises(BagError, match=r'header stamps jump back by 0\.495 s at message 40 '
+                       r'.*1 such jump.*split the bag there'):
+        read_joint_states(tmp_path / 'b.mcap', ['j1'])
+    with BagWriter(tmp_path / 'ok.mcap') as w:   # one stamped 8 ms early: sorted, kept
+        for k in range(60):
+            recv = 10 ** 9 + k * 5_000_000
+            stamp = recv - (8_000_000 if k == 30 else 0)
+            w.write('/joint_states', recv, w.joint_state(stamp, ('j1',), [k], [0], [1.0]))
+    s = read_joint_states(tmp_path / 'ok.mcap', ['j1'])
+    assert len(s) == 60 and np.all(np.diff(s.stamp_ns) > 0)
