@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel,
                                       default_urdf_path)
 from robot_id_ros.errors import InputError
@@ -62,6 +64,12 @@ def read_series(path, joint_names, topic, **kwargs):
     if series.topic != topic:
         print(f'note: {path} has no {topic}: read its {series.topic} (--topic to choose another)',
               file=sys.stderr)
+    if series.effort is not None and len(series) > 1:
+        flat = [j for j in range(len(joint_names)) if np.ptp(series.effort[:, j]) == 0]
+        if flat:
+            print(f'note: {path}: the effort of {", ".join(joint_names[j] for j in flat)} is '
+                  f'{series.effort[0, flat[0]]:g} in every sample: its driver may not report it '
+                  '(it is used as measured)', file=sys.stderr)
     return series
 
 

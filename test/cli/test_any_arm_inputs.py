@@ -9,6 +9,7 @@ import pytest
 
 from conftest import BENT
 from robots import example_robot_data_dir
+from robot_id_ros.cli.common import read_series
 from robot_id_ros.cli.main import main
 from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.identify.payload import payload_motion_regressor
@@ -91,3 +92,15 @@ def test_estimate_takes_the_effort_unit_the_model_was_identified_from(tmp_path, 
     err = capsys.readouterr().err
     assert outs['default'] == outs['current']
     assert 'effort taken as motor current (A) times the drive gains' in err, err
+
+
+def test_an_effort_that_never_changes_is_pointed_out(tmp_path, capsys):
+    """A driver that leaves one joint's effort at 0: said once, before it reads as a contact."""
+    with BagWriter(tmp_path / 'b.mcap') as w:
+        for k in range(50):
+            w.write('/joint_states', 1000 + k, w.joint_state(
+                1000 + k, ('j1', 'j2'), [0.01 * k, 0.0], [1.0, 0.0], [0.1 * np.sin(k), 0.0]))
+    s = read_series(tmp_path / 'b.mcap', ['j1', 'j2'], '/joint_states')
+    assert len(s) == 50
+    err = capsys.readouterr().err
+    assert 'the effort of j2 is 0 in every sample' in err and 'j1' not in err, err
