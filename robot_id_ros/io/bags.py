@@ -185,7 +185,8 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
         raise BagError(f'bag {path}: {topic} has no effort (needed as measured torque/current); '
                        'record with a driver that publishes effort')
     if require_velocity and not has_vel.any():
-        raise BagError(f'bag {path}: {topic} has no velocity')
+        raise BagError(f'bag {path}: {topic} has no velocity (the wrench estimate needs the '
+                       'joint velocities: record a driver that publishes JointState.velocity)')
     series = JointStateSeries(tuple(joint_names), np.array(stamps, dtype=np.int64), np.array(qs),
                               qd if has_vel.any() else None, effort if has_eff.any() else None,
                               str(path), topic)
