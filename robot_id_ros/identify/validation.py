@@ -115,7 +115,8 @@ def validation_metrics(measured, predicted, rate_hz=None, filter_hz=None, joint_
         out['in_motion_fraction'] = (cnt / max(measured.shape[0], 1)).tolist()
         out['rmse_in_motion_nm'] = np.where(
             cnt > 0, np.sqrt(np.sum(em ** 2, axis=0) / np.maximum(cnt, 1)), np.nan).tolist()
-        out['relative_error_in_motion'] = _relative(em, np.where(mask, measured, 0.0))
+        out['relative_error_in_motion'] = (_relative(em, np.where(mask, measured, 0.0))
+                                           if cnt.sum() else float('nan'))   # no row in motion
     return out
 
 

@@ -91,6 +91,8 @@ class RobotModel:
         self.urdf_sha256 = file_sha256(urdf_path)
         self.robot_name = full.name
         self.selection_note = ''
+        if tool_frame is not None:
+            _check_frame(full, tool_frame, urdf_path.name)   # before the chain that ends there
         if joint_names is None:
             chosen = select_chain(full, text, tool_frame)
             joint_names, self.selection_note = list(chosen.joint_names), chosen.note
@@ -115,10 +117,7 @@ class RobotModel:
         """Set the tool frame (default: the model's last frame); it must be on the last body."""
         if tool_frame is None:
             tool_frame = self.model.frames[len(self.model.frames) - 1].name
-        if not self.model.existFrame(tool_frame):
-            names = sorted({f.name for f in self.model.frames})
-            raise ModelError(
-                f'URDF {urdf_name} has no frame {tool_frame!r}; frames: {", ".join(names)}')
+        _check_frame(self.model, tool_frame, urdf_name)
         self.tool_frame = tool_frame
         self.tool_frame_id = frame_id(self.model, tool_frame)
         tool_parent = self.model.frames[self.tool_frame_id].parentJoint
@@ -238,6 +237,13 @@ def _read_urdf(urdf_path: Path):
     except Exception as exc:  # noqa: BLE001 - pinocchio raises assorted types
         raise ModelError(f'cannot parse URDF {urdf_path}: {exc}') from exc
     return full, text
+
+
+def _check_frame(model, frame, urdf_name):
+    """Raise ``ModelError`` listing the frames when ``model`` has no frame ``frame``."""
+    if not model.existFrame(frame):
+        names = sorted({f.name for f in model.frames})
+        raise ModelError(f'URDF {urdf_name} has no frame {frame!r}; frames: {", ".join(names)}')
 
 
 def _check_selection(full, joint_names, urdf_name):

@@ -13,6 +13,7 @@ from robot_id_ros.cli.common import read_series
 from robot_id_ros.cli.main import main
 from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.identify.payload import payload_motion_regressor
+from robot_id_ros.identify.validation import validation_metrics
 from robot_id_ros.io.bags import BagWriter, read_joint_states
 
 
@@ -104,3 +105,20 @@ def test_an_effort_that_never_changes_is_pointed_out(tmp_path, capsys):
     assert len(s) == 50
     err = capsys.readouterr().err
     assert 'the effort of j2 is 0 in every sample' in err and 'j1' not in err, err
+
+
+def test_a_tool_frame_the_urdf_lacks_is_named(capsys):
+    """--tool-frame with a typo: the frame is named, not 'no joints selected'."""
+    urdf = example_robot_data_dir() / 'ur_description' / 'urdf' / 'ur5_robot.urdf'
+    assert main(['describe', '--urdf', str(urdf), '--tool-frame', 'tool_0']) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "ur5_robot.urdf has no frame 'tool_0'; frames: " in err[-1] and 'tool0' in err[-1], err
+
+
+def test_no_row_in_motion_is_not_a_zero_error():
+    """validate --min-velocity above every speed: the in-motion error is undefined, not 0 %."""
+    tau = np.ones((20, 2))
+    m = validation_metrics(tau, 0.5 * tau, mask=np.zeros((20, 2), bool))
+    assert np.isnan(m['relative_error_in_motion']) and m['in_motion_samples'] == [0, 0]
+    m = validation_metrics(tau, 0.5 * tau, mask=np.ones((20, 2), bool))
+    assert m['relative_error_in_motion'] == pytest.approx(0.5)
