@@ -25,6 +25,8 @@ from robot_id_ros.identify import (IdentificationOptions, prepare_trajectory, pr
 from robot_id_ros.io.model_file import Payload, load_model
 from robot_id_ros.identify.payload import (estimate_drive_gains, identify_payload,
                                            payload_from_trajectory, recording_kind)
+from robot_id_ros.identify.samples import split_at_gaps
+from robot_id_ros.identify.trajectories import joined_trajectory
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import CommandError, read_series
 from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains, parse_floats
@@ -79,7 +81,10 @@ def _estimate(model, args, opts):
     if args.without:
         raise CommandError('--without is for static poses; --data is a trajectory (the model '
                            'identified without the payload is the reference)')
-    tr = prepare_trajectory(s, processing_options(model, opts), sidecar, model.robot)
+    # a run with pauses: each piece processed on its own, the fit over their rows
+    pieces, gap_notes = split_at_gaps(s, 'trajectory')
+    tr = joined_trajectory([prepare_trajectory(x, processing_options(model, opts), sidecar,
+                                               model.robot) for x in pieces], gap_notes)
     d = payload_from_trajectory(model, tr, inertia=args.inertia).to_dict()
     d['notes'] = list(tr.notes)     # samples left out, gaps: never dropped silently
     return d

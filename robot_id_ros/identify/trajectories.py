@@ -388,3 +388,18 @@ def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions,
         tr = _nonperiodic_trajectory(r, options, method, series.source)
     tr.stamp0_ns = r.stamp0_ns
     return tr
+
+
+def joined_trajectory(trajectories, notes=()) -> Trajectory:
+    """Return the pieces of one run (cut at its pauses) as one trajectory, rows stacked.
+
+    t_s is on the first piece's clock (``stamp0_ns``), the pauses jumps in it; rate, method and
+    cut-off are the first piece's; ``notes`` come first, then each piece's. For row-wise uses
+    (validation figures, the payload fit), not for filtering or differentiating across pieces.
+    """
+    trs = list(trajectories)
+    t0 = trs[0].stamp0_ns
+    rows = (np.vstack([getattr(x, f) for x in trs]) for f in ('q', 'qd', 'qdd', 'tau'))
+    return Trajectory(np.concatenate([x.t_s + (x.stamp0_ns - t0) * 1e-9 for x in trs]), *rows,
+                      trs[0].rate_hz, trs[0].method, trs[0].cutoff_hz, None, trs[0].source,
+                      notes=list(notes) + [n for x in trs for n in x.notes], stamp0_ns=t0)

@@ -17,7 +17,8 @@ import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.options import (IdentificationOptions, check_motion_selection,
                                            effort_to_torque)
 from robot_id_ros.identify.samples import split_at_gaps, usable_samples
-from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory, motion_mask,
+from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory,
+                                                joined_trajectory, motion_mask,
                                                 prepare_trajectory)
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.io.model_file import IdentifiedModel, ResidualBySpeed, speed_band
@@ -265,17 +266,10 @@ def _joined(parts, notes):
     The trajectory's t_s is on the first piece's clock (the pauses stay as jumps in it).
     """
     trs = [p[0] for p in parts]
-    t0 = trs[0].stamp0_ns
-
-    def clock(tr):
-        return (tr.stamp0_ns - t0) * 1e-9
-
-    tr = Trajectory(np.concatenate([x.t_s + clock(x) for x in trs]),
-                    *(np.vstack([getattr(x, f) for x in trs]) for f in ('q', 'qd', 'qdd', 'tau')),
-                    trs[0].rate_hz, trs[0].method, trs[0].cutoff_hz, None, trs[0].source,
-                    notes=list(notes) + [n for x in trs for n in x.notes], stamp0_ns=t0)
+    tr = joined_trajectory(trs, notes)
     masks = [p[2] for p in parts]
     rec = [p[3] for p in parts]
     return (tr, np.vstack([p[1] for p in parts]), None if masks[0] is None else np.vstack(masks),
-            np.concatenate([r[0] + clock(x) for r, x in zip(rec, trs)]),
+            np.concatenate([r[0] + (x.stamp0_ns - tr.stamp0_ns) * 1e-9
+                            for r, x in zip(rec, trs)]),
             np.vstack([r[1] for r in rec]), np.vstack([r[2] for r in rec]))

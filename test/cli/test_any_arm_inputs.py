@@ -41,30 +41,55 @@ def test_help_states_the_wrench_sign_convention(capsys):
         assert "tool frame's origin" in text and 'along +x reads +fx' in text, argv
 
 
-def test_payload_reports_the_samples_it_left_out(tmp_path, capsys, model):
-    """A loaded trajectory with a NaN effort: the payload, and a line saying what was left out."""
+def _payload_run(tmp_path, model, keep=None, nan_at=None):
+    """Write the model and an 8 s loaded run (0.5 kg 50 mm along tool z); run robot-id payload.
+
+    Returns (exit code, stdout). ``keep``: the samples written; ``nan_at``: a NaN effort there.
+    """
     model.save(tmp_path / 'model.yaml')
     t = np.arange(1600) / 200.0
     amp, w = np.array([0.6, 0.4, 0.5, 0.6, 0.8]), 2 * np.pi * np.array([0.3, 0.4, 0.5, 0.35, 0.45])
     Q = BENT + amp * np.sin(w * t[:, None])
     QD, QDD = amp * w * np.cos(w * t[:, None]), -amp * w ** 2 * np.sin(w * t[:, None])
-    x = np.array([0.5, 0.0, 0.0, 0.5 * 0.05] + [0.0] * 6)     # 0.5 kg 50 mm along tool z
+    x = np.array([0.5, 0.0, 0.0, 0.5 * 0.05] + [0.0] * 6)
     E = np.array([model.torque(*s) for s in zip(Q, QD, QDD)])
     E += (payload_motion_regressor(model.robot, Q, QD, QDD) @ x).reshape(len(t), -1)
     E += 0.01 * np.random.default_rng(1).standard_normal(E.shape)
-    E[300, 2] = np.nan
+    if nan_at is not None:
+        E[nan_at, 2] = np.nan
     stamps = 1_700_000_000 * 10 ** 9 + np.round(t * 1e9).astype(np.int64)
     with BagWriter(tmp_path / 'loaded.mcap') as bw:
-        for k in range(len(t)):
+        for k in (range(len(t)) if keep is None else np.flatnonzero(keep)):
             bw.write('/joint_states', stamps[k], bw.joint_state(
                 stamps[k], model.joint_names, Q[k], QD[k], E[k]))
-    assert main(['payload', '--model', str(tmp_path / 'model.yaml'), '--data',
-                 str(tmp_path / 'loaded.mcap'), '--out', str(tmp_path / 'p.yaml')]) == 0
+    return main(['payload', '--model', str(tmp_path / 'model.yaml'), '--data',
+                 str(tmp_path / 'loaded.mcap'), '--out', str(tmp_path / 'p.yaml')])
+
+
+def test_payload_reports_the_samples_it_left_out(tmp_path, capsys, model):
+    """A loaded trajectory with a NaN effort: the payload, and a line saying what was left out."""
+    assert _payload_run(tmp_path, model, nan_at=300) == 0
     out = capsys.readouterr().out
     assert '1 message(s) left out (joint state effort is NaN or inf for' in out, out
     assert 'messages 300, t 1.495-1.505 s' in out, out
     mass = float(out.split('mass ')[1].split()[0])
     assert abs(mass - 0.5) < 0.02, out
+
+
+def test_payload_from_a_run_with_a_pause(tmp_path, capsys, model):
+    """1 s without messages in the loaded run: the pieces fitted, nothing interpolated across.
+
+    Before, the spline across the pause entered the fit: here 0.461 kg at 3.8, -8.1, 52.6 mm
+    for 0.5 kg at 0, 0, 50 mm; a synthetic UR5 run with a 2 s pause: COM 29.3, 94.1 mm for
+    20, 80 mm (now 20.0, 79.9 mm).
+    """
+    t = np.arange(1600) / 200.0
+    assert _payload_run(tmp_path, model, keep=(t < 3.0) | (t >= 4.0)) == 0
+    out = capsys.readouterr().out
+    assert 'cut at 1 gap(s)' in out, out
+    com = [float(v.strip(',')) for v in out.split('COM (tool frame) ')[1].split()[:3]]
+    mass = float(out.split('mass ')[1].split()[0])
+    assert abs(mass - 0.5) < 0.02 and np.allclose(com, [0, 0, 0.05], atol=0.002), out
 
 
 def test_estimate_takes_the_effort_unit_the_model_was_identified_from(tmp_path, capsys, model,
