@@ -64,7 +64,8 @@ def guiding_rows(seed):
               + '; across the push '
               f'{r["across_m_s"] * 1e3:.2f} mm/s; holding the push at the work pose takes '
               f'{load[j]:.2f} x joint {j + 1}\'s drive limit'
-              + (' (beyond it)' if load[j] > 1.0 else ''))
+              + (' (beyond it)' if load[j] > 1.0 else '')
+              + (f'; stopped: {r["stopped_for"]}' if r['stopped_for'] else ''))
     w = sc.wrist_torque_by_pitch(10.0, seed)
     i = int(np.argmin(w['worst_nm']))
     row('10 N along +-x and +-z: wrist torque at the best tool pitch (any pose)',

@@ -94,6 +94,10 @@ class ControllerConfig:
         False, "also stop on the estimator's contact / collision flag (its threshold, a "
         'multiple of the residual std, is exceeded by any deliberate push: leave off for hand '
         'guiding and force holding)')
+    max_joint_deviation_rad: float = setting(
+        0.25, 'a joint this far from its reference (beyond its reference speed times the '
+        "measurement's age) has been moved by a push its drive cannot hold: stop until "
+        're-enabled, the set point where the arm is', unit='rad', lo=0.01, hi=3.0)
     time_jump_s: float = setting(
         0.2, 'a control step this long, or time going backwards, is a time jump: stop until '
         're-enabled', unit='s', lo=0.001, hi=60.0)

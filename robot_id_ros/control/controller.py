@@ -273,13 +273,29 @@ class ForceController:
             if not self.enabled:
                 return self._idle(t_s, q_meas_rad, reason)
             self.q_ref = np.clip(np.asarray(q_meas_rad, dtype=float), self.lower, self.upper)
+        age = 0.0 if q_stamp_s is None else min(max(t_s - q_stamp_s, 0.0), 0.1)
+        if reason is None and self.state == 'running' and self._gave_way(q_meas_rad, age):
+            self.safety.latch('joint gave way')
+            reason = self.safety.latched
         if reason is None and self.state in ('stopping', 'stopped', 'disabled'):
             self._t_ramp = t_s           # resume through the ramp
         if reason is not None:
-            age = 0.0 if q_stamp_s is None else min(max(t_s - q_stamp_s, 0.0), 0.1)
             return self._stop(t_s, step, reason,
                               np.asarray(q_meas_rad, dtype=float) + self.qd_ref * age)
         return self._run(t_s, step, inp, q_meas_rad)
+
+    def _gave_way(self, q_meas, age_s) -> bool:
+        """Return whether a joint is farther from its reference than the drives can explain.
+
+        A position drive follows its set point within a few hundredths of a radian; a joint
+        ``max_joint_deviation_rad`` beyond the reference (less its speed times the
+        measurement's age ``age_s``) has been moved by a push its drive's torque cannot hold
+        (the youBot's wrist under 10 N along the reach: 0.7 rad within 0.5 s). Holding the old
+        reference would spring it back once the push lets go.
+        """
+        excess = (np.abs(np.asarray(q_meas, dtype=float) - self.q_ref)
+                  - np.abs(self.qd_ref) * age_s)
+        return bool(np.max(excess) > self.config.max_joint_deviation_rad)
 
     def _idle(self, t_s, q_meas, reason):
         self.state = 'disabled'

@@ -5,15 +5,16 @@
 Stop reasons: not enabled, no or a stale estimate, the estimate's standard deviation above the
 bound on an axis the mode uses, a collision (an estimated force above ``collision_force_n``, or
 the input's collision flag: an external safety signal, or the estimator's contact flag where
-``estimator_collision``), a time jump, shutdown. The last
-three latch: motion resumes only after the controller is enabled again. The others clear
-themselves; motion then resumes through the ramp.
+``estimator_collision``), a joint that gave way (farther from its reference than
+``max_joint_deviation_rad``: a push beyond its drive's torque limit moved it), a time jump,
+shutdown. The last four latch: motion resumes only after the controller is enabled again. The
+others clear themselves; motion then resumes through the ramp.
 """
 from __future__ import annotations
 
 import numpy as np
 
-LATCHED = ('collision', 'time jump', 'shutdown')
+LATCHED = ('collision', 'joint gave way', 'time jump', 'shutdown')
 
 
 class SafetyMonitor:

@@ -155,7 +155,9 @@ def hand_guiding(make, axis, sign=1.0, push_n=10.0, dither=True, duration_s=3.0)
         end; the push starts at 0.5 s), want_m_s (admittance x (push - dead band), the dead band
         the controller used), ratio, plain_ratio (speed / (admittance x push)), across_m_s
         (largest mean speed across the push), dead_band_n (``dead_band_sigma`` x the mean sigma
-        along the push: near the push, ``want_m_s`` is near zero and ratio ill-conditioned).
+        along the push: near the push, ``want_m_s`` is near zero and ratio ill-conditioned),
+        stopped_for (the first reason the controller stopped for during the push, '' for none:
+        a push a drive cannot hold stops guiding with 'joint gave way').
     """
     loop = make(**({} if dither else NO_DITHER))
     t0 = loop.arm.t
@@ -170,7 +172,8 @@ def hand_guiding(make, axis, sign=1.0, push_n=10.0, dither=True, duration_s=3.0)
             'ratio': float(v[axis] / want),
             'plain_ratio': float(v[axis] / (c.admittance_m_s_n * push_n)),
             'across_m_s': float(np.max(np.abs(np.delete(v, axis)))),
-            'dead_band_n': float(band)}
+            'dead_band_n': float(band),
+            'stopped_for': next((r for r in tr['reason'] if r), '')}
 
 
 def drift(make, duration_s=10.0) -> float:

@@ -183,3 +183,40 @@ def safety_stop(cause, seed=SEED, watch_s=WATCH_S, **changes):
     return {'stop_s': float(moving.max() - t_cause) if moving.size else 0.0,
             'speed_before_m_s': speed0, 'late_m_s': float(late.max()),
             'held': bool(np.all(np.diff(gaps) <= 1e-9)), 'gap_rad': (gaps[0], gaps[-1])}
+
+
+def overload_push(seed=SEED, push_n=10.0, push_s=1.5, after_s=1.5, **changes):
+    """Guide with a push along -x the wrist cannot hold at the work pose; then let go.
+
+    Args:
+        seed: the simulated youBot.
+        push_n: the push, N; push_s: how long it lasts, s; after_s: watched after it, s.
+        **changes: controller settings.
+
+    Returns:
+        dict: stop_reason (the first reason the controller stopped for, '' for none),
+        stop_after_s (from the push's onset), wrist_travel_rad (joint 4's largest distance from
+        where it was when the push began, while pushed), spring_back_rad (how far joint 4 moved
+        back towards its start in the ``after_s`` after the push let go), reasons_after.
+    """
+    loop = make_loop(seed, **changes)
+    t0 = loop.arm.t
+    q_start = float(loop.arm.q[WRIST])
+    t_on, t_off = t0 + 0.5, t0 + 0.5 + push_s
+
+    def hand(t):
+        return push(0, t_on, -push_n)(t) if t < t_off else None
+    tr, travel = None, 0.0
+    while loop.arm.t < t_off - 1e-9:
+        script = Script(hand=hand, at={t0: enable('hand_guiding')} if tr is None else {})
+        part = loop.run(min(0.05, t_off - loop.arm.t), script)
+        tr = part if tr is None else _joined(tr, part)
+        travel = max(travel, abs(float(loop.arm.q[WRIST]) - q_start))
+    q_released = float(loop.arm.q[WRIST])
+    after = loop.run(after_s, Script(hand=hand))
+    reasons = [(t, r) for t, r in zip(tr['t_s'], tr['reason']) if r]
+    back = np.sign(q_released - q_start) * (q_released - float(loop.arm.q[WRIST]))
+    return {'stop_reason': reasons[0][1] if reasons else '',
+            'stop_after_s': float(reasons[0][0] - t_on) if reasons else float('nan'),
+            'wrist_travel_rad': travel, 'spring_back_rad': float(back),
+            'reasons_after': sorted(set(after['reason']))}

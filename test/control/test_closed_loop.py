@@ -106,6 +106,17 @@ def test_hand_guiding_along_minus_x_within_the_drive_limits():
     assert abs(r['ratio'] - 1.0) <= 0.2, r
 
 
+def test_a_push_beyond_the_wrist_stops_guiding_and_the_wrist_does_not_spring_back():
+    """10 N along -x needs 1.2x the wrist's 2 Nm at the work pose: the wrist gives way. The
+    controller stops (latched) within 0.5 s of the push; once the hand lets go the wrist stays
+    where it was pushed to. Holding the old reference, it sprang back 0.67 rad (seed 3)."""
+    r = sc.overload_push()
+    assert r['stop_reason'] == 'joint gave way' and r['stop_after_s'] < 0.5, r
+    assert r['wrist_travel_rad'] > 0.3, r                    # the drive could not hold it
+    assert r['spring_back_rad'] < 0.1, r
+    assert r['reasons_after'] == ['joint gave way'], r      # latched until enabled again
+
+
 def test_no_push_no_drift():
     assert sc.drift(10.0) < 5e-3
 

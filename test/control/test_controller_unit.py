@@ -113,6 +113,29 @@ def test_time_jump_latches_until_enabled_again(robot):
     assert ctl.step(1.01, WORK, still(1.01, (10.0, 0, 0))).reason == ''
 
 
+def test_a_joint_that_gave_way_latches_a_stop_at_the_arm(robot):
+    ctl = _running(robot)
+    ctl.step(0.0, WORK, still(0.0))
+    ctl.step(0.005, WORK, still(0.005))
+    near = ctl.q_ref.copy()
+    near[3] += 0.2                                   # within max_joint_deviation_rad (0.25)
+    assert ctl.step(0.01, near, still(0.01)).reason == ''
+    # a stale measurement of a joint moving at its reference speed is not a joint that gave way
+    ctl.qd_ref = np.array([0.0, 0.0, 0.0, 3.0, 0.0])
+    late = ctl.q_ref.copy()
+    late[3] -= 0.3                                   # 0.1 s old at 3 rad/s: 0.3 rad behind
+    assert not ctl._gave_way(late, 0.1) and ctl._gave_way(late, 0.0)
+    ctl.qd_ref = np.zeros(5)
+    far = ctl.q_ref.copy()
+    far[3] += 0.3                                    # the wrist pushed 0.3 rad off its set point
+    cmd = ctl.step(0.015, far, still(0.015))
+    assert cmd.reason == 'joint gave way'
+    np.testing.assert_allclose(ctl.q_ref, far)       # the set point is where the arm is now
+    assert ctl.step(0.02, far, still(0.02)).reason == 'joint gave way'    # latched
+    ctl.set_enabled(True, 0.025)
+    assert ctl.step(0.025, far, still(0.025)).reason == ''
+
+
 def test_disabled_sends_nothing_and_stale_or_uncertain_stops(robot):
     ctl = ForceController(robot, ControllerConfig(mode='hand_guiding'))
     assert not ctl.step(0.0, WORK, still(0.0, (10.0, 0, 0))).send
