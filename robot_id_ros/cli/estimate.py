@@ -34,7 +34,6 @@ from robot_id_ros.io.bags import BAG_OUTPUT, BagWriter
 from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
                                    effort_scale)
 from robot_id_ros.ros.params_file import estimator_settings
-from robot_id_ros.identify.validation import processing_options
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
 from robot_id_ros.errors import RobotIdError
@@ -127,7 +126,7 @@ def _run(args) -> int:
     model = load_model(args.model)
     names = list(model.joint_names)
     gains = _floats(args.drive_gains, model.n, '--drive-gains') if args.drive_gains else None
-    unit = args.effort_unit or processing_options(model).effort_unit
+    unit = args.effort_unit or model.effort_unit
     if args.effort_unit is None and unit != 'torque':
         print(f'note: effort taken as motor {unit} (A) times the drive gains, as the model was '
               'identified; --effort-unit torque for a recording of joint torques',

@@ -174,6 +174,11 @@ class IdentifiedModel:
     def n(self):
         return self.robot.n
 
+    @property
+    def effort_unit(self) -> str:
+        """The effort unit the model was identified from: 'torque' or 'current'."""
+        return str(self.identification.get('options', {}).get('effort_unit') or 'torque')
+
     def _friction_from_parameters(self):
         """Copy the parameter vector's friction columns, where it has them, into ``friction``.
 

@@ -37,8 +37,9 @@ def wrench_estimator_parameters() -> dict:
         'payload_com_m': ([0.0, 0.0, 0.0], desc(
             'payload centre of mass in the tool frame, m (x, y, z; changeable at run time; each '
             'within +-1 m)')),
-        'effort_unit': ('torque', desc("joint_states effort: 'torque' (Nm) or 'current' (A, times "
-                                       'the drive gains)', True)),
+        'effort_unit': ('', desc("joint_states effort: 'torque' (Nm) or 'current' (A, times "
+                                 "the drive gains); '' = the unit the model was identified from "
+                                 '(torque when the model file names none)', True)),
         'drive_gains_nm_per_a': ([0.0], desc(
             "drive gains per joint, Nm/A, for effort_unit current; [0.0] = the model file's",
             True)),

@@ -399,3 +399,21 @@ def test_refused_output_write_is_counted_not_fatal(rclpy_context, model_file):
         assert node.est.last_stamp_ns == T0 * 10 ** 9 + 30_000_000
     finally:
         node.destroy_node()
+
+
+def test_effort_unit_defaults_to_the_models(rclpy_context, model_file, tmp_path):
+    """A model identified from motor currents reads joint_states effort as currents times its
+    drive gains unless effort_unit says otherwise; a model of torques reads torques."""
+    path, m = model_file
+    gains = np.array([5.2, 5.2, 3.35, 3.6, 3.5])
+    m.identification = {'options': {'effort_unit': 'current'}}
+    m.drive_gains_nm_per_a = gains
+    current_path = tmp_path / 'current_model.yaml'
+    m.save(current_path)
+    for file, params, want in ((path, [], np.ones(5)), (current_path, [], gains),
+                               (current_path, [Parameter('effort_unit', value='torque')],
+                                np.ones(5))):
+        node = WrenchEstimatorNode(context=rclpy_context, parameter_overrides=[
+            Parameter('model_file', value=str(file))] + params)
+        np.testing.assert_allclose(node.scale, want)
+        node.destroy_node()

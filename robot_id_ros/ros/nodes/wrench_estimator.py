@@ -106,7 +106,11 @@ class WrenchEstimatorNode(Node):
             cfg = from_plain(EstimatorConfig, {k: v for k, v in p.items()
                                                if k not in tables.WRENCH_ESTIMATOR_NODE_ONLY})
             self.est = WrenchEstimator(self.model, cfg)
-            self.scale = effort_scale(self.model, p['effort_unit'], gains if any(gains) else None)
+            unit = p['effort_unit'] or self.model.effort_unit
+            self.scale = effort_scale(self.model, unit, gains if any(gains) else None)
+        if not p['effort_unit']:
+            self.get_logger().info(f"effort_unit '{unit}': the unit the model was identified "
+                                   'from (set effort_unit to override)')
         self.max_payload_kg = payload_bound_kg(self.model, p['max_payload_kg'])
         apply_payload(self.est, self.model, p['payload_mass_kg'], p['payload_com_m'],
                       self.max_payload_kg)
