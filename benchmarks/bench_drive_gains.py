@@ -5,8 +5,8 @@
 Synthetic arms (the youBot, UR5 of example-robot-data) perturbed from their URDF (masses +-20 %,
 or +-3 % for 'close URDF'), friction, currents = torque / gain + noise, gains 0.3 ... 0.05 Nm/A
 (``test/identify/test_drive_gains.py`` makes the data). For each arm and scale source it prints
-the gain errors (%) and reported standard deviations (%), and the identified model's held-out
-torque RMSE over the torque noise.
+the gain errors (%) and reported standard deviations (%) (NO: flagged not identifiable), and the
+identified model's held-out torque RMSE over the torque noise.
 
     python benchmarks/bench_drive_gains.py [--arms youbot ur5] [--periods 4]
 """
@@ -44,7 +44,8 @@ def main():
             std = 100 * m.drive_gains_std_nm_per_a / w['gains']
             _, Q, QD, QDD = w['held']
             rmse = np.sqrt(np.mean((m.predict(Q, QD, QDD) - w['tau_held']) ** 2, axis=0))
-            cells = ' '.join(f'{e:+.2f} ({s:.2f})' for e, s in zip(err, std))
+            cells = ' '.join(f'{e:+.2f} ({s:.2f}{"" if ok else " NO"})' for e, s, ok in zip(
+                err, std, m.identification['drive_gains']['identifiable'].values()))
             ratio = ' '.join(f'{x:.2f}' for x in rmse / w['sigma'])
             print(f'{name:7s} {label:18s} {cells}; {ratio}  [{time.perf_counter() - t0:.0f} s]')
 

@@ -20,6 +20,18 @@ scale's accuracy is then the URDF's). Standard deviations come from the Fisher i
 fit (with the scale held by its constraint in the URDF case: they then leave out the URDF's own
 error). A joint whose predicted torque stays below ``min_torque_nm`` RMS has no gain (NaN).
 
+Those white-noise deviations understate the uncertainty where model error, not noise, dominates:
+a joint whose torque is mostly friction has its gain nearly collinear with its own friction
+parameters, and a friction law a little off the model's moves the gain far more than the noise
+does. So each run is also cut into ``BLOCKS`` time blocks and the fit repeated with one block
+left out (delete-one-block jackknife; the statistics are sums, so each repeat costs one solve):
+the spread of the gain over those repeats holds the model error that varies along the recording.
+A friction law that misses the same way in every block (a Stribeck term the model lacks) moves
+no block's gain against the others: the statistics also hold a Stribeck column per joint, and
+the shift of each gain when the fit uses it is a third deviation. The reported deviation is the
+largest of the three; a gain whose 95 % interval (1.96 deviations) stays within
+``GAIN_TOLERANCE`` of it is flagged identifiable.
+
 The static payload experiment (``payload.estimate_drive_gains``) is the case with no unknown
 dynamics: paired differences, beta empty, b = the known payload's torque.
 """
@@ -49,6 +61,11 @@ _TOLERANCE = 1e-10
 _GRAVITY_SAMPLES = 2000
 # known torque that the free columns reproduce to within this fraction fixes no scale
 _MIN_SCALE_INFORMATION = 1e-6
+# time blocks per run of the delete-one-block jackknife of the gains
+BLOCKS = 8
+# a gain is identifiable when its 95 % interval half-width is within this fraction of it
+GAIN_TOLERANCE = 0.05
+_Z95 = 1.96
 
 
 @dataclass
@@ -77,6 +94,24 @@ class GainStatistics:
         """Number of unknown base parameters."""
         return self.M.shape[1] - 2
 
+    @classmethod
+    def total(cls, parts):
+        """Return the statistics of all samples of ``parts`` (a list of ``GainStatistics``)."""
+        return cls(sum(p.M for p in parts), sum(p.count for p in parts),
+                   sum(p.GG for p in parts), sum(p.Gg for p in parts),
+                   float(sum(p.gg for p in parts)))
+
+    def columns(self, nb):
+        """Return the statistics of the first ``nb`` unknown columns only (the others left out)."""
+        keep = np.r_[np.arange(nb), self.nb, self.nb + 1]
+        return GainStatistics(self.M[:, keep][:, :, keep], self.count.copy(),
+                              self.GG[:nb, :nb].copy(), self.Gg[:nb].copy(), self.gg)
+
+    def without(self, part):
+        """Return the statistics with the samples of ``part`` (a subset of them) taken out."""
+        return GainStatistics(self.M - part.M, self.count - part.count, self.GG - part.GG,
+                              self.Gg - part.Gg, self.gg - part.gg)
+
     def add(self, Wb, B, current_a, mask=None):
         """Add samples.
 
@@ -101,7 +136,10 @@ class DriveGainsResult:
 
     gains_nm_per_a and std (n,), NaN where not identified; scale_source in ``SCALE_SOURCES``;
     note: one line saying how the scale was fixed; beta: the base parameters of the fit;
-    residual_rms_a (n,) current residual; iterations of the alternating fit.
+    residual_rms_a (n,) current residual; iterations of the alternating fit. std is the larger of
+    std_noise (white-noise Fisher information) and std_blocks (delete-one-block jackknife over
+    time blocks, NaN when not computed); identifiable (n,) bool: 1.96 std within
+    ``GAIN_TOLERANCE`` of the gain (all True while std_blocks is not computed).
     """
 
     gains_nm_per_a: np.ndarray
@@ -112,6 +150,26 @@ class DriveGainsResult:
     residual_rms_a: np.ndarray
     iterations: int
     samples: int = 0
+    std_noise: np.ndarray | None = None
+    std_blocks: np.ndarray | None = None
+    blocks: int = 0
+    std_structure: np.ndarray | None = None
+
+    @property
+    def identifiable(self):
+        """(n,) bool: the gain's 95 % interval is within ``GAIN_TOLERANCE`` of it."""
+        return np.isfinite(self.std) & (_Z95 * self.std
+                                        <= GAIN_TOLERANCE * np.abs(self.gains_nm_per_a))
+
+    def advice(self, joint_names):
+        """One line on the gains that are not identifiable and the fix; '' when all are."""
+        bad = [n for n, ok in zip(joint_names, self.identifiable) if not ok]
+        if not bad:
+            return ''
+        return (f'drive gain(s) of {", ".join(bad)} not identifiable (95 % interval wider than '
+                f'+-{100 * GAIN_TOLERANCE:g} %: their torque is mostly friction or too small): '
+                'record a payload run that loads them (--gains-payload-data), or give the gains '
+                'with --drive-gains')
 
     @property
     def poses(self):
@@ -122,9 +180,19 @@ class DriveGainsResult:
         """Return the model file's ``identification.drive_gains`` entry (NaN as None)."""
         def plain(v):
             return {n: (float(x) if np.isfinite(x) else None) for n, x in zip(joint_names, v)}
-        return {'scale_source': self.scale_source, 'note': self.note,
-                'gains_nm_per_a': plain(self.gains_nm_per_a), 'std_nm_per_a': plain(self.std),
-                'residual_rms_a': plain(self.residual_rms_a), 'iterations': int(self.iterations)}
+        d = {'scale_source': self.scale_source, 'note': self.note,
+             'gains_nm_per_a': plain(self.gains_nm_per_a), 'std_nm_per_a': plain(self.std),
+             'residual_rms_a': plain(self.residual_rms_a), 'iterations': int(self.iterations),
+             'identifiable': {n: bool(x) for n, x in zip(joint_names, self.identifiable)},
+             'tolerance': GAIN_TOLERANCE}
+        if self.std_noise is not None:
+            d['std_noise_nm_per_a'] = plain(self.std_noise)
+        if self.std_blocks is not None:
+            d['std_blocks_nm_per_a'] = plain(self.std_blocks)
+            d['blocks'] = int(self.blocks)
+        if self.std_structure is not None:
+            d['shift_stribeck_nm_per_a'] = plain(self.std_structure)
+        return d
 
 
 def _parts(M):
@@ -340,8 +408,46 @@ def solve_drive_gains(stats: GainStatistics, scale_source, min_torque_nm=MIN_TOR
     cov = _covariance(_fisher(M, beta, np.nan_to_num(c), w, active), constraint, keep)
     c_std = np.sqrt(np.clip(np.diag(cov)[nb:], 0, None))
     k = 1.0 / c
-    return DriveGainsResult(k, np.where(active, c_std * k ** 2, np.nan), scale_source, note, beta,
-                            np.sqrt(np.where(active, rss, np.nan) / count), it, int(count.max()))
+    std = np.where(active, c_std * k ** 2, np.nan)
+    return DriveGainsResult(k, std, scale_source, note, beta,
+                            np.sqrt(np.where(active, rss, np.nan) / count), it, int(count.max()),
+                            std_noise=std.copy())
+
+
+def with_block_spread(result: DriveGainsResult, blocks, scale_source,
+                      min_torque_nm=MIN_TORQUE_NM):
+    """Return ``result`` with the delete-one-block jackknife spread of its gains folded into std.
+
+    Args:
+        result: the fit on all blocks (``solve_drive_gains`` of their total).
+        blocks: ``GainStatistics`` of each time block (at least 2).
+        scale_source: as for ``solve_drive_gains``.
+        min_torque_nm: as for ``solve_drive_gains``.
+
+    Returns:
+        The result with std_blocks set and std = max(std_noise, std_blocks); a joint whose gain
+        a repeat cannot fit (too little torque, a negative gain) gets an infinite spread. With
+        the URDF scale each repeat keeps the whole recording's gravity match: the URDF's scale
+        is not a noise (and is left out of the intervals, as from the Fisher information).
+    """
+    total = GainStatistics.total(blocks)
+    K = len(blocks)
+    gains = np.full((K, len(result.gains_nm_per_a)), np.inf)
+    for b, part in enumerate(blocks):
+        rest = total.without(part)
+        if scale_source == 'urdf':
+            rest = dataclasses.replace(rest, GG=total.GG, Gg=total.Gg, gg=total.gg)
+        try:
+            gains[b] = solve_drive_gains(rest, scale_source, min_torque_nm).gains_nm_per_a
+        except IdentificationError:
+            continue
+    ok = np.all(np.isfinite(gains), axis=0)
+    spread = np.full(gains.shape[1], np.inf)
+    spread[ok] = np.sqrt((K - 1) / K * np.sum(
+        (gains[:, ok] - gains[:, ok].mean(axis=0)) ** 2, axis=0))
+    spread[~np.isfinite(result.gains_nm_per_a)] = np.nan
+    return dataclasses.replace(result, std=np.fmax(result.std_noise, spread), std_blocks=spread,
+                               blocks=K)
 
 
 def payload_parameters(robot: RobotModel, payload: Payload):
@@ -395,15 +501,24 @@ def identify_drive_gains(robot: RobotModel, trajectories, options: Identificatio
     Returns:
         The ``DriveGainsResult``; the scale source as in the module docstring.
     """
-    reg = Regressor(robot, options.regressor_options())
-    free, known_idx = free_columns(reg, options.known_parameters)
-    base = structural_base(reg, free)
+    plain = Regressor(robot, options.regressor_options())
+    base = structural_base(plain, free_columns(plain, options.known_parameters)[0])
+    # the statistics also hold a Stribeck column per joint (the friction law's likeliest miss):
+    # the fit with it tells how far the model's own friction structure moves the gains
+    richer = options.friction and not options.stribeck_column
+    reg = Regressor(robot, dataclasses.replace(options, stribeck_column=True).regressor_options()
+                    ) if richer else plain
+    cols = [reg.names.index(plain.names[i]) for i in base.independent]
+    nb = len(cols)
+    cols += [i for i, nm in enumerate(reg.names) if nm not in plain.names]
+    cols = np.array(cols, dtype=int)
+    known_idx = free_columns(reg, options.known_parameters)[1]
     theta_ref = reg.reference_parameters()
     for k, v in options.known_parameters.items():
         theta_ref[reg.names.index(k)] = v
     source, note = _scale_source(options, loaded)
-    stats = GainStatistics.zeros(robot.n, base.n_base)
-    inertial = base.independent < reg.n_inertial
+    blocks = [GainStatistics.zeros(robot.n, len(cols)) for _ in range(BLOCKS)]
+    inertial = cols < reg.n_inertial
     last = slice(reg.n_inertial - 10, reg.n_inertial)
     runs = [(tr, None) for tr in trajectories] + list(loaded)
     total = sum(len(tr) for tr, _ in runs)
@@ -412,25 +527,45 @@ def identify_drive_gains(robot: RobotModel, trajectories, options: Identificatio
                            options.min_velocity_scope, options.min_velocity_margin_s)
         x_pay = None if payload is None else payload_parameters(robot, payload)
         every = max(1, total // _GRAVITY_SAMPLES)
+        block_of = np.arange(len(tr)) * BLOCKS // max(len(tr), 1)
         for s, e, W in regressor_chunks(
                 reg, tr.q, tr.qd, tr.qdd, options.chunk_samples,
                 tr.regressor_filter):
             B = (W[:, known_idx] @ theta_ref[known_idx]).reshape(e - s, robot.n)
             if x_pay is not None:
                 B = B + (W[:, last] @ x_pay).reshape(e - s, robot.n)
-            stats.add(W[:, base.independent], B, tr.tau[s:e], mask[s:e])
-            for q in tr.q[s:e:every]:
-                G = reg.static(q[None])[:, base.independent] * inertial
-                g = robot.gravity_torque(q)
-                stats.GG += G.T @ G
-                stats.Gg += G.T @ g
-                stats.gg += float(g @ g)
+            Wb = W[:, cols].reshape(e - s, robot.n, -1)
+            for b in np.unique(block_of[s:e]):
+                rows = np.flatnonzero(block_of[s:e] == b)
+                blocks[b].add(Wb[rows].reshape(-1, Wb.shape[2]), B[rows], tr.tau[s:e][rows],
+                              mask[s:e][rows])
+            for i in range(s, e, every):
+                G = reg.static(tr.q[i][None])[:, cols] * inertial
+                g = robot.gravity_torque(tr.q[i])
+                part = blocks[block_of[i]]
+                part.GG += G.T @ G
+                part.Gg += G.T @ g
+                part.gg += float(g @ g)
+    rich = GainStatistics.total(blocks)
+    blocks = [b.columns(nb) for b in blocks]
+    stats = GainStatistics.total(blocks)
     if source != 'urdf' and _unexplained_fraction(stats) < _MIN_SCALE_INFORMATION:
         what = ('the payload torque' if source == 'payload' else
                 'the known parameters (regrouped with others: not identifiable alone)')
         source, note = 'urdf', f'{what} fix(es) no scale: ' + _scale_source(
             dataclasses.replace(options, known_parameters={}), ())[1]
-    return solve_drive_gains(stats, source, min_torque_nm, note)
+    result = with_block_spread(solve_drive_gains(stats, source, min_torque_nm, note), blocks,
+                               source, min_torque_nm)
+    if not richer:
+        return result
+    try:
+        shift = np.abs(solve_drive_gains(rich, source, min_torque_nm).gains_nm_per_a
+                       - result.gains_nm_per_a)
+    except IdentificationError:
+        shift = np.full(robot.n, np.inf)
+    shift = np.where(np.isfinite(result.gains_nm_per_a), np.nan_to_num(shift, nan=np.inf),
+                     np.nan)
+    return dataclasses.replace(result, std=np.fmax(result.std, shift), std_structure=shift)
 
 
 def drive_gains_from_recordings(robot: RobotModel, data, options: IdentificationOptions,
@@ -485,4 +620,12 @@ def drive_gains_step(robot: RobotModel, data, options: IdentificationOptions, lo
         'drive gains (Nm/A) identified with the dynamics: ' + ', '.join(
             f'{g:.4g} +- {s:.2g}' for g, s in zip(r.gains_nm_per_a, r.std)))
     res.summary_lines.append(f'  {r.note}')
+    res.summary_lines.append(
+        f'  deviations: the largest of the white-noise one, the {r.blocks}-block jackknife and '
+        'the shift with a Stribeck column (model error); identifiable (95 % interval within '
+        f'+-{100 * GAIN_TOLERANCE:g} %): ' + ', '.join(
+            f'{n} {"yes" if ok else "NO"}' for n, ok in zip(robot.joint_names, r.identifiable)))
+    advice = r.advice(robot.joint_names)
+    if advice:
+        res.summary_lines.append(f'  {advice}')
     return r, options

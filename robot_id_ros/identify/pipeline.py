@@ -466,6 +466,7 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         model.drive_gains_nm_per_a = np.asarray(options.drive_gains_nm_per_a, float)
         if gains is not None:
             model.drive_gains_std_nm_per_a = gains.std.copy()
+            model.drive_gains_identifiable = gains.identifiable.copy()
     res.model = model
     if res.trajectories:
         _fit_metrics(model, data, options, res, record)

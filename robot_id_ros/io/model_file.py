@@ -20,6 +20,7 @@ Layout (schema_version 1)::
                viscous_nm_s_rad, offset_nm, stribeck_nm, stribeck_velocity_rad_s, breakaway_nm}}}
     drive_gains_nm_per_a: {NAME: gain}   # joint torque per motor current
     drive_gains_std_nm_per_a: {NAME: std}  # when identified from the data (None: not identified)
+    drive_gains_identifiable: {NAME: bool}  # when identified: 95 % interval within the tolerance
     payload: {mass_kg, com_m, mass_std_kg, com_std_m}  # optional, com in the tool frame
     residual: {std_nm: {NAME: ...},      # identification residual per joint (contact thresholds)
                by_speed: {speed_edges_rad_s: [...], rms_nm: {NAME: [...]}, samples: {NAME: [...]}}}
@@ -155,6 +156,7 @@ class IdentifiedModel:
     urdf_xml: str = ''
     drive_gains_std_nm_per_a: np.ndarray | None = None  # when the gains were identified
     residual_by_speed: ResidualBySpeed | None = None
+    drive_gains_identifiable: np.ndarray | None = None  # (n,) bool, when the gains were identified
 
     def __post_init__(self):
         self.regressor = Regressor(self.robot, self.regressor_options)
@@ -292,6 +294,9 @@ class IdentifiedModel:
                 n: (float(s) if np.isfinite(s) else None)
                 for n, s in zip(r.joint_names, self.drive_gains_std_nm_per_a)
             }
+        if self.drive_gains_identifiable is not None:
+            d['drive_gains_identifiable'] = {
+                n: bool(x) for n, x in zip(r.joint_names, self.drive_gains_identifiable)}
         if self.payload is not None:
             d['payload'] = self.payload.to_dict()
         if self.residual_std_nm is not None:
@@ -393,6 +398,9 @@ def _from_dict(d, path, urdf_path, joint_names):
     if gains_std is not None:
         gains_std = np.array([np.nan if gains_std[n] is None else float(gains_std[n])
                               for n in file_joints])
+    identifiable = d.get('drive_gains_identifiable')
+    if identifiable is not None:
+        identifiable = np.array([bool(identifiable[n]) for n in file_joints])
     payload = Payload.from_dict(d['payload']) if d.get('payload') else None
     res = d.get('residual', {}).get('std_nm')
     res = None if res is None else np.array([float(res[n]) for n in file_joints])
@@ -408,7 +416,8 @@ def _from_dict(d, path, urdf_path, joint_names):
     return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std,
                            base_cov, gains, payload, res,
                            d.get('identification', {}) or {},
-                           d.get('validation', {}) or {}, xml, gains_std, by_speed)
+                           d.get('validation', {}) or {}, xml, gains_std, by_speed,
+                           identifiable)
 
 
 # a parameter beyond this magnitude (SI units: kg, kg m, kg m^2, Nm, Nm s/rad, Nm/A) is no arm's

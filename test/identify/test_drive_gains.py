@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from robot_id_ros.identify import IdentificationError, IdentificationOptions, identify  # noqa
 from robot_id_ros.identify.drive_gains import payload_parameters  # noqa: E402
 from robot_id_ros.io.bags import JointStateSeries  # noqa: E402
-from robot_id_ros.io.model_file import Payload  # noqa: E402
+from robot_id_ros.io.model_file import Payload, load_model  # noqa: E402
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
 from robot_id_ros.model.robot import RobotModel, youbot_model  # noqa: E402
 
@@ -125,6 +125,44 @@ def test_youbot_gains_from_a_close_urdf_within_5_percent():
     err = res.model.drive_gains_nm_per_a / w['gains'] - 1
     assert np.all(np.abs(err) < 0.05), err
     check_prediction(w, res.model, 1.0)
+
+
+def test_gain_intervals_cover_model_error_or_flag_the_gain(tmp_path):
+    """Truth with a Stribeck friction term the model has no column for (a friction-law miss).
+
+    Joint 1 (vertical axis, no gravity) carries mostly friction: its gain is nearly collinear
+    with its own friction columns, and the miss moves it 17 %, 8x its white-noise deviation.
+    Every reported gain is within its 95 % interval of the truth or flagged not identifiable;
+    the flagged ones are named with the fix; the model file holds the flags.
+    """
+    robot, gains, sigma, _ = arm('youbot')
+    n = robot.n
+    fc = np.linspace(0.3, 0.05, n)
+    friction = FrictionModel(fc, 0.8 * fc, np.linspace(0.5, 0.03, n), np.linspace(0.02, -0.01, n),
+                             stribeck_nm=fc, stribeck_velocity_rad_s=np.full(n, 0.1))
+    rng = np.random.default_rng(1)
+    truth = perturbed(robot, rng, mass_rel=0.03)
+    train, _ = current_series(truth, friction, fourier_trajectory(robot, rng, periods=4), gains,
+                              sigma, rng)
+    loaded, _ = current_series(truth, friction, fourier_trajectory(
+        robot, np.random.default_rng(5), periods=4), gains, sigma, rng, PAYLOAD)
+    res = identify(robot, [train], options=OPTIONS, drive_gain_runs=[(loaded, None, PAYLOAD)])
+    d = res.model.identification['drive_gains']
+    k, std = res.model.drive_gains_nm_per_a, res.model.drive_gains_std_nm_per_a
+    ok = res.model.drive_gains_identifiable
+    err = np.abs(k / gains - 1)
+    std_noise = np.array(list(d['std_noise_nm_per_a'].values()))
+    # achieved: joint 1 off 17 % (white-noise std 1.9 %), joint 5 off 12 % (2.2 %): flagged
+    assert err[0] > 5 * std_noise[0] / k[0], (err, std_noise / k)
+    assert np.all(~ok | (err * k <= 1.96 * std)), (err, std / k, ok)
+    assert np.all(err[ok] < 0.05), err
+    assert list(ok) == [False, True, True, True, False]
+    assert any('not identifiable' in line and 'arm_joint_1' in line and '--drive-gains' in line
+               for line in res.summary_lines)
+    res.model.save(tmp_path / 'm.yaml')
+    back = load_model(tmp_path / 'm.yaml')
+    assert list(back.drive_gains_identifiable) == list(ok)
+    assert np.allclose(back.drive_gains_std_nm_per_a, std)
 
 
 def test_regrouped_known_parameter_fixes_no_scale(youbot):
