@@ -136,10 +136,11 @@ class DriveGainsResult:
 
     gains_nm_per_a and std (n,), NaN where not identified; scale_source in ``SCALE_SOURCES``;
     note: one line saying how the scale was fixed; beta: the base parameters of the fit;
-    residual_rms_a (n,) current residual; iterations of the alternating fit. std is the larger of
-    std_noise (white-noise Fisher information) and std_blocks (delete-one-block jackknife over
-    time blocks, NaN when not computed); identifiable (n,) bool: 1.96 std within
-    ``GAIN_TOLERANCE`` of the gain (all True while std_blocks is not computed).
+    residual_rms_a (n,) current residual; iterations of the alternating fit. std is the largest of
+    std_noise (white-noise Fisher information), std_blocks (delete-one-block jackknife over
+    time blocks, NaN when not computed) and std_structure (the shift with a Stribeck column,
+    None when not computed); identifiable (n,) bool: 1.96 std within ``GAIN_TOLERANCE`` of the
+    gain, whichever deviations std holds.
     """
 
     gains_nm_per_a: np.ndarray
