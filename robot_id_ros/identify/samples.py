@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 
+from robot_id_ros.identify import signals
 from robot_id_ros.identify.options import IdentificationError
 from robot_id_ros.identify.signals.checks import format_runs, index_runs
 from robot_id_ros.io.bags import JointStateSeries
@@ -105,13 +106,83 @@ def usable_samples(series: JointStateSeries, what='recording'):
     return series, [f'{what} {src}: {x}' for x in lines]
 
 
-# a trajectory is cut where its stamps jump by more than this (s) and by more than
-# SPLIT_GAP_INTERVALS median intervals: a spline across a longer gap invents the motion (a 10 Hz
-# excitation turns by half a cycle in 0.05 s) and its derivatives and torque would enter the fit
-SPLIT_GAP_S = 0.05
+# a trajectory is cut where its stamps jump by more than the gap a cubic spline bridges: at
+# least SPLIT_GAP_INTERVALS median intervals (a message or two lost), and on slow motion up to
+# BRIDGE_PERIOD_FRACTION of the shortest period the motion holds (99 % of its velocity energy
+# below it; across such a gap the spline's acceleration errs by 0.3-1 % of that harmonic's, at
+# 0.5-2 Hz sampled at 50 Hz), never more than SPLIT_GAP_MAX_S (a longer silence is a pause,
+# whatever the motion looked like around it). A spline across a longer gap invents the motion,
+# and its derivatives and torque would enter the fit.
 SPLIT_GAP_INTERVALS = 3
+BRIDGE_PERIOD_FRACTION = 0.05
+SPLIT_GAP_MAX_S = 0.25
+# a longer-than-SPLIT_GAP_INTERVALS gap is bridged only where the effort is one smooth curve across
+# it: a cubic through EFFORT_CHECK_SAMPLES samples each side within its noise (chi-square of
+# 2 x 5 - 4 = 6 degrees of freedom below EFFORT_CHECK_CHI2, its 0.999 quantile)
+EFFORT_CHECK_SAMPLES = 5
+EFFORT_CHECK_CHI2 = 22.46
 # a piece between gaps shorter than this (s) is left out (too short to differentiate)
 MIN_PIECE_S = 1.0
+
+
+def bridgeable_gap_s(t_s, q, interval_s):
+    """Return (the longest gap in s the resampling may interpolate across, why that length).
+
+    ``SPLIT_GAP_INTERVALS`` sample intervals, or ``BRIDGE_PERIOD_FRACTION`` of the motion's
+    shortest period (``signals.velocity_bandwidth_hz`` of q) where that is longer, capped at
+    ``SPLIT_GAP_MAX_S``: a 50 Hz run of a 0.5 Hz-band excitation bridges 0.1 s (4 lost
+    messages), a 200 Hz run of the same motion too, a 10 Hz-band motion 3 intervals.
+
+    Args:
+        t_s: (N,) stamps, s; q: (N, n) finite positions; interval_s: median sample interval, s.
+    """
+    by_rate = SPLIT_GAP_INTERVALS * interval_s
+    band_hz = signals.velocity_bandwidth_hz(t_s, q)
+    by_motion = (min(BRIDGE_PERIOD_FRACTION / band_hz, SPLIT_GAP_MAX_S) if band_hz
+                 else SPLIT_GAP_MAX_S)
+    if by_motion <= by_rate:
+        return by_rate, f'{SPLIT_GAP_INTERVALS} sample intervals'
+    if band_hz and BRIDGE_PERIOD_FRACTION / band_hz < SPLIT_GAP_MAX_S:
+        return by_motion, (f'{BRIDGE_PERIOD_FRACTION:g} of the motion\'s shortest period, '
+                           f'{1 / band_hz:.3g} s')
+    return by_motion, f'the most bridged on motion this slow, {SPLIT_GAP_MAX_S:g} s'
+
+
+def _gaps_to_cut(t_s, effort, interval_s, limit_s):
+    """Return (N-1,) bool: the intervals a run is cut at.
+
+    Longer than ``limit_s``; or longer than ``SPLIT_GAP_INTERVALS`` intervals where the effort is
+    not one smooth curve across the gap: a cubic through the ``EFFORT_CHECK_SAMPLES`` samples on
+    each side misses some joint's effort by more than its noise allows (chi-square,
+    ``EFFORT_CHECK_CHI2`` for 2K - 4 degrees of freedom; noise std from the run's second
+    differences). The effort steps with the friction near a joint's reversal (and at a contact),
+    and no interpolation places that step inside a gap: 0.35 Nm off on an xArm wrist of 0.5 Nm
+    Coulomb friction and 0.0022 Nm noise across 0.08 s.
+
+    Args:
+        t_s: (N,) stamps, s; effort: (N, n) finite efforts or None (then only ``limit_s``).
+    """
+    dt = np.diff(t_s)
+    cut = dt > limit_s
+    candidates = np.flatnonzero((dt > SPLIT_GAP_INTERVALS * interval_s) & ~cut)
+    if effort is None or candidates.size == 0:
+        return cut
+    K = EFFORT_CHECK_SAMPLES
+    E = np.asarray(effort, dtype=float)
+    d2 = np.diff(E, n=2, axis=0)
+    sigma = 1.4826 * np.median(np.abs(d2 - np.median(d2, axis=0)), axis=0) / np.sqrt(6.0)
+    sigma = np.maximum(sigma, 1e-12 * np.maximum(np.abs(E).max(axis=0), 1.0))
+    for i in candidates:
+        if i + 1 < K or i + 1 + K > len(t_s):
+            cut[i] = True          # too few samples on a side to tell: not bridged
+            continue
+        rows = np.arange(i + 1 - K, i + 1 + K)
+        x = (t_s[rows] - 0.5 * (t_s[i] + t_s[i + 1])) / (t_s[rows[-1]] - t_s[rows[0]])
+        V = np.vander(x, 4)
+        coef, *_ = np.linalg.lstsq(V, E[rows], rcond=None)
+        rss = (((E[rows] - V @ coef) / sigma) ** 2).sum(axis=0)
+        cut[i] = bool(np.any(rss > EFFORT_CHECK_CHI2))
+    return cut
 
 
 def split_at_gaps(series: JointStateSeries, what='trajectory'):
@@ -119,9 +190,10 @@ def split_at_gaps(series: JointStateSeries, what='trajectory'):
 
     A recording with a pause (a driver or bridge that stopped publishing for a while) is not one
     run: the resampling would interpolate across the pause. It is cut at each interval longer
-    than ``SPLIT_GAP_S`` and ``SPLIT_GAP_INTERVALS`` median intervals; each piece is a run of its
-    own, pieces shorter than ``MIN_PIECE_S`` are left out. The samples left out as unusable
-    (``usable_samples``) are reported here, on the whole run.
+    than the gap the spline bridges on this run's sample interval and motion
+    (``bridgeable_gap_s``); each piece is a run of its own, pieces shorter than ``MIN_PIECE_S``
+    are left out. The samples left out as unusable (``usable_samples``) are reported here, on
+    the whole run.
 
     Args:
         series: the recorded run.
@@ -135,15 +207,27 @@ def split_at_gaps(series: JointStateSeries, what='trajectory'):
     if len(series) < 2:
         return [series], []
     dt = np.diff(series.stamp_ns) * 1e-9
-    limit = max(SPLIT_GAP_S, SPLIT_GAP_INTERVALS * float(np.median(dt)))
-    if not np.any(dt > limit):
+    interval_s = float(np.median(dt))
+    if not np.any(dt > SPLIT_GAP_INTERVALS * interval_s):
+        return [series], []
+    finite = np.isfinite(series.q).all(axis=1)
+    if series.effort is not None:
+        finite &= np.isfinite(series.effort).all(axis=1)
+    limit, why = bridgeable_gap_s(series.t_s[finite], series.q[finite], interval_s)
+    if not np.any(_gaps_to_cut(series.t_s[finite], None if series.effort is None
+                               else series.effort[finite], interval_s, limit)):
         return [series], []
     series, lines = usable_samples(series, what)
     t = series.t_s
-    cuts = np.flatnonzero(np.diff(t) > limit) + 1
+    cut = _gaps_to_cut(t, series.effort, interval_s, limit)
+    cuts = np.flatnonzero(cut) + 1
+    stepping = int(np.sum(cut & (np.diff(t) <= limit)))
     src = series.source or '(memory)'
-    lines.append(f'{what} {src}: cut at {len(cuts)} gap(s) longer than {limit:.3g} s (no sample '
-                 'in between, nothing interpolated across): '
+    lines.append(f'{what} {src}: cut at {len(cuts)} gap(s) longer than {limit:.3g} s ({why})'
+                 + (f' or, {stepping} of them, longer than {SPLIT_GAP_INTERVALS} sample '
+                    'intervals with the effort stepping across (a reversal or a contact)'
+                    if stepping else '')
+                 + '; no sample in between, nothing interpolated across: '
                  + ', '.join(f'{t[c - 1]:.6g}-{t[c]:.6g} s' for c in cuts[:MAX_CAUSES_LISTED])
                  + (f' and {len(cuts) - MAX_CAUSES_LISTED} more' if len(cuts) > MAX_CAUSES_LISTED
                     else ''))

@@ -107,7 +107,7 @@ def test_a_pause_in_the_recording_cuts_the_run(run, tmp_path, capsys):
                      str(tmp_path / f'{name}.yaml')]) == 0
         errors[name] = load_model(tmp_path / f'{name}.yaml').identification['relative_error']
     err = capsys.readouterr().err
-    assert 'cut at 1 gap(s) longer than 0.05 s' in err and '4.995-6.5 s' in err, err
+    assert 'cut at 1 gap(s) longer than' in err and '4.995-6.5 s' in err, err
     assert errors['pause'] < 1.5 * errors['clean'], errors
 
 

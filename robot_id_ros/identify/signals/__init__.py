@@ -31,9 +31,10 @@ from robot_id_ros.identify.signals.filters import (decimate, derivatives, lowpas
 from robot_id_ros.identify.signals.periodic import (CycleAverage, cycle_average, cycle_offset,
                                                     detect_period, periodic_derivatives,
                                                     periodic_lowpass)
-from robot_id_ros.identify.signals.resampling import ResampleResult, resample_uniform
+from robot_id_ros.identify.signals.resampling import (ResampleResult, resample_uniform,
+                                                      velocity_bandwidth_hz)
 
 __all__ = ['CycleAverage', 'ResampleResult', 'SignalError', 'cycle_average', 'cycle_offset',
            'decimate', 'derivatives', 'detect_period', 'lowpass_zero_phase',
            'periodic_derivatives', 'periodic_lowpass', 'resample_uniform',
-           'savgol_window_for_cutoff']
+           'savgol_window_for_cutoff', 'velocity_bandwidth_hz']

@@ -87,3 +87,42 @@ def resample_uniform(t_s, X, rate_hz=None, max_gap_s=None, method='cubic') -> Re
     for a, b in gaps:
         in_gap |= (grid > a) & (grid < b)
     return ResampleResult(grid, Y, float(rate), gaps, in_gap, float(input_rate), jitter)
+
+
+def velocity_bandwidth_hz(t_s, X, energy_fraction=0.99):
+    """Return the frequency (Hz) below which ``energy_fraction`` of the velocity energy lies.
+
+    The samples (irregular stamps, gaps allowed) are interpolated linearly onto a grid at their
+    median interval (coarser when a long gap would make it more than 4x the samples); the
+    velocity is the grid's differences, its power spectrum (Hann window, mean removed) summed over
+    the channels. A band-limited motion gives its highest harmonic (a 10 s Fourier excitation of
+    5 harmonics: 0.5 Hz); noise spreads flat up to Nyquist and raises the figure.
+
+    Args:
+        t_s: (N,) strictly increasing stamps, s.
+        X: (N,) or (N, m) positions (rad or m).
+        energy_fraction: share of the velocity energy below the returned frequency, in (0, 1).
+
+    Returns:
+        float Hz, or None when X does not move or has fewer than 8 samples.
+    """
+    t = check_time(t_s)
+    A, _ = as_data(X)
+    if A.shape[0] != len(t):
+        raise SignalError(f't_s has {len(t)} stamps but X has {A.shape[0]} samples')
+    if not 0 < energy_fraction < 1:
+        raise SignalError(f'energy_fraction must be in (0, 1), got {energy_fraction}')
+    if len(t) < 8:
+        return None
+    step = max(float(np.median(np.diff(t))), (t[-1] - t[0]) / (4 * len(t)))
+    grid = t[0] + np.arange(int(np.floor((t[-1] - t[0]) / step)) + 1) * step
+    V = np.diff(np.column_stack([np.interp(grid, t, A[:, j]) for j in range(A.shape[1])]),
+                axis=0) / step
+    V -= V.mean(axis=0)
+    P = (np.abs(np.fft.rfft(V * np.hanning(len(V))[:, None], axis=0)) ** 2).sum(axis=1)
+    P[0] = 0.0
+    energy = np.cumsum(P)
+    if not energy[-1] > 0:
+        return None
+    k = int(np.searchsorted(energy, energy_fraction * energy[-1]))
+    return float(np.fft.rfftfreq(len(V), step)[k])
