@@ -33,7 +33,8 @@ setup(
         ('share/' + package_name + '/urdf', glob('urdf/*.urdf')),
     ],
     python_requires='>=3.10',
-    install_requires=['setuptools', 'numpy', 'scipy', 'pyyaml', 'matplotlib', 'rosbags>=0.10'],
+    install_requires=['setuptools', 'numpy', 'scipy', 'pyyaml', 'matplotlib', 'rosbags>=0.10',
+                      'numba'],
     extras_require={
         # no ROS installation at all: ROS 2 client library and messages from PyPI wheels
         'standalone': [

@@ -6,9 +6,10 @@ Residual observers, stiction handling, the wrench mapping, contact detection and
 chained by ``WrenchEstimator``.
 
 Modules: ``config`` (EstimatorConfig), ``samples`` (stamp rules, tare average, input checks),
-``stiction``, ``residuals``, ``mapping``, ``contact``, ``uncertainty``, ``estimator``. Import the
-public names from here. A wrench_estimator parameters file is read by
-``robot_id_ros.ros.params_file.estimator_settings`` (ROS syntax, kept out of this package).
+``stiction``, ``residuals``, ``mapping``, ``contact``, ``uncertainty``, ``estimator``, ``onestep``
+(update's compiled one-sample step). Import the public names from here. A wrench_estimator
+parameters file is read by ``robot_id_ros.ros.params_file.estimator_settings`` (ROS syntax, kept
+out of this package).
 """
 from robot_id_ros.estimate.config import (CONTACT_TESTS, FRAMES, METHODS, STICTION_MODES,
                                           WRENCH_MODES, EstimatorConfig, check_choice)
@@ -22,7 +23,7 @@ from robot_id_ros.estimate.residuals import (CausalDifferentiator, DirectResidua
 from robot_id_ros.estimate.samples import (EstimatorInputError, StampGate, TareAverage,
                                            check_sample, effort_scale)
 from robot_id_ros.estimate.stiction import (BAND_ZERO_NM, StictionFriction, deadzone, hold_band,
-                                            hold_band_step, stiction_hold, stiction_hold_batch)
+                                            stiction_hold, stiction_hold_batch)
 from robot_id_ros.estimate.uncertainty import CovarianceSchedule, TorqueUncertainty
 
 __all__ = [
@@ -32,8 +33,8 @@ __all__ = [
     # samples
     'EstimatorInputError', 'StampGate', 'TareAverage', 'check_sample', 'effort_scale',
     # stiction
-    'BAND_ZERO_NM', 'StictionFriction', 'deadzone', 'hold_band', 'hold_band_step',
-    'stiction_hold', 'stiction_hold_batch',
+    'BAND_ZERO_NM', 'StictionFriction', 'deadzone', 'hold_band', 'stiction_hold',
+    'stiction_hold_batch',
     # residuals
     'CausalDifferentiator', 'DirectResidual', 'MomentumObserver', 'momentum_observer_batch',
     # mapping

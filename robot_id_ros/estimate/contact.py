@@ -3,13 +3,13 @@
 """Contact detection from the external joint torque, with hysteresis (``ContactDetector``)."""
 from __future__ import annotations
 
-import math
 from enum import IntEnum
 
 import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate.config import CONTACT_TESTS, check_choice
+from robot_id_ros.estimate.onestep import contact_level
 
 
 class ContactState(IntEnum):
@@ -22,6 +22,7 @@ class ContactState(IntEnum):
 
 CONTACT_NONE, CONTACT, COLLISION = ContactState.NONE, ContactState.CONTACT, ContactState.COLLISION
 CONTACT_STATE_NAMES = tuple(s.name.lower() for s in ContactState)   # ('none', 'contact', ...)
+_STATES = tuple(ContactState)     # by level
 
 
 class ContactDetector:
@@ -78,10 +79,9 @@ class ContactDetector:
         self.combined = test == 'combined'
         self.release_ratio = float(release_ratio)
         # combined score^2 = sum tau^2 / (threshold^2 + k^2 band^2)
-        self._c2, self._kc2 = self.contact_nm ** 2, float(contact_sigma) ** 2
-        self._k2, self._kk2 = self.collision_nm ** 2, float(collision_sigma) ** 2
-        self._c2_l, self._k2_l = self._c2.tolist(), self._k2.tolist()   # for scores_one
-        self._contact_l, self._collision_l = self.contact_nm.tolist(), self.collision_nm.tolist()
+        self.contact_sigma2 = float(contact_sigma) ** 2
+        self.collision_sigma2 = float(collision_sigma) ** 2
+        self._c2, self._k2 = self.contact_nm ** 2, self.collision_nm ** 2
         self.state = CONTACT_NONE
 
     def reset(self):
@@ -98,44 +98,16 @@ class ContactDetector:
         Returns:
             (contact score, collision score): floats for (n,), (N,) arrays for (N, n).
         """
-        # array methods, not np.sum / np.max: this runs once per sample in the node
         if self.combined:
             t2 = tau_ext * tau_ext
             b2 = band * band
-            return (np.sqrt((t2 / (self._c2 + self._kc2 * b2)).sum(axis=-1)),
-                    np.sqrt((t2 / (self._k2 + self._kk2 * b2)).sum(axis=-1)))
+            return (np.sqrt((t2 / (self._c2 + self.contact_sigma2 * b2)).sum(axis=-1)),
+                    np.sqrt((t2 / (self._k2 + self.collision_sigma2 * b2)).sum(axis=-1)))
         excess = np.maximum(np.abs(tau_ext) - band, 0.0)
         return (excess / self.contact_nm).max(axis=-1), (excess / self.collision_nm).max(axis=-1)
 
-    def scores_one(self, tau_ext, band):
-        """``scores`` of one sample in plain float arithmetic (cheaper than numpy on n values).
-
-        Args:
-            tau_ext: n floats, Nm.
-            band: n floats, Nm, the stiction band half-width.
-
-        Returns:
-            (contact score, collision score), floats.
-        """
-        if self.combined:
-            kc2, kk2 = self._kc2, self._kk2
-            sc = sk = 0.0
-            for t, b, c2, k2 in zip(tau_ext, band, self._c2_l, self._k2_l):
-                t2, b2 = t * t, b * b
-                sc += t2 / (c2 + kc2 * b2)
-                sk += t2 / (k2 + kk2 * b2)
-            return math.sqrt(sc), math.sqrt(sk)
-        sc = sk = 0.0
-        for t, b, c, k in zip(tau_ext, band, self._contact_l, self._collision_l):
-            x = abs(t) - b
-            if x > 0.0:
-                sc, sk = max(sc, x / c), max(sk, x / k)
-            elif x != x:           # NaN, as in scores
-                return math.nan, math.nan
-        return sc, sk
-
     def step(self, s_contact, s_collision):
-        """Advance the state by one sample.
+        """Advance the state by one sample (``onestep.contact_level``, update's own rule).
 
         Args:
             s_contact: contact score (``scores``).
@@ -144,17 +116,9 @@ class ContactDetector:
         Returns:
             ``ContactState``, also kept as ``self.state``.
         """
-        st, rel = self.state, self.release_ratio
-        if s_collision >= 1.0:
-            st = COLLISION
-        elif st == COLLISION and s_collision < rel:
-            st = CONTACT if s_contact >= rel else CONTACT_NONE
-        if st == CONTACT_NONE and s_contact >= 1.0:
-            st = CONTACT
-        elif st == CONTACT and s_contact < rel:
-            st = CONTACT_NONE
-        self.state = st
-        return st
+        self.state = _STATES[contact_level(int(self.state), float(s_contact),
+                                           float(s_collision), self.release_ratio)]
+        return self.state
 
     def states(self, s_contact, s_collision, starts):
         """Return the states ``step`` gives over N samples (vectorised); own state unchanged.

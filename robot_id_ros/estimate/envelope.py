@@ -7,8 +7,6 @@
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 
@@ -44,7 +42,8 @@ class BiasEnvelope:
     published variance per axis is therefore the largest recent d^2, decaying with the covariance
     period T (the interval over which the rest of the covariance is held):
     ``e_k = max(exp(-2 dt / T) e_{k-1}, d_k^2)`` (0 after a reset and on undamped samples' own
-    d = 0). ``step`` is one sample on floats, ``batch`` the same over arrays (``decaying_max``).
+    d = 0). ``batch`` takes arrays (``decaying_max``); update's compiled step (``onestep``) one
+    sample.
 
     Args:
         period_s: T, s (``covariance_period_s``).
@@ -52,32 +51,9 @@ class BiasEnvelope:
 
     def __init__(self, period_s):
         self.period_s = float(period_s)
-        self.reset()
-
-    def reset(self):
-        """Forget the envelope."""
-        self.var = [0.0] * 6
-
-    def step(self, dt_s, bias):
-        """Take one sample; return the envelope (6 floats, N^2 and Nm^2).
-
-        Args:
-            dt_s: s since the previous sample; <= 0 restarts.
-            bias: (6,) ``damping_bias`` of this sample, or None (not damped: 0).
-        """
-        if bias is None and not any(self.var):      # the common case: far from a singularity
-            return self.var
-        if dt_s <= 0:
-            self.reset()
-        a2 = math.exp(-2.0 * dt_s / self.period_s) if dt_s > 0 else 0.0
-        if bias is None:
-            self.var = [a2 * v for v in self.var]
-        else:
-            self.var = [max(a2 * v, d * d) for v, d in zip(self.var, bias.tolist())]
-        return self.var
 
     def batch(self, dt_s, bias, starts):
-        """Return ``step``'s envelope (N, 6) over N samples from a reset state.
+        """Return the envelope (N, 6) over N samples from a reset state.
 
         Args:
             dt_s: (N,) s, the interval before each sample.

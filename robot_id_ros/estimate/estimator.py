@@ -25,9 +25,7 @@ covariance) is rejected and restarts the estimator (``NONFINITE_REASON``).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from operator import add, sub
 
 import numpy as np
 import pinocchio as pin
@@ -37,22 +35,22 @@ from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
 from robot_id_ros.estimate.envelope import BiasEnvelope
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
-from robot_id_ros.estimate.onesample import joint_scale_one, stiction_one
+from robot_id_ros.estimate import onestep as K
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
                                            StampGate, TareAverage, check_sample,
                                            first_nonfinite)
-from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band, hold_band_step,
+from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band,
                                             stiction_batch)
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
                                                batch_wrench_std, damping_bias, damping_bias_one,
-                                               sample_covariance, white_noise_gain,
-                                               white_noise_gain_one, wrench_prior)
+                                               white_noise_gain, wrench_prior)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
 _crba, _nle, _frame_jacobian, _WORLD = (pin.crba, pin.nonLinearEffects, pin.getFrameJacobian,
                                         pin.Convention.WORLD)
+_STATES = tuple(ContactState)      # by level
 
 
 @dataclass
@@ -140,20 +138,40 @@ class WrenchEstimator:
             self.residual = DirectResidual(self.n, c.direct_filter_hz)
         # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
         bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
-        self._band_rate = 2.0 * math.pi * bandwidth_hz
+        self._band_rate = 2.0 * np.pi * bandwidth_hz
         self._lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
         self._bias_env = BiasEnvelope(c.covariance_period_s)
         self.bounds = InputBounds(self.robot.limits)
         self.gate = StampGate(c.time_jump_s, c.max_gap_s)
         self._tare_avg = TareAverage(c.tare_window_s)
         self._cov_schedule = CovarianceSchedule(c.covariance_period_s)
-        self.bias = np.zeros(self.n)
-        # what update needs and does not change per sample
-        self._weighted, self._stiction_mode = c.band_weighting, c.stiction_mode
-        self._res_var = (self.residual_std_nm ** 2).tolist()
-        # no joint in a band: the joint scale is fixed (an array: map_one takes it as it is)
-        self._sw_free = np.array(joint_scale_one(self._res_var, [0.0] * self.n))
+        # update's compiled step (onestep): its fixed parameters and its state
+        self._P, self._p = K.step_parameters(
+            self.n, model.friction, self.friction.v_s, c.friction_sign,
+            self.residual_std_nm ** 2, self.contact, c, self._band_rate, self._lag.K,
+            self.mapper.lam_min, self.mapper.block_start, self._joint_scale(np.zeros(self.n)))
+        self._S, self._s, self._M_prev = K.new_state(self.n)
+        self._wrench = np.zeros(6)           # the wrench of the sample being taken
+        self._bias_nm = np.zeros(6)          # the damping bias of a damped sample
         self.reset()
+        self._compile_step()
+
+    def _compile_step(self):
+        """Compile the step for this model's array types, or load it from numba's cache.
+
+        On throw-away state at the neutral pose, so that the first sample is not late.
+        """
+        m, d = self._pm, self._pd
+        q = pin.neutral(m)
+        _crba(m, d, q, _WORLD)
+        J = _frame_jacobian(m, d, self._fid, self._ref)
+        nle = _nle(m, d, q, np.zeros(m.nv))
+        S, s, M_prev = K.new_state(self.n)
+        zero = np.zeros(self.n)
+        K.sample_step(K.STAGE_FRICTION, 0.0, True, self._P, self._p, S, s, M_prev, d.M, J, nle,
+                      zero, zero, np.zeros(6), np.zeros((6, self.n)), np.zeros((6, 6)),
+                      np.zeros(6))
+        self.mapper.matrix_one(J, zero + 1.0)      # its closed form (onestep.gram3), likewise
 
     def _residual_std(self):
         """(residual std (n,) Nm, where it comes from): the model file's, else the default."""
@@ -189,9 +207,18 @@ class WrenchEstimator:
 
     # --- state --------------------------------------------------------------------------
     @property
+    def bias(self):
+        """(n,) Nm, the tare bias subtracted from the residual (a copy)."""
+        return self._S[K.S_BIAS].copy()
+
+    @bias.setter
+    def bias(self, value):
+        self._S[K.S_BIAS] = value
+
+    @property
     def stiction_band(self):
         """(n,) Nm, the stiction band half-width at the last sample; None after a reset."""
-        return None if self._band_held is None else np.array(self._band_held)
+        return self._S[K.S_BAND].copy() if self._s[K.HAVE_BAND] else None
 
     @property
     def last_stamp_ns(self):
@@ -210,19 +237,14 @@ class WrenchEstimator:
     def _restart(self, reason):
         """``reset`` but the stamp gate (which has just taken the sample that restarts)."""
         self.residual.reset()
-        self.contact.reset()
-        self._tare_avg.reset()
         self._cov_schedule.reset()
         self.last_q = self._qd_prev = None      # last_q: the last sample's q (rad)
         self._wrench_cov = np.zeros((6, 6))
-        self._cov_rows = None       # the wrench map of the last covariance recomputation
-        self._r_prev = None
-        self._lag.reset()
-        self._bias_env.reset()
-        self._band_held = None
-        self._band_any = False        # some joint's held band > 0 (else the hold is skipped)
-        self._held = None
-        self._cov_finite = True
+        self._cov_rows = np.zeros((6, self.n))  # the wrench map of the last recomputation
+        bias = self._S[K.S_BIAS].copy()
+        self._S[...], self._s[...] = 0.0, 0.0   # the step's state, the tare kept
+        self._S[K.S_BIAS] = bias
+        self._s[K.COV_FINITE] = 1.0
         self.last_reset_reason = reason
 
     def tare(self):
@@ -238,10 +260,10 @@ class WrenchEstimator:
         Raises:
             OperationError: (a RuntimeError; kind 'no_sample') before any sample.
         """
-        if self._tare_avg.value is None:
+        if not self._s[K.HAVE_AVG]:
             raise OperationError('cannot tare before the first joint state sample', 'no_sample')
-        self.bias = self._bias_from(self._tare_avg.value, self.stiction_band)
-        self._held = None
+        self.bias = self._bias_from(self._S[K.S_AVG].copy(), self.stiction_band)
+        self._s[K.HAVE_HELD] = 0.0
         return self.bias
 
     def _bias_from(self, avg, band):
@@ -253,7 +275,7 @@ class WrenchEstimator:
     def clear_tare(self):
         """Remove the tare: the bias is zero again."""
         self.bias = np.zeros(self.n)
-        self._held = None
+        self._s[K.HAVE_HELD] = 0.0
 
     def set_payload(self, mass_kg=None, com_m=(0.0, 0.0, 0.0)):
         """Attach a payload at the tool, or remove it.
@@ -300,55 +322,60 @@ class WrenchEstimator:
         dt, reason = self.gate.accept(stamp_ns)
         if reason is not None:
             self._restart(reason)
-        # per-joint arithmetic on floats (see onesample); an all-zero band skips the band's work
         m, d = self._pm, self._pd
         qp = self.robot.q_pin(q)
         _crba(m, d, qp, _WORLD)     # M and the joint Jacobians (one forward pass)
-        M = d.M.copy()
         J = _frame_jacobian(m, d, self._fid, self._ref)
-        f, band = self.friction.one(qd.tolist())
-        if self._band_any and dt > 0.0:     # a held band to release (none after a restart)
-            band = hold_band_step(band, self._band_held, dt, self._band_rate)
-        self._band_held = band
-        self._band_any = any(band)
-        free = not self._band_any
-        u = list(map(sub, map(add, _nle(m, d, qp, qd).tolist(), f), tau_m.tolist()))
-        r = self.residual.step(dt, M, qd, u)
-        self._tare_avg.add(r, dt)
-        tau = list(map(sub, r, self.bias.tolist()))
-        sw = ((self._sw_free if free else joint_scale_one(self._res_var, band))
-              if self._weighted else None)
-        tau_map, self._held = stiction_one(self._stiction_mode, tau, band, free, self._held)
-        wrench, smin, damped = self.mapper.map_one(J, tau_map, sw)
-        s_c, s_k = self.contact.scores_one(tau, band)
-        state = self.contact.step(s_c, s_k)
-        if self._cov_schedule.due(stamp_ns):
-            self._wrench_cov, self._cov_rows = self._covariance_one(q, qd, dt, band, J, sw)
-            self._cov_finite = bool(np.isfinite(self._wrench_cov).all())
+        nle = _nle(m, d, qp, qd)
+        due = self._cov_schedule.due(stamp_ns)
+        S, s, W = self._S, self._s, self._wrench
+        # the compiled step (onestep.sample_step), resumed where Python is needed
+        args = (self._P, self._p, S, s, self._M_prev, d.M, J, nle, qd, tau_m, W)
+        code, tau, band, wrench, cov = K.sample_step(K.STAGE_FRICTION, dt, due, *args,
+                                                     self._cov_rows, self._wrench_cov,
+                                                     self._bias_nm)
+        if code == K.STAGE_FRONT:           # the direct residual
+            S[K.S_R] = self.residual.step(dt, d.M, qd, S[K.S_U].copy())
+            code, tau, band, wrench, cov = K.sample_step(code, dt, due, *args, self._cov_rows,
+                                                         self._wrench_cov, self._bias_nm)
+        if code == K.STAGE_BACK:
+            self._map_and_covariance(q, qd, dt, J, due)
+            code, tau, band, wrench, cov = K.sample_step(code, dt, due, *args, self._cov_rows,
+                                                         self._wrench_cov, self._bias_nm)
         self.last_q, self._qd_prev = q, qd
-        lag = self._lag.step(dt, self._r_prev, r, band, self._cov_rows)
-        self._r_prev = r
-        bias = damping_bias_one(J, tau_map, sw, wrench, self.mapper.rows,
-                                self._prior) if damped else None
-        cov = sample_covariance(self._wrench_cov, lag, bias, self._bias_env.step(dt, bias))
-        # finite: the held covariance (checked when recomputed), the lag and the bias
-        check = sum(tau) + sum(wrench.tolist()) + s_c + s_k + sum(lag)
-        if bias is not None:
-            check += sum(bias.tolist())
-        if not (math.isfinite(check) and self._cov_finite):
+        if code == K.NONFINITE:
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')
-        return EstimateResult(stamp_ns, np.array(tau), np.array(band), wrench, cov, state, s_c,
-                              smin, damped, self.frame_id, reason)
+        return EstimateResult(stamp_ns, tau, band, wrench, cov, _STATES[int(s[K.CONTACT_LEVEL])],
+                              s[K.SCORE_CONTACT], s[K.SIGMA_MIN], bool(s[K.DAMPED]),
+                              self.frame_id, reason)
+
+    def _map_and_covariance(self, q, qd, dt, J, due):
+        """Run update's Python part of a sample: the damped map and its bias, the covariance."""
+        S, s = self._S, self._s
+        sw = S[K.S_SCALE].copy()
+        if not s[K.MAPPED]:                 # the SVD, damped near a singularity
+            A, smin, damped = self.mapper.matrices(J * sw)
+            tau_map = S[K.S_TAU_MAP].copy()
+            self._wrench[:] = A @ (tau_map * sw)
+            s[K.SIGMA_MIN], s[K.DAMPED] = float(smin), float(damped)
+            if damped:
+                self._bias_nm[:] = damping_bias_one(J, tau_map, sw, self._wrench,
+                                                    self.mapper.rows, self._prior)
+                s[K.HAVE_BIAS] = 1.0
+        if due:
+            self._wrench_cov, self._cov_rows = self._covariance_one(q, qd, dt, S[K.S_BAND].copy(),
+                                                                    J, sw)
+            s[K.COV_FINITE] = float(np.isfinite(self._wrench_cov).all())
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
         """Return the wrench covariance (6, 6) and its map A (6, n) at this sample.
 
-        ``band`` n floats, Nm.
+        ``band`` (n,) Nm.
         """
         A = self.mapper.matrix_one(J, sw)
-        gain = white_noise_gain_one(self.config.method, self._lag.bandwidth_hz, dt)
+        gain = float(white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt))
         return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain), A
 
     # --- many samples -------------------------------------------------------------------

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from robot_id_ros.estimate.onestep import gram3
+
 _ROWS = {'full': np.arange(6), 'force': np.arange(3), 'torque': np.arange(3, 6)}
 
 
@@ -42,8 +44,8 @@ def wrench_rows(mode, n):
 def gram3_min_eig_inverse(G):
     """Smallest eigenvalue and inverse of symmetric 3 x 3 matrices, in closed form.
 
-    The eigenvalue by the trigonometric method, the inverse by cofactors (the arithmetic of
-    ``WrenchMapper.map_one``, vectorised).
+    The eigenvalue by the trigonometric method, the inverse by cofactors (``onestep.gram3``,
+    vectorised).
 
     Args:
         G: (N, 3, 3) symmetric matrices.
@@ -93,13 +95,9 @@ class WrenchMapper:
         self.rows = self.mapping.rows
         self.sigma_guard = float(sigma_guard)
         self.damping = float(damping)
-        self._lam_min = (self.sigma_guard * 1.01) ** 2   # no damping above (map_one, matrices)
-        rows = self.rows.tolist()   # map_one's closed form: three consecutive rows
-        self._block = slice(rows[0], rows[0] + 3) if rows == list(range(rows[0], rows[0] + 3)) \
-            else None
-        # map_one's work array [J_s; tau] and its views (made once: a view costs a numpy call)
-        self._buf = np.empty((4, n))
-        self._buf_js, self._buf_tau, self._buf_t = self._buf[:3], self._buf[3], self._buf.T
+        self.lam_min = (self.sigma_guard * 1.01) ** 2    # no damping above this Gram eigenvalue
+        rows = self.rows.tolist()   # the closed form (onestep.gram3): three consecutive rows
+        self.block_start = rows[0] if rows == list(range(rows[0], rows[0] + 3)) else -1
 
     def matrices(self, J):
         """Return the mapping matrices of one or many Jacobians.
@@ -107,8 +105,8 @@ class WrenchMapper:
         Away from a singularity (sigma_min clearly above ``sigma_guard``: no damping) the damped
         least squares is the plain pseudo-inverse ``A_s = (J_s J_s^T)^-1 J_s``, solved through the
         m x m Gram matrix, whose smallest eigenvalue is sigma_min^2 (for m = 3 in closed form, as
-        in ``map_one``: ``gram3_min_eig_inverse``); near one (and for a single matrix) through the
-        SVD of J_s^T. Both give the same numbers to rounding.
+        in update's step: ``gram3_min_eig_inverse``); near one (and for a single matrix) through
+        the SVD of J_s^T. Both give the same numbers to rounding.
 
         Args:
             J: (6, n) or (N, 6, n) tool Jacobian(s) in the wrench's frame.
@@ -125,11 +123,11 @@ class WrenchMapper:
         with np.errstate(invalid='ignore'):
             if len(self.rows) == 3:
                 lam, Ginv = gram3_min_eig_inverse(G)
-                ok = (lam > self._lam_min) & np.isfinite(Ginv).all(axis=(1, 2))
+                ok = (lam > self.lam_min) & np.isfinite(Ginv).all(axis=(1, 2))
                 As = Ginv @ Js                                        # not used where not ok
             else:
                 lam = np.linalg.eigvalsh(G)[:, 0]
-                ok = np.isfinite(lam) & (lam > self._lam_min)
+                ok = np.isfinite(lam) & (lam > self.lam_min)
                 As = np.zeros_like(Js)
                 As[ok] = np.linalg.solve(G[ok], Js[ok])
             smin = np.sqrt(lam)
@@ -141,103 +139,30 @@ class WrenchMapper:
             A[bad], smin[bad], damped[bad] = self._svd_matrices(J[bad])
         return A, smin, damped
 
-    def map_one(self, J, tau, weight=None):
-        """Return the wrench of one sample, without forming A when it can.
-
-        For 3 mapped rows away from a singularity the 3 x 3 Gram system is solved in closed form
-        (``_gram3``) on the entries of one small matrix product (G and J_s tau together);
-        otherwise through ``matrices``. Same numbers as
-        ``matrices(J * weight)[0] @ (tau * weight)`` to rounding.
-
-        Args:
-            J: (6, n) tool Jacobian in the wrench's frame.
-            tau: n floats, Nm.
-            weight: n floats (a list or an (n,) array: an array saves a conversion) scaling
-                each joint (its column of J and its entry of tau), or None.
-
-        Returns:
-            (wrench (6,) N and Nm, sigma_min, damped).
-        """
-        if self._block is not None:
-            buf = self._buf                  # [J_s; tau], joints weighted
-            self._buf_js[...] = J[self._block]
-            self._buf_tau[...] = tau
-            if weight is not None:
-                buf *= weight                # each joint's column
-            # rows (G_i0, G_i1, G_i2, (J_s tau)_i): G and J_s tau in one product
-            rows = np.dot(self._buf_js, self._buf_t).tolist()
-            (a, d, f, y0), (_, b, e, y1), (_, _, c, y2) = rows
-            g = self._gram3(a, d, f, b, e, c)
-            if g is not None:
-                (c00, c01, c02, c11, c12, c22), det, smin = g
-                w = [0.0] * 6
-                k0 = self._block.start
-                w[k0] = (c00 * y0 + c01 * y1 + c02 * y2) / det
-                w[k0 + 1] = (c01 * y0 + c11 * y1 + c12 * y2) / det
-                w[k0 + 2] = (c02 * y0 + c12 * y1 + c22 * y2) / det
-                return np.array(w), smin, False
-        if weight is not None:
-            J, tau = J * np.asarray(weight), np.multiply(tau, weight)
-        A, smin, damped = self._svd_matrices(J)
-        return A @ np.asarray(tau, dtype=float), float(smin), bool(damped)
-
     def matrix_one(self, J, weight=None):
-        """Return A (6, n) of one sample, ``wrench = A tau`` (``map_one``'s mapping as a matrix).
+        """Return A (6, n) of one sample, ``wrench = A tau`` (update's covariance).
 
         Args:
             J: (6, n) tool Jacobian in the wrench's frame.
-            weight: n floats scaling each joint, or None (as in ``map_one``).
+            weight: n floats scaling each joint, or None.
 
         Returns:
             (6, n): ``matrices(J * weight)[0] * weight`` to rounding.
         """
-        if self._block is not None:
-            Js = J[self._block] if weight is None else J[self._block] * np.asarray(weight)
+        k0 = self.block_start
+        if k0 >= 0:
+            Js = J[k0:k0 + 3] if weight is None else J[k0:k0 + 3] * np.asarray(weight)
             (a, d, f), (_, b, e), (_, _, c) = np.dot(Js, Js.T).tolist()
-            g = self._gram3(a, d, f, b, e, c)
-            if g is not None:
-                (c00, c01, c02, c11, c12, c22), det, _ = g
+            ok, c00, c01, c02, c11, c12, c22, det, _ = gram3(a, d, f, b, e, c, self.lam_min)
+            if ok:
                 A = np.zeros(J.shape)
-                A[self._block] = np.array([[c00, c01, c02], [c01, c11, c12],
-                                           [c02, c12, c22]]) @ Js / det
+                A[k0:k0 + 3] = np.array([[c00, c01, c02], [c01, c11, c12],
+                                         [c02, c12, c22]]) @ Js / det
                 return A if weight is None else A * np.asarray(weight)
         if weight is None:
             return self.matrices(J)[0]
         weight = np.asarray(weight)
         return self.matrices(J * weight)[0] * weight
-
-    def _gram3(self, a, d, f, b, e, c):
-        """Cofactors and determinant of G = J_s J_s^T (entries a d f / b e / c), and sigma_min.
-
-        The closed form of ``gram3_min_eig_inverse`` on one matrix, in plain float arithmetic:
-        G = [[a, d, f], [d, b, e], [f, e, c]].
-
-        Returns:
-            ((c00, c01, c02, c11, c12, c22), det, sigma_min), or None near a singularity (the
-            damped least squares is needed) or where G is not positive definite.
-        """
-        p1 = d * d + e * e + f * f
-        q = (a + b + c) / 3.0
-        aq, bq, cq = a - q, b - q, c - q
-        p2 = aq * aq + bq * bq + cq * cq + 2.0 * p1
-        if p2 > 0.0:
-            p = math.sqrt(p2 / 6.0)
-            ip = 1.0 / p
-            ba, bb, bc, bd, be, bf = aq * ip, bq * ip, cq * ip, d * ip, e * ip, f * ip
-            r = 0.5 * (ba * (bb * bc - be * be) - bd * (bd * bc - be * bf)
-                       + bf * (bd * be - bb * bf))
-            r = -1.0 if r < -1.0 else (1.0 if r > 1.0 else r)
-            lam = q + 2.0 * p * math.cos(math.acos(r) / 3.0 + 2.0 * math.pi / 3.0)
-        else:
-            lam = q
-        if not lam > self._lam_min:
-            return None
-        c00, c01, c02 = b * c - e * e, f * e - d * c, d * e - f * b
-        c11, c12, c22 = a * c - f * f, d * f - a * e, a * b - d * d
-        det = a * c00 + d * c01 + f * c02
-        if not det > 0.0:
-            return None
-        return (c00, c01, c02, c11, c12, c22), det, math.sqrt(lam)
 
     def _svd_matrices(self, J):
         """``matrices`` through the SVD of J_s^T, damped near a singularity."""

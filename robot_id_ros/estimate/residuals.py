@@ -25,7 +25,9 @@ import numpy as np
 
 
 class MomentumObserver:
-    """Generalized momentum observer, one sample at a time (see the module docstring).
+    """Generalized momentum observer over arrays (see the module docstring).
+
+    One sample at a time it runs in the wrench estimator's compiled step (``onestep``).
 
     Args:
         n: number of joints.
@@ -35,49 +37,14 @@ class MomentumObserver:
     def __init__(self, n, gain_hz):
         self.n = n
         self.K = 2.0 * math.pi * float(gain_hz)
-        self.reset()
 
     def reset(self):
-        """Forget the state: the next sample starts afresh."""
-        self.r = None
-        self._M = None
-        self._qd = None
-        self._u = None
-
-    @property
-    def initialised(self):
-        """True once a sample was taken since the last reset."""
-        return self.r is not None
-
-    def step(self, dt, M, qd, u):
-        """Take one sample (one matrix product in numpy, the rest in plain float arithmetic).
-
-        Args:
-            dt: s since the previous sample; <= 0 restarts.
-            M: (n, n) mass matrix (kept: not to be changed by the caller).
-            qd: (n,) rad/s (kept, likewise).
-            u: n floats, Nm, ``C qd + g + f - tau_m`` at this sample.
-
-        Returns:
-            list of n floats, Nm, r (an estimate of tau_ext).
-        """
-        if self.r is None or dt <= 0:
-            # start from the acceleration-free residual: exact at rest, no slow rise from zero
-            self.r = list(u)
-        else:
-            # delta = (M + M_prev)/2 (qd - qd_prev) + dt/2 (u + u_prev); r = a r + (1 - a)/dt delta
-            mdq = ((M + self._M) @ (qd - self._qd)).tolist()
-            a = math.exp(-self.K * dt)
-            g, h = (1.0 - a) / dt, 0.5 * dt
-            self.r = [a * r + g * (0.5 * x + h * (ui + up))
-                      for r, x, ui, up in zip(self.r, mdq, u, self._u)]
-        self._M, self._qd, self._u = M, qd, u
-        return self.r
+        """Nothing to forget: the one-sample observer is update's compiled step (``onestep``)."""
 
     def batch(self, dt, M, QD, U):
         """Return the residual over one segment of N samples from a reset state.
 
-        ``step``'s numbers, to rounding; the observer's own state is not changed.
+        The one-sample recursion's numbers, to rounding.
 
         Args:
             dt: (N,) s, dt[k] the interval before sample k (dt[0] unused).
@@ -203,7 +170,17 @@ class DirectResidual:
         return self.diff.x1 is not None
 
     def step(self, dt, M, qd, u):
-        """Take one sample; arguments and result (a list) as ``MomentumObserver.step``."""
+        """Take one sample.
+
+        Args:
+            dt: s since the previous sample; <= 0 restarts.
+            M: (n, n) mass matrix.
+            qd: (n,) rad/s.
+            u: (n,) Nm, ``C qd + g + f - tau_m`` at this sample.
+
+        Returns:
+            list of n floats, Nm, r (an estimate of tau_ext).
+        """
         _, qdd = self.diff.step(qd, dt)
         u_f, _ = self.lp.step(u, dt)
         return (np.asarray(M) @ qdd + u_f).tolist()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from robot_id_ros.errors import InputError
+from robot_id_ros.estimate.onestep import tare_average_add
 from robot_id_ros.io.model_file import IdentifiedModel
 
 
@@ -272,7 +273,7 @@ class TareAverage:
 
     def __init__(self, window_s):
         self.window_s = float(window_s)
-        self._avg = None            # the average, as floats (add runs once per sample)
+        self._avg = None            # (n,) Nm, the average
 
     @property
     def value(self):
@@ -284,18 +285,17 @@ class TareAverage:
         self._avg = None
 
     def add(self, r, dt_s):
-        """Add one sample, in plain float arithmetic.
+        """Add one sample (``onestep.tare_average_add``, which update's step runs itself).
 
         Args:
-            r: n floats, Nm, tau_ext before the tare.
+            r: (n,) Nm, tau_ext before the tare.
             dt_s: s since the previous sample (0: a restart).
         """
-        avg = self._avg
-        if avg is None or dt_s == 0.0 or self.window_s == 0.0:
-            self._avg = [float(x) for x in r]
-        else:
-            g = dt_s / (dt_s + self.window_s)
-            self._avg = [v + g * (x - v) for v, x in zip(avg, r)]
+        r = np.asarray(r, dtype=float)
+        fresh = self._avg is None
+        if fresh:
+            self._avg = np.empty(len(r))
+        tare_average_add(self._avg, r, float(dt_s), self.window_s, fresh)
 
     def over(self, R, dt, start, stop):
         """Return the average after the samples ``start..stop`` (inclusive) of one segment.
@@ -309,11 +309,10 @@ class TareAverage:
         Returns:
             (n,) Nm, as ``add`` gives sample by sample.
         """
-        rows, dts = R[start:stop + 1].tolist(), dt[start:stop + 1].tolist()
         self.reset()
-        self.add(rows[0], 0.0)
-        for r, d in zip(rows[1:], dts[1:]):
-            self.add(r, d)
+        self.add(R[start], 0.0)
+        for k in range(start + 1, stop + 1):
+            self.add(R[k], dt[k])
         return self.value
 
 

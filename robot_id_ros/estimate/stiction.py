@@ -15,39 +15,15 @@ that rate (``hold_band``). A resting joint's external torque is anywhere in that
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from robot_id_ros.model.friction import FrictionModel, law_one
+from robot_id_ros.model.friction import FrictionModel
 
 BAND_ZERO_NM = 1e-6   # a released band below this is zero
 _HOLD_BLOCK = 64.0    # hold_band works in blocks over which the decay exponent grows by at most
 #                       this
 # derived_stiction_velocity searches this velocity grid (rad/s, log-spaced)
 _DERIVE_V_MIN_RAD_S, _DERIVE_V_MAX_RAD_S, _DERIVE_POINTS = 1e-5, 1.0, 500
-
-
-def hold_band_step(band, held, dt, rate):
-    """One sample of ``hold_band`` in plain floats: the band, or the held band decayed, if larger.
-
-    Args:
-        band: n floats, Nm, the stiction band at this sample (``StictionFriction.one``).
-        held: n floats, Nm, the held band at the previous sample; None after a reset.
-        dt: s, the interval since the previous sample (0 after a reset: restart).
-        rate: 1/s, the rate at which the residual forgets (its bandwidth in rad/s).
-
-    Returns:
-        list of n floats, Nm, the held band at this sample (``band`` itself on a restart).
-    """
-    if held is None or dt <= 0.0:
-        return band
-    f = math.exp(-rate * dt)
-    out = []
-    for b, h in zip(band, held):
-        h *= f
-        out.append(b if b >= h or h < BAND_ZERO_NM else h)
-    return out
 
 
 def hold_band(band, dt, rate, starts=None):
@@ -59,8 +35,8 @@ def hold_band(band, dt, rate, starts=None):
 
         held_k = max(band_k, H_k),   H_k = held_{k-1} exp(-rate dt_k), 0 below BAND_ZERO_NM,
 
-    restarting (held_k = band_k) at the first sample and where ``starts`` is True
-    (``hold_band_step`` is one sample of it).
+    restarting (held_k = band_k) at the first sample and where ``starts`` is True (update's
+    compiled step, ``onestep``, runs the recursion itself).
 
     Vectorised: with x_k = rate t_k, let V_k = max over earlier j in the segment of
     band_j exp(-(x_k - x_j)), the decayed value without zeroing (a running maximum of
@@ -168,7 +144,7 @@ def stiction_hold_batch(T, band, starts):
 
 
 def stiction_batch(mode, T, band, restart):
-    """``onesample.stiction_one`` over N samples: the torque that goes into the wrench.
+    """Return the torque that goes into the wrench over N samples (update: ``onestep._front``).
 
     Args:
         mode: 'none', 'deadzone' or 'hold' (``stiction_mode``).
@@ -244,8 +220,7 @@ class StictionFriction:
     point is the centre of the interval (the offset: the exact sign would switch with velocity
     noise), band = breakaway. In between, a linear blend so that nothing jumps. Works on (n,) or
     (N, n). ``v_s`` (per joint) must lie above the velocity noise: a joint measured faster than
-    that is sliding. ``one`` is the same on the plain floats of one sample (the estimator's
-    ``update``), with the friction parameters taken at construction.
+    that is sliding. update's compiled step (``onestep``) runs the same law on one sample.
 
     Args:
         friction: the model's friction.
@@ -264,13 +239,6 @@ class StictionFriction:
             stiction_velocity_rad_s = derived_stiction_velocity(friction, residual_std_nm)
         self.v_s = np.broadcast_to(np.asarray(stiction_velocity_rad_s, dtype=float),
                                    (friction.n,)).copy()
-        # what ``one`` needs, fixed per joint: the law's terms, the smooth sign's velocity (None:
-        # exact sign) and (v_s, offset, breakaway)
-        self._terms = friction.joint_terms()
-        self._sign_v = friction.sign_velocity_rad_s if law == 'model' else None
-        self._rest = list(zip(self.v_s.tolist(), friction.offset_nm.tolist(),
-                              friction.breakaway_nm.tolist()))
-        self._banded = bool((self.v_s > 0).any())
 
     def __call__(self, qd):
         """Friction at the measured velocity.
@@ -294,32 +262,6 @@ class StictionFriction:
         if model_law:
             return tau, (1.0 - w) * (fr.breakaway_nm + np.abs(tau - off))
         return off + w * (tau - off), (1.0 - w) * fr.breakaway_nm
-
-    def one(self, qd):
-        """``__call__`` of one sample in plain float arithmetic (the same numbers to rounding).
-
-        Args:
-            qd: n floats, rad/s.
-
-        Returns:
-            (point estimate, band half-width): two lists of n floats, Nm.
-        """
-        tau = law_one(self._terms, qd, self._sign_v)
-        if not self._banded:
-            return tau, [0.0] * len(tau)
-        model_law = self._sign_v is not None
-        point, band = [], []
-        for v, t, (vs, off, brk) in zip(qd, tau, self._rest):
-            # w = clip(|v| / vs - 1, 0, 1) by comparisons (min/max calls cost twice as much)
-            w = abs(v) / vs - 1.0 if vs > 0.0 else 1.0
-            w = 0.0 if w <= 0.0 else (1.0 if w >= 1.0 else w)
-            if model_law:
-                point.append(t)
-                band.append((1.0 - w) * (brk + abs(t - off)))
-            else:
-                point.append(off + w * (t - off))
-                band.append((1.0 - w) * brk)
-        return point, band
 
     def describe(self) -> str:
         """Return one line: the friction law and the stiction velocity (for a start-up log)."""

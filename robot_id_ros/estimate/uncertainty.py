@@ -197,15 +197,6 @@ def white_noise_gain(method, bandwidth_hz, dt_s):
     return np.where(dt > 0, np.minimum(g, 1.0), 1.0)
 
 
-def white_noise_gain_one(method, bandwidth_hz, dt_s):
-    """``white_noise_gain`` of one interval ``dt_s`` (s), a float, in plain float arithmetic."""
-    if not dt_s > 0:
-        return 1.0
-    K = 2.0 * math.pi * bandwidth_hz
-    g = 0.5 * -math.expm1(-K * dt_s) if method == 'momentum' else 0.25 * K * dt_s
-    return min(g, 1.0)
-
-
 class CovarianceSchedule:
     """When the wrench covariance is recomputed.
 
@@ -279,9 +270,8 @@ class LagVariance:
     The wrench variance then decays as the lag itself does, by a^2 per sample, unless a larger
     one is seen: ``v_k = max(a^2 v_{k-1}, (A e_k)^2)`` per axis (0 after a reset).
 
-    ``step`` takes one sample in plain float arithmetic, ``batch`` a segment of samples in numpy;
-    they give the same numbers (to rounding): the batch solves the max-plus recursion in the log
-    domain.
+    ``batch`` takes a segment of samples, solving the max-plus recursion in the log domain;
+    update's compiled step (``onestep``) runs the recursion one sample at a time.
 
     Args:
         bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
@@ -294,12 +284,6 @@ class LagVariance:
         self.bandwidth_hz = float(bandwidth_hz)
         self.K = 2.0 * math.pi * self.bandwidth_hz
         self.res_var = np.asarray(residual_var_nm2, dtype=float)
-        self._res_var_l = self.res_var.tolist()
-        self.reset()
-
-    def reset(self):
-        """Forget the state: no lag until the residual has moved."""
-        self.var = [0.0] * 6      # 6 floats, N^2 and Nm^2
 
     def _seen(self, a, dr, band, A):
         """Return the wrench lag variance (.., 6) the increments ``dr`` (.., n) Nm show.
@@ -313,55 +297,18 @@ class LagVariance:
         w = np.einsum('...ij,...j->...i', A, np.copysign(m, e))
         return w * w
 
-    def step(self, dt_s, r_prev, r, band, A):
-        """Take one sample (``_seen`` and the decay on plain floats).
-
-        Args:
-            dt_s: s since the previous sample; <= 0 (or no ``r_prev``) restarts.
-            r_prev: n floats, Nm, the residual at the previous sample, None after a reset.
-            r: n floats, Nm, the residual now.
-            band: n floats, Nm, the stiction band half-width now.
-            A: (6, n) array (or 6 rows of n floats), the wrench map (of the last covariance
-                recomputation).
-
-        Returns:
-            list of 6 floats, N^2 and Nm^2, the lag variance now.
-        """
-        if r_prev is None or dt_s <= 0:
-            self.reset()
-            return self.var
-        a = math.exp(-self.K * dt_s)
-        g, c = a / (1.0 - a), (self.NOISE_SIGMAS ** 2 / 2.0) * a * a
-        m, seen = [], False
-        for rk, rp, b, s2 in zip(r, r_prev, band, self._res_var_l):
-            e = g * (rk - rp)
-            x = abs(e) - b
-            x = x * x - c * s2 if x > 0.0 else 0.0
-            if x > 0.0:
-                m.append(math.copysign(math.sqrt(x), e))
-                seen = True
-            else:
-                m.append(0.0)
-        a2 = a * a
-        if not seen:
-            self.var = [a2 * v for v in self.var]
-        else:
-            self.var = [w * w if w * w > x else x for x, w in   # max(x, w^2), no call
-                        zip([a2 * v for v in self.var], np.dot(A, m).tolist())]
-        return self.var
-
     def batch(self, dt_s, R, band, starts, A):
-        """Return ``step``'s variance over N samples from a reset state.
+        """Return the variance over N samples from a reset state.
 
         Args:
             dt_s: (N,) s, the interval before each sample.
             R: (N, n) Nm, the residual.
             band: (N, n) Nm, the stiction band half-width.
             starts: (N,) bool, True where the residual restarted (a reset before the sample).
-            A: (N, 6, n) the wrench map ``step`` is given at each sample.
+            A: (N, 6, n) the wrench map (of the last covariance recomputation) at each sample.
 
         Returns:
-            (N, 6). The state is left reset.
+            (N, 6).
         """
         dt = np.asarray(dt_s, dtype=float)
         fresh = np.asarray(starts, bool) | (dt <= 0)
@@ -370,9 +317,7 @@ class LagVariance:
         dr = np.zeros_like(R)
         dr[1:] = R[1:] - R[:-1]
         seen = np.where(fresh[:, None], 0.0, self._seen(np.where(a < 1.0, a, 0.5), dr, band, A))
-        out = decaying_max(seen, np.where(fresh[:, None], 0.0, 2.0 * np.log(a)), fresh)
-        self.reset()
-        return out
+        return decaying_max(seen, np.where(fresh[:, None], 0.0, 2.0 * np.log(a)), fresh)
 
 
 def wrench_prior(robot):
@@ -456,41 +401,16 @@ def damping_bias_one(J, tau_nm, weight, wrench, rows, prior):
     return damping_bias(J, tm, wrench, rows, None, prior)
 
 
-def sample_covariance(held_nm, lag_var, bias=None, bias_env=None):
-    """Return one sample's wrench covariance (6, 6).
-
-    The covariance of the last recomputation, plus the lag's variance (``LagVariance``, on the
-    diagonal), plus the damping's ``bias`` (``damping_bias``) as ``d d^T`` with its diagonal
-    raised to the bias envelope (``envelope.BiasEnvelope``).
-
-    Args:
-        held_nm: (6, 6) the covariance of the last recomputation (not changed).
-        lag_var: 6 floats, ``LagVariance``'s variance now.
-        bias: (6,) or None.
-        bias_env: 6 floats, ``envelope.BiasEnvelope``'s variance now, or None.
-
-    Returns:
-        (6, 6): ``held_nm`` itself when there is nothing to add.
-    """
-    cov = held_nm
-    if any(lag_var):
-        cov = held_nm.copy()
-        cov.flat[::7] += lag_var
-    if bias is not None:
-        cov = cov + np.outer(bias, bias)
-    if bias_env is not None and any(bias_env):
-        cov = cov.copy() if cov is held_nm else cov
-        d2 = np.zeros(6) if bias is None else bias * bias
-        cov.flat[::7] += np.maximum(np.asarray(bias_env) - d2, 0.0)
-    return cov
-
-
 def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias, env=None):
-    """Return the wrench std (N, 6) of ``sample_covariance`` over N samples (a batch).
+    """Return the wrench std (N, 6) over N samples (a batch).
+
+    The covariance of the last recomputation, plus the lag's variance (``LagVariance``), plus
+    the damping's ``bias`` as ``d d^T`` with its diagonal raised to the bias envelope
+    (``envelope.BiasEnvelope``); update's compiled step (``onestep``) builds the same matrix.
 
     Args:
         unc: ``TorqueUncertainty``.
-        lag: ``LagVariance`` (left reset).
+        lag: ``LagVariance``.
         cov_idx: (M,) the recomputations (``CovarianceSchedule.samples``).
         gain: (N,) ``white_noise_gain``.
         A: (N, 6, n) the wrench maps.

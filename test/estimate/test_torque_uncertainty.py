@@ -5,7 +5,7 @@ covariance period."""
 import numpy as np
 from estimate_cases import BENT
 
-from robot_id_ros.estimate import CovarianceSchedule, WrenchEstimator
+from robot_id_ros.estimate import CovarianceSchedule, TorqueUncertainty, WrenchEstimator
 from robot_id_ros.io.model_file import nominal_model
 from robot_id_ros.model.base_parameters import compute_base_parameters
 
@@ -57,3 +57,15 @@ def test_covariance_schedule_due_equals_samples():
         np.testing.assert_array_equal(CovarianceSchedule(period_s).samples(S, seg, seg_end), want)
     sched = CovarianceSchedule(0.05)
     assert sched.due(0) and not sched.due(49_999_999) and sched.due(50_000_000)
+
+
+def test_wrench_covariance_without_parameter_covariance_equals_torque_covariance(youbot):
+    """The float-built diagonal C (no parameter covariance) gives A C A^T of torque_covariance."""
+    rng = np.random.default_rng(2)
+    unc = TorqueUncertainty(youbot, rng.uniform(0.02, 0.2, 5))
+    assert unc.kind == 'none'
+    A = rng.normal(size=(6, 5))
+    q, qd, band = rng.normal(size=5), rng.normal(size=5), rng.uniform(0.0, 1.0, 5)
+    C = unc.torque_covariance(q[None], qd[None], np.zeros((1, 5)), band[None], 0.3)[0]
+    np.testing.assert_allclose(unc.wrench_covariance(A, q, qd, None, 0.005, band.tolist(), 0.3),
+                               A @ C @ A.T, rtol=1e-13, atol=1e-15)

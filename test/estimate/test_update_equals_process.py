@@ -1,14 +1,19 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""update (one sample, the node's path) and process (arrays) give the same numbers with the youBot
-settings (config/wrench_estimator.yaml): stiction hold, band weighting, the combined contact test,
-a tare taken at rest, a parameter covariance, contacts and collisions, the singular pose."""
+"""update (one sample, the node's path: the compiled step ``onestep``) and process (arrays) give
+the same numbers with the youBot settings (config/wrench_estimator.yaml): stiction hold, band
+weighting, the combined contact test, a tare taken at rest, a parameter covariance, contacts and
+collisions, the singular pose; and with the defaults and other settings through a gap, a jump
+back in time and a duplicate stamp (restarts and a rejected sample)."""
+import copy
+
 import numpy as np
 import pytest
 from estimate_cases import BENT, CANDLE, measured, stamps
 
 from robot_id_ros.demo.pipeline import DEMO_ESTIMATOR
-from robot_id_ros.estimate import COLLISION, CONTACT, CONTACT_NONE, EstimatorConfig
+from robot_id_ros.estimate import (COLLISION, CONTACT, CONTACT_NONE, EstimatorConfig,
+                                   EstimatorInputError)
 from robot_id_ros.estimate import WrenchEstimator
 from robot_id_ros.io.model_file import ResidualBySpeed, nominal_model
 from robot_id_ros.model.base_parameters import compute_base_parameters
@@ -83,3 +88,68 @@ def test_update_equals_process_with_the_youbot_settings(case):
     assert any(r.damped for r in one) and not all(r.damped for r in one)
     cov = one[-1].wrench_covariance
     assert cov[0, 1] != 0.0 and np.all(np.diag(cov)[:3] > 0.0)     # the parameter covariance
+
+
+SETTINGS = {
+    'defaults': {},
+    'youbot': 'demo',        # config/wrench_estimator.yaml
+    'model-law-stribeck-deadzone-joint-test': dict(
+        friction_sign='model', stiction_mode='deadzone', contact_test='joint',
+        stiction_velocity_rad_s=0.01),
+    'direct-hold-weighted': dict(method='direct', stiction_mode='hold', band_weighting=True),
+}
+
+
+@pytest.mark.parametrize('name', SETTINGS)
+def test_update_equals_process_through_restarts(case, name):
+    """Through a gap over max_gap_s, a stamp jumping back by more than time_jump_s (both restart
+    the estimator) and a duplicate stamp (rejected), with a tare: every output of update equals
+    process's, the contact state exactly."""
+    model, S, Q, QD, E = case
+    if 'stribeck' in name:                      # the law's Stribeck term (not in the youBot's)
+        model = copy.deepcopy(model)
+        model.friction.stribeck_nm = np.array([0.3, 0.2, 0.2, 0.1, 0.05])
+        model.friction.stribeck_velocity_rad_s = np.full(5, 0.05)
+    S = S.copy()
+    S[500:] += 2 * 10 ** 9                      # a 2 s gap
+    S[900:] -= 20 * 10 ** 9                     # back by 18 s
+    S[300] = S[299]                             # a duplicate: rejected
+    config = EstimatorConfig(**(DEMO_ESTIMATOR if SETTINGS[name] == 'demo' else SETTINGS[name]))
+    batch_est = WrenchEstimator(model, config)
+    res = batch_est.process(S, Q, QD, E, tare_at_s=TARE_S)
+    est = WrenchEstimator(model, config)
+    k_tare = int(np.searchsorted(S[:500], S[0] + int(TARE_S * 1e9)))
+    one, kept, resets = [], [], []
+    for k in range(len(S)):
+        try:
+            r = est.update(S[k], Q[k], QD[k], E[k])
+        except EstimatorInputError as e:
+            assert k == 300 and e.kind == 'duplicate_stamp'
+            continue
+        one.append(r)
+        kept.append(k)
+        if r.reset_reason is not None:
+            resets.append(k)
+        if k == k_tare:
+            est.tare()
+    assert kept == res.index.tolist() and [k for k, _ in res.rejected] == [300]
+    assert resets == [500, 900] == [k for k, _ in res.resets]
+    np.testing.assert_allclose(est.bias, batch_est.bias, rtol=RTOL, atol=1e-12)
+
+    def same(batch, single, scale):
+        np.testing.assert_allclose(batch, single, rtol=RTOL, atol=RTOL * scale)
+
+    same(res.tau_ext, [r.tau_ext for r in one], np.abs(res.tau_ext).max())
+    same(res.wrench, [r.wrench for r in one], np.abs(res.wrench).max())
+    same(res.wrench_std, [np.sqrt(np.diag(r.wrench_covariance)) for r in one],
+         res.wrench_std.max())
+    same(res.sigma_min, [r.sigma_min for r in one], 1.0)
+    np.testing.assert_array_equal(res.contact_state, [r.contact_state for r in one])
+    # the data exercise what they are meant to: contacts, rest and motion, the damped map
+    assert CONTACT_NONE in res.contact_state and (res.contact_state > CONTACT_NONE).any()
+    bands = np.array([r.tau_ext_band for r in one])
+    assert (bands > 0).any() and (bands == 0).all(axis=1).any()
+    assert any(r.damped for r in one)
+    for r in one:                                # the covariance stays positive semidefinite
+        assert np.linalg.eigvalsh(r.wrench_covariance).min() >= -1e-9 * max(
+            1.0, np.abs(r.wrench_covariance).max())
