@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from robot_id_ros.identify import signals
+import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.options import IdentificationError
 from robot_id_ros.identify.signals.checks import format_runs, index_runs
 from robot_id_ros.io.bags import JointStateSeries

