@@ -14,8 +14,10 @@ whose exact step over a monotone increment dq is z' = s - (s - z) exp(-|dq| / q0
 It stays linear in fc, so the Coulomb column becomes z(t) and least squares is unchanged; q0
 (rad, the presliding displacement) is given, like the sign velocity.
 
-This script is a study, not the package's pipeline: the package's model file, estimator and
-simulator have no Dahl law. Trajectories (q, qd, qdd, tau) are the ones ``validate`` makes with
+This script was the study behind the package's presliding friction (``FrictionModel``'s
+``presliding_rad``, chosen by ``identify``'s cross-validation; the simulator has no Dahl law);
+it fits the columns itself, apart from the pipeline. Trajectories (q, qd, qdd, tau) are the ones
+``validate`` makes with
 the model ``identify`` fits on run 1 with defaults (so the same derivative filter for every
 variant); each variant is then fitted on run 1 by weighted least squares (per-joint weights
 1 / residual std of an OLS fit) with every link's pseudo-inertia positive definite (cvxpy LMI,

@@ -35,7 +35,7 @@ from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
 from robot_id_ros.estimate.envelope import BiasEnvelope
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
-from robot_id_ros.estimate import onestep as K
+import robot_id_ros.estimate.onestep as K
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
                                            StampGate, TareAverage, check_sample,
@@ -169,7 +169,7 @@ class WrenchEstimator:
         S, s, M_prev = K.new_state(self.n)
         zero = np.zeros(self.n)
         K.sample_step(K.STAGE_FRICTION, 0.0, True, self._P, self._p, S, s, M_prev, d.M, J, nle,
-                      zero, zero, np.zeros(6), np.zeros((6, self.n)), np.zeros((6, 6)),
+                      zero, zero, zero, np.zeros(6), np.zeros((6, self.n)), np.zeros((6, 6)),
                       np.zeros(6))
         self.mapper.matrix_one(J, zero + 1.0)      # its closed form (onestep.gram3), likewise
 
@@ -330,7 +330,7 @@ class WrenchEstimator:
         due = self._cov_schedule.due(stamp_ns)
         S, s, W = self._S, self._s, self._wrench
         # the compiled step (onestep.sample_step), resumed where Python is needed
-        args = (self._P, self._p, S, s, self._M_prev, d.M, J, nle, qd, tau_m, W)
+        args = (self._P, self._p, S, s, self._M_prev, d.M, J, nle, q, qd, tau_m, W)
         code, tau, band, wrench, cov = K.sample_step(K.STAGE_FRICTION, dt, due, *args,
                                                      self._cov_rows, self._wrench_cov,
                                                      self._bias_nm)
@@ -350,6 +350,20 @@ class WrenchEstimator:
         return EstimateResult(stamp_ns, tau, band, wrench, cov, _STATES[int(s[K.CONTACT_LEVEL])],
                               s[K.SCORE_CONTACT], s[K.SIGMA_MIN], bool(s[K.DAMPED]),
                               self.frame_id, reason)
+
+    def _presliding_states(self, Q, QD, seg, seg_end):
+        """Return the Dahl state (N, n) of the model's presliding joints, or None.
+
+        Each segment is started afresh (as ``update`` after a restart); None where the model has
+        no presliding.
+        """
+        fr = self.friction
+        if not np.any(self._P[K.P_PRESLIDING] > 0):
+            return None
+        Z = np.empty_like(Q)
+        for s0, s1 in zip(seg, seg_end):
+            Z[s0:s1] = fr.friction.presliding_state(Q[s0:s1], fr.presliding_start(QD[s0]))
+        return Z
 
     def _map_and_covariance(self, q, qd, dt, J, due):
         """Run update's Python part of a sample: the damped map and its bias, the covariance."""
@@ -457,13 +471,13 @@ class WrenchEstimator:
                                np.zeros(0, int), np.zeros(0), self.frame_id, idx, rejected,
                                resets)
         Ms, H, Js = self._dynamics(Q, QD, progress)
-        F, band = self.friction(QD)
         dt = np.zeros(N)
         dt[1:] = (S[1:] - S[:-1]) * 1e-9
         dt[starts] = 0.0
-        band = hold_band(band, dt, self._band_rate, starts)
         seg = np.flatnonzero(starts)
         seg_end = np.r_[seg[1:], N]
+        F, band = self.friction(QD, self._presliding_states(Q, QD, seg, seg_end))
+        band = hold_band(band, dt, self._band_rate, starts)
         U = H + F - E
         R = np.empty((N, n))
         for s0, s1 in zip(seg, seg_end):

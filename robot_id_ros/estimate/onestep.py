@@ -31,8 +31,9 @@ from numba import njit
 
 # rows of the joint parameters P (n columns)
 (P_FC_POS, P_FC_NEG, P_VISCOUS, P_OFFSET, P_STRIBECK, P_STRIBECK_V, P_STICTION_V, P_BREAKAWAY,
- P_RES_VAR, P_CONTACT2, P_COLLISION2, P_CONTACT, P_COLLISION, P_SCALE_FREE) = range(14)
-N_P_ROWS = 14
+ P_RES_VAR, P_CONTACT2, P_COLLISION2, P_CONTACT, P_COLLISION, P_SCALE_FREE,
+ P_PRESLIDING) = range(15)
+N_P_ROWS = 15
 # entries of the scalar parameters p
 (SIGN_V, BANDED, BAND_RATE, OBSERVER_K, MOMENTUM, WEIGHTED, STICTION_MODE, COMBINED, KC2, KK2,
  RELEASE, LAG_K, LAM_MIN, BLOCK0, ENV_PERIOD, TARE_WINDOW, BAND_ZERO) = range(17)
@@ -40,13 +41,14 @@ N_SCALARS = 17
 STICTION_CODES = {'none': 0, 'deadzone': 1, 'hold': 2}
 # rows of the joint state S (n columns)
 (S_R, S_R_PREV, S_QD_PREV, S_U_PREV, S_BAND, S_HELD, S_AVG, S_BIAS, S_TAU, S_TAU_MAP, S_SCALE,
- S_U) = range(12)
-N_S_ROWS = 12
+ S_U, S_Z, S_Q_PREV) = range(14)
+N_S_ROWS = 14
 # entries of the scalar state s
 (HAVE_R, HAVE_R_PREV, HAVE_BAND, BAND_ANY, HAVE_HELD, HAVE_AVG, CONTACT_LEVEL, MAPPED, DAMPED,
  SIGMA_MIN, SCORE_CONTACT, SCORE_COLLISION, COV_FINITE, HAVE_BIAS) = range(14)
 LAG0, ENV0 = 14, 20         # the lag's variance (6), the bias envelope (6)
-N_STATE = 26
+HAVE_Z = 26                 # the presliding state (rows S_Z, S_Q_PREV) has a previous sample
+N_STATE = 27
 # where sample_step starts; its return code is where to resume (or DONE, NONFINITE)
 STAGE_FRICTION = 0     # friction, band, u, the momentum observer
 STAGE_FRONT = 1        # after the residual (Python: the direct residual into row S_R)
@@ -129,11 +131,14 @@ def contact_level(level, s_contact, s_collision, release):
 
 
 @_compiled
-def _friction(P, p, S, s, qd, nle, tau_m, dt):
+def _friction(P, p, S, s, q, qd, nle, tau_m, dt):
     """Compute the friction, its stiction band and u = C qd + g + f - tau_m (row S_U).
 
     As ``stiction.StictionFriction`` with the model's law; the band (row S_BAND) is released as
-    ``stiction.hold_band`` does.
+    ``stiction.hold_band`` does. A joint with presliding (q0 = P[P_PRESLIDING] > 0) takes its
+    Coulomb sign from the Dahl state (row S_Z), stepped over q - q_prev as
+    ``friction.presliding_state`` does and started, after a restart, at the smooth sign
+    (``StictionFriction.presliding_start``).
     """
     n = qd.shape[0]
     band = S[S_BAND]
@@ -148,7 +153,19 @@ def _friction(P, p, S, s, qd, nle, tau_m, dt):
             sg = math.tanh(v / sign_v)
         else:
             sg = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
-        law = (P[P_FC_POS, j] * sg if sg > 0.0 else P[P_FC_NEG, j] * sg) \
+        sc, q0 = sg, P[P_PRESLIDING, j]
+        if q0 > 0.0:
+            if s[HAVE_Z] == 0.0 or dt <= 0.0:
+                z = sg
+            else:
+                z = S[S_Z, j]
+                dq = q[j] - S[S_Q_PREV, j]
+                if dq != 0.0:
+                    sd = 1.0 if dq > 0.0 else -1.0
+                    z = sd - (sd - z) * math.exp(-abs(dq) / q0)
+            S[S_Z, j], S[S_Q_PREV, j] = z, q[j]
+            sc = z
+        law = (P[P_FC_POS, j] * sc if sc > 0.0 else P[P_FC_NEG, j] * sc) \
             + P[P_VISCOUS, j] * v + P[P_OFFSET, j]
         fs = P[P_STRIBECK, j]
         if fs != 0.0:
@@ -174,6 +191,7 @@ def _friction(P, p, S, s, qd, nle, tau_m, dt):
         S[S_U, j] = (nle[j] + point) - tau_m[j]
     s[BAND_ANY] = 1.0 if any_band else 0.0
     s[HAVE_BAND] = 1.0
+    s[HAVE_Z] = 1.0
 
 
 @_compiled
@@ -356,7 +374,8 @@ def _back(P, p, S, s, A, held_cov, W, bias, dt):
 
 
 @_compiled
-def sample_step(stage, dt, due, P, p, S, s, Mprev, M, J, nle, qd, tau_m, W, A, held_cov, bias):
+def sample_step(stage, dt, due, P, p, S, s, Mprev, M, J, nle, q, qd, tau_m, W, A, held_cov,
+                bias):
     """Run one sample from ``stage`` until Python is needed or the sample is done.
 
     Args:
@@ -366,8 +385,8 @@ def sample_step(stage, dt, due, P, p, S, s, Mprev, M, J, nle, qd, tau_m, W, A, h
         P, p: joint (N_P_ROWS, n) and scalar (N_SCALARS,) parameters (``step_parameters``).
         S, s: joint (N_S_ROWS, n) and scalar (N_STATE,) state, changed in place.
         Mprev: (n, n) the previous mass matrix (state).
-        M: (n, n) mass matrix; J: (6, n) tool Jacobian; nle: (n,) C qd + g; qd: (n,) rad/s;
-            tau_m: (n,) Nm, the measured torque.
+        M: (n, n) mass matrix; J: (6, n) tool Jacobian; nle: (n,) C qd + g; q: (n,) rad;
+            qd: (n,) rad/s; tau_m: (n,) Nm, the measured torque.
         W: (6,) the wrench (written here or, for a damped map, by Python).
         A: (6, n) the wrench map of the last covariance recomputation.
         held_cov: (6, 6) the covariance of the last recomputation.
@@ -381,7 +400,7 @@ def sample_step(stage, dt, due, P, p, S, s, Mprev, M, J, nle, qd, tau_m, W, A, h
     """
     empty, empty2 = np.empty(0), np.empty((0, 0))
     if stage == STAGE_FRICTION:
-        _friction(P, p, S, s, qd, nle, tau_m, dt)
+        _friction(P, p, S, s, q, qd, nle, tau_m, dt)
         if p[MOMENTUM] == 0.0:
             return STAGE_FRONT, empty, empty, empty, empty2
         _momentum_observer(p, S, s, Mprev, M, qd, dt)
@@ -425,6 +444,8 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2,
     P[P_CONTACT2], P[P_COLLISION2] = detector.contact_nm ** 2, detector.collision_nm ** 2
     P[P_CONTACT], P[P_COLLISION] = detector.contact_nm, detector.collision_nm
     P[P_SCALE_FREE] = scale_free
+    if law == 'model':
+        P[P_PRESLIDING] = friction.presliding_rad
     p = np.zeros(N_SCALARS)
     p[SIGN_V] = friction.sign_velocity_rad_s if law == 'model' else 0.0
     p[BANDED] = float((np.asarray(stiction_velocity_rad_s) > 0).any())

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.friction import FrictionModel, smooth_sign
 
 BAND_ZERO_NM = 1e-6   # a released band below this is zero
 _HOLD_BLOCK = 64.0    # hold_band works in blocks over which the decay exponent grows by at most
@@ -240,11 +240,14 @@ class StictionFriction:
         self.v_s = np.broadcast_to(np.asarray(stiction_velocity_rad_s, dtype=float),
                                    (friction.n,)).copy()
 
-    def __call__(self, qd):
+    def __call__(self, qd, presliding_state=None):
         """Friction at the measured velocity.
 
         Args:
             qd: (n,) or (N, n) rad/s.
+            presliding_state: the Dahl state z of the model's presliding joints, shaped like
+                ``qd`` (``presliding_start`` and ``FrictionModel.presliding_state``); None: the
+                smooth sign stands in. The exact-sign law has no presliding.
 
         Returns:
             (point estimate, band half-width), both Nm and shaped like ``qd``.
@@ -252,7 +255,7 @@ class StictionFriction:
         fr = self.friction
         qd = np.asarray(qd, dtype=float)
         model_law = self.law == 'model'
-        tau = fr.torque(qd) if model_law else fr.sliding_torque(qd)
+        tau = fr.torque(qd, presliding_state) if model_law else fr.sliding_torque(qd)
         banded = self.v_s > 0
         if not banded.any():
             return tau, np.zeros_like(tau)
@@ -262,6 +265,18 @@ class StictionFriction:
         if model_law:
             return tau, (1.0 - w) * (fr.breakaway_nm + np.abs(tau - off))
         return off + w * (tau - off), (1.0 - w) * fr.breakaway_nm
+
+    def presliding_start(self, qd):
+        """Return the Dahl state (n,) a run starts from at velocity ``qd`` (n,) rad/s.
+
+        With no history the law's smooth sign stands in: a joint found moving has z = +-1, one at
+        rest 0. 0 for joints without presliding and for the exact-sign law.
+        """
+        fr = self.friction
+        if self.law != 'model' or not fr.has_presliding:
+            return np.zeros(fr.n)
+        return np.where(fr.presliding_rad > 0,
+                        smooth_sign(np.asarray(qd, dtype=float), fr.sign_velocity_rad_s), 0.0)
 
     def describe(self) -> str:
         """Return one line: the friction law and the stiction velocity (for a start-up log)."""

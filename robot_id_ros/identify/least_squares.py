@@ -111,14 +111,18 @@ def regressor_chunks(regressor: Regressor, Q, QD, QDD, chunk=4000, column_filter
     (N * n * p floats) and handed out by chunk.
     """
     N = Q.shape[0]
+    z = regressor.presliding_state(Q)   # the Dahl state runs along the whole run
+
+    def part(s, e):
+        return regressor.stack(Q[s:e], QD[s:e], QDD[s:e], None if z is None else z[s:e])
+
     if column_filter is None:
         for s in range(0, N, chunk):
             e = min(N, s + chunk)
-            yield s, e, regressor.stack(Q[s:e], QD[s:e], QDD[s:e])
+            yield s, e, part(s, e)
         return
     n, p = regressor.n, regressor.p
-    whole = np.vstack([regressor.stack(Q[s:s + chunk], QD[s:s + chunk], QDD[s:s + chunk])
-                       for s in range(0, N, chunk)])
+    whole = np.vstack([part(s, min(N, s + chunk)) for s in range(0, N, chunk)])
     whole = column_filter(whole.reshape(N, n * p)).reshape(N * n, p)
     for s in range(0, N, chunk):
         e = min(N, s + chunk)

@@ -54,6 +54,10 @@ class IdentificationOptions:
     sign_velocity_rad_s: float = setting(
         SIGN_VELOCITY_RAD_S_DEFAULT, 'velocity scale of the smoothed sign of the Coulomb term',
         unit='rad/s', node=False, flag='')
+    presliding_rad: float = setting(
+        0.0, "presliding (Dahl) Coulomb friction: the Coulomb term's sign builds up over this "
+        'much travel after a reversal instead of with the speed (harmonic drives); 0 = the '
+        'smooth sign of the velocity', unit='rad', lo=0.0, hi=0.1, node=False)
     stribeck_column: bool = setting(
         False, 'a Stribeck term fs * s * exp(-(qd/vs)^2) per joint in the trajectory fit '
         '(velocity from the sweeps, else chosen by the fit)', read_only=False)
@@ -161,6 +165,8 @@ class IdentificationOptions:
         return RegressorOptions(friction=self.friction, coulomb_asymmetric=self.coulomb_asymmetric,
                                 offset=self.offset, rotor_inertia=self.rotor_inertia,
                                 sign_velocity_rad_s=self.sign_velocity_rad_s,
+                                presliding_rad=float(self.presliding_rad) if self.friction
+                                else 0.0,
                                 stribeck=bool(self.stribeck_column and self.friction),
                                 stribeck_velocity_rad_s=vs)
 

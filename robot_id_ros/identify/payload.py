@@ -269,7 +269,8 @@ def unloaded_torque(model: IdentifiedModel, Q, QD=None, QDD=None):
     saved = model.payload
     model.set_payload(None)
     try:
-        return model.predict(Q, Z if QD is None else QD, Z if QDD is None else QDD)
+        return model.predict(Q, Z if QD is None else QD, Z if QDD is None else QDD,
+                             run=QD is not None)
     finally:
         model.set_payload(saved)
 

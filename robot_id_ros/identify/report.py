@@ -189,6 +189,11 @@ def _friction_section(result, out, names):
         _g(f.stribeck_nm[j]),
         _g(f.breakaway_nm[j])
     ] for j, nm in enumerate(names)])
+    if f.has_presliding:
+        L += ['', 'Presliding (Dahl) Coulomb term: after a reversal the Coulomb friction builds '
+              'up over the travel, displacement q0 = '
+              f'{1e3 * float(f.presliding_rad.max()):.3g} mrad '
+              '(docs/theory.md).']
     if result.friction_sweeps is not None:
         plot_friction(out / 'friction.png', result.friction_sweeps,
                       result.friction_sweeps.friction, names)

@@ -9,7 +9,8 @@ Layout (schema_version 1)::
     robot:
       name, urdf_file, urdf_sha256, urdf_xml (the URDF itself, so the file stands alone),
       joint_names, tool_frame, gravity_m_s2
-    regressor: {friction, coulomb_asymmetric, offset, rotor_inertia, sign_velocity_rad_s}
+    regressor: {friction, coulomb_asymmetric, offset, rotor_inertia, sign_velocity_rad_s,
+                stribeck, stribeck_velocity_rad_s, presliding_rad}
     parameters:            # standard parameters used to compute torque (Pinocchio convention)
       - {name: m2, value: 1.31, std: 0.02, unit: kg}
     base_parameters:       # the identified combinations, when a base fit was made
@@ -17,7 +18,8 @@ Layout (schema_version 1)::
       values: [{name, expression, value, std}]
       covariance: [[...]]  # of the base values, for uncertainty propagation
     friction: {sign_velocity_rad_s, joints: {NAME: {coulomb_pos_nm, coulomb_neg_nm,
-               viscous_nm_s_rad, offset_nm, stribeck_nm, stribeck_velocity_rad_s, breakaway_nm}}}
+               viscous_nm_s_rad, offset_nm, stribeck_nm, stribeck_velocity_rad_s, breakaway_nm,
+               presliding_rad}}}   # presliding_rad (Dahl q0, rad; 0 or absent: no presliding)
     drive_gains_nm_per_a: {NAME: gain}   # joint torque per motor current
     drive_gains_std_nm_per_a: {NAME: std}  # when identified from the data (None: not identified)
     drive_gains_identifiable: {NAME: bool}  # when identified: 95 % interval within the tolerance
@@ -203,6 +205,8 @@ class IdentifiedModel:
             f.offset_nm = col['fo'].copy()
         if kinds:
             f.sign_velocity_rad_s = self.regressor_options.sign_velocity_rad_s
+        if 'fc' in col or 'fcp' in col:
+            f.presliding_rad = np.full(self.n, float(self.regressor_options.presliding_rad))
 
     def apply_parameters(self):
         """Write the standard parameters (and payload) into the Pinocchio model."""
@@ -233,13 +237,24 @@ class IdentifiedModel:
     def rigid_body_torque(self, q, qd, qdd):
         return self.robot.inverse_dynamics(q, qd, qdd)
 
-    def torque(self, q, qd, qdd):
-        """Return the predicted joint torque, Nm: rigid body (with payload) + rotor + friction."""
-        return self.rigid_body_torque(q, qd, qdd) + self.friction.torque(qd)
+    def torque(self, q, qd, qdd, presliding_state=None):
+        """Return the predicted joint torque, Nm: rigid body (with payload) + rotor + friction.
 
-    def predict(self, Q, QD, QDD):
-        """Predicted torque for N samples, (N, n)."""
-        return np.array([self.torque(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+        ``presliding_state`` (n,): the Dahl state of joints with presliding friction (none: the
+        smooth sign stands in, ``FrictionModel.torque``).
+        """
+        return self.rigid_body_torque(q, qd, qdd) + self.friction.torque(qd, presliding_state)
+
+    def predict(self, Q, QD, QDD, run=True):
+        """Predicted torque for N samples, (N, n).
+
+        ``run``: the samples are one time-ordered run, along which the presliding friction's
+        state is run (from no history); False: separate samples (poses), without that state.
+        """
+        Q, QD, QDD = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (Q, QD, QDD))
+        rigid = np.array([self.rigid_body_torque(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
+        z = self.friction.presliding_state(Q) if run and self.friction.has_presliding else None
+        return rigid.reshape(Q.shape) + self.friction.torque(QD, z)
 
     # --- file I/O ---------------------------------------------------------------------
     def to_dict(self):

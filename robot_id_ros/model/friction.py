@@ -11,6 +11,14 @@ with ``s = tanh(qd / sign_velocity_rad_s)`` a smooth sign, ``pos(s) = max(s, 0)`
 direction), fv viscous, fo a constant offset, and an optional Stribeck bump fs with velocity vs.
 For symmetric Coulomb friction fc+ = fc- = fc.
 
+Presliding (optional, per joint, ``presliding_rad`` q0 > 0): the Coulomb term's sign s is
+replaced by the Dahl state z in [-1, 1], which builds up with the distance travelled since a
+reversal instead of with the speed (dz/dq = (1 - z sign(dq)) / q0; exact over a monotone step:
+z' = sign(dq) - (sign(dq) - z) exp(-|dq| / q0)). A joint in sustained motion has z = sign(qd),
+today's law; across a reversal the friction turns over within a few q0 of travel, as in a
+harmonic drive. The law has a state: ``presliding_state`` runs it along positions; without a
+state (one sample, static poses) the smooth sign stands in for z.
+
 At rest (|qd| below the stiction band) the friction torque is unknown within
 [-breakaway, +breakaway]; ``friction_bounds`` says so instead of inventing a sign.
 
@@ -46,6 +54,7 @@ class FrictionModel:
     breakaway_nm: np.ndarray = None  # stiction: |friction| at rest can reach this
     sign_velocity_rad_s: float = SIGN_VELOCITY_RAD_S_DEFAULT
     extra: dict = field(default_factory=dict)
+    presliding_rad: np.ndarray = None  # Dahl q0 per joint, rad; 0: the velocity law
 
     def __post_init__(self):
         n = len(np.atleast_1d(self.coulomb_pos_nm))
@@ -58,6 +67,10 @@ class FrictionModel:
             self.breakaway_nm = np.maximum(self.coulomb_pos_nm,
                                            self.coulomb_neg_nm) + self.stribeck_nm
         self.breakaway_nm = _vec(self.breakaway_nm, n, 'breakaway_nm')
+        self.presliding_rad = _vec(self.presliding_rad, n, 'presliding_rad', 0.0)
+        if np.any(self.presliding_rad < 0) or not np.all(np.isfinite(self.presliding_rad)):
+            raise ValueError(f'presliding_rad must be finite and >= 0 (0: no presliding), got '
+                             f'{self.presliding_rad}')
         if not self.sign_velocity_rad_s > 0:
             raise ValueError('sign_velocity_rad_s must be > 0')
 
@@ -70,13 +83,40 @@ class FrictionModel:
         return cls(np.zeros(n), np.zeros(n), np.zeros(n),
                    np.zeros(n))  # separate arrays: no aliasing
 
-    def torque(self, qd):
+    @property
+    def has_presliding(self) -> bool:
+        """Whether any joint's Coulomb term follows the presliding (Dahl) law."""
+        return bool(np.any(self.presliding_rad > 0))
+
+    def presliding_state(self, Q, z0=None):
+        """Return the Dahl state z (N, n) along positions ``Q`` (N, n) rad, time-ordered.
+
+        ``z0`` (n,) the state before ``Q[0]`` (default 0: no history). Joints without
+        presliding get 0.
+        """
+        return presliding_state(Q, self.presliding_rad, z0)
+
+    def torque(self, qd, presliding_state=None):
         """Return the friction torque, Nm, at joint velocities ``qd``, (n,) or (N, n).
 
-        With the smooth sign (the identification's regressor).
+        With the smooth sign (the identification's regressor); where a joint has presliding
+        and ``presliding_state`` (z, the shape of ``qd``) is given, its Coulomb term takes z.
         """
         qd = np.asarray(qd, dtype=float)
-        return self._torque(qd, smooth_sign(qd, self.sign_velocity_rad_s))
+        s = smooth_sign(qd, self.sign_velocity_rad_s)
+        return self._torque(qd, s, self._coulomb_sign(s, presliding_state))
+
+    def torque_along(self, Q, QD):
+        """Return the friction torque (N, n), Nm, of a time-ordered run.
+
+        The Dahl state is run along ``Q`` from no history where a joint has presliding.
+        """
+        return self.torque(QD, self.presliding_state(Q) if self.has_presliding else None)
+
+    def _coulomb_sign(self, s, z):
+        if z is None or not self.has_presliding:
+            return s
+        return np.where(self.presliding_rad > 0, np.asarray(z, dtype=float), s)
 
     def sliding_torque(self, qd):
         """Return the friction torque, Nm, of joints known to slide in the direction of ``qd``.
@@ -88,8 +128,11 @@ class FrictionModel:
         qd = np.asarray(qd, dtype=float)
         return self._torque(qd, np.sign(qd))
 
-    def _torque(self, qd, s):
-        tau = (self.coulomb_pos_nm * np.maximum(s, 0.0) + self.coulomb_neg_nm * np.minimum(s, 0.0)
+    def _torque(self, qd, s, sc=None):
+        """Friction with ``s`` the sign of the Stribeck term, ``sc`` the Coulomb term's (s)."""
+        sc = s if sc is None else sc
+        tau = (self.coulomb_pos_nm * np.maximum(sc, 0.0)
+               + self.coulomb_neg_nm * np.minimum(sc, 0.0)
                + self.viscous_nm_s_rad * qd + self.offset_nm)
         if np.any(self.stribeck_nm):
             tau = tau + self.stribeck_nm * np.exp(-(qd / self.stribeck_velocity_rad_s) ** 2) * s
@@ -128,6 +171,7 @@ class FrictionModel:
                 'stribeck_nm': float(self.stribeck_nm[j]),
                 'stribeck_velocity_rad_s': float(self.stribeck_velocity_rad_s[j]),
                 'breakaway_nm': float(self.breakaway_nm[j]),
+                'presliding_rad': float(self.presliding_rad[j]),
             }
         return {'sign_velocity_rad_s': float(self.sign_velocity_rad_s), 'joints': out}
 
@@ -140,9 +184,59 @@ class FrictionModel:
         cols = {k: np.array([float(joints[n][k]) for n in joint_names])
                 for k in ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm',
                           'stribeck_nm', 'stribeck_velocity_rad_s', 'breakaway_nm')}
+        # files before presliding have no key: the velocity law
+        cols['presliding_rad'] = np.array([float(joints[n].get('presliding_rad', 0.0))
+                                           for n in joint_names])
         return cls(
             sign_velocity_rad_s=float(d.get('sign_velocity_rad_s', SIGN_VELOCITY_RAD_S_DEFAULT)),
             **cols)
+
+
+def presliding_state(Q, presliding_rad, z0=None):
+    """Return the Dahl state z (N, n) along positions ``Q`` (N, n) rad (see the module doc).
+
+    Args:
+        Q: (N, n) rad, time-ordered.
+        presliding_rad: (n,) q0 per joint, rad; joints with 0 get z = 0.
+        z0: (n,) the state before Q[0]; default 0 (no history).
+    """
+    Q = np.atleast_2d(np.asarray(Q, dtype=float))
+    q0 = np.asarray(presliding_rad, dtype=float)
+    on = q0 > 0
+    z = np.zeros_like(Q)
+    zk = np.zeros(Q.shape[1]) if z0 is None else np.array(z0, dtype=float)
+    if not on.any() or len(Q) == 0:
+        return z
+    z[0] = zk
+    dQ = np.diff(Q, axis=0)
+    decay = np.exp(-np.abs(dQ) / np.where(on, q0, np.inf))
+    S = np.sign(dQ)
+    for k in range(len(dQ)):
+        s = S[k]
+        zk = np.where(s != 0.0, s - (s - zk) * decay[k], zk)
+        z[k + 1] = zk
+    z[:, ~on] = 0.0
+    return z
+
+
+def presliding_step_one(z, q_prev, q, q0):
+    """One step of the Dahl state in plain floats (``presliding_state`` of one sample).
+
+    Args:
+        z, q_prev, q, q0: n floats each (state, rad, rad, rad); q0 = 0 leaves z at 0.
+
+    Returns:
+        list of n floats, the state at ``q``.
+    """
+    out = []
+    for zj, a, b, c in zip(z, q_prev, q, q0):
+        dq = b - a
+        if c <= 0.0 or dq == 0.0:
+            out.append(zj if c > 0.0 else 0.0)
+            continue
+        s = 1.0 if dq > 0.0 else -1.0
+        out.append(s - (s - zj) * math.exp(-abs(dq) / c))
+    return out
 
 
 def law_one(terms, qd, sign_velocity_rad_s=None):

@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pinocchio as pin
 
-from robot_id_ros.model.friction import SIGN_VELOCITY_RAD_S_DEFAULT, smooth_sign
+from robot_id_ros.model.friction import (SIGN_VELOCITY_RAD_S_DEFAULT, presliding_state,
+                                         smooth_sign)
 from robot_id_ros.model.robot import RobotModel
 
 INERTIAL_NAMES = ('m', 'mx', 'my', 'mz', 'XX', 'XY', 'YY', 'XZ', 'YZ', 'ZZ')
@@ -45,6 +46,9 @@ class RegressorOptions:
     sign_velocity_rad_s: float = SIGN_VELOCITY_RAD_S_DEFAULT
     stribeck: bool = False            # Stribeck column fs per joint (needs friction)
     stribeck_velocity_rad_s: float = 0.1  # vs of the Stribeck column (given, not fitted)
+    # q0 of the Coulomb term's presliding (Dahl) state, rad, every joint (given, not fitted);
+    # 0: the smooth sign of qd (model/friction.py)
+    presliding_rad: float = 0.0
 
     def to_dict(self):
         return asdict(self)
@@ -117,20 +121,30 @@ class Regressor:
             theta[self.n_inertial + k::len(self.joint_kinds)] = self.robot.model.armature
         return theta
 
-    def _joint_columns(self, qd, qdd):
-        """(N, n, kinds) per-joint columns."""
+    def presliding_state(self, Q):
+        """Return the Dahl state (N, n) of the Coulomb columns along a run's positions.
+
+        None when the options have no presliding.
+        """
+        if not self.options.presliding_rad:
+            return None
+        return presliding_state(Q, np.full(self.n, float(self.options.presliding_rad)))
+
+    def _joint_columns(self, qd, qdd, z=None):
+        """(N, n, kinds) per-joint columns; ``z`` the Coulomb term's presliding state."""
         cols = []
+        sc = smooth_sign(qd, self.options.sign_velocity_rad_s) if z is None else z
         for k in self.joint_kinds:
             if k == 'Ia':
                 cols.append(qdd)
             elif k == 'fv':
                 cols.append(qd)
             elif k == 'fc':
-                cols.append(smooth_sign(qd, self.options.sign_velocity_rad_s))
+                cols.append(sc)
             elif k == 'fcp':
-                cols.append(np.maximum(smooth_sign(qd, self.options.sign_velocity_rad_s), 0.0))
+                cols.append(np.maximum(sc, 0.0))
             elif k == 'fcn':
-                cols.append(np.minimum(smooth_sign(qd, self.options.sign_velocity_rad_s), 0.0))
+                cols.append(np.minimum(sc, 0.0))
             elif k == 'fs':
                 cols.append(smooth_sign(qd, self.options.sign_velocity_rad_s)
                             * np.exp(-(qd / self.options.stribeck_velocity_rad_s) ** 2))
@@ -142,8 +156,14 @@ class Regressor:
         """Regressor of one sample, shape (n, p)."""
         return self.stack(np.atleast_2d(q), np.atleast_2d(qd), np.atleast_2d(qdd))
 
-    def stack(self, Q, QD, QDD):
-        """Stacked regressor of N samples, shape (N*n, p), sample-major."""
+    def stack(self, Q, QD, QDD, presliding_state=None):
+        """Stacked regressor of N samples, shape (N*n, p), sample-major.
+
+        With presliding options, the Coulomb columns take ``presliding_state`` (N, n), the Dahl
+        state of the run (``presliding_state(Q)`` of the whole run, or its slice); without it the
+        smooth sign of ``QD`` stands in (samples with no history: poses, single samples), as in
+        ``FrictionModel.torque``.
+        """
         Q, QD, QDD = (np.asarray(a, dtype=float) for a in (Q, QD, QDD))
         N, n = Q.shape
         if n != self.n or QD.shape != Q.shape or QDD.shape != Q.shape:
@@ -158,7 +178,7 @@ class Regressor:
                 model, data, q_pin(Q[k]), QD[k], QDD[k])
         nk = len(self.joint_kinds)
         if nk:
-            jc = self._joint_columns(QD, QDD)  # (N, n, nk)
+            jc = self._joint_columns(QD, QDD, presliding_state)  # (N, n, nk)
             for j in range(n):
                 W[:, j, self.n_inertial + j * nk:self.n_inertial + (j + 1) * nk] = jc[:, j, :]
         return W.reshape(N * n, self.p)

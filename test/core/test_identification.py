@@ -64,7 +64,7 @@ def synthetic_series(truth, friction, t, Q, QD, QDD, sigma, rng, encoder_rad=1e-
                      source='synthetic'):
     """JointStateSeries measured on ``truth``: encoder-quantised q, torque + N(0, sigma^2)."""
     tau = np.array([truth.inverse_dynamics(q, qd, qdd)
-                    for q, qd, qdd in zip(Q, QD, QDD)]) + friction.torque(QD)
+                    for q, qd, qdd in zip(Q, QD, QDD)]) + friction.torque_along(Q, QD)
     eff = tau + rng.normal(size=tau.shape) * sigma
     Qm = np.round(Q / encoder_rad) * encoder_rad if encoder_rad else Q
     stamps = 1_700_000_000_000_000_000 + np.round(t * 1e9).astype(np.int64)

@@ -59,14 +59,18 @@ def test_lwr4_train_run1_validate_run2_beats_published(lwr):
     assert res.selection is not None
     v2 = validate(res.model, run2).metrics['relative_error']
     v3 = validate(res.model, run3).metrics['relative_error']
-    # reached with the defaults: 2.22 % on run 2 (the target 2.1 % is NOT met; the
-    # published figure is 2.81 %) and 5.77 % on run 3 (another, faster trajectory; target 6 %).
+    # reached with the defaults: 2.01 % on run 2 (the target 2.1 %; the published
+    # figure is 2.81 %) and 5.32 % on run 3 (another, faster trajectory; target 6 %).
     # The first pass chooses physical consistency; the second chooses every other option again,
     # from its default, for the constrained fit (cut-off 2 Hz, no slow rows left out; keeping
-    # the first pass's slow-row cut gave 2.33 / 5.32 %). One pass gave 2.62 / 5.62 %.
+    # the first pass's slow-row cut gave 2.33 / 5.32 %). One pass gave 2.62 / 5.62 %. The
+    # presliding (Dahl) Coulomb law, chosen at 4 mrad, is what brought run 2 below 2.1 % (the
+    # smooth sign alone: 2.22 / 5.77 %): the recorded torque turns over with the travel after a
+    # reversal, not with the speed
     assert res.selection.options.physical_consistency
     assert any(c.pass_index == 2 for c in res.selection.candidates)
-    assert v2 < 0.0230 and v2 < LWR_PUBLISHED, v2
+    assert res.model.friction.has_presliding
+    assert v2 < 0.021 and v2 < LWR_PUBLISHED, v2
     assert v3 < 0.060, v3
 
 

@@ -97,6 +97,7 @@ SETTINGS = {
         friction_sign='model', stiction_mode='deadzone', contact_test='joint',
         stiction_velocity_rad_s=0.01),
     'direct-hold-weighted': dict(method='direct', stiction_mode='hold', band_weighting=True),
+    'model-law-presliding-hold': dict(friction_sign='model', stiction_mode='hold'),
 }
 
 
@@ -110,6 +111,9 @@ def test_update_equals_process_through_restarts(case, name):
         model = copy.deepcopy(model)
         model.friction.stribeck_nm = np.array([0.3, 0.2, 0.2, 0.1, 0.05])
         model.friction.stribeck_velocity_rad_s = np.full(5, 0.05)
+    if 'presliding' in name:                    # the Dahl state, started afresh at each restart
+        model = copy.deepcopy(model)
+        model.friction.presliding_rad = np.array([0.003, 0.002, 0.0, 0.004, 0.001])
     S = S.copy()
     S[500:] += 2 * 10 ** 9                      # a 2 s gap
     S[900:] -= 20 * 10 ** 9                     # back by 18 s
@@ -150,6 +154,11 @@ def test_update_equals_process_through_restarts(case, name):
     bands = np.array([r.tau_ext_band for r in one])
     assert (bands > 0).any() and (bands == 0).all(axis=1).any()
     assert any(r.damped for r in one)
+    if 'presliding' in name:                    # the state changed the friction
+        smooth = copy.deepcopy(model)
+        smooth.friction.presliding_rad = np.zeros(5)
+        other = WrenchEstimator(smooth, config).process(S, Q, QD, E, tare_at_s=TARE_S)
+        assert np.abs(other.tau_ext - res.tau_ext).max() > 0.05
     for r in one:                                # the covariance stays positive semidefinite
         assert np.linalg.eigvalsh(r.wrench_covariance).min() >= -1e-9 * max(
             1.0, np.abs(r.wrench_covariance).max())
