@@ -8,11 +8,11 @@ Same machine, same run, same samples (youBot, 200 Hz excitation-like motion with
   floor      the Pinocchio calls update() makes per sample (crba + M copy, nonLinearEffects,
              getFrameJacobian; a q copy) in a Python loop and nothing else: what a one-sample
              Python path pays before any arithmetic of its own. The rest of update()'s cost is
-             interpreter overhead: its per-joint arithmetic (friction law and stiction band,
-             held band, stiction hold, residual, wrench map, contact scores, lag variance) is
-             plain float arithmetic on lists (cheaper than numpy calls of about 1 us each on
-             5-vectors; each float form is tested against the vectorised one process uses), the
-             covariance is recomputed every covariance period, and the result's arrays are numpy
+             its arithmetic after the Pinocchio calls (friction law and stiction band, held band,
+             presliding state, residual, tare, stiction hold, wrench map, contact scores, lag
+             variance, bias envelope), compiled with numba (estimate/onestep.py, tested equal to
+             the vectorised process), the calls into it, the covariance recomputed every
+             covariance period, and the result's numpy arrays
   update     WrenchEstimator.update, one sample at a time (the node's path)
   process    WrenchEstimator.process over the whole array (the offline path)
   offline    robot-id estimate end to end (read bag, estimate, write bag): samples/s
