@@ -86,6 +86,38 @@ def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, gr
     return (neqs if grid else neq), total
 
 
+def slow_equations(reg, base, trajectories, options, known_idx, theta_ref, grid):
+    """Return the normal equations of the rows the fit leaves out, one set per ``grid`` point.
+
+    The rows below ``min_velocity_rad_s`` (``motion_mask``) where the joint still slides at
+    least at the smooth sign's velocity scale (its Coulomb term at full strength): the slow
+    sliding of every reversal, where a Stribeck bump is and where the grid's candidates differ
+    (``_best_stribeck_velocity``). None without ``min_velocity_rad_s`` (no rows left out).
+    """
+    if not options.min_velocity_rad_s > 0:
+        return None
+    neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid]
+    floor = reg.options.sign_velocity_rad_s
+    for tr in trajectories:
+        fast = motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
+                           options.min_velocity_scope, options.min_velocity_margin_s)
+        slow = ~fast & (np.abs(tr.qd) >= floor)
+        rows = np.flatnonzero(slow.any(axis=1))
+        if not len(rows):
+            continue
+        if tr.regressor_filter is None and not reg.options.presliding_rad > 0:
+            # only the samples that hold a slow row (a filter along time, or a Dahl state run
+            # along the recording, needs the whole run)
+            accumulate(reg, base.independent, tr.q[rows], tr.qd[rows], tr.qdd[rows],
+                       tr.tau[rows], known_idx, theta_ref[known_idx], options.chunk_samples,
+                       neqs, None, slow[rows], grid)
+        else:
+            accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx,
+                       theta_ref[known_idx], options.chunk_samples, neqs, None, slow, grid,
+                       tr.regressor_filter)
+    return neqs
+
+
 # Grid points whose fits explain the torque equally well, within this share of residual RMS (mean
 # over the joints), are a tie; the best-conditioned of them wins. On the youBot demo's recordings
 # two neighbouring velocities differed by a few 0.01 % in residual while the condition number
@@ -100,26 +132,44 @@ STRIBECK_TIE_RELATIVE_RMS = 0.001
 # simulated youBot of seed 3, 0.07 rad/s at 634 beat the true 0.05 rad/s at 652 by the smallest
 # condition number alone, and the force controller's hold error rose from below 1.0 to 1.09 N)
 STRIBECK_TIE_CONDITION_RATIO = 1.5
+# A tie is judged by the rows the fit leaves out (``slow_equations``: joints sliding below
+# min_velocity_rad_s) where every joint judged has at least this many of them: the candidates'
+# laws differ there, and nowhere else. With min_velocity_rad_s 0.05 the grid starts at 0.05 rad/s
+# and the fitted rows see only a Stribeck bump's tail: on the simulated youBot (Stribeck velocity
+# 0.05 rad/s, 2 excitation periods) seeds 4 and 5 tied 0.05 (condition number 577 / 672) with
+# 0.07 rad/s (334 / 314) within 0.03 % of residual RMS, and the condition rule took 0.07. Its
+# bump came out a third of the true one (joint 3 of seed 4: 0.045 Nm for 0.15 Nm), the law
+# 0.07-0.1 Nm low at 0.02-0.03 rad/s, and the force controller's estimate read ~0.5 N high while
+# pressing in slowly (the step 5 -> 10 N settled in 1.10 s). On the left-out rows 0.05 rad/s
+# was the best candidate on all six seeds (joint 1's RMS 0.08-0.12 Nm against 0.11-0.17 at
+# 0.07 rad/s). Too few of them (no reversal slow enough to sample): the condition rule.
+STRIBECK_MIN_SLOW_ROWS = 30
 
 
-def _best_stribeck_velocity(neqs, grid, base, options):
+def _best_stribeck_velocity(neqs, grid, base, options, slow=None):
     """Return the index in ``grid`` of the Stribeck velocity of the fit.
 
     The most likely OLS fit (Gaussian, per-joint variances) wins, unless other grid points are
-    within ``STRIBECK_TIE_RELATIVE_RMS`` of its residual RMS: then the most likely of those
-    whose condition number (unscaled) is within ``STRIBECK_TIE_CONDITION_RATIO`` of the tie's
-    smallest, so that a difference below the noise cannot pick an ill-conditioned fit.
+    within ``STRIBECK_TIE_RELATIVE_RMS`` of its residual RMS. Then, with ``slow`` (the left-out
+    slow rows' normal equations per grid point, ``slow_equations``) holding at least
+    ``STRIBECK_MIN_SLOW_ROWS`` rows of some joint, the one of the tie that predicts those rows
+    best (mean over those joints of the log RMS): the fitted rows cannot tell the tie apart,
+    the slow rows can. Otherwise the most likely of the tie whose condition number (unscaled)
+    is within ``STRIBECK_TIE_CONDITION_RATIO`` of the tie's smallest, so that a difference
+    below the noise cannot pick an ill-conditioned fit.
     """
-    log_rms, cond = [], []
+    log_rms, cond, betas = [], [], []
     for ne in neqs:
         try:
             ols = solve_least_squares(ne, 'ols', options.column_scaling, names=list(base.names))
             ss = np.maximum(ne.residual_ss(ols.beta), 1e-300)
             log_rms.append(0.5 * np.log(ss / ne.count))
             cond.append(float(ols.condition_number))
+            betas.append(ols.beta)
         except IdentificationError:
             log_rms.append(None)
             cond.append(np.inf)
+            betas.append(None)
     counts = neqs[0].count
     scores = [np.inf if lr is None else float(np.sum(2 * counts * lr)) for lr in log_rms]
     best = int(np.argmin(scores))
@@ -127,6 +177,12 @@ def _best_stribeck_velocity(neqs, grid, base, options):
         return best
     ties = [k for k, lr in enumerate(log_rms) if lr is not None
             and float(np.mean(lr - log_rms[best])) <= np.log1p(STRIBECK_TIE_RELATIVE_RMS)]
+    judged = None if slow is None else slow[0].count >= STRIBECK_MIN_SLOW_ROWS
+    if len(ties) > 1 and judged is not None and judged.any():
+        def slow_score(k):
+            ss = np.maximum(slow[k].residual_ss(betas[k])[judged], 1e-300)
+            return float(np.mean(0.5 * np.log(ss / slow[k].count[judged])))
+        return min(ties, key=slow_score)
     well_conditioned = min(cond[k] for k in ties) * STRIBECK_TIE_CONDITION_RATIO
     return min((k for k in ties if cond[k] <= well_conditioned), key=lambda k: scores[k])
 
@@ -154,7 +210,8 @@ def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOp
     With ``options.min_velocity_rad_s`` the rows of slow joints are left out (``motion_mask``).
     With ``options.stribeck_column`` and no ``stribeck_velocity_rad_s``, the Stribeck velocity is
     the one of ``STRIBECK_VELOCITY_GRID_RAD_S`` whose OLS fit has the highest Gaussian likelihood
-    (per-joint variances); the regressor of the result carries the chosen velocity.
+    (per-joint variances), a near tie judged by the slow rows the fit leaves out
+    (``_best_stribeck_velocity``); the regressor of the result carries the chosen velocity.
 
     Args:
         robot: the model (URDF values are the reference).
@@ -185,7 +242,8 @@ def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOp
                                   f'{options.min_velocity_rad_s:g} rad/s: lower '
                                   'min_velocity_rad_s')
     if grid:
-        k = _best_stribeck_velocity(neq, grid, base, options)
+        slow = slow_equations(reg, base, trajectories, options, known_idx, theta_ref, grid)
+        k = _best_stribeck_velocity(neq, grid, base, options, slow)
         neq = neq[k]
         reg = Regressor(robot, dataclasses.replace(reg.options,
                                                    stribeck_velocity_rad_s=float(grid[k])))
