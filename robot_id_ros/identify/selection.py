@@ -51,7 +51,7 @@ import numpy as np
 import robot_id_ros.identify.signals as signals
 from robot_id_ros.identify.consistency import physically_consistent_fit
 from robot_id_ros.identify.dynamics import (DynamicsResult, _best_stribeck_velocity,
-                                            stribeck_grid)
+                                            slow_equations, stribeck_grid)
 from robot_id_ros.identify.least_squares import (NormalEquations, accumulate, free_columns,
                                                  solve_least_squares, structural_base)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
@@ -200,7 +200,11 @@ class _Search:
         for tr in sig.trajectories:
             accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, chunk=4000, neq=neqs,
                        mask=_fit_mask(tr, options), stribeck_velocities=grid)
-        return float(grid[_best_stribeck_velocity(neqs, grid, base, options)])
+        # a near tie judged as the final fit judges it (by the slow rows the fit leaves out)
+        none = np.zeros(0, dtype=int)
+        slow = slow_equations(reg, base, sig.trajectories, options, none,
+                              reg.reference_parameters(), grid)
+        return float(grid[_best_stribeck_velocity(neqs, grid, base, options, slow)])
 
     def base(self, reg, options):
         """Return (base parameters, known column indices) of ``reg`` (cached per structure)."""

@@ -23,6 +23,19 @@ TARE_S = 1.0                      # the tare, while every joint rests
 RTOL = 1e-9
 
 
+def assert_same_outputs(res, one):
+    """The one-sample results ``one`` equal the batch result ``res`` (RTOL)."""
+    def same(batch, single, scale):
+        np.testing.assert_allclose(batch, single, rtol=RTOL, atol=RTOL * scale)
+
+    same(res.tau_ext, [r.tau_ext for r in one], np.abs(res.tau_ext).max())
+    same(res.wrench, [r.wrench for r in one], np.abs(res.wrench).max())
+    same(res.wrench_std, [np.sqrt(np.diag(r.wrench_covariance)) for r in one],
+         res.wrench_std.max())
+    same(res.sigma_min, [r.sigma_min for r in one], 1.0)
+    np.testing.assert_array_equal(res.contact_state, [r.contact_state for r in one])
+
+
 @pytest.fixture(scope='module')
 def case(youbot):
     """An identified-like model (residual std, base covariance) and 7 s of samples."""
@@ -71,16 +84,7 @@ def test_update_equals_process_with_the_youbot_settings(case):
             est.tare()                                  # as process(tare_at_s) takes it
     np.testing.assert_allclose(est.bias, batch_est.bias, rtol=RTOL, atol=1e-12)
     assert np.abs(est.bias).max() > 0.1                 # the tare removed the model bias
-
-    def same(batch, single, scale):
-        np.testing.assert_allclose(batch, single, rtol=RTOL, atol=RTOL * scale)
-
-    same(res.tau_ext, [r.tau_ext for r in one], np.abs(res.tau_ext).max())
-    same(res.wrench, [r.wrench for r in one], np.abs(res.wrench).max())
-    same(res.wrench_std, [np.sqrt(np.diag(r.wrench_covariance)) for r in one],
-         res.wrench_std.max())
-    same(res.sigma_min, [r.sigma_min for r in one], 1.0)
-    np.testing.assert_array_equal(res.contact_state, [r.contact_state for r in one])
+    assert_same_outputs(res, one)
     # the data exercise what they are meant to
     assert {CONTACT_NONE, CONTACT, COLLISION} <= set(res.contact_state.tolist())
     bands = np.array([r.tau_ext_band for r in one])
@@ -139,16 +143,7 @@ def test_update_equals_process_through_restarts(case, name):
     assert kept == res.index.tolist() and [k for k, _ in res.rejected] == [300]
     assert resets == [500, 900] == [k for k, _ in res.resets]
     np.testing.assert_allclose(est.bias, batch_est.bias, rtol=RTOL, atol=1e-12)
-
-    def same(batch, single, scale):
-        np.testing.assert_allclose(batch, single, rtol=RTOL, atol=RTOL * scale)
-
-    same(res.tau_ext, [r.tau_ext for r in one], np.abs(res.tau_ext).max())
-    same(res.wrench, [r.wrench for r in one], np.abs(res.wrench).max())
-    same(res.wrench_std, [np.sqrt(np.diag(r.wrench_covariance)) for r in one],
-         res.wrench_std.max())
-    same(res.sigma_min, [r.sigma_min for r in one], 1.0)
-    np.testing.assert_array_equal(res.contact_state, [r.contact_state for r in one])
+    assert_same_outputs(res, one)
     # the data exercise what they are meant to: contacts, rest and motion, the damped map
     assert CONTACT_NONE in res.contact_state and (res.contact_state > CONTACT_NONE).any()
     bands = np.array([r.tau_ext_band for r in one])
