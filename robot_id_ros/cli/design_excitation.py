@@ -18,6 +18,7 @@ from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.cli.common import CommandError, add_robot_arguments, robot_from_args
 
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, yaml_output
+from robot_id_ros.record.excitation import TIME_SCALE_FACTORS
 from robot_id_ros.record.fourier import SCHEMA
 from robot_id_ros.cli.common import add_overwrite_argument, check_plot_name
 
@@ -66,8 +67,9 @@ def add_parser(subparsers):
     p.add_argument(
         '--max-torque-fraction', type=float, default=0.8,
         help='redesign (next seed) while the trajectory needs more than this fraction of a '
-        'drive\'s torque limit with the URDF dynamics (default 0.8; friction comes on top on a '
-        'real arm)')
+        'drive\'s torque limit with the URDF dynamics, then slow the best design, then shrink the '
+        'position band around a low-gravity pose (said in a note, with the weaker condition '
+        'number) (default 0.8; friction comes on top on a real arm)')
     p.add_argument('--attempts', type=int, default=8,
                    help='designs tried for the torque limit (default 8)')
     p.add_argument(
@@ -132,9 +134,14 @@ def run(args) -> int:
             f'(> {100 * args.max_torque_fraction:.0f} %): redesigning with the next seed',
             file=sys.stderr, flush=True)
 
+    def band_rejected(fraction, peak):
+        print(f'  band of {100 * fraction:.0f} % of each range around a low-gravity pose: needs '
+              f'{100 * peak:.0f} % even slowed {TIME_SCALE_FACTORS[-1]:g}x: shrinking it',
+              file=sys.stderr, flush=True)
+
     res, peak, per_joint, seed = design_within_torque(
         robot, options, max_torque_fraction=args.max_torque_fraction, attempts=args.attempts,
-        report=rejected, period_s=args.period, harmonics=args.harmonics,
+        report=rejected, report_band=band_rejected, period_s=args.period, harmonics=args.harmonics,
         q_start=_floats(args.start_pose, '--start-pose'), position_fraction=args.position_fraction,
         velocity_fraction=args.velocity_fraction, acceleration_fraction=args.acceleration_fraction,
         acceleration_limits_rad_s2=_floats(args.acceleration_limits, '--acceleration-limits'),
@@ -155,7 +162,9 @@ def run(args) -> int:
     d = res.trajectory.design
     if d.get('start_pose_note'):
         print(d['start_pose_note'])
-    if d.get('time_scale'):
+    if d.get('band_note'):
+        print(d['band_note'])
+    elif d.get('time_scale'):
         print(f'no design of period {d["period_designed_s"]:g} s stayed within '
               f'{100 * args.max_torque_fraction:.0f} % of the torque limits: the best one '
               f'(seed {seed}) is slowed {d["time_scale"]:g}x, period '

@@ -58,8 +58,10 @@ A player loops the table (or evaluates the series) for as many periods as it rec
 from rest at q_start_rad.
 
 Modules: ``fourier`` (the series and its file), ``excitation_limits`` (bounds and their dense
-check), ``excitation_problem`` (parametrisation, criterion, constraints) and this one (the
-optimisation, the drives' torque check, the plot), which re-exports the names of the others.
+check), ``excitation_problem`` (parametrisation, criterion, constraints), ``excitation_band`` (a
+smaller band around a low-gravity pose, for arms whose drives barely hold them) and this one
+(the optimisation, the drives' torque check, time scaling, the plot), which re-exports the names
+of the others.
 """
 from __future__ import annotations
 
@@ -75,6 +77,7 @@ from robot_id_ros.model.robot import RobotModel
 from robot_id_ros.record.excitation_limits import (DEFAULT_ACCELERATION_PER_VELOCITY_S,
                                                    DENSE_SAMPLES_PER_HARMONIC, ExcitationLimits,
                                                    constraint_report, tool_heights)
+from robot_id_ros.record.excitation_limits import per_joint as per_joint_values
 from robot_id_ros.record.excitation_problem import ExcitationProblem, default_observation_samples
 from robot_id_ros.record.fourier import (SCHEMA, SCHEMA_VERSION, TABLE_RATE_HZ_DEFAULT,
                                          ExcitationError, FourierTrajectory)
@@ -104,6 +107,7 @@ FIGURE_DPI = 100
 
 # design_within_torque slows the best design by these factors when no seed is within the torque
 TIME_SCALE_FACTORS = (1.25, 1.5, 2.0, 3.0)
+BAND_ATTEMPTS = 2                           # seeds per smaller band (excitation_band)
 
 
 @dataclass
@@ -230,7 +234,7 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
                       velocity_limits_rad_s=None, floor_z_m=0.0, criterion='cond',
                       max_iterations=100, restarts=1, observation_samples=None,
                       constraint_samples=None, progress=None, seed=0,
-                      max_cond=MAX_USABLE_COND) -> ExcitationResult:
+                      max_cond=MAX_USABLE_COND, position_band_rad=None) -> ExcitationResult:
     """Optimise a finite-Fourier-series excitation (see ``robot_id_ros.record.excitation``).
 
     Args:
@@ -257,6 +261,9 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
         seed: random seed of the starting points.
         max_cond: a best design whose condition number is above this is an error (the limits
             leave too little motion to identify the base parameters).
+        position_band_rad: (lower, upper) per joint, rad: the position band, in place of
+            ``position_fraction`` of each range centred in it (``design_within_torque``'s
+            smaller band around a low-gravity pose).
 
     Returns:
         An ExcitationResult whose trajectory satisfies every limit on the dense grid.
@@ -268,6 +275,11 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
     limits = ExcitationLimits.from_robot(robot, position_fraction, velocity_fraction,
                                          acceleration_fraction, acceleration_limits_rad_s2,
                                          velocity_limits_rad_s, floor_z_m)
+    if position_band_rad is not None:
+        lower, upper = (per_joint_values(v, robot.n, 'position band') for v in position_band_rad)
+        if not np.all(lower < upper):
+            raise ExcitationError('the position band is empty for some joint')
+        limits = dataclasses.replace(limits, q_lower=lower, q_upper=upper)
     prob = ExcitationProblem(robot, regressor_options, period_s, harmonics, limits, q_start,
                              criterion, observation_samples, constraint_samples)
     rng = np.random.default_rng(seed)
@@ -337,15 +349,17 @@ def peak_torque_fraction(robot: RobotModel, traj: FourierTrajectory, samples=PEA
 
 def design_within_torque(robot: RobotModel, regressor_options=RegressorOptions(), *,
                          max_torque_fraction=0.8, attempts=8, friction=None, seed=0, report=None,
-                         **design_kwargs):
+                         report_band=None, **design_kwargs):
     """Design excitations until one stays within a fraction of the drives' torque limits.
 
     ``design_excitation`` until a design needs at most ``max_torque_fraction`` of every drive's
-    torque limit.
-
-
-    The design's constraints are kinematic, and a trajectory that saturates a drive is not
-    followed. Tries the seeds seed, seed + 1, ...
+    torque limit. The design's constraints are kinematic, and a trajectory that saturates a drive
+    is not followed. Tries the seeds seed, seed + 1, ...; then the best of them slowed by
+    ``TIME_SCALE_FACTORS``; then, when the torque left is gravity along the path, designs in a
+    smaller position band around a low-gravity pose (``excitation_band``), step by step
+    (``BAND_FRACTIONS``, ``BAND_ATTEMPTS`` seeds each, slowed when needed). A design in a smaller
+    band carries ``band_note`` (what was done, its condition number) and ``smaller_band`` in its
+    ``design``.
 
     Args:
         robot: the arm.
@@ -354,14 +368,17 @@ def design_within_torque(robot: RobotModel, regressor_options=RegressorOptions()
         attempts: number of seeds tried.
         friction: a FrictionModel added to the torque check, or None.
         seed: the first seed.
-        report: callable(seed, peak) called for every rejected design.
+        report: callable(seed, peak) called for every rejected design in the full band.
+        report_band: callable(fraction of the range, peak) for every smaller band rejected.
         **design_kwargs: passed to ``design_excitation``.
 
     Returns:
         (ExcitationResult, peak fraction, per-joint fractions, seed used).
 
     Raises:
-        ExcitationError: no design within the fraction in ``attempts`` seeds.
+        ExcitationError: no design within the fraction, even in the smallest band (or gravity
+            alone needs more than the fraction everywhere in the band); the message names the
+            joint and the fix.
     """
     best = None
     for k in range(attempts):
@@ -373,17 +390,123 @@ def design_within_torque(robot: RobotModel, regressor_options=RegressorOptions()
             report(seed + k, peak)
         if best is None or peak < best[1]:
             best = (res, peak, seed + k)
-    for factor in TIME_SCALE_FACTORS:     # the best design, slower: the same path
-        res = time_scaled(robot, best[0], factor, regressor_options)
-        peak, per_joint = peak_torque_fraction(robot, res.trajectory, friction=friction)
+    got, slowed = _slowed_within(robot, best[0], max_torque_fraction, friction, regressor_options)
+    if got is not None:
+        return got + (best[2],)
+    head = (f'no design within {100 * max_torque_fraction:.0f} % of the drives\' torque limits '
+            f'in {attempts} attempts (best {100 * best[1]:.0f} %), nor the best one slowed '
+            f'{TIME_SCALE_FACTORS[-1]:g}x ({100 * slowed:.0f} %: at that speed the torque is '
+            'mostly gravity along its path)')
+    return _design_in_smaller_band(robot, regressor_options, max_torque_fraction, attempts,
+                                   friction, seed, best, slowed, head, report_band, design_kwargs)
+
+
+def _slowed_within(robot, res, max_torque_fraction, friction, regressor_options, factors=None):
+    """``res`` slowed by the first of ``factors`` that brings it within the torque fraction.
+
+    Returns:
+        ((result, peak, per-joint), None) or (None, peak at the last factor).
+    """
+    for factor in TIME_SCALE_FACTORS if factors is None else factors:
+        got = res if factor == 1 else time_scaled(robot, res, factor, regressor_options)
+        peak, per_joint = peak_torque_fraction(robot, got.trajectory, friction=friction)
         if peak <= max_torque_fraction:
-            return res, peak, per_joint, best[2]
-    raise ExcitationError(f'no design within {100 * max_torque_fraction:.0f} % of the drives\' '
-                          f'torque limits in {attempts} attempts (best {100 * best[1]:.0f} %), '
-                          f'nor the best one slowed {TIME_SCALE_FACTORS[-1]:g}x ({100 * peak:.0f} '
-                          '%: at that speed the torque is mostly gravity along its path): lower '
-                          '--position-fraction, choose another --start-pose, or raise '
-                          '--max-torque-fraction')
+            return (got, peak, per_joint), None
+    return None, peak
+
+
+def _design_in_smaller_band(robot, options, max_torque_fraction, attempts, friction, seed,
+                            full_best, full_slowed, head, report_band, kw):
+    """Run the smaller-band stage of ``design_within_torque`` (the full band failed)."""
+    import inspect
+
+    from robot_id_ros.record.excitation_band import (BAND_FRACTIONS, least_gravity,
+                                                     low_gravity_band)
+
+    default = {n: p.default for n, p in inspect.signature(design_excitation).parameters.items()}
+    arg = {n: kw.get(n, default[n]) for n in default}
+    limits = ExcitationLimits.from_robot(
+        robot, arg['position_fraction'], arg['velocity_fraction'], arg['acceleration_fraction'],
+        arg['acceleration_limits_rad_s2'], arg['velocity_limits_rad_s'], arg['floor_z_m'])
+    if arg['position_band_rad'] is not None:
+        lower, upper = arg['position_band_rad']
+        limits = dataclasses.replace(limits, q_lower=np.asarray(lower, dtype=float),
+                                     q_upper=np.asarray(upper, dtype=float))
+    g, j, _ = least_gravity(robot, limits)
+    name, effort = robot.joint_names[j], robot.limits.effort_nm[j]
+    if g > max_torque_fraction:
+        raise ExcitationError(
+            f'{head}: gravity alone needs at least {100 * g:.0f} % of {name}\'s {effort:.3g} Nm '
+            f'at every pose of the band, so no excitation fits; raise --max-torque-fraction, or '
+            f'check the effort limit of {name} (and the masses) in the URDF')
+    where = 'the start pose' if arg['q_start'] is not None else 'a low-gravity pose'
+    tried = None
+    for fraction in BAND_FRACTIONS:
+        if fraction >= arg['position_fraction']:
+            continue
+        band = low_gravity_band(robot, limits, fraction, centre=arg['q_start'])
+        if band is None:
+            break
+        bkw = dict(kw, q_start=band.centre,
+                   position_band_rad=(band.limits.q_lower, band.limits.q_upper))
+        best = None
+        for k in range(min(attempts, BAND_ATTEMPTS)):
+            try:
+                res = design_excitation(robot, options, seed=seed + k, **bkw)
+            except ExcitationError as exc:
+                raise ExcitationError(
+                    f'{head}, and in a band of {100 * fraction:.0f} % of the range around {where} '
+                    f'(gravity alone {100 * band.gravity_ratio:.0f} % of '
+                    f'{robot.joint_names[band.joint]}\'s limit there): {exc}') from exc
+            peak = peak_torque_fraction(robot, res.trajectory, friction=friction)[0]
+            if best is None or peak < best[1]:
+                best = (res, peak, seed + k)
+        res, _, used = best
+        res.trajectory.design['smaller_band'] = {
+            'fraction_of_range': fraction, 'centre_rad': band.centre.tolist(),
+            'gravity_ratio': band.gravity_ratio,
+            'gravity_joint': robot.joint_names[band.joint],
+            'full_band_peak_fraction': full_best[1],
+            'full_band_slowed_peak_fraction': full_slowed,
+            'full_band_cond': full_best[0].cond}
+        got, slowed = _slowed_within(robot, res, max_torque_fraction, friction, options,
+                                     (1.0,) + TIME_SCALE_FACTORS)
+        if got is not None:
+            got[0].trajectory.design['band_note'] = _band_note(
+                robot, got[0], got[1], band, where, arg['position_fraction'],
+                max_torque_fraction, full_best)
+            return got + (used,)
+        tried = (fraction, slowed, band)
+        if report_band is not None:
+            report_band(fraction, slowed)
+    if tried is None:
+        raise ExcitationError(f'{head}; no smaller band around a pose with the tool above the '
+                              'floor: choose --start-pose, lower --floor-z or raise '
+                              '--max-torque-fraction')
+    fraction, slowed, band = tried
+    bj = robot.joint_names[band.joint]
+    raise ExcitationError(
+        f'{head}, nor in a band of {100 * fraction:.0f} % of the range around {where} '
+        f'({100 * slowed:.0f} % slowed {TIME_SCALE_FACTORS[-1]:g}x; gravity alone '
+        f'{100 * band.gravity_ratio:.0f} % of {bj}\'s {robot.limits.effort_nm[band.joint]:.3g} '
+        f'Nm there): raise --max-torque-fraction, or give a --start-pose where {bj} carries '
+        'less of the arm')
+
+
+def _band_note(robot, res, peak, band, where, position_fraction, max_torque_fraction, full_best):
+    """One line: the band, the pose, the slowing, the peak and the (weaker) condition number."""
+    d = res.trajectory.design
+    slow = (f', slowed {d["time_scale"]:g}x (period {res.trajectory.period_s:g} s)'
+            if d.get('time_scale') else '')
+    return (f'no design in {100 * position_fraction:.0f} % of the ranges stayed within '
+            f'{100 * max_torque_fraction:.0f} % of the torque limits (best '
+            f'{100 * full_best[1]:.0f} %): band shrunk to {100 * band.fraction:.0f} % of each '
+            f'range around {where} ('
+            + ', '.join(f'{v:.2f}' for v in band.centre)
+            + f' rad; gravity {100 * band.gravity_ratio:.0f} % of '
+            f'{robot.joint_names[band.joint]}\'s limit at worst){slow}; peak torque '
+            f'{100 * peak:.0f} %, condition number {res.cond:.4g} (full band '
+            f'{full_best[0].cond:.4g}): a weaker excitation')
 
 
 def time_scaled(robot: RobotModel, res: ExcitationResult, factor,
