@@ -20,14 +20,24 @@ code) and is called again from there.
 The kernels are compiled when the first estimator is made (``WrenchEstimator._compile_step``:
 about 8 s of CPU once) and kept in numba's on-disk cache: in ``__pycache__`` next to this file,
 or where that is not writable in the user's cache directory (~/.cache/numba; ``NUMBA_CACHE_DIR``
-moves it); loading them from there takes about 0.1 s.
+moves it); loading them from there takes about 0.1 s. Without numba installed (``COMPILED``
+False) the same functions run as plain Python: the same numbers, about 7x slower per sample
+(69-72 against 9.5-9.6 us here, ``NUMBA_DISABLE_JIT=1 benchmarks/bench_estimator_cost.py``);
+the node says so when it starts.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from numba import njit
+
+try:
+    from numba import njit
+except ImportError:         # the kernels run as plain Python (see the module doc)
+    njit = None
+
+# whether the kernels are compiled (numba installed)
+COMPILED = njit is not None
 
 # rows of the joint parameters P (n columns)
 (P_FC_POS, P_FC_NEG, P_VISCOUS, P_OFFSET, P_STRIBECK, P_STRIBECK_V, P_STICTION_V, P_BREAKAWAY,
@@ -62,6 +72,8 @@ def _compiled(func):
 
     Without one, each process compiles the kernels again (about 8 s of CPU here).
     """
+    if njit is None:
+        return func
     try:
         return njit(cache=True)(func)
     except RuntimeError:        # numba: no locator available (no writable cache directory)
