@@ -105,9 +105,14 @@ class WrenchEstimatorNode(Node):
         with parameter_check():       # the settings are checked as the estimator is built
             cfg = from_plain(EstimatorConfig, {k: v for k, v in p.items()
                                                if k not in tables.WRENCH_ESTIMATOR_NODE_ONLY})
+            t_build = time.monotonic()
             self.est = WrenchEstimator(self.model, cfg)
+            t_build = time.monotonic() - t_build
             unit = p['effort_unit'] or self.model.effort_unit
             self.scale = effort_scale(self.model, unit, gains if any(gains) else None)
+        if t_build > 2.0:       # numba compiled the step: the first start on this machine
+            self.get_logger().info(f'estimator built in {t_build:.1f} s (its one-sample step '
+                                   "compiled into numba's cache; later starts load it)")
         if not p['effort_unit']:
             self.get_logger().info(f"effort_unit '{unit}': the unit the model was identified "
                                    'from (set effort_unit to override)')
