@@ -80,6 +80,15 @@ def guiding_rows(seed):
         '/ A (F - dead band)', f'{r["ratio"]:.2f} ({r["speed_m_s"] * 1e3:.1f} mm/s)',
         '0.8 - 1.2', abs(r['ratio'] - 1.0) <= 0.2)
     print(f'{"":4s}holding it takes {load.max():.2f} x the largest drive limit used')
+    pose = sc.TOOL_ALONG_X_POSE_RAD
+    r = sc.hand_guiding(0, -1.0, seed=seed, pose=pose)
+    load = np.abs(sc.static_drive_torque_nm([-10.0, 0, 0], pose=pose, seed=seed)) / limits
+    row('hand guiding 10 N along -x from a pose with the tool along x (wrist turned -90 deg): '
+        'speed / A (F - dead band)', f'{r["ratio"]:.2f} ({r["speed_m_s"] * 1e3:.1f} mm/s)',
+        '0.8 - 1.2', abs(r['ratio'] - 1.0) <= 0.2 and not r['stopped_for'])
+    print(f'{"":4s}holding it takes {load.max():.2f} x the largest drive limit used (wrist '
+          f'{load[sc.WRIST]:.2f})'
+          + (f'; stopped: {r["stopped_for"]}' if r['stopped_for'] else ''))
     d = sc.drift(seed=seed)
     row('no push, hand guiding: drift in 10 s', f'{d * 1e3:.2f} mm', '< 5 mm', d < 5e-3)
 

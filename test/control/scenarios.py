@@ -20,6 +20,11 @@ from robot_id_ros.sim.true_model import true_model_of
 from robot_id_ros.sim.youbot_arm import SimulatedArm
 
 WRIST = 3          # joint 4, the youBot's wrist pitch (2 Nm drive)
+# the work pose with the wrist turned 90 deg down: the tool along the base's x axis, so a push
+# along -x has (almost) no moment about the wrist (0.07-0.17 of its limit at 10 N; the work pose
+# needs 1.25); +-z pushes then load the wrist instead (-z gives way at 10 N)
+TOOL_ALONG_X_POSE_RAD = tuple(np.asarray(WORK_POSE_RAD)
+                              - np.radians(90.0) * (np.arange(5) == WRIST))
 
 STILL_M_S = 1e-3
 WATCH_S = 1.0       # the safety stops: the tool is watched this long after the cause, s
@@ -32,9 +37,9 @@ def force_hold(dither=True, setpoint_n=5.0, step_to_n=10.0, hold_s=11.0, after_s
                             after_step_s)
 
 
-def hand_guiding(axis, sign=1.0, push_n=10.0, dither=True, seed=SEED):
-    """``force_control_stage.hand_guiding`` on the test arm ``seed`` (its figures)."""
-    return stage.hand_guiding(partial(make_loop, seed), axis, sign, push_n, dither)
+def hand_guiding(axis, sign=1.0, push_n=10.0, dither=True, seed=SEED, pose=WORK_POSE_RAD):
+    """``force_control_stage.hand_guiding`` on the test arm ``seed`` from ``pose`` (rad)."""
+    return stage.hand_guiding(partial(make_loop, seed, pose), axis, sign, push_n, dither)
 
 
 def drift(duration_s=10.0, seed=SEED):
