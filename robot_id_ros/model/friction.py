@@ -22,13 +22,12 @@ state (one sample, static poses) the smooth sign stands in for z.
 At rest (|qd| below the stiction band) the friction torque is unknown within
 [-breakaway, +breakaway]; ``friction_bounds`` says so instead of inventing a sign.
 
-``FrictionModel.torque`` and ``sliding_torque`` work on arrays; ``joint_terms`` + ``law_one`` are
-the same law on the few plain floats of one sample (an estimator's per-sample step, where a numpy
-call costs more than the arithmetic): test/estimate/test_float_twins.py checks they agree.
+``FrictionModel.torque`` and ``sliding_torque`` work on arrays; the wrench estimator's one-sample
+step runs the same law compiled (``estimate/onestep.py``, checked against the arrays' numbers in
+test/estimate/test_update_equals_process.py).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,19 +137,6 @@ class FrictionModel:
             tau = tau + self.stribeck_nm * np.exp(-(qd / self.stribeck_velocity_rad_s) ** 2) * s
         return tau
 
-    def joint_terms(self):
-        """Return the law's parameters per joint as floats, for ``law_one``.
-
-        Taken once (an estimator's start): ``law_one`` does not see later changes of the arrays.
-
-        Returns:
-            list of n tuples (fc+ Nm, fc- Nm, fv Nm s/rad, fo Nm, fs Nm, vs rad/s), fs = 0 where
-            there is no Stribeck term.
-        """
-        return list(zip(*(np.asarray(a, dtype=float).tolist() for a in (
-            self.coulomb_pos_nm, self.coulomb_neg_nm, self.viscous_nm_s_rad, self.offset_nm,
-            self.stribeck_nm, self.stribeck_velocity_rad_s))))
-
     def friction_bounds(self, qd, stiction_velocity_rad_s):
         """(lower, upper) friction torque (Nm): a point where moving, the stiction band at rest."""
         qd = np.asarray(qd, dtype=float)
@@ -217,55 +203,6 @@ def presliding_state(Q, presliding_rad, z0=None):
         z[k + 1] = zk
     z[:, ~on] = 0.0
     return z
-
-
-def presliding_step_one(z, q_prev, q, q0):
-    """One step of the Dahl state in plain floats (``presliding_state`` of one sample).
-
-    Args:
-        z, q_prev, q, q0: n floats each (state, rad, rad, rad); q0 = 0 leaves z at 0.
-
-    Returns:
-        list of n floats, the state at ``q``.
-    """
-    out = []
-    for zj, a, b, c in zip(z, q_prev, q, q0):
-        dq = b - a
-        if c <= 0.0 or dq == 0.0:
-            out.append(zj if c > 0.0 else 0.0)
-            continue
-        s = 1.0 if dq > 0.0 else -1.0
-        out.append(s - (s - zj) * math.exp(-abs(dq) / c))
-    return out
-
-
-def law_one(terms, qd, sign_velocity_rad_s=None):
-    """Return the friction torque of one sample in plain float arithmetic.
-
-    ``FrictionModel.torque`` (smooth sign) or ``sliding_torque`` (exact sign) of n values, the
-    same numbers to rounding.
-
-    Args:
-        terms: ``FrictionModel.joint_terms()``.
-        qd: n floats, rad/s.
-        sign_velocity_rad_s: the smooth sign's velocity (``torque``); None: the exact sign
-            (``sliding_torque``).
-
-    Returns:
-        list of n floats, Nm.
-    """
-    out = []
-    for v, (fcp, fcn, fv, fo, fs, vs) in zip(qd, terms):
-        if sign_velocity_rad_s is None:
-            s = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
-        else:
-            s = math.tanh(v / sign_velocity_rad_s)
-        tau = (fcp * s if s > 0.0 else fcn * s) + fv * v + fo
-        if fs:
-            x = v / vs
-            tau += fs * math.exp(-x * x) * s
-        out.append(tau)
-    return out
 
 
 def _vec(v, n, name, default=None):

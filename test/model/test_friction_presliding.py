@@ -5,8 +5,7 @@ and the regressor's Coulomb column."""
 import numpy as np
 import pytest
 
-from robot_id_ros.model.friction import (FrictionModel, presliding_state,
-                                         presliding_step_one, smooth_sign)
+from robot_id_ros.model.friction import FrictionModel, presliding_state, smooth_sign
 from robot_id_ros.model.regressor import Regressor, RegressorOptions
 from robot_id_ros.model.robot import youbot_model
 
@@ -35,16 +34,17 @@ def test_a_reversal_turns_the_state_over_within_a_few_q0_of_travel():
     assert z[-1] == pytest.approx(-1.0, abs=1e-9)
 
 
-def test_one_sample_step_matches_the_state_along_a_run_and_joints_without_it_stay_zero():
+def test_the_state_is_exact_over_any_steps_and_joints_without_it_stay_zero():
     rng = np.random.default_rng(3)
     Q = np.cumsum(rng.normal(scale=0.002, size=(300, 3)), axis=0)
     q0 = [Q0, 0.0, 0.005]
     Z = presliding_state(Q, q0)
-    z = [0.0, 0.0, 0.0]
-    for k in range(1, len(Q)):
-        z = presliding_step_one(z, Q[k - 1].tolist(), Q[k].tolist(), q0)
-        np.testing.assert_allclose(z, Z[k], atol=1e-12)
     assert not Z[:, 1].any() and np.all(np.abs(Z) <= 1.0)
+    # a monotone stretch taken in one step or in many ends at the same state (exact per step)
+    one = presliding_state(np.array([[0.0] * 3, [3 * Q0] * 3]), q0)[-1]
+    many = presliding_state(np.linspace(0.0, 3 * Q0, 40)[:, None] * np.ones(3), q0)[-1]
+    np.testing.assert_allclose(one, many, atol=1e-12)
+    np.testing.assert_allclose(one[0], 1.0 - np.exp(-3.0), atol=1e-12)
 
 
 def test_torque_takes_the_state_in_the_coulomb_term_only_and_the_file_keeps_q0():
