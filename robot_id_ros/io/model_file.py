@@ -23,6 +23,7 @@ Layout (schema_version 1)::
     drive_gains_nm_per_a: {NAME: gain}   # joint torque per motor current
     drive_gains_std_nm_per_a: {NAME: std}  # when identified from the data (None: not identified)
     drive_gains_identifiable: {NAME: bool}  # when identified: 95 % interval within the tolerance
+                                            # (all false on the URDF's mass scale)
     payload: {mass_kg, com_m, mass_std_kg, com_std_m}  # optional, com in the tool frame
     residual: {std_nm: {NAME: ...},      # identification residual per joint (contact thresholds)
                by_speed: {speed_edges_rad_s: [...], rms_nm: {NAME: [...]}, samples: {NAME: [...]}}}

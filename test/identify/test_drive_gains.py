@@ -117,6 +117,13 @@ def test_youbot_gains_from_the_urdf_share_the_urdf_scale(youbot):
     assert np.all(np.abs(g / np.median(g) - 1) < 0.02 + 4 * rel_std), (g, rel_std)
     assert np.sum(rel_std < 0.01) >= 3
     assert any('scale from the URDF gravity' in line for line in res.summary_lines)
+    # every gain is off by the URDF's common mass error (achieved +10.6..+11.4 % on joints 1-4)
+    # far beyond its deviations, so none is flagged identifiable; the ratios of joints 2-4 are
+    ok, ratio_ok = res.model.drive_gains_identifiable, d['ratio_identifiable']
+    assert not ok.any() and np.all(np.abs(g[1:4] - 1) > 0.05)
+    assert [ratio_ok[n] for n in w['robot'].joint_names[1:4]] == [True] * 3
+    assert any('identifiable only up to that common scale' in line and '--known' in line
+               for line in res.summary_lines)
 
 
 def test_youbot_gains_from_a_close_urdf_within_5_percent():
