@@ -52,7 +52,7 @@ import scipy.linalg
 
 from robot_id_ros.identify.least_squares import free_columns, regressor_chunks, structural_base
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
-from robot_id_ros.identify.trajectories import motion_mask, prepare_trajectory
+from robot_id_ros.identify.trajectories import fit_mask, prepare_trajectory
 from robot_id_ros.io.model_file import Payload
 from robot_id_ros.model.regressor import Regressor
 from robot_id_ros.model.robot import RobotModel
@@ -555,8 +555,7 @@ def identify_drive_gains(robot: RobotModel, trajectories, options: Identificatio
     runs = [(tr, None) for tr in trajectories] + list(loaded)
     total = sum(len(tr) for tr, _ in runs)
     for tr, payload in runs:
-        mask = motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
-                           options.min_velocity_scope, options.min_velocity_margin_s)
+        mask = fit_mask(tr, options)
         x_pay = None if payload is None else payload_parameters(robot, payload)
         every = max(1, total // _GRAVITY_SAMPLES)
         block_of = np.arange(len(tr)) * BLOCKS // max(len(tr), 1)

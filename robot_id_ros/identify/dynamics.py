@@ -18,7 +18,7 @@ from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquat
                                                  free_columns, solve_least_squares,
                                                  structural_base)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
-from robot_id_ros.identify.trajectories import motion_mask
+from robot_id_ros.identify.trajectories import fit_mask
 from robot_id_ros.model.base_parameters import BaseParameters
 from robot_id_ros.model.regressor import Regressor
 from robot_id_ros.model.robot import RobotModel
@@ -76,8 +76,7 @@ def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, gr
     for tr in trajectories:
         mask = None
         if options.min_velocity_rad_s > 0:
-            mask = motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
-                               options.min_velocity_scope, options.min_velocity_margin_s)
+            mask = fit_mask(tr, options)
         accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx,
                    theta_ref[known_idx], options.chunk_samples, neqs if grid else neq, prog, mask,
                    grid if grid else None,
@@ -99,8 +98,7 @@ def slow_equations(reg, base, trajectories, options, known_idx, theta_ref, grid)
     neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid]
     floor = reg.options.sign_velocity_rad_s
     for tr in trajectories:
-        fast = motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
-                           options.min_velocity_scope, options.min_velocity_margin_s)
+        fast = fit_mask(tr, options)
         slow = ~fast & (np.abs(tr.qd) >= floor)
         rows = np.flatnonzero(slow.any(axis=1))
         if not len(rows):

@@ -24,7 +24,7 @@ from robot_id_ros.identify.selection import Selection, given_fields, select_opti
 from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
                                           identify_gravity, point_mass_gravity, static_poses)
 from robot_id_ros.identify.sweeps import FrictionSweepResult, identify_friction_sweeps
-from robot_id_ros.identify.trajectories import Trajectory, motion_mask, prepare_trajectory
+from robot_id_ros.identify.trajectories import Trajectory, fit_mask, prepare_trajectory
 from robot_id_ros.identify.validation import residual_by_speed, validation_metrics
 from robot_id_ros.io.model_file import IdentifiedModel
 from robot_id_ros.model.friction import FrictionModel
@@ -357,8 +357,7 @@ def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cut
     for i, tr in enumerate(trajectories):
         preds.append(model.predict(tr.q, tr.qd, tr.qdd))
         meas.append(tr.tau if recorded is None else recorded[i])
-        masks.append(motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s,
-                                 options.min_velocity_scope, options.min_velocity_margin_s))
+        masks.append(fit_mask(tr, options))
     metrics = validation_metrics(np.vstack(meas), np.vstack(preds), trajectories[0].rate_hz,
                                  torque_cutoff_hz, model.joint_names,
                                  np.vstack(masks) if options.min_velocity_rad_s > 0 else None)

@@ -57,8 +57,8 @@ from robot_id_ros.identify.least_squares import (NormalEquations, accumulate, fr
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.selection_record import FOLDS, Candidate, Selection
 from robot_id_ros.identify.stick_slip import prepared_stick_slip
-from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, motion_mask,
-                                                prepare_trajectory)
+from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, fit_mask,
+                                                motion_mask, prepare_trajectory)
 from robot_id_ros.model.regressor import Regressor
 
 # the options the search may choose; a caller giving one fixes it
@@ -199,7 +199,7 @@ class _Search:
         neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid]
         for tr in sig.trajectories:
             accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, chunk=4000, neq=neqs,
-                       mask=_fit_mask(tr, options), stribeck_velocities=grid)
+                       mask=fit_mask(tr, options), stribeck_velocities=grid)
         # a near tie judged as the final fit judges it (by the slow rows the fit leaves out)
         none = np.zeros(0, dtype=int)
         slow = slow_equations(reg, base, sig.trajectories, options, none,
@@ -286,12 +286,6 @@ def _trimmed(tr, trim_s):
                                tau=tr.tau[s])
 
 
-def _fit_mask(tr, options):
-    """Rows of the fit: in motion when ``min_velocity_rad_s`` > 0, else every row."""
-    return motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s, options.min_velocity_scope,
-                       options.min_velocity_margin_s)
-
-
 def _fold_equations(reg, base, sig, options, known_idx, theta_ref, score_velocity_rad_s=None):
     """Return the normal equations of each block, for the fit and for the score.
 
@@ -310,7 +304,7 @@ def _fold_equations(reg, base, sig, options, known_idx, theta_ref, score_velocit
             known_idx) else 0.0
         Y = tr.tau - known
         Wb = W[:, base.independent]
-        keep = _fit_mask(tr, options)
+        keep = fit_mask(tr, options)
         fast = keep if score_velocity_rad_s is None else motion_mask(
             tr.qd, tr.rate_hz, score_velocity_rad_s, options.min_velocity_scope,
             options.min_velocity_margin_s)

@@ -130,6 +130,16 @@ def motion_mask(qd, rate_hz, min_velocity_rad_s, scope='joint', margin_s=0.0):
     return ~slow
 
 
+def fit_mask(tr, options):
+    """Return the rows of trajectory ``tr`` the fit takes, (N, n) bool.
+
+    ``motion_mask`` with the options' ``min_velocity_rad_s``, ``min_velocity_scope`` and
+    ``min_velocity_margin_s``.
+    """
+    return motion_mask(tr.qd, tr.rate_hz, options.min_velocity_rad_s, options.min_velocity_scope,
+                       options.min_velocity_margin_s)
+
+
 def _periodic_window(sidecar):
     """(t0_ns, t1_ns, period_s) from the sidecar's excitation_period segments, or None."""
     if not sidecar:
