@@ -228,6 +228,21 @@ class _Search:
             self.best_x, self.best_val = start['x'], start['val']
 
 
+def _design_limits(robot, position_fraction, velocity_fraction, acceleration_fraction,
+                   acceleration_limits_rad_s2, velocity_limits_rad_s, floor_z_m,
+                   position_band_rad):
+    """Return ``design_excitation``'s ``ExcitationLimits`` (its arguments of the same names)."""
+    limits = ExcitationLimits.from_robot(robot, position_fraction, velocity_fraction,
+                                         acceleration_fraction, acceleration_limits_rad_s2,
+                                         velocity_limits_rad_s, floor_z_m)
+    if position_band_rad is not None:
+        lower, upper = (per_joint_values(v, robot.n, 'position band') for v in position_band_rad)
+        if not np.all(lower < upper):
+            raise ExcitationError('the position band is empty for some joint')
+        limits = dataclasses.replace(limits, q_lower=lower, q_upper=upper)
+    return limits
+
+
 def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), period_s=10.0,
                       harmonics=5, *, q_start=None, position_fraction=0.8, velocity_fraction=0.7,
                       acceleration_fraction=0.7, acceleration_limits_rad_s2=None,
@@ -272,14 +287,9 @@ def design_excitation(robot: RobotModel, regressor_options=RegressorOptions(), p
         ExcitationError: bad input, or limits that allow no usable design.
     """
     t0 = time.monotonic()
-    limits = ExcitationLimits.from_robot(robot, position_fraction, velocity_fraction,
-                                         acceleration_fraction, acceleration_limits_rad_s2,
-                                         velocity_limits_rad_s, floor_z_m)
-    if position_band_rad is not None:
-        lower, upper = (per_joint_values(v, robot.n, 'position band') for v in position_band_rad)
-        if not np.all(lower < upper):
-            raise ExcitationError('the position band is empty for some joint')
-        limits = dataclasses.replace(limits, q_lower=lower, q_upper=upper)
+    limits = _design_limits(robot, position_fraction, velocity_fraction, acceleration_fraction,
+                            acceleration_limits_rad_s2, velocity_limits_rad_s, floor_z_m,
+                            position_band_rad)
     prob = ExcitationProblem(robot, regressor_options, period_s, harmonics, limits, q_start,
                              criterion, observation_samples, constraint_samples)
     rng = np.random.default_rng(seed)
@@ -425,13 +435,10 @@ def _design_in_smaller_band(robot, options, max_torque_fraction, attempts, frict
 
     default = {n: p.default for n, p in inspect.signature(design_excitation).parameters.items()}
     arg = {n: kw.get(n, default[n]) for n in default}
-    limits = ExcitationLimits.from_robot(
-        robot, arg['position_fraction'], arg['velocity_fraction'], arg['acceleration_fraction'],
-        arg['acceleration_limits_rad_s2'], arg['velocity_limits_rad_s'], arg['floor_z_m'])
-    if arg['position_band_rad'] is not None:
-        lower, upper = arg['position_band_rad']
-        limits = dataclasses.replace(limits, q_lower=np.asarray(lower, dtype=float),
-                                     q_upper=np.asarray(upper, dtype=float))
+    limits = _design_limits(robot, arg['position_fraction'], arg['velocity_fraction'],
+                            arg['acceleration_fraction'], arg['acceleration_limits_rad_s2'],
+                            arg['velocity_limits_rad_s'], arg['floor_z_m'],
+                            arg['position_band_rad'])
     g, j, _ = least_gravity(robot, limits)
     name, effort = robot.joint_names[j], robot.limits.effort_nm[j]
     if g > max_torque_fraction:
