@@ -299,7 +299,7 @@ def _fold_equations(reg, base, sig, options, known_idx, theta_ref, score_velocit
     score = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(FOLDS)]
     noise = np.zeros((FOLDS, reg.n))
     for i, (tr, fold) in enumerate(zip(sig.trajectories, sig.folds)):
-        W = reg.stack(tr.q, tr.qd, tr.qdd, reg.presliding_state(tr.q))
+        W = reg.stack_along(tr.q, tr.qd, tr.qdd)
         known = (W[:, known_idx] @ theta_ref[known_idx]).reshape(tr.tau.shape) if len(
             known_idx) else 0.0
         Y = tr.tau - known

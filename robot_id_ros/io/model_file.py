@@ -254,8 +254,8 @@ class IdentifiedModel:
         """
         Q, QD, QDD = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (Q, QD, QDD))
         rigid = np.array([self.rigid_body_torque(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
-        z = self.friction.presliding_state(Q) if run and self.friction.has_presliding else None
-        return rigid.reshape(Q.shape) + self.friction.torque(QD, z)
+        friction = self.friction.torque_along(Q, QD) if run else self.friction.torque(QD)
+        return rigid.reshape(Q.shape) + friction
 
     # --- file I/O ---------------------------------------------------------------------
     def to_dict(self):

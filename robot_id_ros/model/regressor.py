@@ -133,7 +133,8 @@ class Regressor:
     def _joint_columns(self, qd, qdd, z=None):
         """(N, n, kinds) per-joint columns; ``z`` the Coulomb term's presliding state."""
         cols = []
-        sc = smooth_sign(qd, self.options.sign_velocity_rad_s) if z is None else z
+        s = smooth_sign(qd, self.options.sign_velocity_rad_s)
+        sc = s if z is None else z
         for k in self.joint_kinds:
             if k == 'Ia':
                 cols.append(qdd)
@@ -146,8 +147,7 @@ class Regressor:
             elif k == 'fcn':
                 cols.append(np.minimum(sc, 0.0))
             elif k == 'fs':
-                cols.append(smooth_sign(qd, self.options.sign_velocity_rad_s)
-                            * np.exp(-(qd / self.options.stribeck_velocity_rad_s) ** 2))
+                cols.append(s * np.exp(-(qd / self.options.stribeck_velocity_rad_s) ** 2))
             elif k == 'fo':
                 cols.append(np.ones_like(qd))
         return np.stack(cols, axis=-1) if cols else np.zeros(qd.shape + (0,))
@@ -182,6 +182,10 @@ class Regressor:
             for j in range(n):
                 W[:, j, self.n_inertial + j * nk:self.n_inertial + (j + 1) * nk] = jc[:, j, :]
         return W.reshape(N * n, self.p)
+
+    def stack_along(self, Q, QD, QDD):
+        """``stack`` of one whole time-ordered run: the Dahl state run along ``Q``."""
+        return self.stack(Q, QD, QDD, self.presliding_state(Q))
 
     def static(self, Q):
         """Gravity-only regressor of N static poses, (N*n, p) (zero velocity and acceleration)."""
