@@ -97,13 +97,23 @@ def test_cancel_and_fail_wake_a_waiter_at_once(rig_factory):
     rig = rig_factory(driver_timeout_s=None)
     c = rig.commander
     c.wait_for_state(10.0)
+    rig.publishing = False       # no joint states and no timeout: only the event can end the wait
     for trigger, expected in ((c.cancel, Cancelled), (lambda: c.fail(KeyError('x')), KeyError)):
         c.reset()
+        outcome = []
+
+        def waiter():
+            try:
+                c.wait_for(lambda: None)       # never ready
+            except BaseException as exc:  # noqa: B036 (the outcome is checked below)
+                outcome.append(exc)
+
+        thread = threading.Thread(target=waiter, daemon=True)
+        thread.start()
         threading.Timer(0.2, trigger).start()
-        t0 = time.monotonic()
-        with pytest.raises(expected):
-            c.wait_for(lambda: None)           # never ready, no timeout: only the event ends it
-        assert time.monotonic() - t0 < 2.0
+        thread.join(60.0)                      # a guard against a hang, not a speed figure
+        assert not thread.is_alive(), 'the event did not wake the waiter'
+        assert len(outcome) == 1 and isinstance(outcome[0], expected)
     c.reset()
     assert c.wait_for(lambda: None, timeout_s=0.1) is None
 
@@ -113,10 +123,9 @@ def test_silent_and_missing_driver_are_clear_errors(rig_factory):
     c = rig.commander
     c.wait_for_state(10.0)
     rig.publishing = False
-    t0 = time.monotonic()
     with pytest.raises(DriverError, match='the driver stopped publishing on joint_states') as e:
-        c.wait_for(lambda: None)
-    assert e.value.kind == 'driver_silent' and time.monotonic() - t0 < 3.0
+        c.wait_for(lambda: None, timeout_s=60.0)   # None after 60 s if the silence went unseen
+    assert e.value.kind == 'driver_silent'
 
 
 def test_no_driver(rclpy_context):
