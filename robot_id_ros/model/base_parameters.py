@@ -135,15 +135,23 @@ class BaseParameters:
         return cls(tuple(standard_names), ind, dep, K, float(d['tolerance']))
 
 
+# the fraction of random_states' joint velocities drawn at exactly 0 (a joint at rest)
+REST_FRACTION = 0.2
+
+
 def random_states(regressor: Regressor, count, rng):
     """Return random (q, qd, qdd) exciting every column.
 
     Angles over a full turn, velocities and accelerations of order 1 (structural rank does not
-    depend on limits).
+    depend on limits). A fraction ``REST_FRACTION`` of each joint's velocities is exactly 0: a
+    joint at rest is where an offset and an asymmetric Coulomb term differ when the Coulomb
+    term's sign is sharp (tanh(qd / v) is +-1 to round-off at every drawn speed far above v),
+    and real recordings have rests; without them the offset was folded into the Coulomb pair.
     """
     n = regressor.n
     Q = rng.uniform(-np.pi, np.pi, (count, n))
     QD = rng.normal(0.0, 1.0, (count, n))
+    QD[rng.uniform(size=(count, n)) < REST_FRACTION] = 0.0
     QDD = rng.normal(0.0, 2.0, (count, n))
     return Q, QD, QDD
 

@@ -1,15 +1,15 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The floor of a held-out error when the truth's friction has an exact sign (synthetic UR5).
+"""Defaults on a synthetic UR5 whose friction has an exact sign (issue 13).
 
 benchmarks/bench_synthetic_arms.py's UR5: exact-sign Coulomb friction (20 % more in the negative
-direction), velocity from encoder differences, rests at both ends. Its held-out error was read
-against the torque noise and looked 1.2-21x too large. The truth's own model is not at the noise
-either: its friction steps at each reversal and leaving a rest, and no model evaluated at the
-velocity estimated from quantised positions can place those steps. In motion, the truth and the
-identified model are at the noise alike. Asymmetric Coulomb friction and an offset are the same
-columns wherever the joint moves; only the rests (where this law gives the bare offset) tell
-them apart.
+direction, an offset), velocity from encoder differences, 2 s rests at both ends. The truth's own
+model is not at the noise over the run: its friction steps at each reversal, and no model
+evaluated at the velocity estimated from quantised positions can place those steps. So the
+option search reads stick-slip below a few cm/s and scores on the faster rows, where an offset
+and an asymmetric Coulomb term are the same columns; only the rests (where this law gives the
+bare offset) tell them apart. The search breaks that tie on the rests (``selection._pick``), so
+the fit keeps the slow rows and finds the asymmetric Coulomb pair and the offset of every joint.
 """
 import sys
 from pathlib import Path
@@ -46,18 +46,37 @@ def test_the_true_model_is_not_at_the_noise_over_the_run(ur5):
     assert np.all(moving < 1.1), moving
 
 
-def test_in_motion_the_fit_is_at_the_true_model(ur5):
-    _, _, v = ur5
-    fit, true = (np.asarray(v[k]['rmse_in_motion_nm']) for k in ('fit', 'true'))
-    assert np.all(fit <= 1.01 * true), fit / true
+def test_the_search_keeps_the_rests_and_the_asymmetric_coulomb_pair(ur5):
+    _, res, _ = ur5
+    sel = res.selection
+    # stick-slip read from the reversals: the candidates are scored on the faster rows ...
+    assert sel.score_velocity_rad_s > 0, sel.score_velocity_rad_s
+    # ... and the rests broke the tie: no rows left out, fc+ and fc- apart
+    assert sel.options.min_velocity_rad_s == 0.0, sel.chosen()
+    assert sel.options.coulomb_asymmetric and sel.options.offset, sel.chosen()
+    assert any(c.error_with_holds is not None for c in sel.candidates)
 
 
-def test_asymmetric_coulomb_goes_into_the_offset_in_motion(ur5):
+def test_the_asymmetric_coulomb_pair_and_the_offsets_are_found(ur5):
     a, res, _ = ur5
     fr, tr = res.model.friction, a.fr_model
-    mean = 0.5 * (tr.coulomb_pos_nm + tr.coulomb_neg_nm)
-    # in motion fc+ pos(s) + fc- neg(s) + fo = mean * s + (fo - (fc- - fc+) / 2): what is fitted
-    shifted = tr.offset_nm - 0.5 * (tr.coulomb_neg_nm - tr.coulomb_pos_nm)
-    assert np.allclose(fr.coulomb_pos_nm, mean, rtol=0.02), (fr.coulomb_pos_nm, mean)
-    assert np.allclose(fr.coulomb_neg_nm, mean, rtol=0.02), (fr.coulomb_neg_nm, mean)
-    assert np.allclose(fr.offset_nm, shifted, atol=0.02 * mean), (fr.offset_nm, shifted)
+    # before the tie-break on the rests: fc+ = fc- = their mean, and the offset moved by
+    # (fc- - fc+) / 2 (-0.30 Nm for the truth's +0.30 Nm on joint 1)
+    assert np.allclose(fr.coulomb_pos_nm, tr.coulomb_pos_nm, rtol=0.03), fr.coulomb_pos_nm
+    assert np.allclose(fr.coulomb_neg_nm, tr.coulomb_neg_nm, rtol=0.03), fr.coulomb_neg_nm
+    # the offsets come from one rest pose, where they share the torque with gravity's error
+    assert np.allclose(fr.offset_nm, tr.offset_nm, atol=0.15), (fr.offset_nm, tr.offset_nm)
+    assert np.all(np.sign(fr.offset_nm) == np.sign(tr.offset_nm)), fr.offset_nm
+
+
+def test_held_out_over_the_run_near_the_true_model_and_at_it_in_motion_on_the_big_joints(ur5):
+    a, _, v = ur5
+    whole = np.asarray(v['fit']['rmse_nm']) / np.maximum(v['true']['rmse_nm'], a.sigma)
+    # 1.03-1.48x before the tie-break on the rests
+    assert np.all(whole <= 1.10), whole
+    fit, true = (np.asarray(v[k]['rmse_in_motion_nm']) for k in ('fit', 'true'))
+    # the three big joints: at the truth in motion. The wrist joints' torque noise is a few
+    # mNm; the exact sign's unpredictable steps (+-1.2-1.8 Nm) in the slow rows the fit keeps
+    # cost them up to 1.4-1.8x that in motion (5 mNm)
+    assert np.all(fit[:3] <= 1.02 * true[:3]), fit / true
+    assert np.all(fit - true <= 0.01), fit - true
