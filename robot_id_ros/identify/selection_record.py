@@ -24,15 +24,12 @@ class Candidate:
     note: str = ''
     chosen: bool = False
     pass_index: int = 1                 # the greedy pass (1, 2, ...) that scored it
-    error_with_holds: float | None = None   # the same with the static holds' rows
 
     def to_dict(self):
         """Return the candidate as plain data."""
         return {'dimension': self.dimension, 'settings': dict(self.settings),
                 'held_out_relative_error': self.error, 'chosen': self.chosen,
                 'pass': self.pass_index,
-                **({'held_out_relative_error_with_holds': self.error_with_holds}
-                   if self.error_with_holds is not None else {}),
                 **({'note': self.note} if self.note else {})}
 
 
@@ -72,8 +69,6 @@ class Selection:
                  + _scored_rows(self.score_velocity_rad_s, self.stick_slip_velocity_rad_s) + ':']
         for c in self.candidates:
             err = 'failed' if c.error is None else f'{100 * c.error:.3f} %'
-            if c.error_with_holds is not None and self.score_velocity_rad_s is not None:
-                err += f', with holds {100 * c.error_with_holds:.3f} %'
             desc = ', '.join(f'{k}={_fmt(v)}' for k, v in c.settings.items())
             dim = c.dimension + (f' (pass {c.pass_index})' if c.pass_index > 1 else '')
             lines.append(f'  {"*" if c.chosen else " "} {dim:<20} {desc:<44} {err}'
@@ -87,7 +82,8 @@ class Selection:
 def _scored_rows(v, read):
     """Return which rows the candidates were scored on, as the summary prints it."""
     if v is not None:
-        return f' on the rows of joints at least {v:g} rad/s fast (stick-slip below)'
+        return (f' on the rows of joints at least {v:g} rad/s fast (stick-slip below) and the '
+                'static holds')
     if read:
         return f' (slow-row misfit below {read:g} rad/s: taken for model error, not stick-slip)'
     return ' (no stick-slip seen)' if read == 0 else ''

@@ -8,8 +8,9 @@ model is not at the noise over the run: its friction steps at each reversal, and
 evaluated at the velocity estimated from quantised positions can place those steps. So the
 option search reads stick-slip below a few cm/s and scores on the faster rows, where an offset
 and an asymmetric Coulomb term are the same columns; only the rests (where this law gives the
-bare offset) tell them apart. The search breaks that tie on the rests (``selection._pick``), so
-the fit keeps the slow rows and finds the asymmetric Coulomb pair and the offset of every joint.
+bare offset) tell them apart. The search scores the static holds too (``selection._hold_rows``),
+so the fit keeps the slow rows and finds the asymmetric Coulomb pair and the offset of every
+joint.
 """
 import sys
 from pathlib import Path
@@ -51,16 +52,16 @@ def test_the_search_keeps_the_rests_and_the_asymmetric_coulomb_pair(ur5):
     sel = res.selection
     # stick-slip read from the reversals: the candidates are scored on the faster rows ...
     assert sel.score_velocity_rad_s > 0, sel.score_velocity_rad_s
-    # ... and the rests broke the tie: no rows left out, fc+ and fc- apart
+    # ... and the holds: no rows left out, fc+ and fc- apart
     assert sel.options.min_velocity_rad_s == 0.0, sel.chosen()
     assert sel.options.coulomb_asymmetric and sel.options.offset, sel.chosen()
-    assert any(c.error_with_holds is not None for c in sel.candidates)
+    assert any('and the static holds' in line for line in res.summary_lines)
 
 
 def test_the_asymmetric_coulomb_pair_and_the_offsets_are_found(ur5):
     a, res, _ = ur5
     fr, tr = res.model.friction, a.fr_model
-    # before the tie-break on the rests: fc+ = fc- = their mean, and the offset moved by
+    # scored without the holds: fc+ = fc- = their mean, and the offset moved by
     # (fc- - fc+) / 2 (-0.30 Nm for the truth's +0.30 Nm on joint 1)
     assert np.allclose(fr.coulomb_pos_nm, tr.coulomb_pos_nm, rtol=0.03), fr.coulomb_pos_nm
     assert np.allclose(fr.coulomb_neg_nm, tr.coulomb_neg_nm, rtol=0.03), fr.coulomb_neg_nm
@@ -72,7 +73,7 @@ def test_the_asymmetric_coulomb_pair_and_the_offsets_are_found(ur5):
 def test_held_out_over_the_run_near_the_true_model_and_at_it_in_motion_on_the_big_joints(ur5):
     a, _, v = ur5
     whole = np.asarray(v['fit']['rmse_nm']) / np.maximum(v['true']['rmse_nm'], a.sigma)
-    # 1.03-1.48x before the tie-break on the rests
+    # 1.03-1.48x scored without the holds
     assert np.all(whole <= 1.10), whole
     fit, true = (np.asarray(v[k]['rmse_in_motion_nm']) for k in ('fit', 'true'))
     # the three big joints: at the truth in motion. The wrist joints' torque noise is a few

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
 
 from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
-from robot_id_ros.identify.selection import (SEARCHED, _HeldOut, _pick, _search_pair,  # noqa: E402
+from robot_id_ros.identify.selection import (SEARCHED, _HeldOut, _search_pair,  # noqa: E402
                                              given_fields)
 from robot_id_ros.io.model_file import load_model  # noqa: E402
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
@@ -227,27 +227,3 @@ def test_presliding_is_chosen_for_friction_that_builds_up_with_travel(tmp_path):
 def test_no_presliding_where_the_friction_has_none(chosen):
     assert chosen.selection.chosen()['presliding_rad'] == 0.0
     assert not chosen.model.friction.has_presliding
-
-
-def _candidate(error, with_holds, name):
-    from robot_id_ros.identify.selection_record import Candidate
-    return (error, Candidate('slow rows left out', {'name': name}, error,
-                             error_with_holds=with_holds), name)
-
-
-def test_a_tie_on_the_scored_rows_goes_to_the_candidate_best_at_the_holds():
-    # the current choice is beaten on the scored rows; two candidates tie there (within
-    # MIN_IMPROVEMENT), the one 0.5 % lower loses to the one 10 % better at the rests
-    scored = [_candidate(1.2, 1.5, 'current'), _candidate(1.000, 1.10, 'lowest'),
-              _candidate(1.005, 1.00, 'rests')]
-    assert _pick(scored)[0] == 'rests' and scored[2][1].chosen
-    # the holds do not override a real difference on the scored rows ...
-    scored = [_candidate(1.2, 1.5, 'current'), _candidate(1.000, 1.10, 'lowest'),
-              _candidate(1.020, 1.00, 'rests')]
-    assert _pick(scored)[0] == 'lowest'
-    # ... nor does a difference at the holds within MIN_IMPROVEMENT move the choice
-    scored = [_candidate(1.000, 1.000, 'current'), _candidate(1.000, 0.995, 'other')]
-    assert _pick(scored)[0] == 'current'
-    # without the holds' sums (a pair dimension) the scored error alone decides
-    scored = [_candidate(1.000, None, 'current'), _candidate(0.995, None, 'other')]
-    assert _pick(scored)[0] == 'current'
