@@ -81,3 +81,23 @@ def test_held_out_over_the_run_near_the_true_model_and_at_it_in_motion_on_the_bi
     # cost them up to 1.4-1.8x that in motion (5 mNm)
     assert np.all(fit[:3] <= 1.02 * true[:3]), fit / true
     assert np.all(fit - true <= 0.01), fit - true
+
+
+def test_a_candidate_the_final_fit_cannot_make_fails_in_the_search(ur5):
+    # slow rows left out (given): the rests go with them, and an asymmetric Coulomb pair beside an
+    # offset is unidentifiable. The search's fold fits refuse it as the final fit does, so it is
+    # not chosen (before, it was chosen and `identify` then failed on "too little excitation")
+    import dataclasses
+
+    from robot_id_ros.identify import IdentificationError, IdentificationOptions
+
+    a, _, _ = ur5
+    opts = IdentificationOptions(min_velocity_rad_s=0.05)
+    res = identify(a.robot, [a.series['train'][0]], options=opts, given=['min_velocity_rad_s'])
+    assert not res.selection.options.coulomb_asymmetric, res.selection.chosen()
+    refused = [c for c in res.selection.candidates
+               if c.settings.get('coulomb_asymmetric') is True and c.error is None]
+    assert refused and 'too little excitation' in refused[0].note, refused
+    with pytest.raises(IdentificationError, match='too little excitation'):
+        identify(a.robot, [a.series['train'][0]],
+                 options=dataclasses.replace(opts, coulomb_asymmetric=True, auto_options=False))
