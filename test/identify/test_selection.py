@@ -227,3 +227,28 @@ def test_presliding_is_chosen_for_friction_that_builds_up_with_travel(tmp_path):
 def test_no_presliding_where_the_friction_has_none(chosen):
     assert chosen.selection.chosen()['presliding_rad'] == 0.0
     assert not chosen.model.friction.has_presliding
+
+
+def test_a_tie_goes_to_the_candidate_with_the_fewest_friction_columns():
+    from robot_id_ros.identify.selection import _pick
+    from robot_id_ros.identify.selection_record import Candidate
+
+    base = IdentificationOptions(offset=True)
+
+    def item(error, **kw):
+        return (error, Candidate('friction', kw, error), dataclasses.replace(base, **kw))
+
+    # the current choice is beaten; the lowest (with a Stribeck column) and a candidate 0.5 %
+    # behind without it tie within MIN_IMPROVEMENT: the simpler one is chosen
+    scored = [item(1.2), item(1.000, coulomb_asymmetric=True, stribeck_column=True),
+              item(1.005, coulomb_asymmetric=True)]
+    opts, err = _pick(scored)
+    assert opts.coulomb_asymmetric and not opts.stribeck_column and err == 1.005
+    assert scored[2][1].chosen and not scored[1][1].chosen
+    # a real difference (2 %) is not overridden
+    scored = [item(1.2), item(1.000, coulomb_asymmetric=True, stribeck_column=True),
+              item(1.020, coulomb_asymmetric=True)]
+    assert _pick(scored)[0].stribeck_column
+    # the current choice within the margin stays, however many columns it has
+    scored = [item(1.000, stribeck_column=True), item(0.995)]
+    assert _pick(scored)[0].stribeck_column
