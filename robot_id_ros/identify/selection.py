@@ -132,13 +132,15 @@ class _Signals:
 
     trajectories (decimated ``Trajectory`` list, effort as recorded), folds (per run, (N,) block
     index, -1 in a guard band), the cut-off (Hz) each run got; per run the (N, n) noise energy
-    of each sample (Nm^2, the noise floor).
+    of each sample (Nm^2, the noise floor) and the (N,) samples of its static holds
+    (``_hold_rows``).
     """
 
     trajectories: list
     folds: list
     cutoffs_hz: list
     noise_sq: list
+    holds: list
 
 
 def _folds(tr, k, guard_s):
@@ -194,7 +196,8 @@ class _Search:
             trs = [tr.decimated(k) for tr, k in zip(trs, m)]
             self.samples = sum(len(tr) for tr in trs)
             self.cache[key] = _Signals(trs, [_folds(tr, FOLDS, self.guard_s) for tr in trs],
-                                       [tr.cutoff_hz for tr in trs], noise)
+                                       [tr.cutoff_hz for tr in trs], noise,
+                                       [_hold_rows(tr, options) for tr in trs])
         return self.cache[key]
 
     def stribeck_velocity(self, options, reg, base, sig):
@@ -316,7 +319,7 @@ def _fold_equations(reg, base, sig, options, known_idx, theta_ref, score_velocit
         fast = keep if score_velocity_rad_s is None else motion_mask(
             tr.qd, tr.rate_hz, score_velocity_rad_s, options.min_velocity_scope,
             options.min_velocity_margin_s)
-        fast = fast | _hold_rows(tr, options)[:, None]
+        fast = fast | sig.holds[i][:, None]
         for k in range(FOLDS):
             neqs[k].add(Wb, Y, keep & (fold == k)[:, None])
             held = fast & (fold == k)[:, None]
