@@ -470,10 +470,11 @@ def _pick(scored, first=None):
 def _columns(options):
     """Return the friction columns per joint that ``options`` add to Coulomb and viscous.
 
-    The offset, fc- apart from fc+, the rotor inertia, the Stribeck term, the presliding law.
+    The ``STRUCTURE`` toggles set (offset, fc- apart from fc+, rotor inertia, Stribeck term),
+    and the presliding law.
     """
-    return (int(options.offset) + int(options.coulomb_asymmetric) + int(options.rotor_inertia)
-            + int(options.stribeck_column) + int(options.presliding_rad > 0))
+    toggles = sum(bool(getattr(options, name)) for name in STRUCTURE)
+    return toggles + int(options.presliding_rad > 0)
 
 
 def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
