@@ -11,8 +11,8 @@ error ``sqrt(sum ||tau - Y beta||^2 / sum ||tau||^2)`` over all blocks compares 
 Every candidate is scored in the same blocks and on the same rows, picked by one reference
 velocity (the positions' derivative with the options as given; ``_Search.reference``), those of
 joints at least as fast as the stick-slip speed read from the runs (identify/stick_slip.py) where
-a friction model can predict the torque, when that speed is above 0 and at most the largest cut candidate (a slow-row misfit above that is
-taken for model error, not stick-slip), and the static holds found in the runs (``_hold_rows``):
+a friction model can predict the torque, when that speed is above 0 and at most the largest cut
+candidate (a slow-row misfit above that is taken for model error, not stick-slip), and the static holds found in the runs (``_hold_rows``):
 a resting joint's torque is gravity and the friction offset, and the rests tell apart what the
 fast rows cannot (under a sharp sign an offset and an asymmetric Coulomb term are the same
 columns in motion; slow rows left out lose the rests with them). Scored without the holds, every
