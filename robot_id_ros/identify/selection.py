@@ -8,17 +8,18 @@ structure, physical consistency) are chosen on the training runs alone: each run
 contiguous time segments), the fit is made without one block and scored on it, and the held-out
 error ``sqrt(sum ||tau - Y beta||^2 / sum ||tau||^2)`` over all blocks compares the candidates.
 
-Every candidate is scored in the same blocks and on the same rows, picked by one reference
-velocity (the positions' derivative with the options as given; ``_Search.reference``), those of
-joints at least as fast as the stick-slip speed read from the runs (identify/stick_slip.py) where
-a friction model can predict the torque, when that speed is above 0 and at most the largest cut
-candidate (a slow-row misfit above that is taken for model error, not stick-slip), and the static holds found in the runs (``_hold_rows``):
-a resting joint's torque is gravity and the friction offset, and the rests tell apart what the
-fast rows cannot (under a sharp sign an offset and an asymmetric Coulomb term are the same
-columns in motion; slow rows left out lose the rests with them). Scored without the holds, every
-cut and both Coulomb structures tied on an exact-sign UR5 and Z1, and the offset was lost (held-
-out error up to 1.48x the true model's). The error is measured above the effort's noise floor
-(content above ``NOISE_CUTOFF_HZ``, taken as white noise) so that noise does not hide differences.
+Every candidate is scored in the same blocks and on the same rows, picked by one reference velocity
+(the positions' derivative with the options as given; ``_Search.reference``), those of joints at
+least as fast as the stick-slip speed read from the runs (identify/stick_slip.py) where a friction
+model can predict the torque, when that speed is above 0 and at most the largest cut candidate (a
+slow-row misfit above that is taken for model error, not stick-slip), and the static holds found in
+the runs (``_hold_rows``): a resting joint's torque is gravity and the friction offset, and the
+rests tell apart what the fast rows cannot (under a sharp sign an offset and an asymmetric Coulomb
+term are the same columns in motion; slow rows left out lose the rests with them). Scored without
+the holds, every cut and both Coulomb structures tied on an exact-sign UR5 and Z1, and the offset
+was lost (held-out error up to 1.48x the true model's). The error is measured above the effort's
+noise floor (content above ``NOISE_CUTOFF_HZ``, taken as white noise) so that noise does not hide
+differences.
 
 The search is greedy, one dimension at a time, over a few candidates each: slow rows left out (with
 stick-slip read, each cut with and without the Stribeck column, and with the slow rows kept the
