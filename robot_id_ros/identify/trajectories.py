@@ -15,6 +15,7 @@ import scipy.ndimage
 import scipy.optimize
 
 import robot_id_ros.identify.signals as signals
+from robot_id_ros.identify.holds import find_holds
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
                                            check_series, effort_to_torque)
 from robot_id_ros.identify.samples import usable_samples
@@ -397,7 +398,39 @@ def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions,
     else:
         tr = _nonperiodic_trajectory(r, options, method, series.source)
     tr.stamp0_ns = r.stamp0_ns
+    _at_rest_in_holds(tr, r, options)
     return tr
+
+
+def _at_rest_in_holds(tr: Trajectory, r: _Resampled, options: IdentificationOptions):
+    """Set velocity and acceleration to 0 over each static hold of ``tr``, up to its last still sample.
+
+    A zero-phase derivative sees the next motion before it starts (the filter's window reaches
+    into it) and rings there; a friction law turns that into torque the resting joint does not
+    have. The holds are found from the recorded positions (``holds.find_holds`` with the static
+    poses' thresholds); each is extended, both ways, over the samples whose recorded positions
+    stay within the hold's own spread (its trimmed middle's range, widened by half that range).
+    """
+    if r.Q is None or len(tr) == 0:
+        return
+    k0 = int(round((tr.t_s[0] - r.t[0]) * r.rate_hz))
+    Q = r.Q[k0:k0 + len(tr)]
+    if len(Q) != len(tr):
+        return
+    found = find_holds(tr.t_s, Q, options.static_min_duration_s,
+                       options.static_velocity_threshold_rad_s)
+    N = len(tr)
+    for idx, _ in found.holds:
+        lo, hi = Q[idx].min(axis=0), Q[idx].max(axis=0)
+        tol = 0.5 * (hi - lo) + 1e-12
+        still = np.all((Q >= lo - tol) & (Q <= hi + tol), axis=1)
+        a, b = int(idx[0]), int(idx[-1])
+        while a > 0 and still[a - 1]:
+            a -= 1
+        while b < N - 1 and still[b + 1]:
+            b += 1
+        tr.qd[a:b + 1] = 0.0
+        tr.qdd[a:b + 1] = 0.0
 
 
 def joined_trajectory(trajectories, notes=()) -> Trajectory:
