@@ -403,7 +403,7 @@ def prepare_trajectory(series: JointStateSeries, options: IdentificationOptions,
 
 
 def _at_rest_in_holds(tr: Trajectory, r: _Resampled, options: IdentificationOptions):
-    """Set velocity and acceleration to 0 over each static hold of ``tr``, up to its last still sample.
+    """Set velocity and acceleration to 0 in each static hold of ``tr``, to its last still sample.
 
     A zero-phase derivative sees the next motion before it starts (the filter's window reaches
     into it) and rings there; a friction law turns that into torque the resting joint does not
