@@ -27,12 +27,10 @@ sidecar. Then, with only ``--urdf``, ``--data`` and ``--out``:
    model is then 1.1-14x the noise over the run, 92-99.8 % of its error energy is in the rows
    below 0.05 rad/s, and in motion it is at 1.01-1.07x the noise. Scoring the defaults against
    the noise there counted the truth's own unpredictable part as identification error.
-   The UR5 defaults stay above that floor over the whole run (1.03-1.48x on seed 0) and are at
-   it in motion: with an exact sign, asymmetric Coulomb friction and an offset are the same
-   columns wherever the joint moves (the fit has fc = (fc+ + fc-) / 2 and the offset moved by
-   (fc- - fc+) / 2: -0.30 Nm for the truth's +0.30 Nm on joint 1). Only the rests tell them
-   apart, where this simulator's law gives sign(0) = 0, i.e. the bare offset; a real joint at
-   rest holds any torque within its stiction band, so the fit leaves those rows out.
+   The option search tells an offset from an asymmetric Coulomb pair by the static holds
+   (identify/selection.py), and a resting joint's velocity is 0 up to its first move
+   (identify/trajectories.py), so the defaults are below that floor on the exact-sign arms
+   (0.76-0.95x on seeds 0-2) and at it in motion on the big joints.
 2. The estimator with its defaults (``EstimatorConfig()``, what ``robot-id estimate`` uses
    without a params file) on the identified model, over a third run with known wrench bursts at
    the tool: force RMS error against the floor of a plain momentum observer on the true model
