@@ -408,8 +408,11 @@ def _at_rest_in_holds(tr: Trajectory, r: _Resampled, options: IdentificationOpti
     A zero-phase derivative sees the next motion before it starts (the filter's window reaches
     into it) and rings there; a friction law turns that into torque the resting joint does not
     have. The holds are found from the recorded positions (``holds.find_holds`` with the static
-    poses' thresholds); each is extended, both ways, over the samples whose recorded positions
-    stay within the hold's own spread (its trimmed middle's range, widened by half that range).
+    poses' thresholds). In each, a joint whose positions do not drift (the mean of the last fifth
+    of the hold's trimmed middle within half the middle's range of the first fifth's) is set to
+    rest over the samples, both ways from the middle, whose recorded position stays within that
+    range widened by half of it: up to the sample before the encoder moves. A joint creeping
+    through a hold (slower than the rest speed) keeps its derivative.
     """
     if r.Q is None or len(tr) == 0:
         return
@@ -421,16 +424,20 @@ def _at_rest_in_holds(tr: Trajectory, r: _Resampled, options: IdentificationOpti
                        options.static_velocity_threshold_rad_s)
     N = len(tr)
     for idx, _ in found.holds:
-        lo, hi = Q[idx].min(axis=0), Q[idx].max(axis=0)
-        tol = 0.5 * (hi - lo) + 1e-12
-        still = np.all((Q >= lo - tol) & (Q <= hi + tol), axis=1)
-        a, b = int(idx[0]), int(idx[-1])
-        while a > 0 and still[a - 1]:
-            a -= 1
-        while b < N - 1 and still[b + 1]:
-            b += 1
-        tr.qd[a:b + 1] = 0.0
-        tr.qdd[a:b + 1] = 0.0
+        mid = Q[idx]
+        lo, hi = mid.min(axis=0), mid.max(axis=0)
+        fifth = max(1, len(idx) // 5)
+        drift = np.abs(mid[-fifth:].mean(axis=0) - mid[:fifth].mean(axis=0))
+        tol = 0.5 * (hi - lo)
+        inside = (Q >= lo - tol - 1e-12) & (Q <= hi + tol + 1e-12)
+        for j in np.flatnonzero(drift <= tol + 1e-12):
+            a, b = int(idx[0]), int(idx[-1])
+            while a > 0 and inside[a - 1, j]:
+                a -= 1
+            while b < N - 1 and inside[b + 1, j]:
+                b += 1
+            tr.qd[a:b + 1, j] = 0.0
+            tr.qdd[a:b + 1, j] = 0.0
 
 
 def joined_trajectory(trajectories, notes=()) -> Trajectory:

@@ -68,3 +68,18 @@ def test_a_run_without_a_hold_is_not_touched():
     np.testing.assert_allclose(tr.qd, ref, rtol=0, atol=1e-9)
     np.testing.assert_allclose(tr.qdd, ref2, rtol=0, atol=1e-7)
     assert np.abs(tr.qd[:int(0.2 * RATE_HZ)]).max() > 1e-4
+
+
+def test_a_joint_creeping_through_a_hold_keeps_its_velocity():
+    # joint b creeps at 3 mrad/s (below the rest speed, so the hold is found); joint a is still
+    t, q, qd, series = _run()
+    creep = 0.003 * t
+    qm = series.q.copy()
+    qm[:, 1] = np.round((q[:, 1] + creep) / ENCODER_RAD) * ENCODER_RAD
+    series = JointStateSeries(series.joint_names, series.stamp_ns, qm, series.qd, series.effort,
+                              'creep')
+    tr = prepare_trajectory(series, IdentificationOptions(derivative_method='savgol',
+                                                          cutoff_hz=5.0))
+    rest = tr.t_s < REST_S - 0.3
+    assert np.all(tr.qd[rest, 0] == 0.0)
+    assert np.allclose(tr.qd[rest, 1], 0.003, atol=3e-4), tr.qd[rest, 1]
