@@ -15,7 +15,7 @@ import scipy.ndimage
 import scipy.optimize
 
 import robot_id_ros.identify.signals as signals
-from robot_id_ros.identify.holds import find_holds
+from robot_id_ros.identify.holds import _runs, find_holds
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
                                            check_series, effort_to_torque)
 from robot_id_ros.identify.samples import usable_samples
@@ -422,7 +422,6 @@ def _at_rest_in_holds(tr: Trajectory, r: _Resampled, options: IdentificationOpti
         return
     found = find_holds(tr.t_s, Q, options.static_min_duration_s,
                        options.static_velocity_threshold_rad_s)
-    N = len(tr)
     for idx, _ in found.holds:
         mid = Q[idx]
         lo, hi = mid.min(axis=0), mid.max(axis=0)
@@ -431,13 +430,10 @@ def _at_rest_in_holds(tr: Trajectory, r: _Resampled, options: IdentificationOpti
         tol = 0.5 * (hi - lo)
         inside = (Q >= lo - tol - 1e-12) & (Q <= hi + tol + 1e-12)
         for j in np.flatnonzero(drift <= tol + 1e-12):
-            a, b = int(idx[0]), int(idx[-1])
-            while a > 0 and inside[a - 1, j]:
-                a -= 1
-            while b < N - 1 and inside[b + 1, j]:
-                b += 1
-            tr.qd[a:b + 1, j] = 0.0
-            tr.qdd[a:b + 1, j] = 0.0
+            # the run of still samples holding the middle (all of it lies within its range)
+            a, b = next((a, b) for a, b in _runs(inside[:, j]) if a <= idx[0] < b)
+            tr.qd[a:b, j] = 0.0
+            tr.qdd[a:b, j] = 0.0
 
 
 def joined_trajectory(trajectories, notes=()) -> Trajectory:
