@@ -22,6 +22,17 @@ median over the events (robust to the effort noise and to a stray event), with t
 distribution-free confidence interval of a median (order statistics). The joint's breakaway, the
 half-width of the band offset +- b the model carries, is the larger of b+ - offset and
 b- + offset. Joints with fewer than ``MIN_EVENTS`` events in either direction have no estimate.
+
+The break also gives the Stribeck amplitude where the fit has no Stribeck term
+(``stribeck_from_breakaway``): the sliding friction starts from the breakaway and falls to the
+Coulomb level, so fs = (friction at the break) - (Coulomb + offset) per direction. A fit that
+leaves the slow rows out (stick-slip, identify/selection.py) cannot see the bump, and a model
+without it under-predicts the friction of every slow joint by up to fs: on a youBot demo (seed 7)
+the estimator's force error was 1.08x / 1.11x (rest / motion) that of a fit with the Stribeck
+column, and 1.00x / 0.98x with the amplitude from the breaks. Only the Stribeck velocity is
+chosen, per joint, on the training rows of joints moving at least ``STRIBECK_ROWS_MIN_SPEED_RAD_S``
+(the slow rows the fit left out included: they are what the bump predicts), and the term is kept
+only where it lowers those rows' squared error by more than ``STRIBECK_MIN_IMPROVEMENT``.
 """
 from __future__ import annotations
 
@@ -38,6 +49,13 @@ MIN_REST_S = 0.02
 MIN_MOVE_S = 0.015
 # events per direction needed for an estimate
 MIN_EVENTS = 5
+# the Stribeck velocities (rad/s) tried for the amplitude the breaks give
+STRIBECK_VELOCITY_GRID_RAD_S = (0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3)
+# rows of joints at least this fast judge the term (slower ones stick and slip; the first band
+# edge of identify/stick_slip.py)
+STRIBECK_ROWS_MIN_SPEED_RAD_S = 0.0125
+# the term is kept where it lowers its joint's squared error on those rows by more than this
+STRIBECK_MIN_IMPROVEMENT = 0.01
 
 
 @dataclass
@@ -166,3 +184,73 @@ def estimate_breakaway(model, runs, options: IdentificationOptions) -> Breakaway
             b[j] = edge[:, 0].max()
             interval[j] = edge[:, 1].max(), edge[:, 2].max()
     return BreakawayEstimate(b, interval, per_dir, counts, options.confidence)
+
+
+@dataclass
+class StribeckFromBreaks:
+    """The Stribeck term of each joint from its breakaway (``stribeck_from_breakaway``).
+
+    amplitude_nm (n,): fs from the break (NaN where the breakaway is not measured);
+    velocity_rad_s (n,): the chosen vs (NaN where none); error_ratio (n,): the judged rows'
+    squared error with the term over without it (NaN where not judged); adopted (n,) bool.
+    """
+
+    amplitude_nm: np.ndarray
+    velocity_rad_s: np.ndarray
+    error_ratio: np.ndarray
+    adopted: np.ndarray
+
+    def summary_lines(self, joint_names):
+        """Return the term per joint as text."""
+        lines = ['Stribeck term from the breaks (the fit has none; amplitude = friction at the '
+                 'break - Coulomb; velocity by the rows of joints at least '
+                 f'{STRIBECK_ROWS_MIN_SPEED_RAD_S:g} rad/s fast):']
+        for j, name in enumerate(joint_names):
+            fs, vs, r = self.amplitude_nm[j], self.velocity_rad_s[j], self.error_ratio[j]
+            if not np.isfinite(fs):
+                lines.append(f'  {name}: no breakaway measured, none')
+            elif not np.isfinite(r):
+                lines.append(f'  {name}: {fs:.4g} Nm, no rows to judge it by: none')
+            else:
+                lines.append(f'  {name}: {fs:.4g} Nm at {vs:.3g} rad/s, squared error x{r:.3f}'
+                             + ('' if self.adopted[j] else ': not kept'))
+        return lines
+
+
+def stribeck_from_breakaway(friction, estimate: BreakawayEstimate, qd_runs,
+                            residual_runs) -> StribeckFromBreaks:
+    """Return the Stribeck term the breaks give a friction law that has none.
+
+    Args:
+        friction: the model's ``FrictionModel`` (Coulomb, offset, smooth sign; no Stribeck term).
+        estimate: the breakaway (``estimate_breakaway``), with the friction at the break per
+            direction.
+        qd_runs: per training run the (N, n) velocities (rad/s) of the fit's signals.
+        residual_runs: per run the (N, n) measured minus predicted torque (Nm), the prediction
+            without the term.
+
+    Returns:
+        The ``StribeckFromBreaks``; ``adopted`` joints take (amplitude, velocity).
+    """
+    n = len(friction.offset_nm)
+    d = estimate.direction_nm
+    fs = np.maximum(0.5 * ((d[:, 0] - friction.offset_nm - friction.coulomb_pos_nm)
+                           + (d[:, 1] + friction.offset_nm - friction.coulomb_neg_nm)), 0.0)
+    fs = np.where(estimate.measured, fs, np.nan)
+    qd = np.concatenate([np.asarray(q, float) for q in qd_runs])
+    r = np.concatenate([np.asarray(x, float) for x in residual_runs])
+    s = np.tanh(qd / friction.sign_velocity_rad_s)
+    vs_out, ratio = np.full(n, np.nan), np.full(n, np.nan)
+    for j in range(n):
+        rows = np.abs(qd[:, j]) >= STRIBECK_ROWS_MIN_SPEED_RAD_S
+        if not (np.isfinite(fs[j]) and fs[j] > 0 and rows.any()):
+            continue
+        rj, vj, sj = r[rows, j], qd[rows, j], s[rows, j]
+        sse0 = float(np.sum(rj ** 2))
+        sse = [float(np.sum((rj - fs[j] * np.exp(-(vj / v) ** 2) * sj) ** 2))
+               for v in STRIBECK_VELOCITY_GRID_RAD_S]
+        k = int(np.argmin(sse))
+        vs_out[j] = STRIBECK_VELOCITY_GRID_RAD_S[k]
+        ratio[j] = sse[k] / sse0 if sse0 > 0 else np.inf
+    adopted = np.nan_to_num(ratio, nan=np.inf) < 1.0 - STRIBECK_MIN_IMPROVEMENT
+    return StribeckFromBreaks(fs, vs_out, ratio, adopted)

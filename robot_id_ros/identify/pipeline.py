@@ -3,7 +3,8 @@
 """The whole identification (ROS-free).
 
 Static poses, friction sweeps, trajectories, the dynamic or static model, physical consistency,
-the breakaway from the moments the joints break free and the in-sample metrics, in that order;
+the breakaway from the moments the joints break free (and from them the Stribeck term of a fit
+that has none) and the in-sample metrics, in that order;
 the model file's ``identification:`` section is the ``IdentificationRecord`` the steps fill.
 """
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from robot_id_ros.identify.breakaway import BreakawayEstimate, estimate_breakaway
+from robot_id_ros.identify.breakaway import (BreakawayEstimate, StribeckFromBreaks,
+                                             estimate_breakaway, stribeck_from_breakaway)
 from robot_id_ros.identify.consistency import ConsistencyResult, physically_consistent_fit
 from robot_id_ros.identify.drive_gains import drive_gains_step
 from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
@@ -144,6 +146,7 @@ class IdentificationResult:
     gravity: GravityResult | None = None
     point_mass: PointMassResult | None = None
     friction_sweeps: FrictionSweepResult | None = None
+    stribeck_from_breaks: StribeckFromBreaks | None = None
     breakaway: BreakawayEstimate | None = None
     consistency: ConsistencyResult | None = None
     trajectories: list[Trajectory] = field(default_factory=list)
@@ -394,6 +397,27 @@ def _breakaway_from_events(model: IdentifiedModel, runs, options, res: Identific
     res.timings_s['breakaway'] = time.perf_counter() - t0
 
 
+def _stribeck_from_breaks(model: IdentifiedModel, options, res: IdentificationResult):
+    """Give a friction law without a Stribeck term the one its breaks show (``breakaway``).
+
+    Only after a dynamic fit with friction, where the fit has no Stribeck column and the sweeps
+    gave none, for the joints whose breakaway was measured.
+    """
+    f = model.friction
+    if (not res.trajectories or not options.friction or np.any(f.stribeck_nm)
+            or res.breakaway is None or not res.breakaway.measured.any()):
+        return
+    t0 = time.perf_counter()
+    residual = [tr.tau - model.predict(tr.q, tr.qd, tr.qdd) for tr in res.trajectories]
+    res.stribeck_from_breaks = st = stribeck_from_breakaway(
+        f, res.breakaway, [tr.qd for tr in res.trajectories], residual)
+    f.stribeck_nm = np.where(st.adopted, st.amplitude_nm, 0.0)
+    f.stribeck_velocity_rad_s = np.where(st.adopted, st.velocity_rad_s,
+                                         f.stribeck_velocity_rad_s)
+    res.summary_lines.extend(st.summary_lines(model.joint_names))
+    res.timings_s['stribeck_from_breaks'] = time.perf_counter() - t0
+
+
 def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
              options: IdentificationOptions | None = None, progress=None,
              drive_gain_runs=(), given=None) -> IdentificationResult:
@@ -459,6 +483,7 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         record.method = 'static gravity (' + res.gravity.ls.method + ')'
         record.gravity = _gravity_record(res.gravity)
     _breakaway_from_events(model, [*data, *static, *sweeps], options, res)
+    _stribeck_from_breaks(model, options, res)
     if res.gravity is not None:
         record.static = _static_record(res.gravity, res.point_mass)
     if options.effort_unit == 'current':
