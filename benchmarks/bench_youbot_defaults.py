@@ -4,8 +4,8 @@
 
 Offline, on the bags of one ``robot-id demo`` run (DIR/bags/{excitation,static,sweeps,
 validation,force_phase}, DIR/force_script_log.json, DIR/truth/true_parameters.yaml); the demo is
-not run again. For the recipe (the eight flags of docs/youbot.md and config/identification.yaml)
-and for the defaults (options chosen by cross-validation, no flags), and for
+not run again. For the former hand-tuned recipe (eight flags; config/identification.yaml
+until 2026-12-06) and for the defaults (options chosen by cross-validation, no flags), and for
 any further ``--variant NAME=k=v,...``:
 
 - identification: held-out in-motion RMSE / noise per joint (``robot-id validate`` on the
@@ -44,7 +44,7 @@ from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.true_model import load_true_model
 
-# the recipe of docs/youbot.md's identify line (the eight expert flags)
+# the former hand-tuned recipe (eight expert flags; docs/youbot.md lists them)
 RECIPE = IdentificationOptions(
     auto_options=False, rotor_inertia=True, coulomb_asymmetric=True, offset=False,
     stribeck_column=True, derivative_method='savgol', cutoff_hz=25.0, sidecar_window=True,

@@ -135,11 +135,10 @@ def _youbot_identification_options():
 
 
 def demo_identification_options() -> IdentificationOptions:
-    """Return the youBot identification recipe of the package's config/identification.yaml.
+    """Return the youBot identification options of the package's config/identification.yaml.
 
-    Read on the first call: rotor inertia, direction-dependent Coulomb friction and a Stribeck
-    column, no offset, Savitzky-Golay derivatives at 25 Hz inside the excitation periods, joints
-    slower than 0.05 rad/s left out of the fit.
+    Read on the first call: the defaults, with the processing options chosen by cross-validation
+    on the bags (the former hand-tuned recipe is ``benchmarks/bench_youbot_defaults.RECIPE``).
     """
     return dataclasses.replace(_youbot_identification_options())
 
@@ -379,10 +378,7 @@ class Demo:
 
     # --- identification ---------------------------------------------------------------------
     def _identify(self):
-        """Identify with the youBot recipe, validate on the held-out run, save the model file.
-
-        The recipe: config/identification.yaml's.
-        """
+        """Identify with config/identification.yaml's options, validate, save the model file."""
         j = self.robot.joint_names
         static = read_joint_states(self.static_bag, j)
         sweeps = read_joint_states(self.sweep_bag, j)

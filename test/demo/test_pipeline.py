@@ -54,11 +54,9 @@ def test_demo_identification_recipe_is_config_identification_yaml():
         want = None if k in ('cutoff_hz', 'drive_gains_nm_per_a') and not any(
             section[k] if isinstance(section[k], list) else [section[k]]) else section[k]
         assert getattr(opts, k) == want, k
-    # the youBot recipe itself (what the measured results were made with)
-    assert (opts.rotor_inertia, opts.coulomb_asymmetric, opts.offset, opts.stribeck_column) == (
-        True, True, False, True)
-    assert (opts.derivative_method, opts.cutoff_hz, opts.min_velocity_rad_s) == (
-        'savgol', 25.0, 0.05)
+    # no expert flags: every searched option at its default, chosen from the bags
+    assert opts == IdentificationOptions()
+    assert opts.auto_options
 
 
 def test_identification_options_reads_a_node_section_and_names_a_bad_file(tmp_path):
