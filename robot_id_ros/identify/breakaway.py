@@ -29,7 +29,7 @@ Coulomb level, so fs = (friction at the break) - (Coulomb + offset) per directio
 leaves the slow rows out (stick-slip, identify/selection.py) cannot see the bump, and a model
 without it under-predicts the friction of every slow joint by up to fs: on a youBot demo (seed 7)
 the estimator's force error was 1.08x / 1.11x (rest / motion) that of a fit with the Stribeck
-column, and 1.00x / 0.98x with the amplitude from the breaks. Only the Stribeck velocity is
+column, and 1.00x / 0.97x with the amplitude from the breaks. Only the Stribeck velocity is
 chosen, per joint, on the training rows of joints moving at least ``STRIBECK_ROWS_MIN_SPEED_RAD_S``
 (the slow rows the fit left out included: they are what the bump predicts), and the term is kept
 only where it lowers those rows' squared error by more than ``STRIBECK_MIN_IMPROVEMENT``.
