@@ -42,6 +42,7 @@ import numpy as np
 import scipy.stats
 
 from robot_id_ros.identify.options import IdentificationOptions, effort_to_torque
+from robot_id_ros.model.friction import smooth_sign
 
 # a joint rests (recorded velocity exactly 0) at least this long before it breaks free
 MIN_REST_S = 0.02
@@ -239,7 +240,7 @@ def stribeck_from_breakaway(friction, estimate: BreakawayEstimate, qd_runs,
     fs = np.where(estimate.measured, fs, np.nan)
     qd = np.concatenate([np.asarray(q, float) for q in qd_runs])
     r = np.concatenate([np.asarray(x, float) for x in residual_runs])
-    s = np.tanh(qd / friction.sign_velocity_rad_s)
+    s = smooth_sign(qd, friction.sign_velocity_rad_s)
     vs_out, ratio = np.full(n, np.nan), np.full(n, np.nan)
     for j in range(n):
         rows = np.abs(qd[:, j]) >= STRIBECK_ROWS_MIN_SPEED_RAD_S

@@ -225,9 +225,7 @@ def _is_periodic(q, rate):
     if P < 10 or len(q) < 2 * P * 0.98:
         return None
     P = _refine_period(q, P)   # the autocorrelation's period drifts by samples over cycles
-    Pi = int(round(P))
-    starts = [int(round(k * P)) for k in range(int(len(q) // P) + 1)
-              if int(round(k * P)) + Pi <= len(q)]
+    starts, Pi = _cycle_starts(len(q), P)
     if len(starts) < 2:
         starts = [0, len(q) - Pi]
     spread = np.std(q, axis=0).max()
@@ -238,7 +236,13 @@ def _is_periodic(q, rate):
     return P / rate
 
 
-def _settled_cycle(Q, P, cycles) -> int:
+def _cycle_starts(N, P):
+    """Return (the first sample of each whole cycle of ``P`` samples in ``N``, ``P`` rounded)."""
+    Pi = int(round(P))
+    return [int(round(k * P)) for k in range(int(N // P) + 1) if int(round(k * P)) + Pi <= N], Pi
+
+
+def _settled_cycle(Q, P) -> int:
     """Return how many leading cycles of ``Q`` (period ``P`` samples) are a start-up transient.
 
     The exact Fourier derivatives give every cycle the cycles' mean: a first cycle that differs
@@ -249,11 +253,7 @@ def _settled_cycle(Q, P, cycles) -> int:
     more than ``SETTLING_MISMATCH_FACTOR`` times the last two cycles' difference (and more than
     ``SETTLING_MISMATCH_FLOOR_RAD``); at least two cycles stay.
     """
-    if cycles < 3:
-        return 0
-    Pi = int(round(P))
-    starts = [int(round(k * P)) for k in range(cycles)]
-    starts = [s for s in starts if s + Pi <= len(Q)]
+    starts, Pi = _cycle_starts(len(Q), P)
     if len(starts) < 3:
         return 0
     last = Q[starts[-1]:starts[-1] + Pi]
@@ -343,7 +343,7 @@ def _periodic_trajectory(r: _Resampled, options: IdentificationOptions, period, 
     rate = r.rate_hz
     P = period * rate
     # a start-up transient first (it would also pull the period's refinement)
-    first = _settled_cycle(r.Q, P, int(np.floor(len(r.t) / P + 1e-6)))
+    first = _settled_cycle(r.Q, P)
     k0 = int(round(first * P))
     if first:
         r.notes.append(f'{first} leading cycle(s) left out: a start-up transient (the cycle '

@@ -96,7 +96,8 @@ def test_a_fit_without_the_stribeck_column_gets_the_bump_from_the_breaks(fitted_
     arm, res = fitted_without_column
     st, f = res.stribeck_from_breaks, res.model.friction
     assert st is not None
-    truth = 0.5 * (arm.breakaway_pos - arm._fcp + arm.breakaway_neg - arm._fcn)
+    fr = arm.true.friction
+    truth = 0.5 * (arm.breakaway_pos - fr.coulomb_pos_nm + arm.breakaway_neg - fr.coulomb_neg_nm)
     # the three big joints' bumps (0.08-0.16 Nm against 0.02-0.05 Nm of noise) are kept
     assert st.adopted[:3].all(), st.summary_lines(res.model.joint_names)
     k = st.adopted

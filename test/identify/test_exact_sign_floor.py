@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / 'benchmarks'))
 
 from bench_synthetic_arms import ARMS, IN_MOTION_RAD_S, arm_runs  # noqa: E402
 
-from robot_id_ros.identify import identify, validate  # noqa: E402
+from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
 from robot_id_ros.io.model_file import nominal_model  # noqa: E402
 
 
@@ -91,7 +91,7 @@ def test_a_candidate_the_final_fit_cannot_make_fails_in_the_search(ur5):
     # not chosen (before, it was chosen and `identify` then failed on "too little excitation")
     import dataclasses
 
-    from robot_id_ros.identify import IdentificationError, IdentificationOptions
+    from robot_id_ros.identify import IdentificationError
 
     a, _, _ = ur5
     opts = IdentificationOptions(min_velocity_rad_s=0.05)
@@ -113,7 +113,7 @@ def test_every_candidate_is_scored_on_the_same_hold_rows(ur5):
 
     import robot_id_ros.identify.selection as selection
     a, res, _ = ur5
-    options = res.options.__class__()
+    options = IdentificationOptions()
     search = selection._Search(a.robot, [(a.series['train'][0], None)], options, None,
                                selection.CUTOFF_GRID_HZ)
     holds = [np.concatenate(search.signals(dataclasses.replace(options, **kw)).holds)
