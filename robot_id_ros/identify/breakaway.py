@@ -42,7 +42,7 @@ import numpy as np
 import scipy.stats
 
 from robot_id_ros.identify.options import IdentificationOptions, effort_to_torque
-from robot_id_ros.model.friction import smooth_sign
+from robot_id_ros.model.friction import smooth_sign, stribeck_shape
 
 # a joint rests (recorded velocity exactly 0) at least this long before it breaks free
 MIN_REST_S = 0.02
@@ -248,7 +248,7 @@ def stribeck_from_breakaway(friction, estimate: BreakawayEstimate, qd_runs,
             continue
         rj, vj, sj = r[rows, j], qd[rows, j], s[rows, j]
         sse0 = float(np.sum(rj ** 2))
-        sse = [float(np.sum((rj - fs[j] * np.exp(-(vj / v) ** 2) * sj) ** 2))
+        sse = [float(np.sum((rj - fs[j] * stribeck_shape(vj, v) * sj) ** 2))
                for v in STRIBECK_VELOCITY_GRID_RAD_S]
         k = int(np.argmin(sse))
         vs_out[j] = STRIBECK_VELOCITY_GRID_RAD_S[k]

@@ -15,6 +15,7 @@ import scipy.stats
 
 from robot_id_ros.identify.options import IdentificationError
 from robot_id_ros.model.base_parameters import BaseParameters, compute_base_parameters
+from robot_id_ros.model.friction import smooth_sign, stribeck_shape
 from robot_id_ros.model.regressor import Regressor
 
 # a scaled column whose norm is below this fraction of the largest is not excited at all
@@ -168,7 +169,7 @@ def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), kno
     n, p = regressor.n, regressor.p
 
     def stribeck_columns(qd, vs):
-        return np.tanh(qd / sv) * np.exp(-(qd / vs) ** 2)
+        return smooth_sign(qd, sv) * stribeck_shape(qd, vs)
 
     fs_whole = ({vs: column_filter(stribeck_columns(QD, vs)) for vs in stribeck_velocities}
                 if multi and column_filter is not None else None)

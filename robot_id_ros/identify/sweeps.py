@@ -14,7 +14,7 @@ import scipy.optimize
 
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
                                            effort_to_torque)
-from robot_id_ros.model.friction import FrictionModel
+from robot_id_ros.model.friction import FrictionModel, stribeck_shape
 from robot_id_ros.model.robot import RobotModel
 
 # a segment, or the common range of a forward/backward pair, needs at least this many samples
@@ -101,7 +101,7 @@ def _fit_curve(speeds, diffs, stribeck):
     fs, vs = 0.0, _STRIBECK_VELOCITY_DEFAULT_RAD_S
     if stribeck and len(speeds) >= _STRIBECK_MIN_SPEEDS:
         def f(p):
-            return p[0] + p[1] * speeds + p[2] * np.exp(-(speeds / p[3]) ** 2) - diffs
+            return p[0] + p[1] * speeds + p[2] * stribeck_shape(speeds, p[3]) - diffs
         lo, hi = _STRIBECK_VELOCITY_BOUNDS_RAD_S
         r = scipy.optimize.least_squares(f, [fc, fv, 0.0, max(0.5 * speeds.min(), 1e-3)],
                                          bounds=([-np.inf, -np.inf, 0, lo],
@@ -143,7 +143,7 @@ def identify_friction_sweeps(robot: RobotModel, sweeps, options: IdentificationO
         speeds, diffs = np.array(speeds), np.array(diffs)
         fitted.append(robot.joint_names[j])
         fc, fv, stribeck[j], stribeck_v[j] = _fit_curve(speeds, diffs, options.stribeck)
-        pred = fc + fv * speeds + stribeck[j] * np.exp(-(speeds / stribeck_v[j]) ** 2)
+        pred = fc + fv * speeds + stribeck[j] * stribeck_shape(speeds, stribeck_v[j])
         residual[j] = float(np.sqrt(np.mean((diffs - pred) ** 2)))
         a = float(np.mean(asyms)) if asyms else 0.0
         fr.coulomb_pos_nm[j] = fc + a

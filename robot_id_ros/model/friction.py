@@ -40,6 +40,11 @@ def smooth_sign(qd, sign_velocity_rad_s=SIGN_VELOCITY_RAD_S_DEFAULT):
     return np.tanh(np.asarray(qd, dtype=float) / sign_velocity_rad_s)
 
 
+def stribeck_shape(qd, stribeck_velocity_rad_s):
+    """exp(-(qd / vs)^2): the Stribeck bump's shape, 1 at rest, falling with the speed."""
+    return np.exp(-(np.asarray(qd, dtype=float) / stribeck_velocity_rad_s) ** 2)
+
+
 @dataclass
 class FrictionModel:
     """Friction parameters of n joints (arrays of length n, Nm and Nm s/rad)."""
@@ -134,7 +139,7 @@ class FrictionModel:
                + self.coulomb_neg_nm * np.minimum(sc, 0.0)
                + self.viscous_nm_s_rad * qd + self.offset_nm)
         if np.any(self.stribeck_nm):
-            tau = tau + self.stribeck_nm * np.exp(-(qd / self.stribeck_velocity_rad_s) ** 2) * s
+            tau = tau + self.stribeck_nm * stribeck_shape(qd, self.stribeck_velocity_rad_s) * s
         return tau
 
     def friction_bounds(self, qd, stiction_velocity_rad_s):

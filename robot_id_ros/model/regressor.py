@@ -24,7 +24,7 @@ import numpy as np
 import pinocchio as pin
 
 from robot_id_ros.model.friction import (SIGN_VELOCITY_RAD_S_DEFAULT, presliding_state,
-                                         smooth_sign)
+                                         smooth_sign, stribeck_shape)
 from robot_id_ros.model.robot import RobotModel
 
 INERTIAL_NAMES = ('m', 'mx', 'my', 'mz', 'XX', 'XY', 'YY', 'XZ', 'YZ', 'ZZ')
@@ -147,7 +147,7 @@ class Regressor:
             elif k == 'fcn':
                 cols.append(np.minimum(sc, 0.0))
             elif k == 'fs':
-                cols.append(s * np.exp(-(qd / self.options.stribeck_velocity_rad_s) ** 2))
+                cols.append(s * stribeck_shape(qd, self.options.stribeck_velocity_rad_s))
             elif k == 'fo':
                 cols.append(np.ones_like(qd))
         return np.stack(cols, axis=-1) if cols else np.zeros(qd.shape + (0,))
