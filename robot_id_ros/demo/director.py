@@ -55,8 +55,10 @@ ESTIMATOR_LAG_S = 0.1
 class Action:
     """One step of a ForceScript."""
 
-    # 'move', 'trajectory', 'wait', 'tare', 'clear_tare', 'force', 'clear', 'phase_start',
-    # 'phase_end'
+    # 'move', 'trajectory', 'wait', 'at_trajectory_time', 'tare', 'clear_tare', 'force',
+    # 'clear', 'phase_start', 'phase_end'; 'at_trajectory_time' waits until the last
+    # trajectory's own time (s from its start) reaches ``value``, its duration_s is the planned
+    # wait (for the script's length)
     kind: str
     duration_s: float = 0.0
     value: object = None
@@ -96,17 +98,21 @@ class ForceScript:
         acts += [Action('move', 4.0, q_start), Action('wait', 1.5), Action('clear_tare'),
                  Action('wait', 0.3), Action('trajectory', 0.0, (trajectory, periods * T)),
                  Action('phase_start', value=('motion_free', 'contact-free motion')),
-                 Action('wait', T - 0.3), Action('phase_end'),
+                 Action('at_trajectory_time', T, T), Action('phase_end'),
                  Action('phase_start', value=('motion', 'motion with forces'))]
+        # each force on and off at its planned trajectory time, not after the waits before it: a
+        # service call's latency (seconds of sim time on a loaded machine) would otherwise move
+        # every later force to another point of the path than the one planned for it
         t = T   # trajectory time now
         plan = motion_force_plan(robot, trajectory, T, periods * T - 0.5, MOTION_FORCES_N, hold_s,
                                  gap_s)
         for t_on, f in plan[:(4 if quick else 8)]:
-            acts += [Action('wait', t_on - t), Action('force', hold_s, np.array(f, float)),
-                     Action('clear', gap_s)]
-            t = t_on + hold_s + gap_s
-        acts += [Action('wait', max(periods * T - t, 0.0)), Action('phase_end'),
-                 Action('wait', 0.5)]
+            acts += [Action('at_trajectory_time', t_on - t, t_on),
+                     Action('force', 0.0, np.array(f, float)),
+                     Action('at_trajectory_time', hold_s, t_on + hold_s), Action('clear')]
+            t = t_on + hold_s
+        acts += [Action('at_trajectory_time', max(periods * T - t, 0.0), periods * T),
+                 Action('phase_end'), Action('wait', 0.5)]
         return cls(acts)
 
     def duration_s(self):
@@ -262,6 +268,7 @@ class Director:
         self._est_source_ns = []       # the writer's source timestamp of each estimate, wall ns
         self.progress = progress
         self._phase_open = None
+        self._trajectory_start_ns = None   # ns, the start of the last trajectory sent
         self._ctx = Context()
         rclpy.init(context=self._ctx, domain_id=domain_id)
         self.node = Node('demo_director', context=self._ctx, parameter_overrides=[
@@ -412,7 +419,15 @@ class Director:
         traj, length_s = a.value
         motion = ExcitationMotion(traj, length_s / traj.period_s)
         start = self.commander.send_motion(motion, lead_s=TRAJECTORY_LEAD_S)
+        self._trajectory_start_ns = start
         self.wait_s((start - self.commander.now_ns()) * 1e-9)
+
+    def _at_trajectory_time(self, a):
+        if self._trajectory_start_ns is None:
+            raise OperationError("demo director: an 'at_trajectory_time' action before any "
+                                 "'trajectory' action: put the trajectory first", 'director')
+        self.commander.wait_until_time(self._trajectory_start_ns + int(a.value * 1e9),
+                                       clock_only=True)
 
     def _tare(self, a):
         self.wait_for_estimator(a.kind)
@@ -451,7 +466,8 @@ class Director:
                                  f'{STARTUP_TIMEOUT_S:g} s', 'director')
         self.set_real_time_factor(real_time_factor)
         handlers = {'move': self._move, 'trajectory': self._trajectory,
-                    'wait': lambda a: self.wait_s(a.duration_s), 'tare': self._tare,
+                    'wait': lambda a: self.wait_s(a.duration_s),
+                    'at_trajectory_time': self._at_trajectory_time, 'tare': self._tare,
                     'clear_tare': self._tare, 'force': self._force, 'clear': self._clear,
                     'phase_start': self._phase_start, 'phase_end': self._phase_end}
         total = script.duration_s()

@@ -243,13 +243,17 @@ def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, 
                           Action('phase_start', value=('rest', 'rest')),
                           Action('force', 0.5, np.array([0.0, 0.0, 5.0])),
                           Action('clear', 0.3), Action('phase_end'),
-                          Action('trajectory', 0.0, (traj, 1.0)), Action('wait', 1.0),
-                          Action('clear_tare')])
+                          Action('trajectory', 0.0, (traj, 1.0)),
+                          Action('at_trajectory_time', 0.6, 0.6),
+                          Action('force', 0.0, np.array([0.0, 5.0, 0.0])),
+                          Action('at_trajectory_time', 0.3, 0.9), Action('clear'),
+                          Action('wait', 0.1), Action('clear_tare')])
     try:
         with Director(ros_domain_id, robot, 'youbot_sim', progress=None,
                       follow_estimator=False) as director:
             log = director.play(script, 4.0)
             q = director.commander.latest().q
+            start_s = director._trajectory_start_ns * 1e-9
     finally:
         sim.send_signal(signal.SIGINT)
         sim.wait(timeout=10)
@@ -266,6 +270,12 @@ def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, 
     t = np.array(log.true_t_s)
     applied = np.all(np.abs(forces - [0.0, 0.0, 5.0]) < 1e-6, axis=1)
     assert applied.any() and np.all((t[applied] >= phase.t0_s) & (t[applied] <= phase.t1_s))
+    # the force in motion goes on at 0.6 s and off at 0.9 s of the trajectory's own time, not
+    # before (later by the message's or the service's latency only)
+    on = np.all(np.abs(forces - [0.0, 5.0, 0.0]) < 1e-6, axis=1)
+    assert on.any()
+    assert start_s + 0.6 - 1e-6 <= t[on][0] < start_s + 0.6 + 2.0
+    assert start_s + 0.9 - 0.011 <= t[on][-1] < start_s + 0.9 + 3.0    # 200 Hz samples
 
 
 def test_the_lead_covers_half_a_second_of_wall_time_at_the_clock_rate(rig_factory):
