@@ -1,10 +1,16 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The demo's force script puts each force in motion at its planned point of the path."""
+"""The demo's force script puts each force in motion at its planned point of the path (and
+says so when a trajectory time comes before any trajectory)."""
+from types import SimpleNamespace
+
 import numpy as np
+import pytest
 
 from robot_id_ros import record as rec
-from robot_id_ros.demo.director import MOTION_FORCES_N, ForceScript, motion_force_plan
+from robot_id_ros.demo.director import (MOTION_FORCES_N, Action, Director, ForceScript,
+                                        motion_force_plan)
+from robot_id_ros.errors import OperationError
 from robot_id_ros.model.robot import youbot_model
 
 
@@ -43,3 +49,9 @@ def test_motion_forces_go_on_and_off_at_their_planned_trajectory_times():
     # the planned waits add up to the trajectory's length (the script's length estimate)
     waits = sum(a.duration_s for a in motion if a.kind == 'at_trajectory_time')
     assert abs(waits - 2 * T) < 1e-9
+
+
+def test_a_trajectory_time_before_any_trajectory_is_a_clear_error():
+    with pytest.raises(OperationError, match="before any 'trajectory' action"):
+        Director._at_trajectory_time(SimpleNamespace(_trajectory_start_ns=None),
+                                     Action('at_trajectory_time', 1.0, 1.0))
