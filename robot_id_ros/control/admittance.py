@@ -26,12 +26,14 @@ class ForceInput:
         sigma_n: (3,) the estimate's standard deviation per axis, N.
         collision: a collision flag (an external safety signal; the estimator's flag where
             ``ControllerConfig.estimator_collision``): the controller stops until re-enabled.
+        frame_id: the frame the force is in (None: not said; not checked).
     """
 
     stamp_s: float
     force_n: np.ndarray
     sigma_n: np.ndarray
     collision: bool = False
+    frame_id: str | None = None
 
     @classmethod
     def from_estimate(cls, result, stamp_s: float | None = None) -> ForceInput:
@@ -49,7 +51,8 @@ class ForceInput:
         if not (np.all(np.isfinite(force)) and np.all(np.isfinite(var))):
             raise InputError('estimate is not finite: the controller does not use it', 'estimate')
         t = result.stamp_ns * 1e-9 if stamp_s is None else float(stamp_s)
-        return cls(t, force, np.sqrt(np.maximum(var, 0.0)), bool(result.collision))
+        return cls(t, force, np.sqrt(np.maximum(var, 0.0)), bool(result.collision),
+                   result.frame_id)
 
 
 def unit(v) -> np.ndarray:

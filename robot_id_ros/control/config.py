@@ -98,6 +98,22 @@ class ControllerConfig:
         0.25, 'a joint this far from its reference (beyond its reference speed times the '
         "measurement's age) has been moved by a push its drive cannot hold: stop until "
         're-enabled, the set point where the arm is', unit='rad', lo=0.01, hi=3.0)
+    max_stamp_ahead_s: float = setting(
+        0.05, 'an estimate or a joint state stamped more than this ahead of the clock is not '
+        'used (an estimate: stop and hold; a forged stamp would never go stale)', unit='s',
+        lo=0.0, hi=10.0)
+    joint_state_timeout_s: float = setting(
+        0.1, 'stop and hold (braking from the reference) when the newest usable joint state is '
+        'older than this, or when a rejected stream of them was taken as the new start within '
+        'it; enabling is refused while the joint states are absent, stale or had a rejection '
+        'within it', unit='s', lo=0.001, hi=10.0)
+    joint_state_speed_factor: float = setting(
+        2.0, "a joint state whose joints moved farther since the last usable one than this "
+        "times the URDF joint speed limits times the stamp difference (plus "
+        "joint_state_allowance_rad) is not used, and counted", lo=1.0, hi=100.0)
+    joint_state_allowance_rad: float = setting(
+        0.005, 'what a joint may move between two joint states on top of the speed limit '
+        '(noise, stamp jitter)', unit='rad', lo=0.0, hi=1.0)
     time_jump_s: float = setting(
         0.2, 'a control step this long, or time going backwards, is a time jump: stop until '
         're-enabled', unit='s', lo=0.001, hi=60.0)

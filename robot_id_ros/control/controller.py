@@ -25,13 +25,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_id_ros.control.admittance import (ForceInput, admittance_velocity, pressing_force_n,
-                                             sigma_along_n, unit, used_axes)
+from robot_id_ros.control.admittance import ForceInput, admittance_velocity, used_axes
 from robot_id_ros.control.config import MODES, ControllerConfig
-from robot_id_ros.control.contact_model import ContactModel, fuse
+from robot_id_ros.control.contact_model import ContactModel
+from robot_id_ros.control.force_hold import ForceHold
+from robot_id_ros.control.input_checks import JointStateCheck
 from robot_id_ros.control.kinematics import ToolVelocityMap
 from robot_id_ros.control.safety import (SafetyMonitor, keep_in_box, limit_joint_speed,
                                          limit_velocity)
+from robot_id_ros.control.setpoint_guard import limit_reference
 from robot_id_ros.errors import InputError
 from robot_id_ros.model.robot import RobotModel
 
@@ -45,39 +47,6 @@ __all__ = ['Command', 'ForceController', 'ForceInput', 'SETPOINT_LEAD_STEPS']
 # reach as ~8 N. With two steps a set point replaces the previous one mid-way, velocity
 # continuous.
 SETPOINT_LEAD_STEPS = 2
-# force_hold: beyond force_max_lead_m (and the distance to the set force) the reference moves
-# along force_axis at this fraction of the admittance velocity
-LEAD_CREEP = 0.1
-# force_hold with a fitted contact line: the reference may lead the measured tool along
-# force_axis by this multiple of the tool's distance to the set force on that line (plus
-# force_max_lead_m while the tool is not moving towards it). The position drives need a position
-# error to make the torque of a larger force (their P term's compliance, joints sticking within
-# their integral's dead band): leading by the distance alone, the step 5 -> 10 N crawled in for
-# 1.5 s and overshot by ~1.8 N (force_max_lead_m x the contact stiffness) when the joints broke
-# free. The lead shrinks four times as fast as the distance, to nothing at the set force.
-LEAD_OVERDRIVE = 4.0
-# the tool moves towards the reference when its filtered speed along force_axis (time constant
-# TOOL_SPEED_FILTER_S) is above MOVING_M_S: the breakaway lead force_max_lead_m is dropped then,
-# and a reference beyond its bound is pulled back to it within PULL_BACK_S (the drives' integral
-# would carry the tool past the set force to it)
-MOVING_M_S = 2e-4
-TOOL_SPEED_FILTER_S = 0.02
-PULL_BACK_S = 0.05
-# force_hold: the contact line is fitted on estimates of at least this fraction of the set force
-# (a moving arm's estimate in free space can read a steady bias of ~0.8 N beyond 3 sigma: seed 7
-# of the simulated youBot; fitted, those samples flattened the line to 210 N/m on a 2 kN/m plane)
-FIT_MIN_FRACTION = 0.3
-# force_hold without dither: the contact line is fitted on a press at the approach speed
-# (force_admittance_m_s_n x set force, kept until the estimate reads the set force) and a release
-# at that speed until the pressing force is PROBE_RELEASE_FRACTION of the set force. Without
-# dither the estimate is informative only while the joints move (frozen within the stiction band
-# while they rest, ~1.6 N of sigma against ~0.2 N): crawling in at the admittance law's speed
-# the joints stuck, no line was fitted and the hold stayed 1-2 N off on 3 of 6 simulated arms.
-# The two legs at one speed cancel the fit's biases odd in the velocity (the estimate's lag, read
-# 0.3-0.6 N low pressing in at ~5 mm/s, the surface's damping): pressed only, the line read low
-# and the hold sat 0.2-1.25 N above the set force. Half the set force: the release leg spans
-# about the press leg's fitted range (above FIT_MIN_FRACTION) and keeps the contact.
-PROBE_RELEASE_FRACTION = 0.5
 # after a stop the arm rests when no joint moved more than REST_STEP_RAD in a step for REST_S;
 # the held set point then relaxes to it (``stop_relax_s``) until within RELAXED_RAD
 REST_STEP_RAD = 2e-5
@@ -144,27 +113,36 @@ class Command:
     ramp: float
 
 
-class ForceController:
+class ForceController(ForceHold):
     """Admittance control on the estimated tool force; see the module docstring.
 
     Args:
-        robot: the arm's model (kinematics only).
+        robot: the arm's model (kinematics, joint limits).
         config: settings (None: the defaults).
+        frame_id: the frame estimates must come in (None: the URDF root, the base frame the
+            estimator publishes in with ``frame: base``).
 
     Raises:
         InputError: invalid settings.
     """
 
-    def __init__(self, robot: RobotModel, config: ControllerConfig | None = None):
+    def __init__(self, robot: RobotModel, config: ControllerConfig | None = None,
+                 frame_id: str | None = None):
+        from robot_id_ros.estimate.mapping import root_frame_name
         self.robot = robot
         self.n = robot.n
         self.config = (config or ControllerConfig()).validated()
+        self.frame_id = root_frame_name(robot.model) if frame_id is None else frame_id
+        c = self.config
+        self.joints = JointStateCheck(
+            np.asarray(robot.limits.velocity_rad_s, dtype=float) * c.joint_state_speed_factor,
+            c.joint_state_allowance_rad, c.joint_state_timeout_s, c.max_stamp_ahead_s)
         self.kin = ToolVelocityMap(robot, self.config.jacobian_damping,
                                    self.config.min_singular_value)
         margin = self.config.joint_limit_margin_rad
         self.lower = np.asarray(robot.limits.lower_rad, dtype=float) + margin
         self.upper = np.asarray(robot.limits.upper_rad, dtype=float) - margin
-        self.safety = SafetyMonitor(self.config)
+        self.safety = SafetyMonitor(self.config, self.frame_id)
         self.enabled = False
         self.state = 'disabled'
         self.mode = self.config.mode
@@ -178,6 +156,8 @@ class ForceController:
         self._sent_hold = False      # the last hold set point after a disable was sent
         self._rest_since = None      # stopped: since when the measured joints have been still
         self._q_last = None          # stopped: the measured joints at the last step
+        self._q_start = None         # the reference at the start of this step
+        self._arm = (None, 0.0)      # (trusted measured joints moved on to now, their age s)
         self.contact = ContactModel()
         self.pressing_n = None       # force_hold: (estimated, used) pressing force, N
         self._line_n = None          # ... the contact line's, N (None: no line)
@@ -254,7 +234,8 @@ class ForceController:
 
         Args:
             t_s: now, s (the clock the estimates are stamped on).
-            q_meas_rad: (n,) measured joint angles, rad.
+            q_meas_rad: (n,) measured joint angles, rad: offered to ``joints`` (a joint state
+                that jumped is not used: the newest accepted one is).
             inp: the newest estimate (None before the first).
             q_stamp_s: the time ``q_meas_rad`` was measured, s (default ``t_s``): a stop
                 brakes from the measured joints moved on to ``t_s`` with the reference velocity.
@@ -263,26 +244,43 @@ class ForceController:
             ``Command``.
         """
         t_s = float(t_s)
+        self.joints.offer(q_meas_rad, t_s if q_stamp_s is None else q_stamp_s, t_s)
+        q_meas, untrusted = self.joints.q, self.joints.problem(t_s)
         dt = None if self._t_prev is None else t_s - self._t_prev
         self._t_prev = t_s
-        reason = self.safety.reason(t_s, dt, inp, used_axes(self.mode, self.config))
+        reason = self.safety.reason(t_s, dt, inp, used_axes(self.mode, self.config)) or untrusted
         if not self.enabled:
             reason = 'disabled'
         step = dt if dt is not None and 0.0 < dt <= self.config.time_jump_s else 0.0
         if self.q_ref is None:
-            if not self.enabled:
-                return self._idle(t_s, q_meas_rad, reason)
-            self.q_ref = np.clip(np.asarray(q_meas_rad, dtype=float), self.lower, self.upper)
-        age = 0.0 if q_stamp_s is None else min(max(t_s - q_stamp_s, 0.0), 0.1)
-        if reason is None and self.state == 'running' and self._gave_way(q_meas_rad, age):
+            refused = self.joints.problem(t_s, strict=True)
+            if not self.enabled or refused:
+                return self._idle(t_s, q_meas_rad if q_meas is None else q_meas,
+                                  reason if not self.enabled else refused)
+            self.q_ref = np.clip(q_meas, self.lower, self.upper)
+        age = min(max(t_s - self.joints.stamp_s, 0.0), 0.1)
+        if reason is None and self.state == 'running' and self._gave_way(q_meas, age):
             self.safety.latch('joint gave way')
             reason = self.safety.latched
         if reason is None and self.state in ('stopping', 'stopped', 'disabled'):
             self._t_ramp = t_s           # resume through the ramp
+        # every new reference is limited from this one (``setpoint_guard``)
+        self._q_start = self.q_ref.copy()
+        self._arm = (None if untrusted else q_meas + self.qd_ref * age, age)
         if reason is not None:
-            return self._stop(t_s, step, reason,
-                              np.asarray(q_meas_rad, dtype=float) + self.qd_ref * age)
-        return self._run(t_s, step, inp, q_meas_rad)
+            return self._stop(t_s, step, reason, self._arm[0])
+        return self._run(t_s, step, inp, q_meas)
+
+    def enable_problem(self, t_s: float) -> str | None:
+        """Return why enabling now would be refused (the joint states), or None."""
+        return self.joints.problem(float(t_s), strict=True)
+
+    def _limit_reference(self, dt):
+        """Keep the new reference within the joint speed limit (or the arm's reach) and the box."""
+        c = self.config
+        self.q_ref = limit_reference(
+            self._q_start, self.q_ref, dt, c.max_joint_speed_rad_s, self.kin.tool_position_m,
+            (np.asarray(c.workspace_min_m), np.asarray(c.workspace_max_m)), *self._arm)
 
     def _gave_way(self, q_meas, age_s) -> bool:
         """Return whether a joint is farther from its reference than the drives can explain.
@@ -302,109 +300,6 @@ class ForceController:
         q = np.asarray(q_meas, dtype=float)
         return Command(t_s, q, np.zeros(self.n), False, 'disabled', reason, np.zeros(3),
                        np.zeros(3), 0.0)
-
-    def _pressing(self, t_s, inp, q_meas):
-        """Return the pressing force to act on in force_hold, N.
-
-        The estimate, fused with the contact's force-position line (``contact_model``) where
-        ``force_contact_model``.
-        """
-        d = unit(self.config.force_axis)
-        est = pressing_force_n(inp.force_n, d)
-        used = est
-        if self.config.force_contact_model:
-            s = float(d @ self.kin.tool_position_m(q_meas))
-            sigma = sigma_along_n(inp.sigma_n, d)
-            self.contact.add(t_s, s, est, sigma,
-                             FIT_MIN_FRACTION * self.config.force_setpoint_n)
-            line = self.contact.predict(s)
-            self._line_n = None if line is None else line[0]
-            used = fuse(est, sigma, line)[0]
-        self.pressing_n = (est, used)
-        return used
-
-    def _lead_along(self, d, q_meas) -> float:
-        """Return how far the reference's tool is ahead of the measured one along ``d``, m."""
-        return float(d @ (self.kin.tool_position_m(self.q_ref) -
-                          self.kin.tool_position_m(q_meas)))
-
-    def _tool_speed_along(self, d, q_meas, dt) -> float:
-        """Return the measured tool speed along ``d`` (filtered over TOOL_SPEED_FILTER_S), m/s."""
-        s_now = float(d @ self.kin.tool_position_m(q_meas))
-        if self._s_prev is not None and dt > 0.0:
-            a = min(1.0, dt / TOOL_SPEED_FILTER_S)
-            self._s_speed += a * ((s_now - self._s_prev) / dt - self._s_speed)
-        self._s_prev = s_now
-        return self._s_speed
-
-    def _no_windup(self, v, q_meas, dt):
-        """Return ``v`` with its part along force_axis kept within the lead bounds (force_hold).
-
-        The reference's lead over the measured tool along force_axis stays within
-        ``force_max_lead_m`` of zero; with a fitted contact line, within ``force_max_lead_m``
-        plus LEAD_OVERDRIVE x the distance to where the line gives the set force, in that
-        distance's direction. Beyond a bound the reference only creeps on (LEAD_CREEP: a stuck
-        arm does not wind it up, and one whose drive errors sit in their integral's dead band
-        still gets there). While the tool moves towards the reference the breakaway part
-        ``force_max_lead_m`` is dropped and a reference beyond the bound is pulled back to it
-        (PULL_BACK_S): the drives' integral would otherwise carry the tool past the set force.
-        """
-        d = unit(self.config.force_axis)
-        lead = self._lead_along(d, q_meas)
-        speed = self._tool_speed_along(d, q_meas, dt)
-        along = float(d @ v)
-        margin = self.config.force_max_lead_m
-        k = self.contact.stiffness_n_m
-        line = k is not None and self.pressing_n is not None
-        if line and speed * lead > 0.0 and abs(speed) > MOVING_M_S:
-            margin = 0.0
-        hi, lo = margin, -margin
-        if line:
-            to_target = (self.config.force_setpoint_n - self.pressing_n[1]) / k
-            hi += LEAD_OVERDRIVE * max(to_target, 0.0)
-            lo += LEAD_OVERDRIVE * min(to_target, 0.0)
-        out = np.asarray(v, dtype=float)
-        if (lead > hi and along > 0.0) or (lead < lo and along < 0.0):
-            out = out - (1.0 - LEAD_CREEP) * along * d
-            along *= LEAD_CREEP
-        if line and lead > hi:
-            out = out - ((lead - hi) / PULL_BACK_S) * d
-        elif line and lead < lo:
-            out = out + ((lo - lead) / PULL_BACK_S) * d
-        return out
-
-    def _probe_velocity(self, v, ramp, q_meas, dt):
-        """Return ``v`` with its part along force_axis that of the contact probe (no dither).
-
-        'press': the approach speed (force_admittance_m_s_n x set force) into the surface until
-        the estimate reads the set force; 'release': that speed back out until the contact
-        line fitted on the press (the fused force before there is a line) gives
-        PROBE_RELEASE_FRACTION of the set force; then the admittance law with the line
-        (``_no_windup``). Both legs are fitted while the joints move (PROBE_RELEASE_FRACTION's
-        comment). A press whose tool stops following (its filtered speed along force_axis at
-        most MOVING_M_S while the reference leads it by more than ``force_max_lead_m``: a
-        blocked tool, a contact much stiffer than the drives) ends the probe: the admittance
-        law's lead bound takes over and the reference does not wind up.
-        """
-        c = self.config
-        d = unit(c.force_axis)
-        lead = self._lead_along(d, q_meas)
-        speed_m_s = self._tool_speed_along(d, q_meas, dt)
-        if self._probe == 'press' and lead > c.force_max_lead_m and speed_m_s <= MOVING_M_S:
-            self._probe = None         # from the next step on, the admittance law's lead bound
-            return v
-        est, used = self.pressing_n
-        if self._probe == 'press' and est >= c.force_setpoint_n:
-            self._probe = 'release'
-        if self._probe == 'release' and self._line_n is not None:
-            used = self._line_n        # the line alone: a frozen estimate does not end the leg
-        if self._probe == 'release' and used <= PROBE_RELEASE_FRACTION * c.force_setpoint_n:
-            self._probe = None
-            return v
-        speed = c.force_admittance_m_s_n * c.force_setpoint_n * ramp
-        if self._probe == 'release':
-            speed = -speed
-        return np.asarray(v, dtype=float) + (speed - float(d @ v)) * d
 
     def _run(self, t_s, dt, inp, q_meas):
         c = self.config
@@ -430,6 +325,7 @@ class ForceController:
         qd = limit_joint_speed(np.where(at_limit, 0.0, jv.qd_rad_s), c.max_joint_speed_rad_s,
                                np.where(at_limit, 0.0, jv.orientation_rad_s))
         self.q_ref = np.clip(self.q_ref + qd * dt, self.lower, self.upper)
+        self._limit_reference(dt)
         self.qd_ref = qd
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ qd
         self._fade_dither(dt)
@@ -451,7 +347,7 @@ class ForceController:
         if not self._sigmas or self._sigmas[-1][0] != t:
             self._sigmas.append((t, np.asarray(inp.sigma_n, dtype=float)))
         sigma = np.min([sg for _, sg in self._sigmas], axis=0)
-        return ForceInput(inp.stamp_s, inp.force_n, sigma, inp.collision)
+        return ForceInput(inp.stamp_s, inp.force_n, sigma, inp.collision, inp.frame_id)
 
     def _fade_dither(self, dt):
         """Switch the per-joint dither off on joints the reference moves, on on resting ones.
@@ -479,9 +375,11 @@ class ForceController:
     def _stop(self, t_s, dt, reason, q_meas):
         c = self.config
         if self.state == 'running':
-            # brake from where the arm is (a streamed reference may run ahead of it)
+            # brake from where the arm is (a streamed reference may run ahead of it), where the
+            # joint states are trusted; from the reference otherwise
             self._stop_from = (self.qd_ref.copy(), t_s)
-            self.q_ref = np.clip(np.asarray(q_meas, dtype=float), self.lower, self.upper)
+            if q_meas is not None:
+                self.q_ref = np.clip(np.asarray(q_meas, dtype=float), self.lower, self.upper)
         if self._stop_from is not None and c.stop_time_s > 0.0:
             qd0, t0 = self._stop_from
             left = max(0.0, 1.0 - (t_s - t0) / c.stop_time_s)
@@ -490,8 +388,9 @@ class ForceController:
             self.qd_ref = np.zeros(self.n)
         self.q_ref = np.clip(self.q_ref + self.qd_ref * dt, self.lower, self.upper)
         moving = bool(np.any(self.qd_ref != 0.0))
-        if not moving and self._relax_hold(t_s, dt, q_meas):
+        if not moving and q_meas is not None and self._relax_hold(t_s, dt, q_meas):
             self._sent_hold = False          # the relaxing hold set point is sent, enabled or not
+        self._limit_reference(dt)
         self.state = 'stopping' if moving else 'stopped'
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ self.qd_ref
         cmd = self._command(t_s, dt, 0.0, reason, np.zeros(3), dither=False)
@@ -549,6 +448,9 @@ class ForceController:
                 q = q + a * math.sin(phase)
                 qd = qd + a * w * math.cos(phase)
         q = np.clip(q, self.lower, self.upper)
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+            self.safety.latch('set point not finite')     # never sent: hold the reference
+            q, qd, reason = self.q_ref.copy(), np.zeros(self.n), self.safety.latched
         return Command(t_next, q, qd, True, self.state, reason, self.v_ref.copy(),
                        np.asarray(unreachable, dtype=float), ramp)
 

@@ -2,19 +2,24 @@
 # SPDX-License-Identifier: Apache-2.0
 """Safety of the force controller: the reasons to stop, and the limits of a commanded velocity.
 
-Stop reasons: not enabled, no or a stale estimate, the estimate's standard deviation above the
-bound on an axis the mode uses, a collision (an estimated force above ``collision_force_n``, or
-the input's collision flag: an external safety signal, or the estimator's contact flag where
-``estimator_collision``), a joint that gave way (farther from its reference than
-``max_joint_deviation_rad``: a push beyond its drive's torque limit moved it), a time jump,
-shutdown. The last four latch: motion resumes only after the controller is enabled again. The
-others clear themselves; motion then resumes through the ramp.
+Stop reasons: not enabled, no estimate, an estimate that cannot be used (not finite, stale,
+stamped ahead of the clock, in another frame: ``input_checks.estimate_problem``), joint states
+that cannot be relied on (``input_checks.JointStateCheck``), the estimate's standard deviation
+above the bound on an axis the mode uses, a collision (an estimated force above
+``collision_force_n``, or the input's collision flag: an external safety signal, or the
+estimator's contact flag where ``estimator_collision``), a joint that gave way (farther from its
+reference than ``max_joint_deviation_rad``: a push beyond its drive's torque limit moved it), a
+time jump, shutdown, a set point that is not finite. The last five latch: motion resumes only
+after the controller is enabled again. The others clear themselves; motion then resumes
+through the ramp.
 """
 from __future__ import annotations
 
 import numpy as np
 
-LATCHED = ('collision', 'joint gave way', 'time jump', 'shutdown')
+from robot_id_ros.control.input_checks import estimate_problem
+
+LATCHED = ('collision', 'joint gave way', 'time jump', 'shutdown', 'set point not finite')
 
 
 class SafetyMonitor:
@@ -22,10 +27,12 @@ class SafetyMonitor:
 
     Args:
         config: ``ControllerConfig``.
+        frame_id: the frame estimates must come in (None: not checked).
     """
 
-    def __init__(self, config):
+    def __init__(self, config, frame_id: str | None = None):
         self.config = config
+        self.frame_id = frame_id
         self.latched = None          # a latched reason, cleared by ``clear``
         self._sigma_since = None     # since when the sigma has been above its bound, s
 
@@ -50,15 +57,17 @@ class SafetyMonitor:
         c = self.config
         if dt_s is not None and (dt_s < 0.0 or dt_s > c.time_jump_s):
             self.latch('time jump')
-        if inp is not None and (inp.collision or
-                                np.linalg.norm(inp.force_n) > c.collision_force_n):
+        problem = None if inp is None else estimate_problem(
+            inp, t_s, c.stale_timeout_s, c.max_stamp_ahead_s, self.frame_id)
+        if problem in (None, 'stale estimate') and inp is not None and (
+                inp.collision or np.linalg.norm(inp.force_n) > c.collision_force_n):
             self.latch('collision')
         if self.latched is not None:
             return self.latched
         if inp is None:
             return 'no estimate'
-        if t_s - inp.stamp_s > c.stale_timeout_s:
-            return 'stale estimate'
+        if problem is not None:
+            return problem
         if np.any(used) and float(np.max(inp.sigma_n[used])) > c.sigma_limit_n:
             # a single sample's spike (the lag variance at a force step) is not a reason; a
             # sigma above the bound for as long as an estimate may be stale is

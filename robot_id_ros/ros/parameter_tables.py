@@ -164,11 +164,30 @@ def force_controller_parameters() -> dict:
         'control_rate_hz': (100.0, float_desc(
             'rate of the control step (ROS time: sim time under use_sim_time), Hz', 1.0,
             1000.0, True)),
-        **settings_table(ControllerConfig),
+        'wrench_frame_id': ('', desc(
+            "the frame_id the wrench and wrench_std must carry: any other, or none, stops and "
+            "holds ('' = the model's URDF root, the frame wrench_estimator publishes in with "
+            'frame: base)', True)),
+        **_number_arrays_any_type(settings_table(ControllerConfig)),
     }
+
+
+def _number_arrays_any_type(table) -> dict:
+    """Return ``table`` with its writable number arrays typed dynamically.
+
+    rclpy types an array parameter by its default (``[1.0, 1.0, 1.0]``: a double array) and
+    refuses an integer array such as ``ros2 param set ... guide_axes '[0, 1, 0]'``; the node
+    checks the values itself (``FORCE_CONTROLLER_ARRAYS``).
+    """
+    for name, (default, descriptor) in table.items():
+        if isinstance(default, list) and not descriptor.read_only:
+            descriptor.dynamic_typing = True
+    return table
 
 
 FORCE_CONTROLLER_NODE_ONLY = frozenset({
     'model_file', 'command_interface', 'command_topic', 'position_command_topic',
-    'control_rate_hz'})
+    'control_rate_hz', 'wrench_frame_id'})
+# the writable number-array parameters (typed dynamically: the node checks their values)
+FORCE_CONTROLLER_ARRAYS = ('guide_axes', 'force_axis', 'dither_amplitude_rad', 'dither_null_rad')
 FORCE_CONTROLLER_INTERFACES = ('trajectory', 'brics_position')

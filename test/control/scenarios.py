@@ -7,6 +7,7 @@ hand guiding and drift are the demo stage's (``robot_id_ros.demo.force_control_s
 test arm. Every figure is measured on the simulator's truth: the tool's true motion, the plane's
 true force, the true wrench of the hand.
 """
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -142,8 +143,38 @@ def moving_loop(seed=SEED, **changes):
     return loop
 
 
+# the bad inputs ``safety_stop`` feeds the controller from the cause on, instead of the estimate
+BAD_INPUTS = {
+    'nan_wrench': lambda inp, t: replace(inp, force_n=np.full(3, np.nan)),
+    'nan_sigma': lambda inp, t: replace(inp, sigma_n=np.array([0.3, np.nan, 0.3])),
+    'future_stamp': lambda inp, t: replace(inp, stamp_s=t + 3600.0),
+    'foreign_frame': lambda inp, t: replace(inp, frame_id='arm_link_5'),
+    'no_frame': lambda inp, t: replace(inp, frame_id=''),
+}
+
+
+def feed_bad_input(loop, t_from_s, cause):
+    """From ``t_from_s`` on, ``loop``'s controller gets ``BAD_INPUTS[cause]`` of each estimate.
+
+    'future_stamp' is one estimate stamped an hour ahead and nothing after it (as a peer
+    publishing once would make it the newest).
+    """
+    step, first = loop.controller.step, []
+
+    def fed(t_s, q, inp, q_stamp_s=None):
+        if t_s >= t_from_s - 1e-9 and inp is not None:
+            if cause == 'future_stamp':
+                first.append(first[0] if first else BAD_INPUTS[cause](inp, t_s))
+                inp = first[-1]
+            else:
+                inp = BAD_INPUTS[cause](inp, t_s)
+        return step(t_s, q, inp, q_stamp_s)
+    loop.controller.step = fed
+
+
 def safety_stop(cause, seed=SEED, watch_s=WATCH_S, **changes):
-    """Stop the moving tool by ``cause`` ('stale', 'collision', 'disable'); the hand pushes on.
+    """Stop the moving tool by ``cause`` ('stale', 'collision', 'disable' or one of
+    ``BAD_INPUTS``); the hand pushes on.
 
     Args:
         cause: what stops it.
@@ -160,7 +191,8 @@ def safety_stop(cause, seed=SEED, watch_s=WATCH_S, **changes):
         end of the window), held (from 0.1 s after the cause on, the controller's set point
         only ever came closer to the measured joints: it holds the arm where it rests and never
         pulls it anywhere), gap_rad (the largest joint offset of the set point from the measured
-        joints at 0.1 s after the cause and at the end).
+        joints at 0.1 s after the cause and at the end), reasons (the controller's stop reasons
+        from the cause on).
     """
     loop = moving_loop(seed, **changes)
     speed0 = float(np.linalg.norm(loop.tool_state()[1]))
@@ -172,6 +204,8 @@ def safety_stop(cause, seed=SEED, watch_s=WATCH_S, **changes):
         t_cause = t1 + loop.controller.config.stale_timeout_s
     elif cause == 'collision':
         script.collision = lambda t: t >= t1
+    elif cause in BAD_INPUTS:
+        feed_bad_input(loop, t1, cause)
     else:
         script.at = {t1: lambda lp: lp.controller.set_enabled(False, lp.arm.t)}
     tr = loop.run(t_cause + 0.1 - t1, script)
@@ -187,7 +221,8 @@ def safety_stop(cause, seed=SEED, watch_s=WATCH_S, **changes):
     late = speed[t >= t_cause + 0.1]
     return {'stop_s': float(moving.max() - t_cause) if moving.size else 0.0,
             'speed_before_m_s': speed0, 'late_m_s': float(late.max()),
-            'held': bool(np.all(np.diff(gaps) <= 1e-9)), 'gap_rad': (gaps[0], gaps[-1])}
+            'held': bool(np.all(np.diff(gaps) <= 1e-9)), 'gap_rad': (gaps[0], gaps[-1]),
+            'reasons': sorted({r for r, a in zip(tr['reason'], after) if a and r})}
 
 
 def overload_push(seed=SEED, push_n=10.0, push_s=1.5, after_s=1.5, **changes):
@@ -225,3 +260,69 @@ def overload_push(seed=SEED, push_n=10.0, push_s=1.5, after_s=1.5, **changes):
             'stop_after_s': float(reasons[0][0] - t_on) if reasons else float('nan'),
             'wrist_travel_rad': travel, 'spring_back_rad': float(back),
             'reasons_after': sorted(set(after['reason']))}
+
+
+FORGED_OFFSET_RAD = (2.0, 0.0, 0.0, 0.0, 0.0)     # a forged joint state: joint 1 2 rad away
+
+
+def forged_joint_states(when, seed=SEED, count=3, spacing_s=0.01):
+    """Forge ``count`` joint states (``FORGED_OFFSET_RAD`` off the arm) ``spacing_s`` apart.
+
+    Args:
+        when: 'hold' (enabled in hold for 1 s), 'stop' (hand guiding under a 10 N push, the
+            first forged one arriving with a disable) or 'enable' (the last joint state before
+            ``~/enable`` is forged; enabling is tried then and, if refused, 0.2 s later).
+        seed: the simulated youBot.
+        count, spacing_s: how many forged joint states, and how far apart, s.
+
+    Returns:
+        dict: max_step_rad (the largest joint change between two consecutive set points sent),
+        step_bound_rad (the joint speed limit plus the dither's peak speed, times the step,
+        plus twice the dither amplitude: the most a set point may change in a step),
+        first_gap_rad (the largest joint offset of the first set point sent after the forging
+        from the arm), tool_speed_m_s (the largest true tool speed after the forging), travel_m
+        (the tool's largest distance from where it was), rejected (joint states not used),
+        refused (why enabling was refused, '' if it was not).
+    """
+    loop = make_loop(seed)
+    ctl, t0 = loop.controller, loop.arm.t
+    sent, step, result, forged = [], ctl.step, {'refused': ''}, []
+
+    def fed(t_s, q, inp, q_stamp_s=None):
+        if any(abs(t_s - tf) < 1e-6 for tf in forged):
+            q = np.asarray(q) + np.asarray(FORGED_OFFSET_RAD)
+        cmd = step(t_s, q, inp, q_stamp_s)
+        if cmd.send:
+            sent.append((cmd.q_rad.copy(), loop.arm.q.copy()))
+        return cmd
+    ctl.step = fed
+    if when != 'enable':
+        mode = 'hand_guiding' if when == 'stop' else 'hold'
+        loop.run(1.0, Script(hand=push(0, t0 + 0.3, 10.0) if when == 'stop' else None,
+                             at={t0: enable(mode)}))
+    t1 = loop.arm.t + loop.period_s
+    forged += [t1 + k * spacing_s for k in range(count)]
+    n_before = len(sent)
+
+    def try_enable(lp):
+        result['refused'] = result['refused'] or (ctl.enable_problem(lp.arm.t) or '')
+        if not ctl.enable_problem(lp.arm.t):
+            enable('hold')(lp)
+    at = {forged[-1]: try_enable, forged[-1] + 0.2: try_enable} if when == 'enable' else {}
+    if when == 'stop':
+        at = {t1: lambda lp: ctl.set_enabled(False, lp.arm.t)}
+    p0 = loop.tool_state()[0]
+    tr = loop.run(1.0, Script(hand=push(0, 0.0, 10.0) if when == 'stop' else None, at=at))
+    c = ctl.config
+    peak = 2.0 * np.pi * c.dither_frequency_hz
+    amp = float(np.max(c.dither_rad(ctl.n)) + np.max(c.dither_rad(ctl.n, 'dither_null_rad')))
+    steps = [np.max(np.abs(a[0] - b[0])) for a, b in zip(sent[1:], sent[:-1])]
+    result.update(
+        max_step_rad=float(max(steps)) if steps else 0.0,
+        step_bound_rad=(c.max_joint_speed_rad_s + peak * amp) * loop.period_s + 2.0 * amp,
+        first_gap_rad=(float(np.max(np.abs(sent[n_before][0] - sent[n_before][1])))
+                       if len(sent) > n_before else 0.0),
+        tool_speed_m_s=float(np.max(np.linalg.norm(tr['tool_velocity_m_s'], axis=1))),
+        travel_m=float(np.max(np.linalg.norm(tr['tool_m'] - p0, axis=1))),
+        rejected=ctl.joints.rejected if hasattr(ctl, 'joints') else 0)
+    return result

@@ -172,3 +172,37 @@ def test_force_hold_without_dither(seed):
     assert r['min_after_step_n'] > 0.0, r
     if seed == 3:
         assert r['settle_s'] <= 1.0, r
+
+
+@pytest.mark.parametrize('cause, reason', [
+    ('nan_wrench', 'estimate not finite'), ('nan_sigma', 'estimate sigma not finite'),
+    ('future_stamp', 'estimate stamped ahead of the clock'),
+    ('foreign_frame', "estimate in frame 'arm_link_5'"),
+    ('no_frame', 'estimate without a frame_id')])
+def test_a_bad_estimate_stops_within_100_ms(cause, reason):
+    """From the moment the estimates turn bad (NaN force or sigma, one estimate stamped an hour
+    ahead and nothing after it, another frame or none) the tool stops as on a stale estimate,
+    the hand pushing on with 10 N, and the controller says why. Trusted, a NaN force made NaN
+    set points and a LinAlgError; the future stamp was never stale (the tool moved on) and the
+    foreign frame was steered on."""
+    r = sc.safety_stop(cause)
+    assert r['speed_before_m_s'] > 0.01
+    assert r['stop_s'] <= STOP_WITHIN_S, r
+    assert r['reasons'] and all(x.startswith(reason) for x in r['reasons']), r
+    assert r['held'], r
+
+
+@pytest.mark.parametrize('when', ['hold', 'stop', 'enable'])
+def test_forged_joint_states_move_nothing(when):
+    """Three joint states 2 rad off on joint 1, 10 ms apart, while the controller holds, with a
+    disable (the stop path) or just before ``~/enable``: none is used (each counted), enabling
+    is refused until the joint states are consistent again, no set point steps by more than the
+    joint speed limit (plus the dither) allows and the tool stays put. Trusted, the stop took
+    the forged state as its set point: the simulated arm moved ~0.5 m at up to 2.3 m/s."""
+    r = sc.forged_joint_states(when)
+    assert r['rejected'] == 3, r
+    assert r['max_step_rad'] <= r['step_bound_rad'], r
+    assert r['first_gap_rad'] < 0.01, r
+    assert r['travel_m'] < 5e-3, r
+    if when == 'enable':
+        assert r['refused'].startswith('joint states inconsistent'), r

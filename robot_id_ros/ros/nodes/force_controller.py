@@ -7,11 +7,18 @@ A thin layer over ``robot_id_ros.control.ForceController``: it takes the wrench_
 arm's ``joint_states`` and a ``collision`` flag (std_msgs/Bool from any safety source), steps the
 controller at ``control_rate_hz`` of ROS time (sim time under ``use_sim_time``) and sends each
 set point through ``command_interface``. Nothing is sent until ``~/enable`` (std_srvs/SetBool)
-is called with true; false stops and holds. The mode and the force / admittance settings change
-at run time (``ros2 param set /force_controller mode hand_guiding``); a mode change ramps.
-``~/state`` (std_msgs/String) is 'running', 'stopping: REASON', 'stopped: REASON' or
-'disabled'. On shutdown the controller stops and, while it still can, sends a last hold set
+is called with true; false stops and holds. Enabling is refused (success false, the reason in
+the message) while the joint states are absent, stale or inconsistent. The mode and the force /
+admittance settings change at run time (``ros2 param set /force_controller mode
+hand_guiding``); a mode change ramps. ``~/state`` (std_msgs/String) is 'running', 'stopping:
+REASON', 'stopped: REASON', 'disabled' or 'disabled: REASON'; a stop's reason is also logged
+(throttled). On shutdown the controller stops and, while it still can, sends a last hold set
 point.
+
+Nothing received is trusted as it is (``robot_id_ros.control.input_checks``): a joint state
+that jumped farther than the drives can move is not used and is counted (logged with the
+count), an estimate that is not finite, stale, stamped ahead of the clock or not in
+``wrench_frame_id`` stops and holds, and a set point that is not finite is never published.
 
 Its topics, services and parameters are listed in docs/nodes.md (generated from the node).
 """
@@ -39,9 +46,20 @@ from robot_id_ros.ros.msg_helpers import draining_subscription
 from robot_id_ros.ros.params import declare_table, parameter_check, require
 from robot_id_ros.settings import from_plain
 
+LOG_EVERY_S = 2.0       # the shortest interval between two log lines of one kind
+
 
 def _vector(w):
     return np.array([w.force.x, w.force.y, w.force.z])
+
+
+def _number_list(name, value):
+    """Return a number-array parameter value as a list of floats (raises ValueError)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, '__len__'):
+        raise ValueError(f'{name} must be a list of numbers, got {value!r}')
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
+        raise ValueError(f'{name} must be a list of numbers, got {list(value)!r}')
+    return [float(v) for v in value]
 
 
 class ForceControllerNode(Node):
@@ -56,11 +74,11 @@ class ForceControllerNode(Node):
                              f'{tables.FORCE_CONTROLLER_INTERFACES}', 'parameter')
         self.model = load_model(p['model_file'])
         with parameter_check():
-            self.ctl = ForceController(self.model.robot, self._config(p))
+            self.ctl = ForceController(self.model.robot, self._config(p),
+                                       p['wrench_frame_id'] or None)
         self.names = list(self.model.joint_names)
         self.indexer = JointIndexer(self.names, notice=self.get_logger().warning)
-        self.q, self.q_stamp_s = None, None
-        self.force = self.std = None      # (stamp ns, (3,)) of the newest messages
+        self.force = self.std = None      # (stamp ns, (3,), frame_id) of the newest messages
         self.contact = self.collision = False
         self._make_output(p)
         best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
@@ -82,9 +100,10 @@ class ForceControllerNode(Node):
                                '~/enable')
 
     @staticmethod
-    def _config(values) -> ControllerConfig:
-        return from_plain(ControllerConfig, {k: v for k, v in values.items()
-                                             if k not in tables.FORCE_CONTROLLER_NODE_ONLY})
+    def _config(values, base=None) -> ControllerConfig:
+        plain = {k: (_number_list(k, v) if k in tables.FORCE_CONTROLLER_ARRAYS else v)
+                 for k, v in values.items() if k not in tables.FORCE_CONTROLLER_NODE_ONLY}
+        return from_plain(ControllerConfig, plain, base)
 
     def _make_output(self, p):
         self.interface = p['command_interface']
@@ -100,16 +119,23 @@ class ForceControllerNode(Node):
     # --- inputs ----------------------------------------------------------------------------
     def _on_joint_state(self, msg):
         try:
-            self.q = self.indexer.convert(msg.name, msg.position, msg.velocity, msg.effort).q
-            self.q_stamp_s = stamp_ns(msg.header.stamp) * 1e-9
+            q = self.indexer.convert(msg.name, msg.position, msg.velocity, msg.effort).q
         except JointStateError as exc:
             self.get_logger().warning(f'joint state not used: {exc}', throttle_duration_sec=5.0)
+            return
+        now = self._now_s()
+        problem = self.ctl.joints.offer(q, stamp_ns(msg.header.stamp) * 1e-9,
+                                        now if now > 0.0 else None)   # 0: no clock yet
+        if problem is not None:
+            self.get_logger().warning(
+                f'joint state not used: {problem} ({self.ctl.joints.rejected} not used so far)',
+                throttle_duration_sec=LOG_EVERY_S)
 
     def _on_wrench(self, msg):
-        self.force = (stamp_ns(msg.header.stamp), _vector(msg.wrench))
+        self.force = (stamp_ns(msg.header.stamp), _vector(msg.wrench), msg.header.frame_id)
 
     def _on_std(self, msg):
-        self.std = (stamp_ns(msg.header.stamp), _vector(msg.wrench))
+        self.std = (stamp_ns(msg.header.stamp), _vector(msg.wrench), msg.header.frame_id)
 
     def _on_contact(self, msg):
         self.contact = bool(msg.data)
@@ -121,14 +147,21 @@ class ForceControllerNode(Node):
         """Return the ForceInput of the newest wrench and its std (None before both)."""
         if self.force is None or self.std is None:
             return None
-        stamp, force = self.force
-        sigma = self.std[1] if self.std[0] == stamp else np.maximum(self.std[1], 0.0)
+        stamp, force, frame = self.force
+        # the frame of whichever of the two is not in the expected one (both are checked)
+        frame = self.std[2] if frame == self.ctl.frame_id else frame
         flag = self.collision or (self.contact and self.ctl.config.estimator_collision)
-        return ForceInput(stamp * 1e-9, force, sigma, flag)
+        return ForceInput(stamp * 1e-9, force, self.std[1], flag, frame)
 
     # --- services and parameters --------------------------------------------------------------
     def _on_enable(self, request, response):
         now = self._now_s()
+        refused = self.ctl.enable_problem(now) if request.data else None
+        if refused is not None:
+            response.success = False
+            response.message = f'not enabled: {refused}'
+            self.get_logger().warning(response.message)
+            return response
         if request.data:
             self.collision = False
         self.ctl.set_enabled(request.data, now)
@@ -139,10 +172,10 @@ class ForceControllerNode(Node):
         return response
 
     def _on_set_parameters(self, params):
+        # array values arrive as array.array (or, typed dynamically, as any type)
         values = {p.name: p.value for p in params}
-        plain = {k: v for k, v in values.items() if k not in tables.FORCE_CONTROLLER_NODE_ONLY}
         try:
-            config = from_plain(ControllerConfig, plain, self.ctl.config).validated()
+            config = self._config(values, self.ctl.config).validated()
         except (ValueError, TypeError) as exc:
             return SetParametersResult(successful=False, reason=str(exc))
         self.ctl.update_config(config, self._now_s())
@@ -150,18 +183,26 @@ class ForceControllerNode(Node):
 
     # --- the control step ------------------------------------------------------------------
     def _on_timer(self):
-        if self.q is None:
+        joints = self.ctl.joints
+        if joints.q is None:
             return
         now = self._now_s()
-        cmd = self.ctl.step(now, self.q, self._input(), self.q_stamp_s)
+        cmd = self.ctl.step(now, joints.q, self._input(), joints.stamp_s)
         if cmd.send:
             self._send(cmd, now)
-        state = cmd.state + (f': {cmd.reason}' if cmd.reason and cmd.state != 'disabled' else '')
+        state = cmd.state + (f': {cmd.reason}' if cmd.reason not in ('', 'disabled') else '')
         if state != self._last_state:
             self._last_state = state
             self.pub_state.publish(String(data=state))
+            if cmd.reason not in ('', 'disabled'):
+                self.get_logger().warning(f'force_controller {state}',
+                                          throttle_duration_sec=LOG_EVERY_S)
 
     def _send(self, cmd, now_s):
+        if not (np.all(np.isfinite(cmd.q_rad)) and np.all(np.isfinite(cmd.qd_rad_s))):
+            self.get_logger().error('set point not finite: not sent',
+                                    throttle_duration_sec=LOG_EVERY_S)
+            return
         if self.interface == 'brics_position':
             self.pub_cmd.publish(joint_positions_msg(self.brics, self.names, cmd.q_rad,
                                                      int(cmd.t_s * 1e9)))
@@ -176,8 +217,9 @@ class ForceControllerNode(Node):
         holds the last set point sent, one control period ahead of the arm.
         """
         self.ctl.shutdown()
-        if self.q is not None and self.ctl.q_ref is not None and self.context.ok():
-            cmd = self.ctl.step(self._now_s(), self.q, self._input())
+        joints = self.ctl.joints
+        if joints.q is not None and self.ctl.q_ref is not None and self.context.ok():
+            cmd = self.ctl.step(self._now_s(), joints.q, self._input(), joints.stamp_s)
             self._send(cmd, self._now_s())
 
 
