@@ -11,8 +11,8 @@ is called with true; false stops and holds. Enabling is refused (success false, 
 the message) while the joint states are absent, stale or inconsistent. The mode and the force /
 admittance settings change at run time (``ros2 param set /force_controller mode
 hand_guiding``); a mode change ramps. ``~/state`` (std_msgs/String) is 'running', 'stopping:
-REASON', 'stopped: REASON', 'disabled' or 'disabled: REASON'; a stop's reason is also logged
-(throttled). On shutdown the controller stops and, while it still can, sends a last hold set
+REASON', 'stopped: REASON', 'disabled' or 'disabled: REASON', followed by '(N joint states not
+used)' once a joint state was rejected; a stop's reason is also logged (throttled). On shutdown the controller stops and, while it still can, sends a last hold set
 point.
 
 Nothing received is trusted as it is (``robot_id_ros.control.input_checks``): a joint state
@@ -191,6 +191,8 @@ class ForceControllerNode(Node):
         if cmd.send:
             self._send(cmd, now)
         state = cmd.state + (f': {cmd.reason}' if cmd.reason not in ('', 'disabled') else '')
+        if joints.rejected:
+            state += f' ({joints.rejected} joint states not used)'
         if state != self._last_state:
             self._last_state = state
             self.pub_state.publish(String(data=state))
