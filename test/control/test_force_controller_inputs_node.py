@@ -4,8 +4,9 @@
 
 The node runs alone (no simulator: the test's peer publishes the arm's joint states at the work
 pose, and an estimate, both at 200 Hz stamped with the clock); the peer forges joint states
-2 rad off on joint 1 (a 30 ms burst, one every millisecond), publishes NaN forces and sigmas, an estimate stamped an hour ahead and
-estimates in a foreign frame or none, and sets the array parameters over ROS.
+2 rad off on joint 1 (a 30 ms burst, one every millisecond), publishes NaN forces and sigmas,
+an estimate stamped an hour ahead and estimates in a foreign frame or none, and sets the array
+parameters over ROS.
 
 Proves: no published set point steps by more than a few control periods at the joint speed
 limit (before, the stop took a forged joint state as its set point: a 2 rad step), none is not

@@ -12,8 +12,8 @@ the message) while the joint states are absent, stale or inconsistent. The mode 
 admittance settings change at run time (``ros2 param set /force_controller mode
 hand_guiding``); a mode change ramps. ``~/state`` (std_msgs/String) is 'running', 'stopping:
 REASON', 'stopped: REASON', 'disabled' or 'disabled: REASON', followed by '(N joint states not
-used)' once a joint state was rejected; a stop's reason is also logged (throttled). On shutdown the controller stops and, while it still can, sends a last hold set
-point.
+used)' once a joint state was rejected; a stop's reason is also logged (throttled). On
+shutdown the controller stops and, while it still can, sends a last hold set point.
 
 Nothing received is trusted as it is (``robot_id_ros.control.input_checks``): a joint state
 that jumped farther than the drives can move is not used and is counted (logged with the
