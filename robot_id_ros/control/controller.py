@@ -9,9 +9,17 @@ integrates the joint velocity that realises the admittance law's tool velocity
 the joint speed and position limits (``safety``). Dither, a sine per joint, is added to the
 reference in what is sent, never integrated.
 
+Inputs are checked first (``input_checks``): a joint state that jumped farther than the drives
+can move is not used (``joints`` counts it), an estimate that is not finite, stale, stamped ahead
+of the clock or in another frame is a stop reason, and the reference is taken at enabling only
+from consistent joint states. Every new reference is limited by ``setpoint_guard``: the joint
+speed limit from the previous one (or the reach of the trusted measured arm) and the workspace
+box; a set point that is not finite is never sent.
+
 States: ``disabled`` (nothing is sent: the arm holds its own set point), ``running``,
-``stopping`` (a stop reason arose: the reference restarts from the measured joints and its
-velocity decays to zero in ``stop_time_s``, the dither is dropped) and ``stopped`` (the
+``stopping`` (a stop reason arose: the reference restarts from the measured joints where they
+are trusted, else from itself, and its velocity decays to zero in ``stop_time_s``, the dither
+is dropped) and ``stopped`` (the
 reference is held and sent while enabled; once the arm rests it relaxes to where the arm rests,
 over ``stop_relax_s``, and is sent while it does, enabled or not: a drive holding against a
 sustained push would otherwise pull the arm back to it). Enabling, a mode change and resuming

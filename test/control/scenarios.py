@@ -237,7 +237,9 @@ def overload_push(seed=SEED, push_n=10.0, push_s=1.5, after_s=1.5, **changes):
         dict: stop_reason (the first reason the controller stopped for, '' for none),
         stop_after_s (from the push's onset), wrist_travel_rad (joint 4's largest distance from
         where it was when the push began, while pushed), spring_back_rad (how far joint 4 moved
-        back towards its start in the ``after_s`` after the push let go), reasons_after.
+        back towards its start in the ``after_s`` after the push let go), reasons_after,
+        rejected (joint states the controller did not use: a real push moves the wrist
+        continuously, none).
     """
     loop = make_loop(seed, **changes)
     t0 = loop.arm.t
@@ -259,7 +261,8 @@ def overload_push(seed=SEED, push_n=10.0, push_s=1.5, after_s=1.5, **changes):
     return {'stop_reason': reasons[0][1] if reasons else '',
             'stop_after_s': float(reasons[0][0] - t_on) if reasons else float('nan'),
             'wrist_travel_rad': travel, 'spring_back_rad': float(back),
-            'reasons_after': sorted(set(after['reason']))}
+            'reasons_after': sorted(set(after['reason'])),
+            'rejected': loop.controller.joints.rejected}
 
 
 FORGED_OFFSET_RAD = (2.0, 0.0, 0.0, 0.0, 0.0)     # a forged joint state: joint 1 2 rad away

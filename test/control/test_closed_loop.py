@@ -115,6 +115,7 @@ def test_a_push_beyond_the_wrist_stops_guiding_and_the_wrist_does_not_spring_bac
     assert r['wrist_travel_rad'] > 0.3, r                    # the drive could not hold it
     assert r['spring_back_rad'] < 0.1, r
     assert r['reasons_after'] == ['joint gave way'], r      # latched until enabled again
+    assert r['rejected'] == 0, r                            # a real push is no forged state
 
 
 def test_no_push_no_drift():
