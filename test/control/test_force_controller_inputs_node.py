@@ -48,7 +48,7 @@ def start_controller(domain, model_path):
     args = [sys.executable, '-m', 'robot_id_ros.ros.nodes.force_controller', '--ros-args',
             '-p', f'model_file:={model_path}', '-p', 'mode:=hold',
             # generous for a loaded machine: the peer's messages may be late
-            '-p', 'stale_timeout_s:=0.5', '-p', 'joint_state_timeout_s:=0.5',
+            '-p', 'stale_timeout_s:=0.5', '-p', 'joint_state_timeout_s:=1.0',
             '-p', 'time_jump_s:=5.0']
     return subprocess.Popen(args, env=isolated_env(domain), cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
