@@ -104,7 +104,8 @@ class JointStateCheck:
         within ``timeout_s``; with ``strict`` (enabling) also any rejection within it.
         """
         if self.q is None:
-            return 'no joint states'
+            return ('no joint states' if not self.rejected else
+                    f'no usable joint states ({self.rejected} rejected: {self.last_problem})')
         if now_s - self.stamp_s > self.timeout_s:
             return f'joint states stale ({now_s - self.stamp_s:.3f} s old)'
         recent = (self._restart_at if not strict else

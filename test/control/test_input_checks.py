@@ -44,19 +44,22 @@ def running(robot, mode='hold', steps=20, **kw):
 def test_joint_state_check_rejects_jumps_and_counts_them():
     check = JointStateCheck(np.full(5, np.pi), 0.005, 0.1, 0.05)
     assert check.problem(0.0) == 'no joint states'
+    check.offer(WORK, 1.0, 0.0)
+    assert check.problem(0.0) == ('no usable joint states (1 rejected: joint state stamped '
+                                  '1.000 s ahead of the clock)')
     assert check.offer(WORK, 0.0, 0.0) is None
     moving = WORK + np.array([0.0, 0.0, 0.0, 0.015, 0.0])       # 3 rad/s over 5 ms: physical
     assert check.offer(moving, DT, DT) is None
     problem = check.offer(FORGED, 2 * DT, 2 * DT)
     assert problem.startswith('joint 1 moved 2.000 rad in 0.005 s'), problem
-    assert check.rejected == 1 and np.array_equal(check.q, moving)
+    assert check.rejected == 2 and np.array_equal(check.q, moving)
     assert check.problem(2 * DT) is None                      # the stream itself is fine
-    assert check.problem(2 * DT, strict=True).startswith('joint states inconsistent (1 rejected')
+    assert check.problem(2 * DT, strict=True).startswith('joint states inconsistent (2 rejected')
     assert check.problem(0.2, strict=True).startswith('joint states stale')
     assert check.offer(moving, 3 * DT + 1.0, 3 * DT) == \
         'joint state stamped 1.000 s ahead of the clock'
     assert check.offer([np.nan] * 5, 3 * DT, 3 * DT).startswith('joint state not finite')
-    assert check.rejected == 3
+    assert check.rejected == 4
     check.offer(moving, 0.15, 0.15)
     assert check.problem(0.16, strict=True) is None           # quiet for the window: usable
 
