@@ -332,8 +332,11 @@ class ForceController(ForceHold):
             jv = self.kin.map(self.q_ref, v, locked=at_limit)
         qd = limit_joint_speed(np.where(at_limit, 0.0, jv.qd_rad_s), c.max_joint_speed_rad_s,
                                np.where(at_limit, 0.0, jv.orientation_rad_s))
-        self.q_ref = np.clip(self.q_ref + qd * dt, self.lower, self.upper)
+        wanted = np.clip(self.q_ref + qd * dt, self.lower, self.upper)
+        self.q_ref = wanted
         self._limit_reference(dt)
+        if dt > 0.0 and not np.array_equal(self.q_ref, wanted):
+            qd = (self.q_ref - self._q_start) / dt      # the set point leads along what is made
         self.qd_ref = qd
         self.v_ref = self.kin.position_jacobian(self.q_ref) @ qd
         self._fade_dither(dt)
