@@ -25,12 +25,11 @@ interfaces: $(STAMP)
 	$(PY) tools/build_interfaces.py > /dev/null
 
 # one BLAS thread: the suite runs fits beside DDS node processes on 2 cores (threaded BLAS
-# oversubscribes them and was up to 20x slower under load)
+# oversubscribes them)
 # TEST_WORKERS (default 2): pytest-xdist workers, each taking whole files (module fixtures run
 # once), longest files first (test/conftest.py); every test has its own ROS domain, disjoint
-# across workers (test/ros_helpers.py). The demo's end-to-end test runs afterwards on its own: its
-# recording lost joint states (gaps of 40-2090 ms) with another worker beside it, and under two
-# busy loops its director lost most of the true wrench (docs/results.md, fifth session).
+# across workers (test/ros_helpers.py). The demo's end-to-end test runs afterwards on its own,
+# because with another worker beside it its recording loses joint states.
 # TEST_WORKERS=1: one process.
 TEST_WORKERS ?= 2
 PYTEST := OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -p no:cacheprovider

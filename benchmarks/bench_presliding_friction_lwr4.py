@@ -1,12 +1,12 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Study: a presliding (Dahl) Coulomb column on the real KUKA LWR4+ (issue 13, run 2 target).
+"""Study: a presliding (Dahl) Coulomb column on the real KUKA LWR4+ (its run 2 error).
 
 The shipped friction law is a function of velocity: fc * sign_s(qd) (smooth sign). Across a
-velocity reversal the LWR4+'s recorded torque turns over later and more smoothly than that law
-(docs/results.md, "what its error is made of"). A harmonic-drive joint shows presliding
-hysteresis: after a reversal the friction builds up with the distance travelled, not with the
-speed. The Dahl model states it with one per-joint state z in [-1, 1]:
+velocity reversal the LWR4+'s recorded torque turns over later and more smoothly than that law.
+A harmonic-drive joint shows presliding hysteresis: after a reversal the friction builds up
+with the distance travelled, not with the speed. The Dahl model states it with one per-joint
+state z in [-1, 1]:
 
     dz/dq = (1 - z sign(dq)) / q0,   friction = fc z,
 
