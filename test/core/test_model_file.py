@@ -96,7 +96,8 @@ def test_wrong_joint_set_urdf_and_version_are_named(tmp_path):
     with pytest.raises(ModelFileError, match='made for joints arm_joint_1'):
         load_model(path, joint_names=['arm_joint_1', 'arm_joint_2'])
     other = tmp_path / 'other.urdf'
-    other.write_text(default_urdf_path().read_text().replace('1.390', '1.391'))
+    other.write_text(default_urdf_path().read_text().replace('xyz="0 0 0.155"',
+                                                             'xyz="0 0 0.165"'))
     with pytest.raises(ModelFileError, match='was made for URDF youbot_arm.urdf'):
         load_model(path, urdf_path=other)
     d = yaml.safe_load(path.read_text())
