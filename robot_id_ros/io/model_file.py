@@ -389,12 +389,12 @@ def _from_dict(d, path, urdf_path, joint_names):
         except ModelError as exc:
             raise ModelFileError(f'model {path}: its URDF does not build: {exc}') from exc
     robot.urdf_path = Path(Path(str(rd['urdf_file'])).name)
-    robot.urdf_sha256 = str(rd['urdf_sha256'])
-    if urdf_path is not None:
+    if urdf_path is not None:   # robot.urdf_sha256 is still the hash of the URDF the file holds
         try:
             check_same_geometry(path, robot, urdf_path)
         except ModelError as exc:
             raise ModelFileError(str(exc), kind=exc.kind) from None
+    robot.urdf_sha256 = str(rd['urdf_sha256'])
     options = RegressorOptions.from_dict(d['regressor'])
     reg = Regressor(robot, options)
     by_name = {p['name']: p for p in d['parameters']}
