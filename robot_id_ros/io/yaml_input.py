@@ -33,6 +33,8 @@ MAX_YAML_DEPTH = 100
 # few hundred); an alias bomb adds billions.
 ALIAS_NODE_BUDGET = 100_000
 
+# node counts stop here (a bomb's count would otherwise be a number of a thousand digits)
+_COUNT_CAP = 10 ** 15
 _BASE_LOADER = getattr(yaml, 'CSafeLoader', None) or yaml.SafeLoader
 
 
@@ -65,7 +67,7 @@ def check_node_graph(root, max_depth=MAX_YAML_DEPTH, alias_budget=ALIAS_NODE_BUD
         key = id(node)
         if closing:
             open_nodes.discard(key)
-            expanded[key] = 1 + sum(expanded[id(c)] for c in _children(node))
+            expanded[key] = min(1 + sum(expanded[id(c)] for c in _children(node)), _COUNT_CAP)
             continue
         if key in expanded:
             continue
@@ -80,7 +82,8 @@ def check_node_graph(root, max_depth=MAX_YAML_DEPTH, alias_budget=ALIAS_NODE_BUD
         stack.extend((c, depth + 1, False) for c in _children(node) if id(c) not in expanded)
     added = expanded[id(root)] - distinct
     if added > alias_budget:
-        raise YAMLLimitError(f'its aliases expand it by {added:.3g} nodes, more than the '
+        size = f'over {_COUNT_CAP:.0e}' if expanded[id(root)] >= _COUNT_CAP else f'{added:.3g}'
+        raise YAMLLimitError(f'its aliases expand it by {size} nodes, more than the '
                              f'{alias_budget} accepted (an alias bomb?)')
 
 

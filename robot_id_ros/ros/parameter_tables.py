@@ -178,6 +178,6 @@ def force_controller_parameters() -> dict:
 
 
 FORCE_CONTROLLER_NODE_ONLY = frozenset({
-    'model_file', 'urdf_path', 'joint_names', 'command_interface', 'command_topic', 'position_command_topic',
-    'control_rate_hz'})
+    'model_file', 'urdf_path', 'joint_names', 'command_interface', 'command_topic',
+    'position_command_topic', 'control_rate_hz'})
 FORCE_CONTROLLER_INTERFACES = ('trajectory', 'brics_position')

@@ -113,11 +113,11 @@ def test_a_file_larger_than_any_model_is_refused_from_its_size(tmp_path, model_d
     assert 'big.yaml' in msg and 'larger than any model file' in msg, msg
 
 
-@pytest.mark.parametrize('gravity,shown', [([0.0, float('nan'), -9.81], 'nan'),
-                                          ([0.0, 0.0, -98.1], '-98.1'),
-                                          ([0.0, -9.81], '[0.0, -9.81]')])
-def test_gravity_that_is_not_finite_plausible_or_three_numbers_is_named(tmp_path, model_dict,
-                                                                       gravity, shown):
+@pytest.mark.parametrize('gravity,shown', [
+    ([0.0, float('nan'), -9.81], 'nan'), ([0.0, 0.0, -98.1], '-98.1'),
+    ([0.0, -9.81], '[0.0, -9.81]')])
+def test_gravity_that_is_not_finite_plausible_or_three_numbers_is_named(
+        tmp_path, model_dict, gravity, shown):
     model_dict['robot']['gravity_m_s2'] = gravity
     msg = _one_line_error(lambda: load_model(_write(tmp_path, model_dict)))
     assert 'robot.gravity_m_s2' in msg and shown in msg and '-9.81]' in msg, msg
