@@ -90,7 +90,7 @@ def test_an_alias_bomb_in_a_model_is_refused_without_expanding_it(tmp_path, mode
     path.write_text(yaml.safe_dump(model_dict, sort_keys=False)
                     + 'bomb:\n' + ''.join(f'  {x}\n' for x in _alias_bomb(7).splitlines()))
     msg = _one_line_error(lambda: load_model(path))
-    assert 'm.yaml' in msg and 'alias' in msg, msg
+    assert 'm.yaml is refused: its aliases expand it' in msg, msg
 
 
 def test_a_recursive_or_too_deep_model_is_refused_in_one_line(tmp_path, model_dict):
