@@ -126,6 +126,24 @@ def check_masses_and_inertias(path, names, theta, n, identification):
             f'fitted with physical consistency: {_REFIT} with --physical-consistency')
 
 
+def check_base_parameters(path, n_base, values, covariance):
+    """Refuse base values that are not one per base parameter, or a covariance that is not one."""
+    if values is not None and len(values) != n_base:
+        raise ModelFileError(f'model file {path}: base_parameters has {len(values)} values for '
+                             f'{n_base} base parameters; {_REFIT}')
+    if covariance is not None:
+        check_covariance(path, covariance, n_base)
+
+
+def check_residual_by_speed(path, rms_nm):
+    """Refuse a negative or absurd residual RMS per speed band (NaN: too few samples, allowed)."""
+    rms = np.asarray(rms_nm, dtype=float)
+    rms = rms[np.isfinite(rms)]
+    if np.any(rms < 0) or np.any(rms > ABSURD_MAGNITUDE):
+        raise ModelFileError(f'model file {path}: residual.by_speed.rms_nm must be within '
+                             f'0..{ABSURD_MAGNITUDE:g} Nm; {_REFIT}')
+
+
 def check_covariance(path, covariance, n_base):
     """Refuse a base covariance of the wrong shape, non-finite, asymmetric or indefinite."""
     field = 'base_parameters.covariance'

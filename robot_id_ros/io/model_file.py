@@ -49,9 +49,9 @@ import yaml
 from robot_id_ros.model.base_parameters import BaseParameters
 from robot_id_ros.io.files import atomic_write_text, to_plain
 from robot_id_ros.io.model_checks import (ABSURD_MAGNITUDE, MAX_MODEL_FILE_BYTES,  # noqa: F401
-                                          ModelFileError, check_covariance,
+                                          ModelFileError, check_base_parameters,
                                           check_masses_and_inertias, check_numbers,
-                                          check_velocity_scales)
+                                          check_residual_by_speed, check_velocity_scales)
 from robot_id_ros.io.yaml_input import read_yaml
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.geometry_match import check_same_geometry
@@ -368,8 +368,8 @@ def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:
             f'model file {path} is malformed: {type(exc).__name__}: {exc}') from exc
 
 
-def _from_dict(d, path, urdf_path, joint_names):
-    rd = d['robot']
+def _robot_from_dict(rd, path, urdf_path, joint_names):
+    """Return (the model's RobotModel, its joint names, its URDF text), checked as asked."""
     file_joints = [str(n) for n in rd['joint_names']]
     if joint_names is not None and list(joint_names) != file_joints:
         raise ModelFileError(f'model {path} was made for joints {", ".join(file_joints)}, '
@@ -395,6 +395,11 @@ def _from_dict(d, path, urdf_path, joint_names):
         except ModelError as exc:
             raise ModelFileError(str(exc), kind=exc.kind) from None
     robot.urdf_sha256 = str(rd['urdf_sha256'])
+    return robot, file_joints, xml
+
+
+def _from_dict(d, path, urdf_path, joint_names):
+    robot, file_joints, xml = _robot_from_dict(d['robot'], path, urdf_path, joint_names)
     options = RegressorOptions.from_dict(d['regressor'])
     reg = Regressor(robot, options)
     by_name = {p['name']: p for p in d['parameters']}
@@ -434,16 +439,10 @@ def _from_dict(d, path, urdf_path, joint_names):
     check_velocity_scales(path, options, friction)
     identification = d.get('identification', {}) or {}
     check_masses_and_inertias(path, reg.names, theta, robot.n, identification)
-    if base is not None and len(base_values) != base.n_base:
-        raise ModelFileError(f'model file {path}: base_parameters has {len(base_values)} values '
-                             f'for {base.n_base} base parameters; identify again')
-    if base_cov is not None:
-        check_covariance(path, base_cov, len(base_values))
+    if base is not None:
+        check_base_parameters(path, base.n_base, base_values, base_cov)
     if by_speed is not None:
-        rms = by_speed.rms_nm[np.isfinite(by_speed.rms_nm)]
-        if np.any(rms < 0) or np.any(rms > ABSURD_MAGNITUDE):
-            raise ModelFileError(f'model file {path}: residual.by_speed.rms_nm must be within '
-                                 f'0..{ABSURD_MAGNITUDE:g} Nm; identify again')
+        check_residual_by_speed(path, by_speed.rms_nm)
     return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std,
                            base_cov, gains, payload, res,
                            identification,
