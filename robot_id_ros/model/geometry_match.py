@@ -9,7 +9,7 @@ wrenches and wrong motions without a word, so a node given the URDF in use compa
 
 Both are built with the model's joints and tool frame (every other joint locked, as the model is)
 and compared where it matters: the placement of every selected joint and of the tool frame at the
-neutral configuration and at ``PROBE_CONFIGURATIONS`` configurations spread over the joint ranges
+zero configuration and at ``PROBE_CONFIGURATIONS`` configurations spread over the joint ranges
 (a different axis shows there), and the position and velocity limits. The URDFs may differ in
 anything else: inertias (the model's own replace them), visuals, comments, fixed frames that do
 not move the chain. A byte-identical URDF (same SHA-256) is not compared further.
@@ -27,7 +27,7 @@ GEOMETRY_TOLERANCE_M = 1e-4
 GEOMETRY_TOLERANCE_RAD = 1e-4
 # a velocity limit within this fraction of the other's is the same
 VELOCITY_LIMIT_TOLERANCE = 1e-3
-# configurations (besides the neutral one) the placements are compared at; fixed, so a check
+# configurations (besides zero joint angles) the placements are compared at; fixed, so a check
 # gives the same answer every time
 PROBE_CONFIGURATIONS = 8
 _PROBE_SEED = 0
