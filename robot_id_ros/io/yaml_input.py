@@ -17,6 +17,7 @@ parse. Every refusal is one line naming the file and the limit.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import yaml
@@ -100,7 +101,10 @@ class BoundedLoader(_BASE_LOADER):
 
 def _read_bounded(path: Path, max_bytes: int, what: str, error):
     try:
-        size = os.stat(path).st_size
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):    # a FIFO or a device would block or never end
+            raise error(f'{what} {path} is not a regular file: give the file itself')
+        size = info.st_size
         if size > max_bytes:
             raise error(_too_large(what, path, size, max_bytes))
         with open(path, 'rb') as f:

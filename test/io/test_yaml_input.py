@@ -59,3 +59,9 @@ def test_binary_and_broken_files_are_one_line(tmp_path):
     path.write_text('a: [1, 2\n')
     with pytest.raises(InputError, match=r'x.yaml is not valid YAML at line \d+, column \d+'):
         read_yaml(path)
+
+
+def test_a_device_or_folder_is_refused_without_reading_it(tmp_path):
+    for path in ('/dev/zero', tmp_path):
+        with pytest.raises(InputError, match='is not a regular file'):
+            read_yaml(path, 'poses_file')
