@@ -210,13 +210,13 @@ def text_output(name, first_line_test) -> OutputKind:
 def yaml_output(name, dict_test) -> OutputKind:
     """Return the kind of a YAML file recognised by its content (``dict_test(mapping)``)."""
     def is_same(path):
-        import yaml
+        from robot_id_ros.io.yaml_input import read_yaml
         path = Path(path)
         try:
-            if not path.is_file() or path.stat().st_size > YAML_KIND_MAX_BYTES:
+            if not path.is_file():
                 return False
-            d = yaml.safe_load(path.read_text(encoding='utf-8'))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            d = read_yaml(path, max_bytes=YAML_KIND_MAX_BYTES)
+        except InputError:
             return False
         return isinstance(d, dict) and bool(dict_test(d))
     return OutputKind(name, is_same)

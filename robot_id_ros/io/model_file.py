@@ -31,8 +31,9 @@ Layout (schema_version 1)::
     identification: {...}                # how it was made: method, data, samples, condition number
     validation: {...}                    # metrics on held-out data
 
-Loading checks the schema version and, against a given URDF or joint set, the URDF hash and the
-joint names, and says which does not match.
+Loading is bounded (file size, YAML aliases and nesting: ``io.yaml_input``) and checks every
+field (``io.model_checks``); against a given URDF or joint set it checks the joint names and the
+geometry (``model.geometry_match``), and says which does not match.
 """
 from __future__ import annotations
 
@@ -47,17 +48,18 @@ import yaml
 
 from robot_id_ros.model.base_parameters import BaseParameters
 from robot_id_ros.io.files import atomic_write_text, to_plain
+from robot_id_ros.io.model_checks import (ABSURD_MAGNITUDE, MAX_MODEL_FILE_BYTES,  # noqa: F401
+                                          ModelFileError, check_base_parameters,
+                                          check_masses_and_inertias, check_numbers,
+                                          check_residual_by_speed, check_velocity_scales)
+from robot_id_ros.io.yaml_input import read_yaml
 from robot_id_ros.model.friction import FrictionModel
-from robot_id_ros.model.robot import ModelError, RobotModel, file_sha256
+from robot_id_ros.model.geometry_match import check_same_geometry
+from robot_id_ros.model.robot import ModelError, RobotModel, check_gravity
 from robot_id_ros.model.regressor import Regressor, RegressorOptions
-from robot_id_ros.errors import InputError
 
 SCHEMA_VERSION = 1
 KIND = 'robot_id_ros/model'
-
-
-class ModelFileError(InputError):
-    """A model file that cannot be used; the message says why and what to do."""
 
 
 def speed_band(edges, qd):
@@ -334,20 +336,23 @@ class IdentifiedModel:
 
 
 def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:
-    """Load a model file. With ``urdf_path`` / ``joint_names``, refuse a model made for another."""
+    """Load a model file, every field checked (``io.model_checks``).
+
+    Args:
+        path: the model file (at most ``MAX_MODEL_FILE_BYTES``).
+        urdf_path: the URDF of the robot in use (a path or ``package://PACKAGE/PATH``): refuse a
+            model whose kinematics (joint placements, axes, tool frame) or joint limits differ
+            from it (``model.geometry_match``); None: no check.
+        joint_names: the robot's joints: refuse a model made for another joint list.
+
+    Raises:
+        ModelFileError: one line naming the file, the field and the fix.
+    """
     path = Path(path)
     if not path.is_file():
         raise ModelFileError(f'model file not found: {path} (run robot-id identify to make one)')
-    try:
-        d = yaml.safe_load(path.read_text(encoding='utf-8'))
-    except UnicodeDecodeError:
-        raise ModelFileError(f'model file {path} is not text (binary data): give the YAML file '
-                             'written by robot-id identify') from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark is not None else ''
-        problem = getattr(exc, 'problem', None) or type(exc).__name__
-        raise ModelFileError(f'model file {path} is not valid YAML{where}: {problem}') from None
+    d = read_yaml(path, 'model file', ModelFileError, MAX_MODEL_FILE_BYTES,
+                  fix='give the YAML file written by robot-id identify')
     if not isinstance(d, dict) or d.get('kind') != KIND:
         raise ModelFileError(f'{path} is not a robot_id_ros model file (no "kind: {KIND}")')
     if d.get('schema_version') != SCHEMA_VERSION:
@@ -358,24 +363,21 @@ def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:
         return _from_dict(d, path, urdf_path, joint_names)
     except ModelFileError:
         raise
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ModelFileError(
             f'model file {path} is malformed: {type(exc).__name__}: {exc}') from exc
 
 
-def _from_dict(d, path, urdf_path, joint_names):
-    rd = d['robot']
+def _robot_from_dict(rd, path, urdf_path, joint_names):
+    """Return (the model's RobotModel, its joint names, its URDF text), checked as asked."""
     file_joints = [str(n) for n in rd['joint_names']]
     if joint_names is not None and list(joint_names) != file_joints:
         raise ModelFileError(f'model {path} was made for joints {", ".join(file_joints)}, '
                              f'not {", ".join(joint_names)}')
-    if urdf_path is not None:
-        sha = file_sha256(urdf_path)
-        if sha != rd['urdf_sha256']:
-            raise ModelFileError(
-                f'model {path} was made for URDF {rd["urdf_file"]} '
-                f'(sha256 {rd["urdf_sha256"][:12]}), '
-                f'not for {urdf_path} (sha256 {sha[:12]}): identify again for this URDF')
+    try:
+        gravity = check_gravity(rd['gravity_m_s2'], 'robot.gravity_m_s2')
+    except ModelError as exc:
+        raise ModelFileError(f'model file {path}: {exc}') from None
     xml = str(rd['urdf_xml'])
     # the embedded URDF is built from a private temporary file under a fixed name: the model
     # file's urdf_file is a label only and never decides where anything is written
@@ -383,11 +385,21 @@ def _from_dict(d, path, urdf_path, joint_names):
         tmp_urdf = Path(tmp) / 'embedded.urdf'
         tmp_urdf.write_text(xml)
         try:
-            robot = RobotModel(tmp_urdf, file_joints, rd['tool_frame'], rd['gravity_m_s2'])
+            robot = RobotModel(tmp_urdf, file_joints, rd['tool_frame'], gravity)
         except ModelError as exc:
             raise ModelFileError(f'model {path}: its URDF does not build: {exc}') from exc
     robot.urdf_path = Path(Path(str(rd['urdf_file'])).name)
-    robot.urdf_sha256 = rd['urdf_sha256']
+    if urdf_path is not None:   # robot.urdf_sha256 is still the hash of the URDF the file holds
+        try:
+            check_same_geometry(path, robot, urdf_path)
+        except ModelError as exc:
+            raise ModelFileError(str(exc), kind=exc.kind) from None
+    robot.urdf_sha256 = str(rd['urdf_sha256'])
+    return robot, file_joints, xml
+
+
+def _from_dict(d, path, urdf_path, joint_names):
+    robot, file_joints, xml = _robot_from_dict(d['robot'], path, urdf_path, joint_names)
     options = RegressorOptions.from_dict(d['regressor'])
     reg = Regressor(robot, options)
     by_name = {p['name']: p for p in d['parameters']}
@@ -422,57 +434,20 @@ def _from_dict(d, path, urdf_path, joint_names):
     res = None if res is None else np.array([float(res[n]) for n in file_joints])
     by_speed = d.get('residual', {}).get('by_speed')
     by_speed = None if by_speed is None else ResidualBySpeed.from_dict(by_speed, file_joints)
-    _check_numbers(path, reg.names, theta, theta_std, friction, file_joints, base_values, gains,
-                   payload, res)
+    check_numbers(path, reg.names, theta, theta_std, friction, file_joints, base_values, gains,
+                  payload, res)
+    check_velocity_scales(path, options, friction)
+    identification = d.get('identification', {}) or {}
+    check_masses_and_inertias(path, reg.names, theta, robot.n, identification)
+    if base is not None:
+        check_base_parameters(path, base.n_base, base_values, base_cov)
     if by_speed is not None:
-        rms = by_speed.rms_nm[np.isfinite(by_speed.rms_nm)]
-        if np.any(rms < 0) or np.any(rms > ABSURD_MAGNITUDE):
-            raise ModelFileError(f'model file {path}: residual.by_speed.rms_nm must be within '
-                                 f'0..{ABSURD_MAGNITUDE:g} Nm; identify again')
+        check_residual_by_speed(path, by_speed.rms_nm)
     return IdentifiedModel(robot, options, theta, friction, theta_std, base, base_values, base_std,
                            base_cov, gains, payload, res,
-                           d.get('identification', {}) or {},
+                           identification,
                            d.get('validation', {}) or {}, xml, gains_std, by_speed,
                            identifiable)
-
-
-# a parameter beyond this magnitude (SI units: kg, kg m, kg m^2, Nm, Nm s/rad, Nm/A) is no arm's
-ABSURD_MAGNITUDE = 1e6
-
-
-def _check_numbers(path, names, theta, theta_std, friction, joints, base_values, gains, payload,
-                   res):
-    """Refuse non-finite or absurd numbers, naming the first few (one line)."""
-    bad = []
-
-    def look(label, values, positive=False):
-        for name, v in zip(
-                label
-                if isinstance(label, list) else [f'{label}[{i}]' for i in range(len(values))],
-                np.ravel(np.asarray(values, dtype=float))):
-            if not np.isfinite(v) or abs(v) > ABSURD_MAGNITUDE or (positive and v <= 0):
-                bad.append(f'{name} = {v:g}')
-
-    look(list(names), theta)
-    if theta_std is not None:
-        look([f'std of {n}' for n in names], theta_std)
-    for attr, value in vars(friction).items():
-        if isinstance(value, np.ndarray) and value.dtype.kind == 'f':
-            look(f'friction {attr}', value)
-    if base_values is not None:
-        look('base parameter', base_values)
-    if gains is not None:
-        look([f'drive gain of {j}' for j in joints], gains, positive=True)
-    if payload is not None:
-        look('payload mass_kg', [payload.mass_kg])
-        look('payload com_m', payload.com_m)
-    if res is not None:
-        look([f'residual std of {j}' for j in joints], res)
-    if bad:
-        more = f' and {len(bad) - 5} more' if len(bad) > 5 else ''
-        raise ModelFileError(
-            f'model file {path} has non-finite or absurd values: {", ".join(bad[:5])}{more} '
-            f'(|value| must be finite and <= {ABSURD_MAGNITUDE:g} in SI units; identify again)')
 
 
 def nominal_model(robot: RobotModel, friction: FrictionModel | None = None,

@@ -36,6 +36,7 @@ import yaml
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.io.files import atomic_write_text
+from robot_id_ros.io.yaml_input import read_yaml
 
 SIDECAR_VERSION = 1
 SEGMENT_TYPES = ('static_hold', 'excitation_period', 'constant_velocity')
@@ -91,10 +92,7 @@ def read_sidecar(path):
         SidecarError: unreadable file, other schema version, unknown segment type or bad window.
     """
     path = Path(path)
-    try:
-        d = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise SidecarError(f'cannot read sidecar {path}: {exc}') from exc
+    d = read_yaml(path, 'sidecar', SidecarError)
     if not isinstance(d, dict) or d.get('schema_version') != SIDECAR_VERSION:
         raise SidecarError(f'{path} is not a version {SIDECAR_VERSION} segment sidecar')
     for i, s in enumerate(d.get('segments') or []):

@@ -26,6 +26,25 @@ class ModelError(InputError):
 
 
 GRAVITY_DEFAULT_M_S2 = (0.0, 0.0, -9.81)
+# above the surface gravity of every planet of the solar system (Jupiter's is 24.8 m/s^2): a
+# larger value is a unit error or a typo
+MAX_GRAVITY_M_S2 = 30.0
+
+
+def check_gravity(gravity_m_s2, field='gravity_m_s2') -> np.ndarray:
+    """Return gravity as a (3,) array; ModelError naming ``field`` unless finite and plausible."""
+    try:
+        g = np.asarray(gravity_m_s2, dtype=float)
+    except (TypeError, ValueError):
+        g = None
+    if g is None or g.shape != (3,):
+        raise ModelError(f'{field} = {gravity_m_s2!r} must be three numbers (x, y, z in m/s^2 '
+                         'in the URDF root frame), e.g. [0, 0, -9.81]')
+    if not np.all(np.isfinite(g)) or np.linalg.norm(g) > MAX_GRAVITY_M_S2:
+        raise ModelError(f'{field} = [{", ".join(f"{x:g}" for x in g)}] m/s^2 must be finite '
+                         f'with a magnitude of at most {MAX_GRAVITY_M_S2:g} m/s^2, e.g. '
+                         '[0, 0, -9.81]')
+    return g
 
 
 def package_share_dir() -> Path:
@@ -57,6 +76,31 @@ def default_urdf_path() -> Path:
     return package_share_dir() / 'urdf' / 'youbot_arm.urdf'
 
 
+PACKAGE_URI = 'package://'
+
+
+def resolve_urdf_path(urdf_path) -> Path:
+    """Return the file a URDF path names: a path, or ``package://PACKAGE/PATH`` (ROS's form).
+
+    ``package://robot_id_ros/...`` is this package's share folder (``package_share_dir``); another
+    package is looked up in the ament index.
+    """
+    text = str(urdf_path)
+    if not text.startswith(PACKAGE_URI):
+        return Path(urdf_path)
+    package, _, rest = text[len(PACKAGE_URI):].partition('/')
+    if not package or not rest:
+        raise ModelError(f'URDF path {text} must be {PACKAGE_URI}PACKAGE/PATH')
+    if package == 'robot_id_ros':
+        return package_share_dir() / rest
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        return Path(get_package_share_directory(package)) / rest
+    except Exception:  # noqa: BLE001 - no ament index or no such package
+        raise ModelError(f'URDF path {text}: package {package!r} is not installed (source its '
+                         'workspace, or give a file path)') from None
+
+
 def file_sha256(path: str | os.PathLike) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -85,7 +129,7 @@ class RobotModel:
 
     def __init__(self, urdf_path, joint_names=None, tool_frame=None,
                  gravity_m_s2=GRAVITY_DEFAULT_M_S2):
-        urdf_path = Path(urdf_path)
+        urdf_path = resolve_urdf_path(urdf_path)
         full, text = _read_urdf(urdf_path)
         self.urdf_path = urdf_path
         self.urdf_sha256 = file_sha256(urdf_path)
@@ -98,9 +142,10 @@ class RobotModel:
             joint_names, self.selection_note = list(chosen.joint_names), chosen.note
             tool_frame = tool_frame or chosen.tool_frame or None
         joint_names = _check_selection(full, [str(n) for n in joint_names], urdf_path.name)
+        gravity_m_s2 = check_gravity(gravity_m_s2)
         self.model = _reduced_model(full, joint_names, urdf_path.name)
-        self.model.gravity.linear = np.asarray(gravity_m_s2, dtype=float)
-        self.gravity_m_s2 = np.asarray(gravity_m_s2, dtype=float)
+        self.model.gravity.linear = gravity_m_s2.copy()
+        self.gravity_m_s2 = gravity_m_s2
         self.data = self.model.createData()
         self.joint_names = tuple(joint_names)
         self.n = len(joint_names)

@@ -45,6 +45,11 @@ ROUNDING_ABSOLUTE_TOLERANCE_KG_M2 = 1e-12
 AXIS_JOINT_TYPES = ('revolute', 'continuous', 'prismatic')
 # an axis shorter than this cannot be normalised to a direction
 MIN_AXIS_NORM = 1e-9
+# No arm has a joint or a centre of mass this far (m) from its parent frame; a larger origin is a
+# unit error (mm for m) or a corrupted number, and the kinematics built on it overflow.
+MAX_ORIGIN_M = 100.0
+# An origin angle (rad) beyond a few turns is no URDF's way of writing a rotation.
+MAX_ORIGIN_ANGLE_RAD = 100.0
 
 
 class URDFError(InputError):
@@ -75,7 +80,8 @@ def check_urdf_text(xml_text: str, source: str = 'URDF') -> None:
 
     That is: XML that does not parse, a mass that is not a finite number in [0, 1e4] kg, an
     inertia entry that is not finite, a negative moment of inertia or an inertia tensor with a
-    negative principal moment beyond its trace, a malformed origin, a zero or malformed axis of
+    negative principal moment beyond its trace, a malformed origin or one beyond
+    ``MAX_ORIGIN_M`` / ``MAX_ORIGIN_ANGLE_RAD``, a zero or malformed axis of
     a moving joint, or a joint limit whose lower value is above its upper one. A smaller negative
     principal moment or a broken triangle inequality is logged as a warning (see the module's
     docstring).
@@ -124,9 +130,13 @@ def _check_limit(limit, where):
 
 
 def _check_origin(origin, where):
-    for key in ('xyz', 'rpy'):
-        if origin.get(key) is not None:
-            _numbers(origin.get(key), 3, f'{where} origin {key}')
+    for key, bound, unit in (('xyz', MAX_ORIGIN_M, 'm'), ('rpy', MAX_ORIGIN_ANGLE_RAD, 'rad')):
+        if origin.get(key) is None:
+            continue
+        values = _numbers(origin.get(key), 3, f'{where} origin {key}')
+        if max(abs(v) for v in values) > bound:
+            raise URDFError(f'{where} origin {key} = {origin.get(key)!r} is implausible (a '
+                            f'component beyond {bound:g} {unit}): give it in {unit}')
 
 
 def _check_inertial(inertial, where):

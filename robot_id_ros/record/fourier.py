@@ -155,9 +155,9 @@ class FourierTrajectory:
     @classmethod
     def load(cls, path):
         """Read a trajectory file; ExcitationError when it is missing or not one."""
-        import yaml
+        from robot_id_ros.io.yaml_input import read_yaml
 
         path = Path(path)
         if not path.is_file():
             raise ExcitationError(f'trajectory file not found: {path}')
-        return cls.from_dict(yaml.safe_load(path.read_text()))
+        return cls.from_dict(read_yaml(path, 'trajectory file', ExcitationError))

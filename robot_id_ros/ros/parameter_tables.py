@@ -17,16 +17,24 @@ from robot_id_ros.sim.config import SimConfig
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 
 
+def model_check_parameters() -> dict:
+    """Return the parameters a node checks its model file against (the robot in use)."""
+    return {
+        'urdf_path': ('', desc(
+            "the robot's URDF (a path or package://PACKAGE/PATH): refuse a model whose joint "
+            "placements, axes, tool frame or joint limits differ from it ('' = no check)", True)),
+        'joint_names': (list(NO_STRINGS), desc(
+            "the robot's joints, base to tip: refuse a model made for another joint set "
+            "([''] = no check)", True)),
+    }
+
+
 def wrench_estimator_parameters() -> dict:
     """Return the wrench_estimator table; every parameter is read-only except the payload ones."""
     from robot_id_ros.estimate import EstimatorConfig   # here: youbot_sim needs no scipy
     return {
         'model_file': ('', desc('model file from robot-id identify (required)', True)),
-        'urdf_path': ('', desc("the robot's URDF: refuse a model made for another URDF "
-                               "('' = no check)", True)),
-        'joint_names': (list(NO_STRINGS), desc(
-            "the robot's joints, base to tip: refuse a model made for another joint set "
-            "([''] = no check)", True)),
+        **model_check_parameters(),
         **settings_table(EstimatorConfig),
         'max_payload_kg': (-1.0, float_desc(
             'largest payload_mass_kg accepted, kg; -1 = from the model: the rated payload of the '
@@ -153,6 +161,7 @@ def force_controller_parameters() -> dict:
     return {
         'model_file': ('', desc('model file from robot-id identify: the arm whose tool is '
                                 'controlled (its kinematics; required)', True)),
+        **model_check_parameters(),
         'command_interface': ('trajectory', desc(
             "how set points go to the arm: 'trajectory' (one-point trajectory_msgs/"
             "JointTrajectory on command_topic) or 'brics_position' (the youBot driver's "
@@ -186,8 +195,8 @@ def _number_arrays_any_type(table) -> dict:
 
 
 FORCE_CONTROLLER_NODE_ONLY = frozenset({
-    'model_file', 'command_interface', 'command_topic', 'position_command_topic',
-    'control_rate_hz', 'wrench_frame_id'})
+    'model_file', 'urdf_path', 'joint_names', 'command_interface', 'command_topic',
+    'position_command_topic', 'control_rate_hz', 'wrench_frame_id'})
 # the writable number-array parameters (typed dynamically: the node checks their values)
 FORCE_CONTROLLER_ARRAYS = ('guide_axes', 'force_axis', 'dither_amplitude_rad', 'dither_null_rad')
 FORCE_CONTROLLER_INTERFACES = ('trajectory', 'brics_position')

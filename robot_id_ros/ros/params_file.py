@@ -36,13 +36,10 @@ def node_parameters(params_file, node_name, example=None) -> dict:
     Raises:
         ParamsFileError: the file cannot be read or parsed, or has no such section.
     """
-    import yaml
+    from robot_id_ros.io.yaml_input import read_yaml
 
     path = Path(params_file)
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ParamsFileError(f'cannot read {node_name} parameters file {path}: {e}') from None
+    doc = read_yaml(path, f'{node_name} parameters file', ParamsFileError)
     if isinstance(doc, dict):
         for key in (node_name, '/' + node_name, '/**'):
             section = doc.get(key)

@@ -12,10 +12,7 @@ larger of the two directions' breakaway torques.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import yaml
 
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel,
@@ -70,7 +67,8 @@ def true_model_from_dict(d, with_payload=False) -> IdentifiedModel:
 
 
 def load_true_model(path, with_payload=False) -> IdentifiedModel:
-    return true_model_from_dict(yaml.safe_load(Path(path).read_text()), with_payload)
+    from robot_id_ros.io.yaml_input import read_yaml
+    return true_model_from_dict(read_yaml(path, 'true parameters file'), with_payload)
 
 
 def true_model_of(arm, with_payload=False) -> IdentifiedModel:

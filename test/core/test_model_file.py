@@ -96,7 +96,8 @@ def test_wrong_joint_set_urdf_and_version_are_named(tmp_path):
     with pytest.raises(ModelFileError, match='made for joints arm_joint_1'):
         load_model(path, joint_names=['arm_joint_1', 'arm_joint_2'])
     other = tmp_path / 'other.urdf'
-    other.write_text(default_urdf_path().read_text().replace('1.390', '1.391'))
+    other.write_text(default_urdf_path().read_text().replace('xyz="0 0 0.155"',
+                                                             'xyz="0 0 0.165"'))
     with pytest.raises(ModelFileError, match='was made for URDF youbot_arm.urdf'):
         load_model(path, urdf_path=other)
     d = yaml.safe_load(path.read_text())
@@ -124,3 +125,26 @@ def test_save_is_atomic_and_leaves_no_temp(tmp_path):
     m = _identified()
     m.save(tmp_path / 'm.yaml')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['m.yaml']
+
+
+@pytest.mark.parametrize('change, named', [
+    (lambda c: c[:-1], 'is 41x42, must be 42x42'),
+    (lambda c: c + np.triu(np.full_like(c, 1e-3), 1), 'is not symmetric'),
+    (lambda c: c - np.diag(np.full(len(c), 1.0)), 'is not positive semi-definite'),
+    (lambda c: np.where(np.eye(len(c)) > 0, np.nan, c), 'non-finite'),
+])
+def test_a_covariance_that_is_not_one_is_refused(tmp_path, change, named):
+    """Shape, symmetry, positive semi-definiteness, finiteness of base_parameters.covariance."""
+    m = _identified()
+    path = tmp_path / 'model.yaml'
+    m.save(path)
+    d = yaml.safe_load(path.read_text())
+    cov = np.array(d['base_parameters']['covariance'])
+    assert cov.shape == (42, 42)
+    d['base_parameters']['covariance'] = change(cov).tolist()
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text(yaml.safe_dump(d, sort_keys=False))
+    with pytest.raises(ModelFileError) as err:
+        load_model(bad)
+    msg = str(err.value)
+    assert '\n' not in msg and 'base_parameters.covariance' in msg and named in msg, msg

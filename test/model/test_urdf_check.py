@@ -121,3 +121,30 @@ def test_a_good_urdf_and_the_bundled_youbot_pass():
     check_urdf_text(Path(default_urdf_path()).read_text())
     with pytest.raises(URDFError, match='not valid XML'):
         check_urdf_text('<robot>')
+
+
+@pytest.mark.parametrize('old, new, match', [
+    ('xyz="0 0 0.155"', 'xyz="0 0 1e200"',
+     "joint 'arm_joint_3' origin xyz = '0 0 1e200' is implausible"),
+    ('rpy="0 2.548180707911721 0"', 'rpy="0 1e200 0"',
+     "joint 'arm_joint_3' origin rpy = '0 1e200 0' is implausible"),
+])
+def test_a_finite_absurd_origin_is_one_line_from_the_cli(tmp_path, capsys, old, new, match):
+    """Beyond any arm (> 100 m, > 100 rad): the commands say so instead of a traceback."""
+    from robot_id_ros.cli.main import main
+    text = default_urdf_path().read_text()
+    assert old in text
+    path = tmp_path / 'absurd.urdf'
+    path.write_text(text.replace(old, new))
+    with pytest.raises(ModelError, match=match):
+        RobotModel(path)
+    rc = main(['design-excitation', '--urdf', str(path), '--out', str(tmp_path / 't.yaml')])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and match in err[0], err
+
+
+def test_an_origin_of_an_arm_sized_robot_passes(tmp_path):
+    text = default_urdf_path().read_text().replace('xyz="0 0 0.155"', 'xyz="0 0 99.9"')
+    path = tmp_path / 'tall.urdf'
+    path.write_text(text)
+    assert RobotModel(path).n == 5

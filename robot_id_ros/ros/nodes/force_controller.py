@@ -43,7 +43,7 @@ from robot_id_ros.ros.command_adapters import import_brics, joint_positions_msg
 from robot_id_ros.ros.conversions import stamp_ns, trajectory_msg
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import draining_subscription
-from robot_id_ros.ros.params import declare_table, parameter_check, require
+from robot_id_ros.ros.params import declare_table, parameter_check, require, string_list
 from robot_id_ros.settings import from_plain
 
 LOG_EVERY_S = 2.0       # the shortest interval between two log lines of one kind
@@ -72,7 +72,8 @@ class ForceControllerNode(Node):
         if p['command_interface'] not in tables.FORCE_CONTROLLER_INTERFACES:
             raise InputError(f"command_interface {p['command_interface']!r} must be one of "
                              f'{tables.FORCE_CONTROLLER_INTERFACES}', 'parameter')
-        self.model = load_model(p['model_file'])
+        self.model = load_model(p['model_file'], urdf_path=p['urdf_path'] or None,
+                                joint_names=string_list(p['joint_names']) or None)
         with parameter_check():
             self.ctl = ForceController(self.model.robot, self._config(p),
                                        p['wrench_frame_id'] or None)

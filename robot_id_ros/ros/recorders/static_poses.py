@@ -9,9 +9,9 @@ active and passive runs).
 from __future__ import annotations
 
 import numpy as np
-import yaml
 
 from robot_id_ros import record as rec
+from robot_id_ros.io.yaml_input import read_yaml
 
 
 def make_poses(recorder):
@@ -26,11 +26,7 @@ def make_poses(recorder):
     p = recorder.p
     floor = p['floor_z_m'] if p['check_floor'] else None
     if p['poses_file']:
-        try:
-            with open(p['poses_file']) as f:
-                data = yaml.safe_load(f)
-        except (OSError, yaml.YAMLError) as exc:
-            raise rec.PoseError(f'cannot read poses_file {p["poses_file"]}: {exc}') from exc
+        data = read_yaml(p['poses_file'], 'poses_file', rec.PoseError)
         poses = rec.load_pose_list(data, recorder.joint_names)
         rec.check_poses(recorder.robot, poses, p['joint_limit_margin_rad'], floor,
                         p['floor_clearance_m'])
