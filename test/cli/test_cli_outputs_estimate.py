@@ -176,3 +176,49 @@ def test_an_unwritable_output_folder_is_named(work, capsys, monkeypatch):
     line = error_line(capsys)
     assert str(d / 'o.mcap') in line and 'Permission denied' in line, line
     assert sorted(p.name for p in d.iterdir()) == ['in.mcap', 'model.yaml']
+
+
+def recording(folder, bag):
+    """A recorder's raw recording: a bag folder of joint states (no estimate mark)."""
+    from robot_id_ros.io.bags import BagWriter
+
+    msgs = read_messages(bag, '/joint_states')
+    with BagWriter(folder) as bw:
+        for stamp, msg in msgs[:50]:
+            bw.write('/joint_states', stamp, msg)
+    return folder
+
+
+@pytest.mark.parametrize('name', ['recording', 'recording.mcap'])
+def test_overwrite_never_replaces_a_recording(work, capsys, name):
+    """A bag estimate did not write (a recorder's raw recording, a folder or a single file) is
+    refused with --overwrite, in one line naming the fix; the recording is kept as it was."""
+    import shutil
+
+    d, model_file, bag = work
+    target = d / name
+    if name.endswith('.mcap'):
+        shutil.copyfile(bag, target)
+        other = bag
+    else:
+        recording(target, bag)
+        other = d / 'other.mcap'
+        shutil.copyfile(bag, other)
+    before = snapshot(d)
+    assert estimate(model_file, other, target, '--overwrite') == 2
+    line = error_line(capsys)
+    assert str(target) in line and 'choose another --out' in line, line
+    assert 'not a bag written by robot-id estimate' in line
+    assert snapshot(d) == before
+
+
+@pytest.mark.parametrize('name', ['est', 'est.mcap', 'est.db3'])
+def test_overwrite_replaces_the_bag_estimate_wrote(work, capsys, name):
+    from robot_id_ros.io.bag_marks import written_by
+
+    d, model_file, bag = work
+    assert estimate(model_file, bag, d / name) == 0
+    assert written_by(d / name) == 'robot-id estimate'
+    assert estimate(model_file, bag, d / name, '--overwrite', '--frame', 'tool') == 0
+    assert read_messages(d / name, '/wrench')[0][1].header.frame_id == 'arm_tool_link'
+    assert written_by(d / name) == 'robot-id estimate'
