@@ -35,6 +35,7 @@ from robot_id_ros.io.bag_marks import mark, marked_bag_output
 from robot_id_ros.io.bags import BagWriter
 from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
                                    effort_scale)
+from robot_id_ros.estimate.rejections import rejection_summary
 from robot_id_ros.ros.params_file import estimator_settings
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
@@ -158,6 +159,7 @@ def _run(args) -> int:
     res = est.process(series.stamp_ns, series.q, series.qd, series.effort * scale,
                       tare_at_s=args.tare_at, progress=Progress('estimating'))
     t_est = time.monotonic() - t1
+    check_rejected(args.data, res, len(series))
     t2 = time.monotonic()
     N = len(res.stamp_ns)
     with outputs:
@@ -184,6 +186,21 @@ def _run(args) -> int:
     for k, reason in res.resets[:5]:
         print(f'  reset at sample {k}: {reason}')
     return 0
+
+
+def check_rejected(data, res, total):
+    """Refuse in one line a bag whose every sample was rejected; warn when most were.
+
+    Args:
+        data: the input bag, for the message.
+        res: the estimator's ``process`` result.
+        total: how many joint states it was given.
+    """
+    summary = rejection_summary(res.rejected, total)
+    if len(res.stamp_ns) == 0:
+        raise CommandError(f'{data}: {summary or "no joint state could be used"}')
+    if 2 * len(res.rejected) > total:
+        print(f'warning: {data}: {summary}', file=sys.stderr)
 
 
 def write_wrench_bag(bw, res, names, q, wrench_std=False):
