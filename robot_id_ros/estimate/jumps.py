@@ -25,7 +25,6 @@ import math
 import numpy as np
 
 from robot_id_ros.estimate.rejections import Rejection
-from robot_id_ros.estimate.samples import ABS_POSITION_RAD, VELOCITY_FACTOR
 
 JUMP = 'jump'                  # the kind of a rejected jump (EstimatorInputError.kind)
 VELOCITY_RAMP_S = 0.05         # the drive's velocity changes by its limit in no less than this
@@ -38,15 +37,15 @@ class JumpFilter:
     """The jump rule of one run, one sample at a time (``check``) or over arrays (``scan``).
 
     Args:
-        bounds: the run's ``samples.InputBounds``: its velocity bound (``VELOCITY_FACTOR``
-            times the URDF velocity limit) and which joints have no position limits.
+        bounds: the run's ``samples.InputBounds``: its velocity bound, the URDF velocity
+            limits and which joints have no position limits.
         max_gap_s: samples further apart are not compared, s.
     """
 
     def __init__(self, bounds, max_gap_s):
         self.qd_max = np.asarray(bounds.qd_max, dtype=float)
-        self.qd_step = self.qd_max / VELOCITY_FACTOR          # the URDF velocity limit
-        self.turn = np.asarray(bounds.q_hi) >= ABS_POSITION_RAD    # no position limits
+        self.qd_step = np.asarray(bounds.qd_limit, dtype=float)
+        self.turn = np.asarray(bounds.unlimited, dtype=bool)
         self.gap_s = float(max_gap_s)
         self._lists = (self.qd_step.tolist(), self.qd_max.tolist(), self.turn.tolist())
         self.reset()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from robot_id_ros.errors import InputError
+from robot_id_ros.estimate.jumps import JumpFilter
 from robot_id_ros.estimate.onestep import tare_average_add
 from robot_id_ros.estimate.rejections import Rejection
 from robot_id_ros.io.model_file import IdentifiedModel
@@ -74,9 +75,11 @@ class InputBounds:
         hi = np.asarray(limits.upper_rad, dtype=float)
         usable = np.isfinite(lo) & np.isfinite(hi) & (np.abs(lo) < ABS_POSITION_RAD) & (
             np.abs(hi) < ABS_POSITION_RAD) & (lo <= hi)
+        self.unlimited = ~usable                # joints without position limits (continuous)
         self.q_lo = np.where(usable, lo - POSITION_MARGIN_RAD, -ABS_POSITION_RAD)
         self.q_hi = np.where(usable, hi + POSITION_MARGIN_RAD, ABS_POSITION_RAD)
         self.qd_max = _limit(limits.velocity_rad_s, ABS_VELOCITY_RAD_S, VELOCITY_FACTOR)
+        self.qd_limit = self.qd_max / VELOCITY_FACTOR      # the URDF velocity limit
         self.effort_max = _limit(limits.effort_nm, ABS_EFFORT_NM, EFFORT_FACTOR)
         # inside_one: the bounds of (q, qd, effort) flattened, as floats
         self._lo = np.concatenate([self.q_lo, -self.qd_max, -self.effort_max]).tolist()
@@ -107,6 +110,10 @@ class InputBounds:
         """
         return ((Q >= self.q_lo) & (Q <= self.q_hi) & (np.abs(QD) <= self.qd_max)
                 & (np.abs(E) <= self.effort_max)).all(axis=-1)
+
+    def rejection(self, q, qd, effort):
+        """``problem`` as the reason of a rejected sample (kind 'implausible')."""
+        return Rejection('implausible', self.problem(q, qd, effort))
 
     def problem(self, q, qd, effort):
         """One line naming the first value of a sample outside the bounds (None: inside)."""
@@ -168,14 +175,15 @@ class StampGate:
     Args:
         time_jump_s: a stamp at least this far behind the previous one restarts (s).
         max_gap_s: a gap longer than this between samples restarts (s).
-        jumps: a ``jumps.JumpFilter`` applied first to samples given with q and qd; None: none.
+        bounds: the ``InputBounds`` of the jump rule (``jumps.JumpFilter``), applied first to
+            samples given with q and qd; None: no jump rule.
     """
 
-    def __init__(self, time_jump_s, max_gap_s, jumps=None):
+    def __init__(self, time_jump_s, max_gap_s, bounds=None):
         self.jump_ns = time_jump_s * 1e9
         self.gap_ns = max_gap_s * 1e9
         self.last_ns = None
-        self.jumps = jumps
+        self.jumps = None if bounds is None else JumpFilter(bounds, max_gap_s)
 
     def reset(self):
         """Forget the previous stamp (and sample): the next sample starts a segment."""
@@ -236,8 +244,9 @@ class StampGate:
         """
         self.reset()
         stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
-        jumped = {} if self.jumps is None or Q is None else self.jumps.scan(stamp_ns, Q, QD,
-                                                                             usable)
+        jumped = {}
+        if self.jumps is not None and Q is not None:
+            jumped = self.jumps.scan(stamp_ns, Q, QD, usable)
         usable = np.array(usable, dtype=bool)
         usable[list(jumped)] = False
         idx = np.flatnonzero(usable)
