@@ -21,6 +21,7 @@ are not compared (the stamp rules restart or reject them).
 from __future__ import annotations
 
 import math
+from operator import sub
 
 import numpy as np
 
@@ -48,6 +49,7 @@ class JumpFilter:
         self.turn = np.asarray(bounds.unlimited, dtype=bool)
         self.gap_s = float(max_gap_s)
         self._lists = (self.qd_step.tolist(), self.qd_max.tolist(), self.turn.tolist())
+        self._step_min = float(self.qd_step.min()) if len(self.qd_step) else 0.0
         self.reset()
 
     def reset(self):
@@ -74,6 +76,11 @@ class JumpFilter:
                         f'most {vmax * dt + POSITION_STEP_RAD:.3g})')
         return None
 
+    def _close(self, ref, sample):
+        """Whether ``sample`` is obviously no jump from ``ref`` (the per-sample fast path)."""
+        return (max(map(abs, map(sub, sample[2], ref[2]))) <= self._step_min
+                and max(map(abs, map(sub, sample[1], ref[1]))) <= POSITION_STEP_RAD)
+
     def check(self, stamp_ns, q, qd):
         """Take one sample (already inside the bounds); return None or why it is rejected.
 
@@ -86,7 +93,11 @@ class JumpFilter:
             'jump'.
         """
         sample = (stamp_ns, q.tolist(), qd.tolist())
-        why = None if self._ref is None else self.problem(self._ref, *sample)
+        ref = self._ref
+        if ref is None or self._close(ref, sample):
+            why = None
+        else:
+            why = self.problem(ref, *sample)
         if why is not None and self._run < MAX_JUMP_RUN and (
                 self._pending is None or self.problem(self._pending, *sample) is not None):
             self._pending, self._run = sample, self._run + 1
