@@ -7,8 +7,8 @@ One implementation of each rule, used by ``WrenchEstimator.update`` (one sample)
 
 * ``StampGate``: a duplicate stamp or one slightly older than the previous sample is rejected; a
   stamp that jumps back by ``time_jump_s`` or more (a bag looped) or a gap over ``max_gap_s``
-  restarts the estimator. Given a ``jumps.JumpFilter``, it first rejects a sample that jumped
-  from the previous one faster than the drive can move (kind 'jump').
+  restarts the estimator. Given the input bounds, it first rejects a sample that jumped from the
+  previous one faster than the drive can move (``jumps.JumpFilter``, kind 'jump').
 * ``TareAverage``: the running average of tau_ext that a tare takes as bias.
 * ``first_nonfinite``: where a batch run's state became non-finite (that sample is rejected and
   the run restarts after it, as ``update`` does).
