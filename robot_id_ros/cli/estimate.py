@@ -18,8 +18,9 @@ youBot's tuned values.
 
 --out x.mcap (or x.db3) writes the single bag file x.mcap, any other name a bag folder (MCAP).
 Every output is written under a temporary name and renamed when complete; the bag, the CSV and
-the plot land together or not at all. --overwrite replaces only an existing bag (a bag only by a
-bag), never an input.
+the plot land together or not at all. The bag is marked in its metadata (custom_data
+robot_id_ros.written_by: robot-id estimate); --overwrite replaces only a bag with that mark
+(never a recording or any other bag), a wrench CSV or a plot image, never an input.
 """
 from __future__ import annotations
 
@@ -30,9 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_id_ros.io.bags import BAG_OUTPUT, BagWriter
+from robot_id_ros.io.bag_marks import mark, marked_bag_output
+from robot_id_ros.io.bags import BagWriter
 from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
                                    effort_scale)
+from robot_id_ros.estimate.rejections import rejection_summary
 from robot_id_ros.ros.params_file import estimator_settings
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
@@ -76,7 +79,7 @@ def add_parser(subparsers):
     p.add_argument('--plot', default=None, help='also write a PNG plot of the wrench')
     p.add_argument('--wrench-std', action='store_true',
                    help='also write /wrench_std (1-sigma of each wrench component, WrenchStamped)')
-    add_overwrite_argument(p, 'output bag, CSV or plot (a bag only by a bag)')
+    add_overwrite_argument(p, 'output bag written by robot-id estimate, CSV or plot')
     add_setting_flags(p, EstimatorConfig, 'estimator settings (default: --params-file, else the '
                       'core defaults; --wrench, --filter-hz and --stiction-velocity are the '
                       'former names of three of them)')
@@ -139,7 +142,7 @@ def _run(args) -> int:
             (model.payload.com_m if model.payload else np.zeros(3))
     outputs = Outputs(inputs=[args.model, args.params_file] + bag_inputs(args.data),
                       overwrite=args.overwrite)
-    out = outputs.check(args.out, BAG_OUTPUT)
+    out = outputs.check(args.out, ESTIMATE_BAG)
     for path, kind in ((args.csv, CSV_OUTPUT), (args.plot, PLOT_OUTPUT)):
         if path:
             outputs.check(path, kind)
@@ -156,10 +159,11 @@ def _run(args) -> int:
     res = est.process(series.stamp_ns, series.q, series.qd, series.effort * scale,
                       tare_at_s=args.tare_at, progress=Progress('estimating'))
     t_est = time.monotonic() - t1
+    check_rejected(args.data, res, len(series))
     t2 = time.monotonic()
     N = len(res.stamp_ns)
     with outputs:
-        with BagWriter(out, outputs=outputs) as bw:
+        with BagWriter(out, outputs=outputs, custom_data=mark(COMMAND)) as bw:
             write_wrench_bag(bw, res, names, series.q[res.index], args.wrench_std)
         if args.csv:
             write_csv(outputs.temp(args.csv), res, names)
@@ -182,6 +186,21 @@ def _run(args) -> int:
     for k, reason in res.resets[:5]:
         print(f'  reset at sample {k}: {reason}')
     return 0
+
+
+def check_rejected(data, res, total):
+    """Refuse in one line a bag whose every sample was rejected; warn when most were.
+
+    Args:
+        data: the input bag, for the message.
+        res: the estimator's ``process`` result.
+        total: how many joint states it was given.
+    """
+    summary = rejection_summary(res.rejected, total)
+    if len(res.stamp_ns) == 0:
+        raise CommandError(f'{data}: {summary or "no joint state could be used"}')
+    if 2 * len(res.rejected) > total:
+        print(f'warning: {data}: {summary}', file=sys.stderr)
 
 
 def write_wrench_bag(bw, res, names, q, wrench_std=False):
@@ -223,6 +242,9 @@ def write_wrench_bag(bw, res, names, q, wrench_std=False):
     prog(N, N)
 
 
+COMMAND = 'robot-id estimate'
+# --overwrite replaces only a bag this command wrote (its mark), never a recording
+ESTIMATE_BAG = marked_bag_output(COMMAND, 'choose another --out')
 CSV_HEADER = ('stamp_ns', 'fx', 'fy', 'fz', 'mx', 'my', 'mz', 'fx_std', 'fy_std', 'fz_std',
               'mx_std', 'my_std', 'mz_std', 'contact', 'sigma_min')
 # --overwrite replaces only an earlier wrench CSV

@@ -19,9 +19,9 @@ its variance and enters contact detection (``contact``) as one more standard dev
 joint; ``mapping`` turns tau_ext into the wrench and ``uncertainty`` gives its covariance. The
 stamp, tare and covariance-period rules (``samples``, ``uncertainty.CovarianceSchedule``) are
 shared by ``update`` (one sample) and ``process`` (arrays), which give the same numbers. So are
-the glitch rules: a sample outside the model's limits with a margin (``samples.InputBounds``) is
-rejected like a malformed one, and a sample that leaves the state non-finite (residual, wrench,
-covariance) is rejected and restarts the estimator (``NONFINITE_REASON``).
+the glitch rules: a sample outside the model's limits with a margin (``samples.InputBounds``) or
+one that jumped from the previous one (``jumps``) is rejected like a malformed one, and a sample
+that leaves the state non-finite is rejected and restarts the estimator (``NONFINITE_REASON``).
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
 import robot_id_ros.estimate.onestep as K
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
-                                           StampGate, TareAverage, check_sample,
+                                           Rejection, StampGate, TareAverage, check_sample,
                                            first_nonfinite)
 from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band,
                                             stiction_batch)
@@ -142,7 +142,7 @@ class WrenchEstimator:
         self._lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
         self._bias_env = BiasEnvelope(c.covariance_period_s)
         self.bounds = InputBounds(self.robot.limits)
-        self.gate = StampGate(c.time_jump_s, c.max_gap_s)
+        self.gate = StampGate(c.time_jump_s, c.max_gap_s, self.bounds)
         self._tare_avg = TareAverage(c.tare_window_s)
         self._cov_schedule = CovarianceSchedule(c.covariance_period_s)
         # update's compiled step (onestep): its fixed parameters and its state
@@ -319,7 +319,7 @@ class WrenchEstimator:
         """
         q, qd, tau_m = check_sample(self.n, q, qd, effort_nm, self.bounds)
         stamp_ns = int(stamp_ns)
-        dt, reason = self.gate.accept(stamp_ns)
+        dt, reason = self.gate.accept(stamp_ns, q, qd)
         if reason is not None:
             self._restart(reason)
         m, d = self._pm, self._pd
@@ -427,7 +427,7 @@ class WrenchEstimator:
         why = {}
         for k in np.flatnonzero(usable & ~self.bounds.inside(*(np.where(
                 usable[:, None], A, 0.0) for A in (Q, QD, E)))).tolist():
-            usable[k], why[k] = False, self.bounds.problem(Q[k], QD[k], E[k])
+            usable[k], why[k] = False, self.bounds.rejection(Q[k], QD[k], E[k])
         bias0, cuts = self.bias.copy(), []     # cuts: where a non-finite state restarted
         while True:
             self.bias = bias0.copy()
@@ -442,7 +442,7 @@ class WrenchEstimator:
             bad = first_nonfinite(parts)
             if bad is None:
                 break
-            usable[bad], why[bad] = False, NONFINITE_REASON
+            usable[bad], why[bad] = False, Rejection(NONFINITE_STATE, NONFINITE_REASON)
             cuts = sorted(set(cuts) | {bad + 1} - {N0})
         self.reset('process done')   # process() starts from and leaves a reset estimator
         return self._joined(parts, why, cuts)
@@ -462,7 +462,7 @@ class WrenchEstimator:
     def _process_part(self, stamp_ns, Q, QD, E, usable, tare, progress):
         """Run ``process`` between non-finite restarts; ``tare``: [stamp ns], [None] once taken."""
         n = self.n
-        keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, usable)
+        keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, usable, Q, QD)
         idx = np.flatnonzero(keep)
         S, Q, QD, E, starts = stamp_ns[idx], Q[idx], QD[idx], E[idx], seg_start[idx]
         N = len(idx)

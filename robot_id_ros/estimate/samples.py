@@ -7,7 +7,8 @@ One implementation of each rule, used by ``WrenchEstimator.update`` (one sample)
 
 * ``StampGate``: a duplicate stamp or one slightly older than the previous sample is rejected; a
   stamp that jumps back by ``time_jump_s`` or more (a bag looped) or a gap over ``max_gap_s``
-  restarts the estimator.
+  restarts the estimator. Given the input bounds, it first rejects a sample that jumped from the
+  previous one faster than the drive can move (``jumps.JumpFilter``, kind 'jump').
 * ``TareAverage``: the running average of tau_ext that a tare takes as bias.
 * ``first_nonfinite``: where a batch run's state became non-finite (that sample is rejected and
   the run restarts after it, as ``update`` does).
@@ -20,7 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from robot_id_ros.errors import InputError
+from robot_id_ros.estimate.jumps import JumpFilter
 from robot_id_ros.estimate.onestep import tare_average_add
+from robot_id_ros.estimate.rejections import Rejection
 from robot_id_ros.io.model_file import IdentifiedModel
 
 
@@ -37,8 +40,9 @@ NONFINITE_STATE = 'nonfinite_state'   # kind of the error when the state became 
 class EstimatorInputError(InputError):
     """A sample the estimator will not use; the message says what is wrong.
 
-    ``kind`` is one of 'shape', 'nonfinite', 'implausible', 'duplicate_stamp', 'out_of_order', or
-    'nonfinite_state' (the sample made the estimator's state non-finite: it was reset).
+    ``kind`` is one of 'shape', 'nonfinite', 'implausible', 'jump', 'duplicate_stamp',
+    'out_of_order', or 'nonfinite_state' (the sample made the estimator's state non-finite: it
+    was reset).
     """
 
     def __init__(self, kind, message):
@@ -71,9 +75,11 @@ class InputBounds:
         hi = np.asarray(limits.upper_rad, dtype=float)
         usable = np.isfinite(lo) & np.isfinite(hi) & (np.abs(lo) < ABS_POSITION_RAD) & (
             np.abs(hi) < ABS_POSITION_RAD) & (lo <= hi)
+        self.unlimited = ~usable                # joints without position limits (continuous)
         self.q_lo = np.where(usable, lo - POSITION_MARGIN_RAD, -ABS_POSITION_RAD)
         self.q_hi = np.where(usable, hi + POSITION_MARGIN_RAD, ABS_POSITION_RAD)
         self.qd_max = _limit(limits.velocity_rad_s, ABS_VELOCITY_RAD_S, VELOCITY_FACTOR)
+        self.qd_limit = self.qd_max / VELOCITY_FACTOR      # the URDF velocity limit
         self.effort_max = _limit(limits.effort_nm, ABS_EFFORT_NM, EFFORT_FACTOR)
         # inside_one: the bounds of (q, qd, effort) flattened, as floats
         self._lo = np.concatenate([self.q_lo, -self.qd_max, -self.effort_max]).tolist()
@@ -104,6 +110,10 @@ class InputBounds:
         """
         return ((Q >= self.q_lo) & (Q <= self.q_hi) & (np.abs(QD) <= self.qd_max)
                 & (np.abs(E) <= self.effort_max)).all(axis=-1)
+
+    def rejection(self, q, qd, effort):
+        """``problem`` as the reason of a rejected sample (kind 'implausible')."""
+        return Rejection('implausible', self.problem(q, qd, effort))
 
     def problem(self, q, qd, effort):
         """One line naming the first value of a sample outside the bounds (None: inside)."""
@@ -165,31 +175,41 @@ class StampGate:
     Args:
         time_jump_s: a stamp at least this far behind the previous one restarts (s).
         max_gap_s: a gap longer than this between samples restarts (s).
+        bounds: the ``InputBounds`` of the jump rule (``jumps.JumpFilter``), applied first to
+            samples given with q and qd; None: no jump rule.
     """
 
-    def __init__(self, time_jump_s, max_gap_s):
+    def __init__(self, time_jump_s, max_gap_s, bounds=None):
         self.jump_ns = time_jump_s * 1e9
         self.gap_ns = max_gap_s * 1e9
         self.last_ns = None
+        self.jumps = None if bounds is None else JumpFilter(bounds, max_gap_s)
 
     def reset(self):
-        """Forget the previous stamp: the next sample starts a segment."""
+        """Forget the previous stamp (and sample): the next sample starts a segment."""
         self.last_ns = None
+        if self.jumps is not None:
+            self.jumps.reset()
 
-    def accept(self, stamp_ns: int):
+    def accept(self, stamp_ns: int, q=None, qd=None):
         """Take one stamp.
 
         Args:
             stamp_ns: the sample's stamp, ns (int).
+            q, qd: (n,) the sample's positions and velocities, for the jump rule (None: none).
 
         Returns:
             (dt_s, reset_reason): the interval to the previous sample in s, 0.0 where a segment
             starts (first sample, or a restart: then ``reset_reason`` says why, else None).
 
         Raises:
-            EstimatorInputError: (kind 'duplicate_stamp' or 'out_of_order') the sample is to be
-                dropped; the gate is unchanged.
+            EstimatorInputError: (kind 'jump', 'duplicate_stamp' or 'out_of_order') the sample
+                is to be dropped; the stamp gate is unchanged.
         """
+        if self.jumps is not None and q is not None:
+            jumped = self.jumps.check(stamp_ns, q, qd)
+            if jumped is not None:
+                raise EstimatorInputError(jumped.kind, str(jumped))
         last = self.last_ns
         if last is None:
             self.last_ns = stamp_ns
@@ -208,12 +228,13 @@ class StampGate:
             return 0.0, f'gap of {d * 1e-9:.3f} s in the input'
         return d * 1e-9, None
 
-    def scan(self, stamp_ns, usable):
+    def scan(self, stamp_ns, usable, Q=None, QD=None):
         """``accept`` over N samples from a reset gate.
 
         Args:
             stamp_ns: (N,) int ns.
             usable: (N,) bool, False for samples rejected already (non-finite values).
+            Q, QD: (N, n) positions and velocities, for the jump rule (None: none).
 
         Returns:
             (keep, starts, rejected, resets): keep (N,) bool, the accepted samples; starts (N,)
@@ -223,6 +244,11 @@ class StampGate:
         """
         self.reset()
         stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
+        jumped = {}
+        if self.jumps is not None and Q is not None:
+            jumped = self.jumps.scan(stamp_ns, Q, QD, usable)
+        usable = np.array(usable, dtype=bool)
+        usable[list(jumped)] = False
         idx = np.flatnonzero(usable)
         s = stamp_ns[idx]
         # ``accept`` leaves a sample alone (kept, no start) when it is 0 < d <= max_gap after the
@@ -232,7 +258,8 @@ class StampGate:
         plain[1:] = (d > 0) & (d <= self.gap_ns)
         kept = np.ones(len(idx), dtype=bool)
         start = np.zeros(len(idx), dtype=bool)
-        rejected = [(k, 'q, qd or effort is NaN or inf') for k in np.flatnonzero(~usable).tolist()]
+        rejected = [(k, jumped.get(k) or Rejection('nonfinite', 'q, qd or effort is NaN or inf'))
+                    for k in np.flatnonzero(~usable).tolist()]
         resets = []
         s = s.tolist()
         todo = np.flatnonzero(~plain).tolist()[::-1]      # a stack, the next position on top
@@ -244,7 +271,7 @@ class StampGate:
                 dt, reason = self.accept(s[j])
             except EstimatorInputError as exc:
                 kept[j] = False
-                rejected.append((int(idx[j]), str(exc)))
+                rejected.append((int(idx[j]), Rejection(exc.kind, str(exc))))
                 if j + 1 < len(s) and not (todo and todo[-1] == j + 1):
                     todo.append(j + 1)          # the next one follows an older sample now
                 continue

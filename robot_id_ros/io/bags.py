@@ -265,14 +265,15 @@ class BagWriter:
             its inputs and renamed with its other outputs when the ``Outputs`` block ends
             (``overwrite`` is then the ``Outputs``'); None: the bag is renamed on leaving this
             writer's block.
+        custom_data: ``{key: value}`` strings for the bag's metadata ``custom_data``.
 
     Raises:
         BagError: ``path`` exists (without ``overwrite``, or is not a bag), is an input, or its
             folder does not exist; a storage that contradicts the suffix.
     """
 
-    def __init__(self, path, storage=None, overwrite=False, outputs=None):
-        self.path = Path(path)
+    def __init__(self, path, storage=None, overwrite=False, outputs=None, custom_data=None):
+        self.path, self.custom_data = Path(path), dict(custom_data or {})
         by_suffix = BAG_FILE_STORAGE.get(self.path.suffix)
         if storage not in (None, 'mcap', 'sqlite3') or storage not in (None, by_suffix or storage):
             raise BagError(f'bag {self.path}: storage {storage!r} does not fit the name (.mcap is '
@@ -299,6 +300,8 @@ class BagWriter:
             self._writer = Writer(target.parent if single else target, version=BAG_FORMAT_VERSION,
                                   storage_plugin=plugin)
             self._writer.open()
+            for key, value in self.custom_data.items():
+                self._writer.set_custom_data(key, value)
         except BaseException:
             if self._own:
                 self.outputs.discard()

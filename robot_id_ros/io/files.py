@@ -157,11 +157,13 @@ class OutputKind:
         is_same: whether an existing path holds an output of this kind (``--overwrite`` replaces
             only such a path).
         error: the exception class of refusals.
+        fix: the way out a refusal of an existing path names ('' : the flag's rule only).
     """
 
     name: str
     is_same: Callable[[Path], bool]
     error: type = OutputError
+    fix: str = ''
 
 
 FILE_OUTPUT = OutputKind('file', lambda p: p.is_file())   # a symlink is replaced, not its target
@@ -329,8 +331,9 @@ class Outputs:
         if not self.overwrite:
             raise kind.error(f'{path} exists: not replacing it without {OVERWRITE_FLAG}')
         if not kind.is_same(path):
-            raise kind.error(f'{path} exists and is not a {kind.name}: {OVERWRITE_FLAG} '
-                             f'replaces only a {kind.name}')
+            fix = f'{kind.fix} ({OVERWRITE_FLAG}' if kind.fix else OVERWRITE_FLAG
+            raise kind.error(f'{path} exists and is not a {kind.name}: {fix} replaces only a '
+                             f'{kind.name}' + (')' if kind.fix else ''))
 
     # writing ------------------------------------------------------------------------------
     def temp(self, path, directory=False, merge=False, inner=None) -> Path:

@@ -10,6 +10,8 @@ a dataclass (``robot_id_ros.settings``) enter a table through ``ros.params.setti
 """
 from __future__ import annotations
 
+import copy
+
 from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, int_desc, settings_table
 from robot_id_ros.settings import settings_of
 from robot_id_ros.sim.config import SimConfig
@@ -108,11 +110,16 @@ def youbot_sim_parameters() -> dict:
 YOUBOT_SIM_DRIVER_SETTINGS = ('effort_unit', 'wrench_frame', 'true_parameters_file',
                               'publish_rate_hz', 'real_time_factor', 'start_time_sec')
 
-# Every identification parameter is read at each ~/identify call. Those that name a file or
-# folder are read-only (fixed at start: a peer cannot make the node read or write another path);
-# the fit options (the IdentificationOptions settings, from their declarations) can be changed
-# with ros2 param set between calls (checked by IDENTIFICATION_CHOICES and the ranges).
+# Every identification parameter is read at each ~/identify call. Each one is read-only (fixed at
+# start: a peer can neither make the node read or write another path nor change the model it
+# writes) unless the operator starts it with allow_run_time_changes: then the fit options,
+# joint_names, tool_frame and topic can be changed with ros2 param set between calls (checked
+# by IDENTIFICATION_CHOICES and the ranges); the paths stay read-only.
+RUN_TIME_SWITCH = 'allow_run_time_changes'
 _IDENTIFICATION_NODE_PARAMETERS = {
+    RUN_TIME_SWITCH: (False, desc(
+        'let ros2 param set change the fit options, joint_names, tool_frame and topic between '
+        '~/identify calls (false: every parameter is fixed at start)', True)),
     'urdf_path': ('', desc("the robot's URDF; '' = the bundled youBot arm", True)),
     'joint_names': (list(NO_STRINGS), desc(
         "actuated joints, base to tip; [''] = the youBot arm joints (bundled URDF) or every 1-DoF "
@@ -124,26 +131,46 @@ _IDENTIFICATION_NODE_PARAMETERS = {
     'sweep_bags': (list(NO_STRINGS), desc("friction sweep bags; [''] = none", True)),
     'recordings_dir': ('', desc('when the bag lists are empty: take the latest bag of each kind '
                                 '(by its sidecar) here', True)),
-    'output_model': ('identified_model.yaml', desc('model file to write', True)),
+    'output_model': ('identified_model.yaml', desc(
+        'model file to write; an existing one is kept beside it as <name>.<UTC time it was '
+        'written><suffix>', True)),
     'report_dir': ('', desc("folder for report.md and plots; '' = no report", True)),
     'topic': ('/joint_states', desc('JointState topic in the recordings')),
 }
 IDENTIFICATION_NODE_ONLY = frozenset({
-    'urdf_path', 'joint_names', 'tool_frame', 'data_bags', 'static_bags', 'sweep_bags',
-    'recordings_dir', 'output_model', 'report_dir', 'topic'})
-# the identification parameters with a fixed set of values (checked when set at run time)
+    RUN_TIME_SWITCH, 'urdf_path', 'joint_names', 'tool_frame', 'data_bags', 'static_bags',
+    'sweep_bags', 'recordings_dir', 'output_model', 'report_dir', 'topic'})
+
+
+def identification_parameters(run_time_changes=False) -> dict:
+    """Return the identification table; without ``run_time_changes`` every entry is read-only.
+
+    With it, the entries declared writable (the fit options, joint_names, tool_frame, topic)
+    stay so.
+    """
+    from robot_id_ros.identify import IdentificationOptions   # here: youbot_sim needs no scipy
+    table = {**_IDENTIFICATION_NODE_PARAMETERS, **settings_table(IdentificationOptions)}
+    if run_time_changes:
+        return table
+    fixed = {}
+    for name, (default, descriptor) in table.items():
+        descriptor = copy.deepcopy(descriptor)
+        descriptor.read_only = True
+        fixed[name] = (default, descriptor)
+    return fixed
 
 
 def __getattr__(name):
     """Build IDENTIFICATION_PARAMETERS and IDENTIFICATION_CHOICES on first use.
 
     Importing ``robot_id_ros.identify`` (scipy) takes seconds that youbot_sim does not need.
+    IDENTIFICATION_PARAMETERS is the table as the node declares it by default (all read-only).
     """
     if name not in ('IDENTIFICATION_PARAMETERS', 'IDENTIFICATION_CHOICES'):
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     from robot_id_ros.identify import IdentificationOptions
-    globals()['IDENTIFICATION_PARAMETERS'] = {**_IDENTIFICATION_NODE_PARAMETERS,
-                                              **settings_table(IdentificationOptions)}
+    globals()['IDENTIFICATION_PARAMETERS'] = identification_parameters()
+    # the identification parameters with a fixed set of values (checked when set at run time)
     globals()['IDENTIFICATION_CHOICES'] = {
         name: spec.choices for name, (_, spec) in settings_of(IdentificationOptions).items()
         if spec.node and spec.choices}

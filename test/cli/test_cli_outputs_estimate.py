@@ -176,3 +176,91 @@ def test_an_unwritable_output_folder_is_named(work, capsys, monkeypatch):
     line = error_line(capsys)
     assert str(d / 'o.mcap') in line and 'Permission denied' in line, line
     assert sorted(p.name for p in d.iterdir()) == ['in.mcap', 'model.yaml']
+
+
+def recording(folder, bag):
+    """A recorder's raw recording: a bag folder of joint states (no estimate mark)."""
+    from robot_id_ros.io.bags import BagWriter
+
+    msgs = read_messages(bag, '/joint_states')
+    with BagWriter(folder) as bw:
+        for stamp, msg in msgs[:50]:
+            bw.write('/joint_states', stamp, msg)
+    return folder
+
+
+@pytest.mark.parametrize('name', ['recording', 'recording.mcap'])
+def test_overwrite_never_replaces_a_recording(work, capsys, name):
+    """A bag estimate did not write (a recorder's raw recording, a folder or a single file) is
+    refused with --overwrite, in one line naming the fix; the recording is kept as it was."""
+    import shutil
+
+    d, model_file, bag = work
+    target = d / name
+    if name.endswith('.mcap'):
+        shutil.copyfile(bag, target)
+        other = bag
+    else:
+        recording(target, bag)
+        other = d / 'other.mcap'
+        shutil.copyfile(bag, other)
+    before = snapshot(d)
+    assert estimate(model_file, other, target, '--overwrite') == 2
+    line = error_line(capsys)
+    assert str(target) in line and 'choose another --out' in line, line
+    assert 'not a bag written by robot-id estimate' in line
+    assert snapshot(d) == before
+
+
+@pytest.mark.parametrize('name', ['est', 'est.mcap', 'est.db3'])
+def test_overwrite_replaces_the_bag_estimate_wrote(work, capsys, name):
+    from robot_id_ros.io.bag_marks import written_by
+
+    d, model_file, bag = work
+    assert estimate(model_file, bag, d / name) == 0
+    assert written_by(d / name) == 'robot-id estimate'
+    assert estimate(model_file, bag, d / name, '--overwrite', '--frame', 'tool') == 0
+    assert read_messages(d / name, '/wrench')[0][1].header.frame_id == 'arm_tool_link'
+    assert written_by(d / name) == 'robot-id estimate'
+
+
+def bag_of(path, bag, moved):
+    """A copy of ``bag``'s joint states with arm_joint_1 10 rad further (beyond the youBot's
+    joint limits) in the messages ``k`` where ``moved(k)``."""
+    from robot_id_ros.io.bags import BagWriter
+
+    with BagWriter(path) as bw:
+        for k, (stamp, msg) in enumerate(read_messages(bag, '/joint_states')):
+            q = msg.position.copy()
+            q[0] += 10.0 if moved(k) else 0.0
+            bw.write('/joint_states', stamp, bw.joint_state(stamp, msg.name, q, msg.velocity,
+                                                            msg.effort))
+    return path
+
+
+def test_a_bag_whose_every_sample_is_rejected_is_one_line(work, capsys):
+    """Every sample outside the joint limits: one line that counts them and names the likely
+    cause, and no output."""
+    d, model_file, bag = work
+    n = len(read_messages(bag, '/joint_states'))
+    bad = bag_of(d / 'beyond_limits', bag, lambda k: True)
+    assert estimate(model_file, bad, d / 'o.mcap') == 2
+    line = error_line(capsys)
+    assert f'all {n} joint states were rejected' in line
+    assert f"{n} outside the model's joint limits (implausible)" in line
+    assert 'wrong joint order or wrong model' in line and 'reshape' not in line
+    assert not (d / 'o.mcap').exists()
+
+
+def test_a_bag_whose_most_samples_are_rejected_warns_with_the_count(work, capsys):
+    d, model_file, bag = work
+    n = len(read_messages(bag, '/joint_states'))
+    assert estimate(model_file, bag_of(d / 'quarter', bag, lambda k: k % 4 == 0),
+                    d / 'few.mcap') == 0
+    assert 'warning' not in capsys.readouterr().err       # a quarter rejected: no warning
+    assert estimate(model_file, bag_of(d / 'three_quarters', bag, lambda k: k % 4 != 0),
+                    d / 'o.mcap') == 0
+    warnings = [x for x in capsys.readouterr().err.splitlines() if x.startswith('warning:')]
+    rejected = n - (n + 3) // 4
+    assert len(warnings) == 1 and f'{rejected} of {n} joint states were rejected' in warnings[0]
+    assert len(read_messages(d / 'o.mcap', '/wrench')) == n - rejected

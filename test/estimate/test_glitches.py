@@ -9,7 +9,8 @@ import pinocchio as pin
 import pytest
 from estimate_cases import BENT, RATE, measured, stamps, trajectory
 
-from robot_id_ros.estimate import EstimatorConfig, EstimatorInputError, WrenchEstimator
+from robot_id_ros.estimate import (CONTACT_NONE, EstimatorConfig, EstimatorInputError,
+                                   WrenchEstimator)
 from robot_id_ros.estimate import estimator as estimator_module
 from robot_id_ros.estimate.estimator import NONFINITE_REASON
 from robot_id_ros.estimate.monitor import InputMonitor
@@ -128,6 +129,60 @@ def test_process_equals_update_loop_with_glitches(youbot, data, cfg, monkeypatch
         rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(res.contact_state, [out[k].contact_state for k in res.index])
     assert np.all(np.isfinite(res.wrench)) and np.abs(res.wrench).max() < ABSURD_N
+
+
+@pytest.fixture(scope='module')
+def still_push(youbot):
+    """3 s of motion with no external wrench at all: (S, Q, QD, E)."""
+    t, Q, QD, QDD = trajectory(BENT, 3.0, 0.2, [0.3, 0.4, 0.5, 0.6, 0.7])
+    E = measured(youbot, Q, QD, QDD, np.zeros((len(t), 6)), noise_nm=0.01, seed=3)
+    return stamps(t), Q, QD, E
+
+
+@pytest.mark.parametrize('array,column,value', [('qd', 1, 7.0), ('qd', 0, -7.0), ('q', 1, 0.9)])
+def test_one_spike_inside_the_bounds_is_rejected_not_a_contact(youbot, still_push, array, column,
+                                                               value):
+    """One velocity of 7 rad/s (inside the 5 x 1.57 rad/s bound) among samples below 0.5 rad/s,
+    or one position 0.9 rad off, is rejected as a jump: no contact, the wrench stays at the
+    noise floor of the undisturbed run, in update and process alike."""
+    S, Q, QD, E = still_push
+    arrays = {'q': Q.copy(), 'qd': QD.copy()}
+    if array == 'q':
+        arrays['q'][GLITCH, column] += value
+    else:
+        arrays['qd'][GLITCH, column] = value
+    est = WrenchEstimator(youbot)
+    assert est.bounds.inside(arrays['q'][GLITCH], arrays['qd'][GLITCH], E[GLITCH])
+    ref, _ = run(WrenchEstimator(youbot), S, Q, QD, E)
+    floor_n = max(np.abs(r.wrench[:3]).max() for r in ref.values())
+    out, rejected = run(est, S, arrays['q'], arrays['qd'], E)
+    assert rejected == {GLITCH: 'jump'}
+    assert all(r.contact_state == CONTACT_NONE for r in out.values())
+    force_n = max(np.abs(r.wrench[:3]).max() for r in out.values())
+    assert force_n <= floor_n + 0.05, (force_n, floor_n)
+    res = WrenchEstimator(youbot).process(S, arrays['q'], arrays['qd'], E)
+    assert [k for k, _ in res.rejected] == [GLITCH] and 'jumped' in res.rejected[0][1]
+    assert not res.contact_state.any()
+    np.testing.assert_allclose(res.wrench, [out[k].wrench for k in res.index], atol=1e-9)
+
+
+def test_a_real_step_is_taken_from_its_second_sample(youbot, still_push):
+    """A velocity that steps and stays (a sudden stop) loses only its first sample; samples
+    after a spike are compared with the last good one, and the filter never locks the input out
+    (at most two in a row are rejected)."""
+    S, Q, QD, E = still_push
+    QD2 = QD.copy()
+    QD2[GLITCH:, 1] += 3.0              # a step of 3 rad/s that stays
+    _, rejected = run(WrenchEstimator(youbot), S, Q, QD2, E)
+    assert rejected == {GLITCH: 'jump'}
+    QD3 = QD.copy()
+    QD3[GLITCH:GLITCH + 5, 1] = [7.0, -7.0, 7.0, -7.0, 7.0]   # wild values, each unlike the last
+    _, rejected = run(WrenchEstimator(youbot), S, Q, QD3, E)
+    assert set(rejected.values()) == {'jump'} and {GLITCH, GLITCH + 1} <= set(rejected)
+    assert set(rejected) <= set(range(GLITCH, GLITCH + 7))       # back on the data after
+    assert not any(k + 1 in rejected and k + 2 in rejected for k in rejected)
+    res = WrenchEstimator(youbot).process(S, Q, QD3, E)
+    assert [k for k, _ in res.rejected] == sorted(rejected)
 
 
 def test_bounds_come_from_the_model_limits(youbot):

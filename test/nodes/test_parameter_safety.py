@@ -170,7 +170,8 @@ def test_a_peer_cannot_change_paths_or_set_implausible_values(rclpy_context, ros
         assert est.model.payload is None
         assert nodes.set_remote('wrench_estimator', 'payload_mass_kg', 0.3).successful
         assert est.model.payload.mass_kg == 0.3
-        assert nodes.set_remote('identification', 'weighting', 'ols').successful
+        res = nodes.set_remote('identification', 'weighting', 'ols')     # fixed by default
+        assert not res.successful and 'read-only' in res.reason
         # the truth file's folder now holds a link to a file outside: the service refuses
         secret = tmp_path / 'secret.txt'
         secret.write_text('keep')

@@ -72,8 +72,8 @@ def samples(m, rate_hz):
         t = k / rate_hz
         w = 2 * math.pi * 1.5
         moving = t >= 2.0
-        phase = w * (t - 2.0) + np.arange(5)
-        q = BENT + (0.1 * np.sin(phase) if moving else 0.0)
+        phase = w * (t - 2.0) + np.arange(5)     # the motion starts from the rest pose
+        q = BENT + (0.1 * (np.sin(phase) - np.sin(np.arange(5))) if moving else 0.0)
         qd = 0.1 * w * np.cos(phase) if moving else np.zeros(5)
         qdd = -0.1 * w * w * np.sin(phase) if moving else np.zeros(5)
         force = np.array([0.0, 0.0, -10.0]) if 1.0 <= t < 2.0 else np.zeros(3)

@@ -9,10 +9,13 @@ The fit runs in its own mutually exclusive callback group on a multi-threaded ex
 node keeps answering (parameters, other services) while it works. Parameters (see
 config/identification.yaml): bag lists, or ``recordings_dir`` to take the recorders' latest
 bags of each kind; the robot; the output paths; fit options. Every parameter is read at each
-call. Those naming a file or folder (URDF, bags, output model, report folder) are read-only:
-fixed at start, so a peer can neither make the node read another path nor write elsewhere; the
-outputs are written only into the folders resolved at start (``OutputGuard``). The fit options
-can be changed between calls; a value outside its range or choices is refused with the reason.
+call, and every one is read-only by default: fixed at start, so a peer can neither make the node
+read another path, nor write elsewhere, nor change the model it writes. The outputs are written
+only into the folders resolved at start (``OutputGuard``). Started with
+``allow_run_time_changes``, the fit options, ``joint_names``, ``tool_frame`` and ``topic`` can be
+changed between calls (a value outside its range or choices is refused with the reason); the
+paths stay fixed. An existing model file is never lost: before it is replaced, its previous
+version is kept beside it (``robot_id_ros.io.backups``) and the answer names the copy.
 """
 from __future__ import annotations
 
@@ -28,7 +31,9 @@ from std_srvs.srv import Trigger
 
 from robot_id_ros.errors import RobotIdError
 from robot_id_ros.identify import IdentificationOptions, identify
+from robot_id_ros.io.backups import keep_previous
 from robot_id_ros.io.bags import read_joint_states
+from robot_id_ros.io.files import remove_path
 from robot_id_ros.io.sidecar import SidecarError, find_sidecar, read_sidecar
 from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel,
                                       default_urdf_path)
@@ -72,7 +77,7 @@ class IdentificationNode(Node):
     def __init__(self, **kwargs):
         super().__init__('identification', **kwargs)
         refuse_renamed(self, tables.IDENTIFICATION_FORMER_NAMES)
-        p = declare_table(self, tables.IDENTIFICATION_PARAMETERS)
+        p = declare_table(self, self._parameter_table())
         self._model_out = OutputGuard(p['output_model'], 'output_model')
         self._report_out = OutputGuard(p['report_dir'], 'report_dir', is_folder=True)
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -81,6 +86,16 @@ class IdentificationNode(Node):
         self.create_service(Trigger, '~/identify', trigger_handler(self._identify),
                             callback_group=self._group)
         self.get_logger().info('ready: call ~/identify (std_srvs/srv/Trigger) to identify')
+
+    def _parameter_table(self):
+        """Return the table to declare: read-only throughout unless the operator allows changes.
+
+        The switch is declared first (read-only itself): the others' descriptors depend on it.
+        """
+        default, descriptor = tables.IDENTIFICATION_PARAMETERS[tables.RUN_TIME_SWITCH]
+        allow = self.declare_parameter(tables.RUN_TIME_SWITCH, default, descriptor).value
+        table = tables.identification_parameters(run_time_changes=bool(allow))
+        return {k: v for k, v in table.items() if k != tables.RUN_TIME_SWITCH}
 
     def run_identification(self):
         """Identify with the current parameters.
@@ -107,11 +122,24 @@ class IdentificationNode(Node):
                  for b in bags[k]] for k in BAG_LISTS]
         res = identify(robot, *data, options=opts)
         out, report = self._model_out.target(), self._report_out.target()
-        res.model.save(out)
+        kept = self._save_model(res.model, out)
         if report is not None:
             from robot_id_ros.identify.report import write_report
             write_report(res, report)
-        return True, f'model written to {out}\n' + res.summary()
+        previous = f' (the previous one kept as {kept})' if kept is not None else ''
+        return True, f'model written to {out}{previous}\n' + res.summary()
+
+    @staticmethod
+    def _save_model(model, out):
+        """Write ``model`` to ``out`` atomically, its previous version kept; the copy's path."""
+        kept = keep_previous(out)
+        try:
+            model.save(out)
+        except BaseException:
+            if kept is not None:      # ``out`` is unchanged: the copy would only be a duplicate
+                remove_path(kept)
+            raise
+        return kept
 
     def _on_set_parameters(self, params):
         reason = run_time_problem(
