@@ -253,3 +253,14 @@ def test_every_failure_ends_the_launch_non_zero_with_its_reason(file, args, pref
         else:
             assert kind == 'done', f'{file} {args}: {who} exits 0: {kind!r} {reason!r}'
         assert exit_of(launched, started, 3, shutting_down=True)[0] == 'nothing'
+
+
+@pytest.mark.parametrize('file, args', CASES)
+def test_every_remapping_renames_a_name_the_node_uses(file, args, prefix, node_docs):
+    launched = evaluate(ROOT / 'launch' / file, args, prefix)
+    for started in launched.nodes():
+        doc = node_docs[started.executable]
+        names = {e.name for e in doc.endpoints}
+        for source, _ in started.remappings:
+            assert source in names, (f'{file} {args}: {started.fqn} remaps {source!r}, which it '
+                                     f'does not use ({sorted(names)})')
