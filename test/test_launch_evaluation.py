@@ -264,3 +264,22 @@ def test_every_remapping_renames_a_name_the_node_uses(file, args, prefix, node_d
         for source, _ in started.remappings:
             assert source in names, (f'{file} {args}: {started.fqn} remaps {source!r}, which it '
                                      f'does not use ({sorted(names)})')
+
+
+def test_a_command_line_override_wins_over_the_twin_files(rcl):
+    """youbot_driver_twin.yaml's ``ros2 run`` recipe with ``-p``: rcl applies the override last
+    only when the files' sections share one key (``/**``); a node-specific key after it wins."""
+    import rclpy
+
+    node = rclpy.create_node(
+        'youbot_sim', namespace='/arm_1', context=rcl, use_global_arguments=False,
+        automatically_declare_parameters_from_overrides=True, start_parameter_services=False,
+        cli_args=['--ros-args', '--params-file', str(ROOT / 'config' / 'youbot_sim.yaml'),
+                  '--params-file', str(ROOT / 'config' / 'youbot_driver_twin.yaml'),
+                  '-p', 'gripper:=false', '-p', 'publish_rate_hz:=200.0'])
+    try:
+        assert parameter(node, 'gripper') is False
+        assert parameter(node, 'publish_rate_hz') == 200.0
+        assert parameter(node, 'effort_length_quirk') is True     # the twin's, over the sim's
+    finally:
+        node.destroy_node()
