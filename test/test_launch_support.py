@@ -83,6 +83,7 @@ def trigger_service(rclpy_context):
     node.destroy_node()
 
 
+@pytest.mark.integration
 def test_trigger_call_exits_with_the_answer(trigger_service, ros_domain_id):
     env = isolated_env(ros_domain_id)
     ok = _trigger_call(env, '/stage/identify', 120)

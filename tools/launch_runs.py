@@ -142,8 +142,8 @@ RUNS = (
 )
 
 
-def prepare_workdir(workdir):
-    """Write the model, the documented excitation and the short-stage params file."""
+def prepare_workdir(workdir, runs=RUNS):
+    """Write the model, the short-stage params file and the excitations ``runs`` use."""
     from robot_id_ros.ros.docs import nominal_model_file
 
     workdir = Path(workdir)
@@ -152,7 +152,8 @@ def prepare_workdir(workdir):
     (workdir / 'quick_stages.yaml').write_text(yaml.safe_dump(QUICK_STAGES))
     for command in (DESIGN_EXCITATION, FAST_DESIGN_EXCITATION):
         words = shlex.split(command)
-        if not (workdir / _flag(words, '--out')).exists():
+        out = _flag(words, '--out')
+        if any(f'trajectory:={out}' in r.args for r in runs) and not (workdir / out).exists():
             subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', *words[1:]], cwd=workdir,
                            check=True, stdout=subprocess.DEVNULL)
 

@@ -148,7 +148,7 @@ def main(argv=None):
     if why:
         print(f'run_launch_files: cannot run the launch files here: {why}', file=sys.stderr)
         return 2
-    prepare_workdir(workdir)
+    prepare_workdir(workdir, selected)
     first = args.domain_id if args.domain_id is not None else 100 + os.getpid() % 100
     failed = 0
     for i, run in enumerate(selected):
