@@ -154,8 +154,9 @@ def prepare_workdir(workdir, runs=RUNS):
         words = shlex.split(command)
         out = _flag(words, '--out')
         if any(f'trajectory:={out}' in r.args for r in runs) and not (workdir / out).exists():
-            subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', *words[1:]], cwd=workdir,
-                           check=True, stdout=subprocess.DEVNULL)
+            with open(workdir / f'{out}.log', 'w') as log:
+                subprocess.run([sys.executable, '-m', 'robot_id_ros.cli', *words[1:]],
+                               cwd=workdir, check=True, stdout=log, stderr=subprocess.STDOUT)
 
 
 def _flag(words, name):
