@@ -4,7 +4,9 @@ r"""One stage of an identification session on the arm: a recorder, or the identi
 
     ros2 launch robot_id_ros identification_session.launch.py stage:=static        # -> static_bag
     ros2 launch robot_id_ros identification_session.launch.py stage:=sweeps        # -> sweeps_bag
-    robot-id design-excitation --urdf URDF --out excitation.yaml
+    robot-id design-excitation --out excitation.yaml \
+        --velocity-limits 0.5,0.5,0.5,0.5,0.5 --acceleration-limits 1,1,1,1,1 \
+        --velocity-fraction 0.95 --acceleration-fraction 0.95
     ros2 launch robot_id_ros identification_session.launch.py stage:=excitation \
         trajectory:=excitation.yaml
     ros2 launch robot_id_ros identification_session.launch.py stage:=identification \
@@ -20,14 +22,19 @@ r"""One stage of an identification session on the arm: a recorder, or the identi
 Stages run one at a time, so each can be checked before the next moves the arm. A recorder starts
 its experiment when the driver publishes (``autostart``, default true; false: call its ``~/start``
 service) and the launch ends when it is done; the identification stage calls the node's
-``~/identify`` service and ends when the fit returns (the node logs the result). Relative paths
-are relative to the directory ros2 launch runs in. ``sim:=true`` also starts the simulated youBot
-(youbot_sim) to try a stage without the arm (add ``use_sim_time:=true`` when its real_time_factor
-is not 1).
+``~/identify`` service (``python -m robot_id_ros.ros.trigger_call``, no ``ros2`` command needed)
+and ends when the fit returns (the node logs the result). The excitation's limits above are
+config/trajectory_recorder.yaml's ``max_velocity_rad_s`` and ``max_acceleration_rad_s2``: a file
+designed for more is refused. The launch exits 0 when its stage is done, and non-zero with the
+reason when any of its processes fails or ends early (robot_id_ros.ros.launch_support). Relative
+paths are relative to the directory ros2 launch runs in. ``sim:=true`` also starts the simulated
+youBot (youbot_sim) to try a stage without the arm (add ``use_sim_time:=true`` when its
+real_time_factor is not 1).
 
 Parameters: each stage's node reads the package's config/<executable>.yaml; ``params_file`` names
-an extra params file applied on top of it (sections keyed by node name or ``/**``). The arguments
-below override both.
+an extra params file applied on top of it (its section keyed ``/**:``, which applies under any
+``namespace``; a bare node name applies in the root namespace only). The arguments below override
+both.
 
 youBot drivers: joint states on ``joint_states_topic`` (default /joint_states:
 youbot_driver_ros_interface remaps its ``arm_1/joint_states`` there, joint_state_broadcaster
@@ -44,14 +51,12 @@ import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import (DeclareLaunchArgument, EmitEvent, ExecuteProcess, OpaqueFunction,
-                            RegisterEventHandler)
-from launch.event_handlers import OnProcessExit
-from launch.events import Shutdown
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-TRUE = ('true', '1', 'yes', 'on')
+from robot_id_ros.ros.launch_support import absolute_name, on_exit_of, trigger_call, truthy
+
 STAGES = ('static', 'sweeps', 'excitation', 'identification')
 
 
@@ -75,7 +80,7 @@ def _stage(context):
         return LaunchConfiguration(name).perform(context)
 
     def flag(name):
-        return arg(name).strip().lower() in TRUE
+        return truthy(arg(name))
 
     stage = arg('stage').strip()
     if stage not in STAGES:
@@ -87,13 +92,15 @@ def _stage(context):
     extra = [arg('params_file')] if arg('params_file') else []
     remappings = [('joint_states', arg('joint_states_topic')),
                   ('joint_trajectory_controller/joint_trajectory', arg('command_topic'))]
+    # with a stage that ends the launch, the other processes must last until it is done
+    support = 'serves' if stage == 'identification' and not flag('autostart') else 'needed'
     actions = []
     if flag('sim'):
-        actions.append(
-            Node(package='robot_id_ros', executable='youbot_sim', name='youbot_sim',
-                 namespace=namespace, parameters=[_config('youbot_sim'), {
-                     'use_sim_time': False
-                 }], remappings=remappings, output='screen', emulate_tty=True))
+        sim = Node(package='robot_id_ros', executable='youbot_sim', name='youbot_sim',
+                   namespace=namespace, parameters=[_config('youbot_sim'), {
+                       'use_sim_time': False
+                   }], remappings=remappings, output='screen', emulate_tty=True)
+        actions += [sim, on_exit_of(sim, 'youbot_sim', support)]
 
     if stage == 'identification':
         ident = dict(common, recordings_dir=_path(arg('recordings_dir')))
@@ -102,59 +109,32 @@ def _stage(context):
         node = Node(package='robot_id_ros', executable='identification', name='identification',
                     namespace=namespace, parameters=[_config('identification')] + extra + [ident],
                     output='screen', emulate_tty=True)
-        actions.append(node)
+        actions += [node, on_exit_of(node, 'identification', support)]
         if not flag('autostart'):
             return actions        # call its ~/identify service yourself
-        # run the fit once the node answers, end the session when the call returns
-        service = '/'.join(p for p in (namespace.strip('/'), 'identification', 'identify') if p)
-        call = ExecuteProcess(
-            cmd=['ros2', 'service', 'call', '/' + service, 'std_srvs/srv/Trigger'],
-            output='screen')
-        actions.append(call)
-        actions.append(
-            RegisterEventHandler(
-                OnProcessExit(
-                    target_action=call, on_exit=[
-                        EmitEvent(event=Shutdown(reason='identification_session: identified'))
-                    ])))
-        actions.append(
-            RegisterEventHandler(
-                OnProcessExit(
-                    target_action=node,
-                    on_exit=[EmitEvent(event=Shutdown(reason='identification node exited'))])))
-        return actions
+        # run the fit once the node answers; the session ends when the call returns
+        call = trigger_call(absolute_name('identification/identify', namespace), 'identify')
+        return actions + [call, on_exit_of(call, 'identification ~/identify', 'stage')]
+    recorder = {'static': 'static_pose_recorder', 'sweeps': 'friction_sweep_recorder',
+                'excitation': 'trajectory_recorder'}[stage]
+    output = arg('output_path') or f'{stage}_bag'
+    recorder_overrides = dict(common, output_path=_path(output), autostart=flag('autostart'),
+                              shutdown_when_done=True)
+    if recorder == 'trajectory_recorder' and arg('trajectory'):
+        recorder_overrides['trajectory_file'] = _path(arg('trajectory'))
+    settings = dict(namespace=namespace, parameters=[_config(recorder)] + extra + [
+        recorder_overrides], remappings=remappings, output='screen', emulate_tty=True)
+    if recorder == 'static_pose_recorder':
+        node = Node(package='robot_id_ros', executable='static_pose_recorder',
+                    name='static_pose_recorder', **settings)
+    elif recorder == 'friction_sweep_recorder':
+        node = Node(package='robot_id_ros', executable='friction_sweep_recorder',
+                    name='friction_sweep_recorder', **settings)
     else:
-        recorder = {'static': 'static_pose_recorder', 'sweeps': 'friction_sweep_recorder',
-                    'excitation': 'trajectory_recorder'}[stage]
-        output = arg('output_path') or f'{stage}_bag'
-        recorder_overrides = dict(common, output_path=_path(output), autostart=flag('autostart'),
-                                  shutdown_when_done=True)
-        if recorder == 'static_pose_recorder':
-            node = Node(package='robot_id_ros', executable='static_pose_recorder',
-                        name='static_pose_recorder', namespace=namespace,
-                        parameters=[_config(recorder)] + extra + [recorder_overrides],
-                        remappings=remappings, output='screen', emulate_tty=True)
-        elif recorder == 'friction_sweep_recorder':
-            node = Node(package='robot_id_ros', executable='friction_sweep_recorder',
-                        name='friction_sweep_recorder', namespace=namespace,
-                        parameters=[_config(recorder)] + extra + [recorder_overrides],
-                        remappings=remappings, output='screen', emulate_tty=True)
-        else:
-            trajectory = {'trajectory_file': _path(arg('trajectory'))} if arg('trajectory') else {}
-            node = Node(
-                package='robot_id_ros', executable='trajectory_recorder',
-                name='trajectory_recorder', namespace=namespace,
-                parameters=[_config(recorder)] + extra + [dict(recorder_overrides, **trajectory)],
-                remappings=remappings, output='screen', emulate_tty=True)
-    actions.append(node)
+        node = Node(package='robot_id_ros', executable='trajectory_recorder',
+                    name='trajectory_recorder', **settings)
     # the session stage ends when its node does (the simulator, if any, goes with it)
-    actions.append(
-        RegisterEventHandler(
-            OnProcessExit(
-                target_action=node, on_exit=[
-                    EmitEvent(event=Shutdown(reason=f'identification_session: stage {stage} done'))
-                ])))
-    return actions
+    return actions + [node, on_exit_of(node, f'stage {stage} ({recorder})', 'stage')]
 
 
 def generate_launch_description():

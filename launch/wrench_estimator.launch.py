@@ -20,9 +20,11 @@ youBot drivers:
   ``--ros-args -p youBotDriverCycleFrequencyInHz:=200.0``.
 - Drivers reporting motor current instead of torque: ``effort_unit: current`` in the params file.
 
-Parameters come from ``params_file`` (default: the package's config/wrench_estimator.yaml; a file
-of your own must key its section ``wrench_estimator:`` or ``/**:``); ``model`` and
-``use_sim_time`` given here override it.
+Parameters come from ``params_file`` (default: the package's config/wrench_estimator.yaml; key the
+section of a file of your own ``/**:``, which applies under any ``namespace``, where a bare
+``wrench_estimator:`` applies in the root namespace only); ``model`` and ``use_sim_time`` given
+here override it. The launch runs until stopped; it exits non-zero with the reason when the
+estimator fails or refuses to start (no model, a model for another robot).
 """
 import os
 
@@ -32,23 +34,24 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-TRUE = ('true', '1', 'yes', 'on')
+from robot_id_ros.ros.launch_support import on_exit_of, truthy
 
 
 def _estimator(context):
     def arg(name):
         return LaunchConfiguration(name).perform(context)
 
-    overrides = {'use_sim_time': arg('use_sim_time').strip().lower() in TRUE}
+    overrides = {'use_sim_time': truthy(arg('use_sim_time'))}
     model = arg('model')
     if model:
         overrides['model_file'] = os.path.abspath(os.path.expanduser(model))
-    return [Node(
+    node = Node(
         package='robot_id_ros', executable='wrench_estimator', name='wrench_estimator',
         namespace=arg('namespace'),
         parameters=[arg('params_file'), overrides],
         remappings=[('joint_states', arg('joint_states_topic'))],
-        output='screen', emulate_tty=True)]
+        output='screen', emulate_tty=True)
+    return [node, on_exit_of(node, 'wrench_estimator')]
 
 
 def generate_launch_description():
@@ -57,7 +60,8 @@ def generate_launch_description():
     return LaunchDescription([
         DeclareLaunchArgument(
             'params_file', default_value=config,
-            description='ROS 2 params file of the estimator (section wrench_estimator: or /**:)'),
+            description='ROS 2 params file of the estimator (section /**: applies in any '
+            'namespace)'),
         DeclareLaunchArgument(
             'model', default_value='',
             description='model file from robot-id identify (sets model_file; required unless '

@@ -29,23 +29,26 @@ excitation: trajectory_recorder with ``trajectory``) that moves the arm through
 for a ros2_control driver) and writes ``output_path`` (default <record>_bag); the launch ends
 with it. Switch the motors on and calibrate before recording on the robot. ``driver:=false``
 starts no driver: a recording stage next to a running bringup.
+
+Relative ``joint_states_topic`` and ``command_topic`` resolve in ``namespace`` for the driver (in
+``arm_1`` below it) and its clients alike. The launch exits 0 when its recording is done, and
+non-zero with the reason when a node fails or ends early.
 """
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, EmitEvent, LogInfo, OpaqueFunction
-from launch.actions import RegisterEventHandler
-from launch.event_handlers import OnProcessExit
-from launch.events import Shutdown
+from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-TRUE = ('true', '1', 'yes', 'on')
+from robot_id_ros.ros.launch_support import TRUE, absolute_name, on_exit_of, truthy
+
 ROBOTS = ('sim', 'real')
 RECORDERS = {'static': 'static_pose_recorder', 'sweeps': 'friction_sweep_recorder',
              'excitation': 'trajectory_recorder'}
 INTERFACES = ('follow_joint_trajectory', 'brics_position', 'trajectory', 'trajectory_stream')
+REAL_DRIVER = 'youbot_driver_ros_interface'
 ARM_NAMESPACE = 'arm_1'         # the driver's names for its first arm
 
 
@@ -68,18 +71,28 @@ def _join(*parts):
     return '/'.join(p.strip('/') for p in parts if p.strip('/'))
 
 
+def _topics(arg, namespace):
+    """{relative name the nodes use: the absolute topic of this launch}.
+
+    The driver runs in ``<namespace>/arm_1`` and its clients in ``<namespace>``: a relative topic
+    argument is resolved once, in ``namespace``, and every node is remapped to that name.
+    """
+    return {'joint_states': absolute_name(arg('joint_states_topic'), namespace),
+            'joint_trajectory_controller/joint_trajectory': absolute_name(arg('command_topic'),
+                                                                          namespace)}
+
+
 def _driver(arg, namespace, rate_hz):
     """Return the real driver's node, or the simulator in its place (same names and layout)."""
-    joint_states = arg('joint_states_topic')
+    topics = _topics(arg, namespace)
+    joint_states = topics['joint_states']
     if arg('robot') == 'sim':
         return Node(
             package='robot_id_ros', executable='youbot_sim', name='youbot_sim',
             namespace=_join(namespace, ARM_NAMESPACE),
             parameters=[_config('youbot_sim'), _config('youbot_driver_twin'),
                         {'use_sim_time': False, 'publish_rate_hz': rate_hz}],
-            remappings=[('joint_states', joint_states),
-                        ('joint_trajectory_controller/joint_trajectory', arg('command_topic'))],
-            output='screen', emulate_tty=True)
+            remappings=list(topics.items()), output='screen', emulate_tty=True)
     driver_config = os.path.join(get_package_share_directory('youbot_driver'), 'config')
     settings = {'youBotHasBase': False, 'youBotHasArms': True, 'youBotArmName1':
                 'youbot-manipulator', 'youBotConfigurationFilePath': driver_config,
@@ -101,8 +114,7 @@ def _recorder(arg, namespace, common, record):
     overrides = dict(common, command_interface=interface, autostart=True,
                      shutdown_when_done=True, output_path=_path(arg('output_path')
                                                                 or f'{record}_bag'))
-    remappings = [('joint_states', arg('joint_states_topic')),
-                  ('joint_trajectory_controller/joint_trajectory', arg('command_topic'))]
+    remappings = list(_topics(arg, namespace).items())
     if record == 'static':
         return Node(package='robot_id_ros', executable='static_pose_recorder',
                     name='static_pose_recorder', namespace=namespace,
@@ -135,22 +147,29 @@ def _bringup(context):
     sim_time = arg('use_sim_time').lower()
     # the simulator is the clock source (/clock); the real driver stamps with the wall clock
     common = {'use_sim_time': robot == 'sim' if sim_time == 'auto' else sim_time in TRUE}
-    actions = [_driver(arg, namespace, rate_hz)] if arg('driver').lower() in TRUE else []
+    # with a recording, the driver and the estimator must last until it is done
+    support = 'serves' if record == 'none' else 'needed'
+    actions = []
+    if truthy(arg('driver')):
+        driver = _driver(arg, namespace, rate_hz)
+        actions += [driver, on_exit_of(driver, 'youbot_sim' if robot == 'sim' else REAL_DRIVER,
+                                       support)]
     model = arg('model')
     if model:
-        actions.append(Node(
+        estimator = Node(
             package='robot_id_ros', executable='wrench_estimator', name='wrench_estimator',
             namespace=namespace, parameters=[arg('params_file'), dict(
                 common, model_file=_path(model))],
-            remappings=[('joint_states', arg('joint_states_topic'))],
-            output='screen', emulate_tty=True))
+            remappings=[('joint_states', _topics(arg, namespace)['joint_states'])],
+            output='screen', emulate_tty=True)
+        actions += [estimator, on_exit_of(estimator, 'wrench_estimator', support)]
     else:
         actions.append(LogInfo(msg='youbot_bringup.launch.py: no model:=MODEL.yaml, so the '
                                'wrench estimator is not started'))
     if record != 'none':
         node = _recorder(arg, namespace, common, record)
-        actions += [node, RegisterEventHandler(OnProcessExit(target_action=node, on_exit=[
-            EmitEvent(event=Shutdown(reason=f'youbot_bringup: recording {record} done'))]))]
+        actions += [node, on_exit_of(node, f'recording {record} ({RECORDERS[record]})',
+                                     'stage')]
     return actions
 
 
@@ -176,7 +195,8 @@ def generate_launch_description():
             description='model file for the estimator; empty: no estimator'),
         DeclareLaunchArgument(
             'params_file', default_value=os.path.join(share, 'config', 'wrench_estimator.yaml'),
-            description='ROS 2 params file of the estimator (section wrench_estimator: or /**:)'),
+            description='ROS 2 params file of the estimator (section /**: applies in any '
+            'namespace)'),
         DeclareLaunchArgument(
             'record', default_value='none', choices=['none'] + list(RECORDERS),
             description='none, or the recording stage to run: static, sweeps or excitation'),
@@ -201,6 +221,7 @@ def generate_launch_description():
             'remapped to (as its own launch file does), read by the estimator and recorder'),
         DeclareLaunchArgument(
             'command_topic', default_value='joint_trajectory_controller/joint_trajectory',
-            description='command_interface trajectory: the JointTrajectory topic'),
+            description='command_interface trajectory: the JointTrajectory topic (relative: in '
+            'namespace, for the driver and the recorder alike)'),
         OpaqueFunction(function=_bringup),
     ])

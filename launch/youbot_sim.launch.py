@@ -5,9 +5,11 @@ r"""The simulated youBot arm driver, with the wrench estimator on its joint stat
     ros2 launch robot_id_ros youbot_sim.launch.py model:=youbot_model.yaml
     ros2 launch robot_id_ros youbot_sim.launch.py                 # the simulator alone
     ros2 topic pub --once /sim/wrench geometry_msgs/msg/WrenchStamped \
-        "{wrench: {force: {z: -5.0}}}"
+        "{wrench: {force: {x: 5.0}}}"
     ros2 topic echo /wrench_estimator/wrench
 
+The push is 5 N along the base x axis at the tool: the simulator starts in the candle pose (the
+arm upright), where a vertical push makes no joint torque and so reads 0 N.
 The simulator is the clock source: it publishes /clock and always runs on wall time (scaled by
 its ``real_time_factor``); ``use_sim_time`` (default true) applies to the estimator. The estimator
 starts when ``model`` is given (a model file from robot-id identify, e.g. from ``robot-id demo``)
@@ -20,7 +22,9 @@ unremapped wrapper use ``joint_states_topic:=/arm_1/joint_states``), commands
 (trajectory_msgs/JointTrajectory) on ``command_topic`` (default the ros2_control
 joint_trajectory_controller/joint_trajectory). The simulator publishes at the real wrapper's
 default 50 Hz; the real driver's rate is its parameter ``youBotDriverCycleFrequencyInHz`` (raise
-it, e.g. to 200, for force bandwidth); the simulator's is ``publish_rate_hz`` in its params file.
+it, e.g. to 200, for force bandwidth); the simulator's is ``publish_rate_hz`` in its params file. A
+params file of your own keys its section ``/**:`` (it applies under any ``namespace``). The launch
+runs until stopped; it exits non-zero with the reason when a node fails or ends on its own.
 """
 import os
 
@@ -30,7 +34,7 @@ from launch.actions import DeclareLaunchArgument, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-TRUE = ('true', '1', 'yes', 'on')
+from robot_id_ros.ros.launch_support import on_exit_of, truthy
 
 
 def _nodes(context):
@@ -39,15 +43,16 @@ def _nodes(context):
 
     namespace = arg('namespace')
     joint_states = arg('joint_states_topic')
-    actions = [Node(
+    sim = Node(
         package='robot_id_ros', executable='youbot_sim', name='youbot_sim', namespace=namespace,
         # the simulator is the clock source: never on sim time itself
         parameters=[arg('params_file'), {'use_sim_time': False}],
         remappings=[('joint_states', joint_states),
                     ('joint_trajectory_controller/joint_trajectory', arg('command_topic'))],
-        output='screen', emulate_tty=True)]
+        output='screen', emulate_tty=True)
+    actions = [sim, on_exit_of(sim, 'youbot_sim')]
     model = arg('model')
-    if arg('estimator').strip().lower() not in TRUE:
+    if not truthy(arg('estimator')):
         return actions
     if not model:
         return actions + [
@@ -55,13 +60,13 @@ def _nodes(context):
                 msg='youbot_sim.launch.py: no model:=MODEL.yaml given, so the wrench estimator '
                 'is not started (robot-id demo or robot-id identify make one)')
         ]
-    estimator_overrides = {'use_sim_time': arg('use_sim_time').strip().lower() in TRUE,
+    estimator_overrides = {'use_sim_time': truthy(arg('use_sim_time')),
                            'model_file': os.path.abspath(os.path.expanduser(model))}
-    actions.append(
-        Node(package='robot_id_ros', executable='wrench_estimator', name='wrench_estimator',
-             namespace=namespace, parameters=[arg('estimator_params_file'), estimator_overrides],
-             remappings=[('joint_states', joint_states)], output='screen', emulate_tty=True))
-    return actions
+    estimator = Node(
+        package='robot_id_ros', executable='wrench_estimator', name='wrench_estimator',
+        namespace=namespace, parameters=[arg('estimator_params_file'), estimator_overrides],
+        remappings=[('joint_states', joint_states)], output='screen', emulate_tty=True)
+    return actions + [estimator, on_exit_of(estimator, 'wrench_estimator')]
 
 
 def generate_launch_description():
@@ -69,11 +74,13 @@ def generate_launch_description():
     return LaunchDescription([
         DeclareLaunchArgument(
             'params_file', default_value=os.path.join(share, 'config', 'youbot_sim.yaml'),
-            description='ROS 2 params file of the simulator (section youbot_sim: or /**:)'),
+            description='ROS 2 params file of the simulator (section /**: applies in any '
+            'namespace)'),
         DeclareLaunchArgument(
             'estimator_params_file', default_value=os.path.join(share, 'config',
                                                                 'wrench_estimator.yaml'),
-            description='ROS 2 params file of the estimator (section wrench_estimator: or /**:)'),
+            description='ROS 2 params file of the estimator (section /**: applies in any '
+            'namespace)'),
         DeclareLaunchArgument(
             'model', default_value='',
             description='model file for the estimator; empty: the simulator runs alone'),

@@ -44,7 +44,7 @@ def test_demo_identification_recipe_is_config_identification_yaml():
     """Every fit option of config/identification.yaml reaches the demo's options (0 = none given
     for cutoff_hz and drive gains, as in the node); bags, paths and the robot do not."""
     section = yaml.safe_load((ROOT / 'config' / 'identification.yaml').read_text())
-    section = section['identification']['ros__parameters']
+    section = section['/**']['ros__parameters']
     opts = pipeline.demo_identification_options()
     fields = set(vars(IdentificationOptions()))
     used = [k for k in section if k in fields]
