@@ -15,9 +15,9 @@ YOUBOT_JOINTS = [f'arm_joint_{i}' for i in range(1, 6)]
 
 
 def _config(exe):
-    """The model-check parameters of the shipped config/<exe>.yaml."""
+    """The model-check parameters of the shipped config/<exe>.yaml (keyed for any node name)."""
     doc = yaml.safe_load((ROOT / 'config' / f'{exe}.yaml').read_text())
-    p = doc[exe]['ros__parameters']
+    p = doc['/**']['ros__parameters']
     return p['urdf_path'], p['joint_names']
 
 
