@@ -425,7 +425,7 @@ class ArmCommander:
         if self.passive:
             raise OperationError('a passive commander never commands the arm')
         if self.settings.interface == 'trajectory':
-            msg = points_msg(self, motion, 0.0, motion.duration_s, 0, 0)
+            msg = points_msg(self, motion, 0.0, motion.duration_s, 0)
             if start_ns is None:
                 start_ns = self.time_ref_ns() + self.lead_ns(lead_s)
             self.path.add(start_ns, motion)

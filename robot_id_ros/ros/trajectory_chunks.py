@@ -15,15 +15,15 @@ from robot_id_ros import record as rec
 from robot_id_ros.ros.conversions import trajectory_msg
 
 
-def points_msg(commander, motion, t0_s, t1_s, stamp: int, origin_ns: int):
-    """Build ``motion`` on [t0_s, t1_s] as one JointTrajectory of ``commander``'s joints.
+def points_msg(commander, motion, t0_s, t1_s, stamp: int, shift_s: float = 0.0):
+    """Build ``motion`` on [t0_s, t1_s] (motion time, s) as one JointTrajectory.
 
-    The message is stamped ``stamp`` (ns, 0: on receipt), point times counted from
-    ``origin_ns``; None when no point is left.
+    The message is stamped ``stamp`` (ns, 0: on receipt); the point of motion time ``t`` comes
+    ``t + shift_s`` after it. None when no point is left.
     """
     s = commander.settings
     rel, q, qd = rec.sample_for_command(motion, t0_s, t1_s, s.point_period_s)
-    t = rel + (t0_s + (origin_ns - stamp) * 1e-9)
+    t = rel + (t0_s + shift_s)
     keep = t >= 0 if s.send_start_point else t > 0
     if not np.any(keep):
         return None
@@ -41,10 +41,11 @@ def stream_chunks(commander, motion, start_ns: int) -> None:
         t0 = k * s.chunk_s
         commander.wait_until_time(start_ns + int((t0 - s.lead_s) * 1e9))
         now = commander.time_ref_ns()
-        # points relative to now (receipt): they cover [t0, t0 + chunk + lead] of the motion
+        # points relative to now (receipt): they cover [t0, t0 + chunk + lead] of the motion, the
+        # point of motion time t comes t - (now - start) after receipt
         t_first = max(0.0, (now - start_ns) * 1e-9)
         t_last = min(motion.duration_s, t0 + s.chunk_s + s.lead_s)
-        msg = points_msg(commander, motion, t_first, t_last, 0, now)
+        msg = points_msg(commander, motion, t_first, t_last, 0, (start_ns - now) * 1e-9)
         if msg is not None:
             commander.publisher.publish(msg)
         k += 1

@@ -8,7 +8,8 @@ recorder's ``/joint_states``. Mid-motion it stops forwarding and publishes one f
 joint 1 moved by 2 rad, then either calls ``~/cancel`` or stays silent until the recorder's
 ``driver_timeout_s`` fails the run. Either way the recorder stops the arm: its commands must
 continue the commanded path (no step faster than the joint speed limit) and the simulated arm's
-joint 1 must not jump.
+joint 1 must not jump. 'follow_joint_trajectory' stops by cancelling its goal (the driver holds
+its own set point): no position is sent at all.
 """
 import json
 import subprocess
@@ -20,6 +21,8 @@ import numpy as np
 import pytest
 
 from interface_packages import with_interfaces
+from robot_id_ros.io.bags import sidecar_path
+from robot_id_ros.io.sidecar import read_sidecar
 from test_recorders import FAST, Procs, _excitation_file, _log, _wait
 
 SPEED_LIMIT_RAD_S = np.pi / 2          # the youBot URDF's joint speed limit
@@ -161,7 +164,8 @@ def _worst_step(steps):
 
 
 @pytest.mark.parametrize('path', ['cancel', 'silent'])
-@pytest.mark.parametrize('interface', ['trajectory', 'brics_position'])
+@pytest.mark.parametrize('interface', ['trajectory', 'trajectory_stream', 'brics_position',
+                                       'follow_joint_trajectory'])
 def test_forged_joint_state_does_not_move_the_arm(driver_procs, tmp_path, interface, path):
     driver_procs.sim(*SIM_NAMES, *STREAM_SIM.get(interface, []))
     log_file, trigger = tmp_path / 'relay.jsonl', tmp_path / 'forge'
@@ -169,8 +173,9 @@ def test_forged_joint_state_does_not_move_the_arm(driver_procs, tmp_path, interf
                               '1' if interface == 'brics_position' else '0',
                               str(FORGED_OFFSET_RAD)], env=driver_procs.env)
     driver_procs.procs.append(relay)
+    out = tmp_path / 'forged'
     rec = driver_procs.recorder('trajectory_recorder', [
-        f'output_path:={tmp_path / "forged"}',
+        f'output_path:={out}',
         f'trajectory_file:={_excitation_file(tmp_path / "exc.yaml")}', 'periods:=20',
         f'command_interface:={interface}', f'driver_timeout_s:={DRIVER_TIMEOUT_S[path]}', *FAST,
         *STREAM_SLACK.get(interface, [])], 'recorder')
@@ -187,10 +192,14 @@ def test_forged_joint_state_does_not_move_the_arm(driver_procs, tmp_path, interf
     relay.terminate()
     relay.wait(timeout=10)
     events = _events(log_file)
-    steps = (_setpoint_steps(events) if interface == 'brics_position'
-             else _trajectory_steps(events))
-    assert steps, 'the recorder sent no stop after its motion'
-    worst, rate = _worst_step(steps)
+    if interface == 'follow_joint_trajectory':
+        assert not [e for e in events if e['k'] in ('traj', 'sp')]
+        worst, rate = 0.0, 0.0
+    else:
+        steps = (_setpoint_steps(events) if interface == 'brics_position'
+                 else _trajectory_steps(events))
+        assert steps, 'the recorder sent no stop after its motion'
+        worst, rate = _worst_step(steps)
     js = [e for e in events if e['k'] == 'js' and e['t'] >= t_forged - 20_000_000]
     t = np.array([e['t'] for e in js]) * 1e-9
     q1 = np.array([e['q'][0] for e in js])
@@ -203,3 +212,6 @@ def test_forged_joint_state_does_not_move_the_arm(driver_procs, tmp_path, interf
     assert speed < SPEED_LIMIT_RAD_S * SPEED_MARGIN
     if path == 'silent':
         assert 'the driver stopped publishing' in _log(rec)
+    # the forged state, and no real one, was refused and reported
+    refused = read_sidecar(sidecar_path(out))['info']['joint_states_refused']
+    assert refused['rejected'] == 1 and 'joint 1 moved 2.0' in refused['last_reason']

@@ -203,8 +203,7 @@ def _forge(rig, c, q):
 
 
 @pytest.mark.parametrize('interface', ['trajectory', 'trajectory_stream'])
-def test_a_forged_joint_state_is_refused_and_the_hold_keeps_the_commanded_pose(rig_factory,
-                                                                                interface):
+def test_a_forged_state_is_refused_and_the_hold_keeps_the_commanded_pose(rig_factory, interface):
     limits = rec.SafetyLimits(max_velocity_rad_s=1.0, max_acceleration_rad_s2=2.0)
     rig = rig_factory(settings=CommandSettings(interface=interface, lead_s=0.1,
                                                point_period_s=0.05, chunk_s=0.5),
@@ -260,6 +259,14 @@ def test_streamed_motion_is_sent_in_chunks_on_receipt(rig_factory):
     _wait_commands(rig, 3)
     assert len(rig.commands) == 3
     assert all(stamp_ns(m.header.stamp) == 0 for m in rig.commands)
+    # point times count from receipt: each chunk reaches one chunk and the lead ahead, and the
+    # first (sent a lead before the start) begins at the motion's start, a lead after receipt
+    for m in rig.commands:
+        times = [stamp_ns(p.time_from_start) * 1e-9 for p in m.points]
+        assert 0.0 < times[0] and times[-1] <= 0.2 + 2 * 0.1 + 0.05
+    first = rig.commands[0].points[0]
+    assert 0.0 < stamp_ns(first.time_from_start) * 1e-9 <= 0.1
+    assert np.allclose(first.positions, move.evaluate(0.0)[0])
 
 
 def test_passive_commander_never_commands(rig_factory):
