@@ -20,10 +20,10 @@ import time
 import numpy as np
 import pytest
 
-from interface_packages import with_interfaces
 from robot_id_ros.io.bags import sidecar_path
 from robot_id_ros.io.sidecar import read_sidecar
-from test_recorders import FAST, Procs, _excitation_file, _log, _wait
+from test_command_interfaces import driver_procs  # noqa: F401 - the fixture, with brics
+from test_recorders import FAST, _excitation_file, _log, _wait
 
 SPEED_LIMIT_RAD_S = np.pi / 2          # the youBot URDF's joint speed limit
 SPEED_MARGIN = 1.5
@@ -103,14 +103,6 @@ RELAY = textwrap.dedent('''
 ''')
 
 
-@pytest.fixture
-def driver_procs(tmp_path, interface_packages):
-    pr = Procs(tmp_path)
-    pr.env = with_interfaces(pr.env, interface_packages)
-    yield pr
-    pr.close()
-
-
 def _events(path):
     return [json.loads(line) for line in path.read_text().splitlines()[:-1] if line.strip()]
 
@@ -166,7 +158,8 @@ def _worst_step(steps):
 @pytest.mark.parametrize('path', ['cancel', 'silent'])
 @pytest.mark.parametrize('interface', ['trajectory', 'trajectory_stream', 'brics_position',
                                        'follow_joint_trajectory'])
-def test_forged_joint_state_does_not_move_the_arm(driver_procs, tmp_path, interface, path):
+def test_forged_joint_state_does_not_move_the_arm(driver_procs, tmp_path, interface,  # noqa: F811
+                                                  path):
     driver_procs.sim(*SIM_NAMES, *STREAM_SIM.get(interface, []))
     log_file, trigger = tmp_path / 'relay.jsonl', tmp_path / 'forge'
     relay = subprocess.Popen([sys.executable, '-c', RELAY, str(log_file), str(trigger), path,
