@@ -9,6 +9,8 @@
   accepted one: no joint moved farther than the drives can (speed limit with a margin, times the
   time between the two, plus a small allowance). The time between two states is their stamp
   difference, but never more than their receipt times allow, so a forged stamp buys no distance.
+  The first state is accepted only once the next one confirms it (a forged first state is
+  replaced by the real ones that follow it).
 - ``hold_motion`` plans the hold itself: from the commanded pose to its target within the joint
   limits, never faster than the speed limits.
 """
@@ -75,6 +77,7 @@ class ContinuityCheck:
         self.rejected = 0                # states refused since the start
         self.last_reason: str | None = None
         self._ref = None                 # (stamp_ns, receipt_s, q) of the last accepted state
+        self._first = None               # the first state, until the next one confirms it
 
     def allowed_rad(self, stamp_ns: int, receipt_s: float, clock_rate: float = 1.0):
         """Return how far (rad, per joint) a state stamped ``stamp_ns`` may be from the last one.
@@ -84,7 +87,10 @@ class ContinuityCheck:
             receipt_s: when it arrived (a monotonic clock), s.
             clock_rate: seconds of stamp time per second of the receipt clock.
         """
-        ref_stamp, ref_receipt, _q = self._ref
+        return self._allowed(self._ref, stamp_ns, receipt_s, clock_rate)
+
+    def _allowed(self, ref, stamp_ns, receipt_s, clock_rate):
+        ref_stamp, ref_receipt, _q = ref
         dt_s = min(max(stamp_ns - ref_stamp, 0) * 1e-9,
                    max(receipt_s - ref_receipt, 0.0) * max(clock_rate, 1.0) + RECEIPT_SLACK_S)
         return self.speed_rad_s * dt_s + self.allowance_rad
@@ -98,20 +104,32 @@ class ContinuityCheck:
             receipt_s: when it arrived (a monotonic clock), s.
             clock_rate: seconds of stamp time per second of the receipt clock.
         """
-        q = np.asarray(q, dtype=float)
-        if self._ref is not None:
-            step = np.abs(q - self._ref[2])
-            allowed = self.allowed_rad(stamp_ns, receipt_s, clock_rate)
-            bad = step > allowed
-            if np.any(bad):
-                j = int(np.argmax(step - allowed))
-                self.rejected += 1
-                self.last_reason = (f'joint {j + 1} moved {step[j]:.3f} rad since the last '
-                                    f'accepted state, more than the drives can ({allowed[j]:.3f} '
-                                    'rad)')
-                return self.last_reason
-        self._ref = (int(stamp_ns), float(receipt_s), q)
+        state = (int(stamp_ns), float(receipt_s), np.asarray(q, dtype=float))
+        ref = self._ref if self._ref is not None else self._first
+        reason = None if ref is None else self._jump(ref, state, clock_rate)
+        if self._ref is None:
+            if ref is None or reason is not None:
+                if reason is not None:
+                    self.rejected += 1
+                    self.last_reason = f'{reason} (the first state, refused)'
+                self._first = state
+                return 'the first joint state, waiting for the next to confirm it'
+        elif reason is not None:
+            self.rejected += 1
+            self.last_reason = reason
+            return reason
+        self._ref = state
         return None
+
+    def _jump(self, ref, state, clock_rate) -> str | None:
+        """Why ``state`` is not continuous with ``ref`` (both (stamp, receipt, q)), or None."""
+        step = np.abs(state[2] - ref[2])
+        allowed = self._allowed(ref, state[0], state[1], clock_rate)
+        if not np.any(step > allowed):
+            return None
+        j = int(np.argmax(step - allowed))
+        return (f'joint {j + 1} moved {step[j]:.3f} rad since the last accepted state, more '
+                f'than the drives can ({allowed[j]:.3f} rad)')
 
 
 def hold_motion(q_from, q_target, speed_limit_rad_s, lower_rad, upper_rad, min_duration_s):

@@ -50,12 +50,14 @@ class JointStateGate:
         """Return True when ``sample`` (``StampedSample``) is continuous with the accepted ones."""
         if self.check is None:
             return True
+        rejected = self.check.rejected
         reason = self.check.check(sample.stamp_ns, sample.q, receipt_s, clock_rate)
         if reason is None:
             return True
-        self._log.warning(f'joint state on {self.topic} refused as bad input: {reason} '
-                          f'({self.check.rejected} refused so far)',
-                          throttle_duration_sec=LOG_THROTTLE_S)
+        if self.check.rejected > rejected:      # not the first state waiting for its confirmation
+            self._log.warning(f'joint state on {self.topic} refused as bad input: {reason} '
+                              f'({self.check.rejected} refused so far)',
+                              throttle_duration_sec=LOG_THROTTLE_S)
         return False
 
     def report(self) -> dict:

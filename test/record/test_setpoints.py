@@ -33,7 +33,9 @@ def test_commanded_path_follows_the_motions_sent():
 
 def test_a_state_that_moved_farther_than_the_drives_could_is_refused():
     check = ContinuityCheck(SPEED)
-    assert check.check(100 * S, [0.0, 0.0], 1.0) is None
+    assert 'waiting for the next' in check.check(100 * S - 10_000_000, [0.0, 0.0], 0.99)
+    assert check.check(100 * S, [0.0, 0.0], 1.0) is None       # the second confirms the first
+    assert check.rejected == 0
     # 10 ms later, 5 mrad: accepted
     assert check.check(100 * S + 10_000_000, [0.005, 0.0], 1.01) is None
     # 5 ms later, joint 1 moved 2 rad: bad input, counted, not the reference
@@ -49,7 +51,8 @@ def test_a_state_that_moved_farther_than_the_drives_could_is_refused():
 
 def test_continuity_admits_real_motion_gaps_and_a_faster_clock():
     check = ContinuityCheck(SPEED)
-    check.check(0, [0.0, 0.0], 0.0)
+    check.check(-10_000_000, [0.0, 0.0], -0.01)
+    assert check.check(0, [0.0, 0.0], 0.0) is None
     # a gap of 1 s (stamps and receipt alike) at the speed limit: accepted
     assert check.check(S, [1.0, 2.0], 1.0) is None
     # a simulation at 4x real time: 0.2 s of stamps in 50 ms of receipt time
@@ -60,6 +63,16 @@ def test_continuity_admits_real_motion_gaps_and_a_faster_clock():
     # a clock that went back, the arm where it was: accepted (only the distance counts)
     assert check.check(0, [1.295, 2.0], 1.06) is None
     assert check.rejected == 0
+
+
+def test_a_forged_first_state_is_replaced_by_the_real_ones():
+    check = ContinuityCheck(SPEED)
+    check.check(S, [2.0, 0.0], 1.0)                          # forged, before any real state
+    assert check.check(S + 5_000_000, [0.0, 0.0], 1.005) is not None     # real, refuses it
+    assert check.rejected == 1 and 'the first state' in check.last_reason
+    assert check.check(S + 10_000_000, [0.001, 0.0], 1.01) is None      # real, confirmed
+    assert check.check(S + 15_000_000, [2.0, 0.0], 1.015) is not None   # forged again: refused
+    assert check.check(S + 20_000_000, [0.002, 0.0], 1.02) is None
 
 
 def test_hold_is_rate_limited_and_within_the_limits():
