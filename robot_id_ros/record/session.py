@@ -8,7 +8,10 @@ A ``RecordingSession`` owns the parted bag writer (``PartedBagWriter``) and the 
 - ``open()`` applies the resume rules: a new output path starts a new recording; an existing one
   is continued only when ``resume`` is true and its sidecar says it is an unfinished recording of
   the same kind and joints (anything else is refused with a ``RecordingError`` naming the fix);
-- ``write()`` appends one serialized message (from any thread);
+- ``write()`` appends one serialized message (from any thread); a resumed recording refuses a
+  message stamped at or before its committed data (``ClockBehind``: the driver's clock restarted,
+  and continuing would merge two runs into one timeline, one static hold into two runs' samples),
+  and writes nothing more;
 - ``add_segment()`` commits the bag first (the segment's data is then on disk), then rewrites
   the sidecar atomically: a killed process loses at most the segment in progress;
 - ``finish()`` commits what is left and writes the final ``info.status`` (finished, cancelled or
@@ -50,6 +53,19 @@ class StampedSample(NamedTuple):
     q: np.ndarray
     qd: np.ndarray | None
     effort: np.ndarray | None
+
+
+class ClockBehind(rec.RecordingError):
+    """A resumed recording got a message stamped at or before its committed data."""
+
+    kind = 'clock_behind'
+
+
+def committed_end_ns(parts) -> int | None:
+    """Return the stamp (ns) of the last message of the bag parts listed (metadata ``files``)."""
+    ends = [int(p['starting_time']['nanoseconds_since_epoch']) + int(p['duration']['nanoseconds'])
+            for p in parts]
+    return max(ends) if ends else None
 
 
 def error_text(exc: BaseException | None) -> str:
@@ -100,6 +116,7 @@ class RecordingSession:
         self._write_error: BaseException | None = None
         self._lock = threading.RLock()
         self._stamps_ns: list[int] = []       # every stamp written in this run (timing stats)
+        self.resume_after_ns: int | None = None   # a resumed run writes only stamps after this
         self._t_commit_ns: int | None = None
 
     # ------------------------------------------------------------------ opening
@@ -129,6 +146,7 @@ class RecordingSession:
             self.sidecar = old
             info = self.sidecar.setdefault('info', {})
             info['resumed'] = int(info.get('resumed', 0)) + 1
+            self.resume_after_ns = committed_end_ns(self._writer.parts)
             if self.log is not None:
                 self.log(f'resuming {path}: {len(self.segments)} segment(s) already complete, '
                          f'{self._writer.messages_written} messages in '
@@ -196,13 +214,14 @@ class RecordingSession:
         """Append one serialized message (thread-safe). Returns False when the bag is not open.
 
         Raises:
-            RecordingError: the bag cannot be written (full disk ...); nothing more is written
-                and ``commit()`` raises the same error.
+            RecordingError: the bag cannot be written (full disk ...), or ``ClockBehind``; nothing
+                more is written and ``commit()`` raises the same error.
         """
         with self._lock:
             if self._writer is None:
                 return False
             try:
+                self._check_clock(stamp_ns)
                 self._writer.write(topic, msgtype, stamp_ns, data)
             except rec.RecordingError as exc:
                 self._writer = None
@@ -210,6 +229,17 @@ class RecordingSession:
                 raise
             self._stamps_ns.append(int(stamp_ns))
             return True
+
+    def _check_clock(self, stamp_ns: int) -> None:
+        """Raise ``ClockBehind`` for a resumed run's message stamped at or before its data."""
+        end = self.resume_after_ns
+        if end is not None and stamp_ns <= end:
+            raise ClockBehind(
+                f'cannot resume {self.bag_path}: the driver\'s clock is behind the recording (a '
+                f'joint state stamped {stamp_ns * 1e-9:.3f} s, the recorded data reach '
+                f'{end * 1e-9:.3f} s), so the driver restarted its clock and continuing would '
+                'merge two runs into one timeline; nothing was added to it: record into a new '
+                'output_path')
 
     def commit(self, now_ns: int | None = None) -> int:
         """Put everything written so far on disk; returns the number of messages committed.
@@ -400,5 +430,6 @@ class Progress:
                  f'estimated time left {eta_text(el, self.done, self.total - self.done)}')
 
 
-__all__ = ['CANCELLED', 'FAILED', 'FINISHED', 'RUNNING', 'StampedSample', 'Progress',
-           'RecordingSession', 'SampleBuffer', 'error_text', 'eta_text']
+__all__ = ['CANCELLED', 'ClockBehind', 'FAILED', 'FINISHED', 'RUNNING', 'StampedSample',
+           'Progress', 'RecordingSession', 'SampleBuffer', 'committed_end_ns', 'error_text',
+           'eta_text']

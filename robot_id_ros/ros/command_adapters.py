@@ -318,6 +318,7 @@ class BricsPositionAdapter:
         self.name = self.publisher.topic_name
         self._generation = 0
         self.timing = StreamTiming(self.lead_s)
+        self.last_setpoint_ns: int | None = None   # the time the last set point sent is for
 
     def ready(self) -> bool:
         """Return True when the driver subscribes to the position command topic."""
@@ -325,6 +326,7 @@ class BricsPositionAdapter:
 
     def publish(self, q_rad, stamp_ns: int) -> None:
         """Publish one set point ``q_rad`` (rad) meant for ``stamp_ns`` (ns)."""
+        self.last_setpoint_ns = int(stamp_ns)
         self.publisher.publish(joint_positions_msg(self.types, self.commander.joint_names,
                                                    q_rad, stamp_ns))
 
@@ -353,7 +355,10 @@ class BricsPositionAdapter:
         self._generation += 1
 
     def hold(self, q_rad) -> None:
-        """End the stream and send ``q_rad`` (rad) as the set point for now."""
+        """End the stream and send ``q_rad`` (rad) as the set point for now.
+
+        ``q_rad`` continues the stream (``ros.setpoint_guard.send_hold``: its last set point).
+        """
         self.stop()
         self.publish(q_rad, self.commander.time_ref_ns())
 

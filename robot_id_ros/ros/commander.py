@@ -6,11 +6,13 @@ In the manner of a navigation "simple commander": a plain object on a node the c
 blocking calls meant for a worker thread (``send_motion``, ``move_to``, ``hold_position``,
 ``wait_until_stamp``, ``wait_until_time``, ``sleep``) and the newest joint state (``latest``).
 
-- It subscribes to the driver's ``sensor_msgs/JointState`` (best effort, so it matches reliable
-  and best-effort publishers) and publishes ``trajectory_msgs/JointTrajectory`` commands. Read
-  RELIABLE (tried 2026-12-01), on a loaded 2-core machine the simulator's writes were refused
-  ("cannot publish data": 13 in 5 minutes against none best effort) and a static-pose recording
-  stalled and failed, while best effort lost 14 samples in one recording.
+- It subscribes to the driver's ``sensor_msgs/JointState`` best effort (it matches reliable and
+  best-effort publishers, and a reliable reader made a loaded simulator's writes fail) and
+  publishes ``trajectory_msgs/JointTrajectory`` commands.
+- Set points cannot jump (``ros.setpoint_guard``): a joint state that moved farther than the
+  drives could since the last accepted one is bad input (counted in ``rejected_states``, logged,
+  and neither ``latest()`` nor a listener's sample); a hold or stop goes to the commanded pose
+  (``path``, every motion sent), rate-limited and within the joint limits, never to a measured one.
 - Waits are event-driven: every joint state (and a subscriber matching the command topic)
   notifies a ``threading.Condition``; a waiting thread wakes on it, never on a sleep loop. Times
   are ROS time (``use_sim_time`` honoured), so a simulation faster than real time is followed.
@@ -43,11 +45,14 @@ from robot_id_ros import record as rec
 from robot_id_ros.errors import OperationError
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.record.session import StampedSample
+from robot_id_ros.record.setpoints import CommandedPath
 from robot_id_ros.ros.command_adapters import (  # noqa: F401 - re-exported
     DEFAULT_ACTION, DEFAULT_POSITION_COMMAND_TOPIC, CommandSettings, make_adapter)
-from robot_id_ros.ros.conversions import stamp_ns, time_msg, trajectory_msg
+from robot_id_ros.ros.conversions import stamp_ns, time_msg
 from robot_id_ros.ros.events import publisher_matched_callbacks
 from robot_id_ros.ros.msg_helpers import draining_subscription
+from robot_id_ros.ros.setpoint_guard import JointStateGate, send_hold
+from robot_id_ros.ros.trajectory_chunks import points_msg, stream_chunks
 
 INTERFACES = ('trajectory', 'trajectory_stream', 'follow_joint_trajectory', 'brics_position')
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
@@ -57,13 +62,14 @@ DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 # machine. Fast DDS does not preallocate the queue (633 kB per subscription at 1000 or 10000).
 JOINT_STATE_QUEUE_DEPTH = 10000
 COMMAND_QUEUE_DEPTH = 10
-HOLD_TIME_S = 0.2            # hold_position reaches the measured pose this long after receipt
+HOLD_TIME_S = 0.2            # hold_position reaches its target this long after receipt at least
 MOVE_MIN_DURATION_S = 0.2    # shortest point-to-point move of move_to
 # a motion is sent at least this long (wall clock) before it starts, whatever the lead asked in
 # ROS time: a simulation running 4x faster than real time turns a 0.3 s lead into 75 ms of wall
 # time, less than a long trajectory takes to reach a driver on a loaded machine (it then starts
 # late, jumps and trips the tracking check)
 MIN_COMMAND_LEAD_WALL_S = 0.5
+STREAM_JOIN_TIMEOUT_S = 2.0  # wall time a hold waits for a cancelled stream to end
 RATE_WINDOW_S = 1.0          # wall time over which the ROS clock's rate is measured
 
 
@@ -86,7 +92,7 @@ class ArmCommander:
     def __init__(self, node, joint_names, *, joint_states_topic='joint_states',
                  command_topic=DEFAULT_COMMAND_TOPIC, settings: CommandSettings | None = None,
                  limits=None, position_limits=None, passive=False, driver_timeout_s=None,
-                 queue_depth=JOINT_STATE_QUEUE_DEPTH, wake_on_clock=True):
+                 queue_depth=JOINT_STATE_QUEUE_DEPTH, wake_on_clock=True, speed_limit_rad_s=None):
         """Subscribe to the joint states and create the command publisher.
 
         Args:
@@ -97,6 +103,8 @@ class ArmCommander:
             settings: ``CommandSettings`` (default: one stamped message, 0.3 s lead).
             limits: ``SafetyLimits`` of ``move_to`` (velocity, acceleration), or None.
             position_limits: (lower, upper) joint positions (rad) ``hold_position`` clips to.
+            speed_limit_rad_s: per-joint speed the drives can reach (rad/s): joint states that
+                moved faster are refused; default ``limits``' velocity (None: accept all).
             passive: never command (``send_motion`` raises, ``hold_position`` does nothing).
             driver_timeout_s: wall seconds without a joint state after which waits raise
                 ``DriverError``; None: no check.
@@ -120,6 +128,11 @@ class ArmCommander:
         self.indexer = JointIndexer(self.joint_names, notice=self._log.warning)
         self.bad_messages = 0
         self.last_bad: str | None = None
+        if speed_limit_rad_s is None and limits is not None:
+            speed_limit_rad_s = limits.vectors(len(self.joint_names))[0]
+        self._speed_limit_rad_s = speed_limit_rad_s
+        self.gate = JointStateGate(speed_limit_rad_s, self._log, joint_states_topic)
+        self.path = CommandedPath()          # every motion sent, the reference of a hold
         self._cond = threading.Condition()
         self._seq = 0                      # bumped on every event a waiter may wait for
         self._latest: StampedSample | None = None
@@ -155,8 +168,12 @@ class ArmCommander:
     def _on_joint_state(self, msg: JointState) -> None:
         self._last_wall = time.monotonic()     # the driver is alive, however long we take here
         stamp = stamp_ns(msg.header.stamp) or self.now_ns()
-        self._measure_rate(self._last_wall, stamp)
         sample = self._convert(msg, stamp)
+        if sample is not None:
+            if self.gate.accept(sample, self._last_wall, self.clock_rate):
+                self._measure_rate(self._last_wall, stamp)
+            else:
+                sample = None                  # bad input: neither a target nor data
         for listener in tuple(self._listeners):
             listener(stamp, msg, sample)
         with self._cond:
@@ -219,8 +236,19 @@ class ArmCommander:
 
     # ------------------------------------------------------------------ state and control
     def latest(self) -> StampedSample | None:
-        """Return the newest usable joint state, or None before the first."""
+        """Return the newest usable joint state (continuous with the arm), or None."""
         return self._latest
+
+    @property
+    def rejected_states(self) -> int:
+        """Joint states refused as bad input (they moved farther than the drives could)."""
+        return self.gate.rejected
+
+    def speed_limit_rad_s(self):
+        """Return the per-joint speed limit (rad/s) of holds: the drives', else ``limits``'."""
+        if self._speed_limit_rad_s is not None:
+            return self._speed_limit_rad_s
+        return np.full(len(self.joint_names), rec.YOUBOT_SAFE_VELOCITY_RAD_S)
 
     def now_ns(self) -> int:
         """Return the node's clock (ROS time), ns."""
@@ -397,15 +425,17 @@ class ArmCommander:
         if self.passive:
             raise OperationError('a passive commander never commands the arm')
         if self.settings.interface == 'trajectory':
-            msg = self._points_msg(motion, 0.0, motion.duration_s, 0, 0)
+            msg = points_msg(self, motion, 0.0, motion.duration_s, 0)
             if start_ns is None:
                 start_ns = self.time_ref_ns() + self.lead_ns(lead_s)
+            self.path.add(start_ns, motion)
             if msg is not None:
                 msg.header.stamp = time_msg(start_ns)
                 self.publisher.publish(msg)
             return start_ns
         if start_ns is None:
             start_ns = self.time_ref_ns() + self.lead_ns(lead_s)
+        self.path.add(start_ns, motion)
         if self.settings.interface == 'follow_joint_trajectory':
             self.adapter.send(motion, start_ns)
             return start_ns
@@ -417,44 +447,12 @@ class ArmCommander:
             self._stream(motion, start_ns)
         return start_ns
 
-    def _points_msg(self, motion, t0_s, t1_s, stamp: int, origin_ns: int):
-        """Build ``motion`` on [t0_s, t1_s] as one JointTrajectory.
-
-        The message is stamped ``stamp`` (0: on receipt), point times counted from
-        ``origin_ns``; None when no point is left.
-        """
-        rel, q, qd = rec.sample_for_command(motion, t0_s, t1_s, self.settings.point_period_s)
-        t = rel + (t0_s + (origin_ns - stamp) * 1e-9)
-        keep = t >= 0 if self.settings.send_start_point else t > 0
-        if not np.any(keep):
-            return None
-        return trajectory_msg(self.joint_names, t[keep], q[keep], qd[keep], start_ns=stamp)
-
-    def _publish_points(self, motion, t0_s, t1_s, stamp: int, origin_ns: int) -> None:
-        """Send ``motion`` on [t0_s, t1_s] as one message (see ``_points_msg``)."""
-        msg = self._points_msg(motion, t0_s, t1_s, stamp, origin_ns)
-        if msg is not None:
-            self.publisher.publish(msg)
-
     def _stream(self, motion, start_ns: int) -> None:
-        """Chunks of ``chunk_s``, each sent ``lead_s`` before it begins, relative to receipt.
-
-        With 'brics_position': the adapter's set point stream.
-        """
+        """Stream ``motion``: the chunks of 'trajectory_stream', or the adapter's set points."""
         if self.adapter is not None:
             self.adapter.stream(motion, start_ns)
-            return
-        s = self.settings
-        k = 0
-        while k * s.chunk_s < motion.duration_s:
-            t0 = k * s.chunk_s
-            self.wait_until_time(start_ns + int((t0 - s.lead_s) * 1e9))
-            now = self.time_ref_ns()
-            # points relative to now (receipt): they cover [t0, t0 + chunk + lead] of the motion
-            t_first = max(0.0, (now - start_ns) * 1e-9)
-            t_last = min(motion.duration_s, t0 + s.chunk_s + s.lead_s)
-            self._publish_points(motion, t_first, t_last, 0, now)
-            k += 1
+        else:
+            stream_chunks(self, motion, start_ns)
 
     def _stream_reporting(self, motion, start_ns: int) -> None:
         try:
@@ -463,22 +461,18 @@ class ArmCommander:
             if self._error is None and not self._cancel.is_set():
                 self.fail(rec.RecordingError(f'streaming the trajectory failed: {exc}'))
 
-    def hold_position(self) -> None:
-        """Stop the arm where it is.
+    def hold_position(self) -> np.ndarray | None:
+        """Stop the arm at the pose last commanded; return the target (rad) or None.
 
-        Sends a one-point trajectory to the measured position (clipped to ``position_limits``),
-        reached ``HOLD_TIME_S`` after receipt; 'follow_joint_trajectory' cancels its goals (the
-        driver holds), 'brics_position' sends the measured position as its last set point.
+        See ``ros.setpoint_guard.send_hold``: a one-point trajectory reached ``HOLD_TIME_S``
+        (or, rate-limited, later) after receipt, 'brics_position' its last set point again,
+        'follow_joint_trajectory' cancels its goals; nothing when nothing was commanded.
         """
-        last = self._latest
-        if self.passive or last is None:
-            return
-        q = last.q if self.position_limits is None else np.clip(last.q, *self.position_limits)
-        if self.adapter is not None:
-            self.adapter.hold(q)
-            return
-        self.publisher.publish(trajectory_msg(self.joint_names, [HOLD_TIME_S], [q],
-                                              [np.zeros(len(q))]))
+        thread = self._stream_thread
+        if (thread is not None and thread is not threading.current_thread()
+                and (self.cancelled or self._error is not None)):
+            thread.join(STREAM_JOIN_TIMEOUT_S)     # its waits raise: no set point after the hold
+        return send_hold(self, HOLD_TIME_S)
 
     def move_to(self, q_target, min_duration_s: float = MOVE_MIN_DURATION_S, idle=None):
         """Move point-to-point to ``q_target`` (rad) and return the motion.

@@ -118,6 +118,7 @@ def test_static_session_matches_true_gravity(procs, tmp_path):
     sc = read_sidecar(sidecar_path(out))
     assert sc['complete'] and sc['kind'] == 'static' and sc['info']['status'] == 'finished'
     assert sc['effort_unit'] == 'torque'          # the spelling every node uses
+    assert sc['info']['joint_states_refused']['rejected'] == 0   # no real state taken for bad
     segs = sc['segments']
     assert len(segs) == 10 and {(s['pose_index'], s['approach'])
                                 for s in segs} == {(i, d)

@@ -223,3 +223,36 @@ def test_a_finished_recording_is_one_bag_file_and_a_cancelled_one_stays_parted(t
     c.commit()
     assert c.finish(CANCELLED)[0] == CANCELLED
     assert len(list((tmp_path / 'cancelled').glob('*.mcap'))) == 2   # resumable as it is
+
+
+def test_resume_under_a_clock_behind_the_recording_is_refused(tmp_path):
+    # the driver restarted its clock: stamps of the second run fall inside the first one's
+    ts = typestore()
+    bag = tmp_path / 'run'
+    s1 = _session(bag)
+    s1.open()
+    _write(s1, ts, range(100, 200))                   # 1.00 .. 1.99 s
+    s1.add_segment({'type': 'static_hold', 't_start_ns': 10**9, 't_end_ns': 199 * 10**7})
+    before = read_sidecar(sidecar_path(bag))           # then the recorder is killed
+    s2 = _session(bag)
+    s2.open()
+    with pytest.raises(rec.RecordingError) as err:
+        _write(s2, ts, range(150, 160))               # 1.50 s: 0.49 s behind the recording
+    line = str(err.value)
+    assert "the driver's clock is behind the recording" in line and '\n' not in line
+    assert 'stamped 1.500 s' in line and 'reach 1.990 s' in line and 'new output_path' in line
+    assert s2.write(TOPIC, JOINT_STATE_TYPE, 3 * 10**9, _js_bytes(ts, 3 * 10**9, 0)) is False
+    assert s2.finish(FAILED, err.value)[0] == FAILED
+    # every sample of the first run kept, none of the second: no hold mixes the two runs
+    series = read_joint_states(bag, JOINTS)
+    assert list(series.q[:, 0]) == list(range(100, 200))
+    after = read_sidecar(sidecar_path(bag))
+    assert after['segments'] == before['segments'] and not after['complete']
+    assert after['info']['status'] == FAILED and 'clock is behind' in after['info']['error']
+    # a driver whose clock runs on from the recording resumes it
+    s3 = _session(bag)
+    s3.open()
+    _write(s3, ts, range(300, 310))
+    assert s3.finish(FINISHED)[0] == FINISHED
+    assert list(read_joint_states(bag, JOINTS).q[:, 0]) == list(range(100, 200)) + list(
+        range(300, 310))

@@ -174,14 +174,77 @@ def test_sent_trajectory_is_the_sampled_motion(rig_factory):
     c.send_motion(move, start)
     _wait_commands(rig, 2)
     assert stamp_ns(rig.commands[1].points[0].time_from_start) == 0
-    # hold: one point at the measured position, clipped to the limits
+    # hold before the motion's start: one point at its start pose (the pose commanded now),
+    # clipped to the limits, and reached no faster than the speed limit
     c.position_limits = (np.array([0.2, -1.0]), np.array([1.0, 1.0]))
     c.hold_position()
     _wait_commands(rig, 3)
     hold = rig.commands[2]
     assert len(hold.points) == 1 and stamp_ns(hold.header.stamp) == 0
-    assert stamp_ns(hold.points[0].time_from_start) == int(HOLD_TIME_S * 1e9)
+    duration_s = stamp_ns(hold.points[0].time_from_start) * 1e-9
     assert np.allclose(hold.points[0].positions, [0.2, -0.2])
+    assert duration_s >= HOLD_TIME_S and 0.1 / duration_s <= rec.YOUBOT_SAFE_VELOCITY_RAD_S
+
+
+def _forge(rig, c, q):
+    """Stop the fake driver and publish one joint state at ``q``; return once it arrived."""
+    from sensor_msgs.msg import JointState
+
+    seen = []
+    c.add_listener(lambda _stamp, msg, sample: seen.append((list(msg.position), sample)))
+    rig.publishing = False
+    msg = JointState(name=list(JOINTS), position=list(q), velocity=[0.0, 0.0], effort=[1.0, 2.0])
+    msg.header.stamp = rig.driver.get_clock().now().to_msg()
+    rig.pub.publish(msg)
+    t_end = time.monotonic() + 10.0
+    while time.monotonic() < t_end and not any(p == list(q) for p, _ in seen):
+        time.sleep(0.005)
+    return [sample for p, sample in seen if p == list(q)]
+
+
+@pytest.mark.parametrize('interface', ['trajectory', 'trajectory_stream'])
+def test_a_forged_state_is_refused_and_the_hold_keeps_the_commanded_pose(rig_factory, interface):
+    limits = rec.SafetyLimits(max_velocity_rad_s=1.0, max_acceleration_rad_s2=2.0)
+    rig = rig_factory(settings=CommandSettings(interface=interface, lead_s=0.1,
+                                               point_period_s=0.05, chunk_s=0.5),
+                      limits=limits, position_limits=(np.full(2, -3.0), np.full(2, 3.0)))
+    c = rig.commander
+    c.wait_for_state(10.0)
+    c.wait_for_subscriber(10.0)
+    move = rec.QuinticMove(c.latest().q, [0.5, 0.3], 2.0)
+    start = c.send_motion(move, background=True)
+    c.wait_until_stamp(start + 800_000_000)                 # mid-motion
+    real = c.latest()
+    forged = _forge(rig, c, [real.q[0] + 2.0, real.q[1]])
+    assert forged == [None]                                  # no listener takes it as a sample
+    assert c.rejected_states == 1 and np.allclose(c.latest().q, real.q)
+    t_hold = c.time_ref_ns()
+    c.cancel()                                   # as a recorder's ~/cancel does, then the hold
+    c.hold_position()
+    t_end = time.monotonic() + 10.0
+    while time.monotonic() < t_end and len(rig.commands[-1].points) != 1:
+        time.sleep(0.01)
+    hold = rig.commands[-1]                      # the last command: no chunk after the hold
+    assert len(hold.points) == 1
+    q_hold = np.array(hold.points[0].positions)
+    commanded = move.evaluate((t_hold - start) * 1e-9)[0]
+    duration_s = stamp_ns(hold.points[0].time_from_start) * 1e-9
+    # the pose commanded when the hold was sent (the motion runs at most 0.5 rad/s), not the
+    # forged one, and reached within the speed limit
+    assert np.max(np.abs(q_hold - commanded)) < 0.02
+    assert np.all(np.abs(q_hold - commanded) / duration_s <= limits.max_velocity_rad_s)
+
+
+def test_nothing_commanded_nothing_held(rig_factory):
+    rig = rig_factory(settings=CommandSettings(lead_s=0.1, point_period_s=0.1))
+    c = rig.commander
+    c.wait_for_state(10.0)
+    c.wait_for_subscriber(10.0)
+    assert c.hold_position() is None                       # the driver holds where it is
+    move = rec.QuinticMove(c.latest().q, c.latest().q, 0.3)
+    c.send_motion(move)
+    _wait_commands(rig, 1)
+    assert len(rig.commands[0].points) == 3                # the first command is the motion
 
 
 def test_streamed_motion_is_sent_in_chunks_on_receipt(rig_factory):
@@ -196,6 +259,14 @@ def test_streamed_motion_is_sent_in_chunks_on_receipt(rig_factory):
     _wait_commands(rig, 3)
     assert len(rig.commands) == 3
     assert all(stamp_ns(m.header.stamp) == 0 for m in rig.commands)
+    # point times count from receipt: each chunk reaches one chunk and the lead ahead, and the
+    # first (sent a lead before the start) begins at the motion's start, a lead after receipt
+    for m in rig.commands:
+        times = [stamp_ns(p.time_from_start) * 1e-9 for p in m.points]
+        assert 0.0 < times[0] and times[-1] <= 0.2 + 2 * 0.1 + 0.05
+    first = rig.commands[0].points[0]
+    assert 0.0 < stamp_ns(first.time_from_start) * 1e-9 <= 0.1
+    assert np.allclose(first.positions, move.evaluate(0.0)[0])
 
 
 def test_passive_commander_never_commands(rig_factory):

@@ -15,13 +15,18 @@ Services (``std_srvs/Trigger``): ``~/start`` (start the experiment, or resume it
 
 Every failure (driver silent, unreachable pose, tracking error, full disk, unwritable output) ends
 the run with an ERROR log naming the cause, keeps the data recorded so far, and writes
-``info.status`` / ``info.error`` into the sidecar. With ``shutdown_when_done`` the process then
-exits with 0 (finished), 1 (failed) or 3 (cancelled).
+``info.status`` / ``info.error`` into the sidecar. A cancel or failure holds the arm at the pose
+last commanded, never at a measured one; joint states that moved farther than the drives could
+are refused as bad input, counted in ``info.joint_states_refused`` (see ``ros.setpoint_guard``).
+With ``shutdown_when_done`` the process then exits with 0 (finished), 1 (failed) or 3
+(cancelled).
 """
 from __future__ import annotations
 
 import threading
 import traceback
+
+import numpy as np
 
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
@@ -90,6 +95,7 @@ class RecorderBase(Node):
             settings=self._command_settings(),
             limits=self.limits,
             position_limits=(self.robot.limits.lower_rad, self.robot.limits.upper_rad),
+            speed_limit_rad_s=self._drive_speed_limits(),
             passive=self.p['passive'], driver_timeout_s=self.p['driver_timeout_s'])
         self.commander.add_listener(self._on_joint_state)
         self.create_service(Trigger, '~/start', self._srv_start)
@@ -107,6 +113,12 @@ class RecorderBase(Node):
             stream_rate_hz=p['stream_rate_hz'], stream_lead_s=p['stream_lead_s'],
             path_tolerance_rad=p['path_tolerance_rad'],
             goal_tolerance_rad=p['goal_tolerance_rad'])
+
+    def _drive_speed_limits(self):
+        """Per-joint speed the drives can reach (rad/s): the URDF's, at least the commanded."""
+        urdf = np.asarray(self.robot.limits.velocity_rad_s, dtype=float)
+        commanded = self.limits.vectors(self.n)[0]
+        return np.where(np.isfinite(urdf) & (urdf > 0), np.maximum(urdf, commanded), commanded)
 
     def _check_choices(self):
         if self.p['command_interface'] not in INTERFACES:
@@ -270,6 +282,11 @@ class RecorderBase(Node):
 
     def _run_info(self, info):
         """Add what every recorder reports (a set point stream's timing), then ``finish_info``."""
+        refused = self.commander.gate.report()
+        info['joint_states_refused'] = refused
+        if refused['rejected']:
+            self.log.warning(f"{refused['rejected']} joint state(s) refused as bad input (moved "
+                             f"farther than the drives could); the last: {refused['last_reason']}")
         timing = getattr(self.commander.adapter, 'timing', None)
         if timing is not None:
             info['command_stream'] = timing.report()

@@ -23,7 +23,8 @@ def common_parameters():
                                  '<output_path>.segments.yaml beside it). Required', RO)),
         'resume': (True, desc('if output_path exists from an interrupted run of this recorder, '
                               'continue after its last completed segment (false: refuse to touch '
-                              'it)', RO)),
+                              "it); refused when the driver's clock is behind the recorded data "
+                              '(a restarted clock: the run fails, adding nothing)', RO)),
         'autostart': (False, desc('start the experiment as soon as the driver publishes (else '
                                   'call ~/start)', RO)),
         'passive': (False, desc('record only; never command the arm (something else moves it)',
