@@ -22,7 +22,7 @@ from robot_id_ros.cli.common import (CommandError, Progress, add_robot_arguments
                                      add_setting_flags, read_series, robot_from_args,
                                      settings_from_args)
 
-# outputs: checked first, written together (issue 14)
+# outputs: checked first, written together
 from robot_id_ros.io.files import PLOT_OUTPUT, OutputKind, Outputs, file_head, text_output
 from robot_id_ros.cli.common import MODEL_OUTPUT, add_overwrite_argument, bag_inputs
 

@@ -22,11 +22,9 @@ FIT_SIGMA_N = 0.6          # estimates with a larger sigma along d are not fitte
 MIN_SAMPLES = 20           # the model predicts from this many fitted samples on
 MIN_SPAN_M = 5e-4          # ... spread over this much of s at least
 MIN_STIFFNESS_N_M = 50.0   # a slope below this is no contact: the model does not predict
-# an estimate this many combined standard deviations off the line is not fitted (the estimator's
-# sigma misses a frozen estimate for a few samples as the joints stop: 1.2-1.8 N read with sigma
-# 0.2-0.5 N while the tool pressed with 5.2 N, seed 3 of the simulated youBot without dither; two
-# such samples took the fitted slope from 1780 to 1554 N/m); MIN_SAMPLES of them in a row are a
-# contact that changed: the line is refitted from them on
+# an estimate this many combined standard deviations off the line is not fitted, because the
+# estimator's sigma misses a frozen estimate for a few samples as the joints stop; MIN_SAMPLES of
+# them in a row are a contact that changed: the line is refitted from them on
 GATE_SIGMA = 4.0
 
 
@@ -35,9 +33,8 @@ class ContactModel:
 
     The old samples are forgotten when a new one is fitted, by the time since the last fitted
     one: estimates that are not fitted (the joints stick) bring no information, so they keep the
-    line as it is. Forgotten with time alone, the line of a hold that kept the joints resting
-    dropped below MIN_SAMPLES some 10 s after it was fitted and the controller fell back on the
-    frozen estimate (1.6 N off on seed 4 of the simulated youBot).
+    line as it is (forgotten with time alone, a hold that kept the joints resting would lose its
+    line and fall back on the frozen estimate).
 
     Args:
         memory_s: time constant of the forgetting, s.

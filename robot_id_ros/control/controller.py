@@ -47,50 +47,21 @@ from robot_id_ros.model.robot import RobotModel
 
 __all__ = ['Command', 'ForceController', 'ForceInput', 'SETPOINT_LEAD_STEPS']
 
-# A set point is for this many control steps ahead. With one step the drive reaches each set
-# point just as the next arrives and holds it (zero velocity) in between: the desired velocity
-# dips at every set point, and the drive torque ripples at the set-point rate, in phase with
-# the joint-state samples. The sampled effort then misses the ripple's mean by up to 0.5 Nm on a
-# moving youBot joint (kp x the lag), a friction-like bias that read a 10 N push along the arm's
-# reach as ~8 N. With two steps a set point replaces the previous one mid-way, velocity
-# continuous.
+# a set point is for this many control steps ahead, so that the drive is still on its way to it
+# when the next arrives (one step: the drive stops at each and its torque ripples in phase with
+# the sampled effort, a friction-like bias on the estimate; docs/force_control.md)
 SETPOINT_LEAD_STEPS = 2
 # after a stop the arm rests when no joint moved more than REST_STEP_RAD in a step for REST_S;
 # the held set point then relaxes to it (``stop_relax_s``) until within RELAXED_RAD
 REST_STEP_RAD = 2e-5
 REST_S = 0.02
 RELAXED_RAD = 1e-4
-# The dither keeps resting joints out of stiction. On a joint the reference moves, it makes the
-# joint's velocity qd_ref + a w cos(w t) (a w: the dither's peak joint speed) graze zero once a
-# period when |qd_ref| is near a w, and the joint sticks there: joint 1 of the youBot, guided
-# along the arm plane's normal at 40 mm/s (0.12 rad/s), against its dither's 0.10 rad/s, stuck
-# ~60 ms in every 250 ms; stuck, only its stiction band bounds the force along the normal, the
-# estimate's sigma there rose to 2-8 N, the dead band (3 sigma) swallowed the 10 N push, the
-# command collapsed, and the tool moved at 17-83 % of admittance x push in a stick-slip
-# cycle (5-7 N pushes too: 0.2-0.5 x). So a joint's dither is switched off once its reference
-# moves faster than DITHER_OFF_RATIO x the dither's peak speed (joint 1: 0.01 rad/s, 3 mm/s at
-# the tool; it slides on its own from there), at the next zero crossing of the dither's
-# displacement (at most half a period on; the set point stays continuous, the joint's velocity
-# steps from qd_ref +- a w to qd_ref). Faded out over a period instead, it grazed zero on the
-# way and 7 N pushes stayed in the cycle (waiting for the crossing where the dither's velocity
-# is along the reference's, up to a period, gave the same figures as the next crossing). It comes
-# back, fading in over one period, once the reference is below DITHER_ON_RATIO x (hysteresis:
-# no chatter); below that the dithered velocity reverses firmly, as at rest.
-# The null-space dither stays: it moves joints 2-4 together (faded per joint it would move the
-# tool), and x and z are sensed by several joints (one stuck does not blind the estimate: those
-# rows were 0.9-1.0 of the law with it). Faded as one (tried), it changed only rows that passed:
-# seed 1's 5 N push along -x (the wrist at 0.85 x its drive limit) fell from 0.94 to 0.83 x the
-# law, seed 7's force hold with dither from 0.18 to 0.39 N RMS.
+# a joint's dither is switched off (at its next zero crossing) once its reference moves faster
+# than DITHER_OFF_RATIO x the dither's peak joint speed, and fades back in below DITHER_ON_RATIO
+# x (hysteresis): a dither on a moving joint makes its velocity graze zero, where it sticks
+# (docs/force_control.md, "The dither is for resting joints"); the null-space dither stays on
 DITHER_OFF_RATIO = 0.1
 DITHER_ON_RATIO = 0.05
-# hand guiding with dither: the dead band is taken from the smallest sigma per axis over the last
-# dither period. A dithered joint passes through zero velocity twice a period, and the
-# estimator's sigma along the axes it senses peaks there (joint 1 of the youBot at rest: 1-3 N
-# along the arm plane's normal for ~60 ms of every 125 ms, 0.2-0.4 N in between). With the
-# instantaneous sigma a 5 N push along the normal sat inside the 3-sigma dead band at every
-# crossing, the command collapsed below DITHER_ON_RATIO, the dither came back and the tool went
-# in a stick-slip cycle at the dither's period (0.13-0.23 x admittance x push on 5 of 6 simulated
-# arms); the estimate itself stayed within ~0.5 N of the push meanwhile.
 
 
 @dataclass
@@ -296,8 +267,8 @@ class ForceController(ForceHold):
         A position drive follows its set point within a few hundredths of a radian; a joint
         ``max_joint_deviation_rad`` beyond the reference (less its speed times the
         measurement's age ``age_s``) has been moved by a push its drive's torque cannot hold
-        (the youBot's wrist under 10 N along the reach: 0.7 rad within 0.5 s). Holding the old
-        reference would spring it back once the push lets go.
+        (the youBot's wrist under a 10 N push along its reach, docs/force_control.md). Holding the
+        old reference would spring it back once the push lets go.
         """
         excess = (np.abs(np.asarray(q_meas, dtype=float) - self.q_ref)
                   - np.abs(self.qd_ref) * age_s)
@@ -345,8 +316,10 @@ class ForceController(ForceHold):
     def _period_sigma(self, inp):
         """Return ``inp`` with the smallest sigma per axis over the last dither period.
 
-        Only while a dither is set (see the comment at DITHER_ON_RATIO); ``inp`` as it is
-        otherwise.
+        Only while a dither is set; ``inp`` as it is otherwise. A dithered joint passes through
+        zero velocity twice a period, where the estimator's sigma along the axes it senses
+        peaks: with the instantaneous sigma the dead band swallows a firm push at every crossing
+        and hand guiding falls into a stick-slip cycle at the dither's period.
         """
         c = self.config
         if not c.dithers(self.n):
@@ -421,8 +394,7 @@ class ForceController(ForceHold):
         exponentially with time constant ``stop_relax_s`` until within RELAXED_RAD. A position
         drive that holds an arm against a sustained push (a hand) makes part of the torque with
         its P term, from the arm's offset to the set point; its integral takes that part over
-        and, held where the stop left it, pulls the arm back to the set point: on the youBot
-        some 0.46 s after the stop at 2-3 mm/s. Moving the set point to the arm at the drives'
+        and, held where the stop left it, pulls the arm back to the set point. Moving the set point to the arm at the drives'
         own integral rate (kp / ki) keeps their torque what it is while the integral takes over:
         the arm stays where it came to rest.
         """

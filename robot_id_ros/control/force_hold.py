@@ -15,15 +15,12 @@ from robot_id_ros.control.admittance import pressing_force_n, sigma_along_n, uni
 from robot_id_ros.control.contact_model import fuse
 
 # force_hold: beyond force_max_lead_m (and the distance to the set force) the reference moves
-# along force_axis at this fraction of the admittance velocity
+# along force_axis at this fraction of the admittance velocity, so a stuck arm does not wind it up
 LEAD_CREEP = 0.1
 # force_hold with a fitted contact line: the reference may lead the measured tool along
 # force_axis by this multiple of the tool's distance to the set force on that line (plus
-# force_max_lead_m while the tool is not moving towards it). The position drives need a position
-# error to make the torque of a larger force (their P term's compliance, joints sticking within
-# their integral's dead band): leading by the distance alone, the step 5 -> 10 N crawled in for
-# 1.5 s and overshot by ~1.8 N (force_max_lead_m x the contact stiffness) when the joints broke
-# free. The lead shrinks four times as fast as the distance, to nothing at the set force.
+# force_max_lead_m while the tool is not moving towards it), because the position drives need a
+# position error to make the torque of a larger force (docs/force_control.md, "No wind-up")
 LEAD_OVERDRIVE = 4.0
 # the tool moves towards the reference when its filtered speed along force_axis (time constant
 # TOOL_SPEED_FILTER_S) is above MOVING_M_S: the breakaway lead force_max_lead_m is dropped then,
@@ -32,20 +29,15 @@ LEAD_OVERDRIVE = 4.0
 MOVING_M_S = 2e-4
 TOOL_SPEED_FILTER_S = 0.02
 PULL_BACK_S = 0.05
-# force_hold: the contact line is fitted on estimates of at least this fraction of the set force
-# (a moving arm's estimate in free space can read a steady bias of ~0.8 N beyond 3 sigma: seed 7
-# of the simulated youBot; fitted, those samples flattened the line to 210 N/m on a 2 kN/m plane)
+# force_hold: the contact line is fitted on estimates of at least this fraction of the set force,
+# because a moving arm's estimate in free space can carry a steady bias beyond 3 sigma that
+# would flatten the fitted line
 FIT_MIN_FRACTION = 0.3
 # force_hold without dither: the contact line is fitted on a press at the approach speed
 # (force_admittance_m_s_n x set force, kept until the estimate reads the set force) and a release
-# at that speed until the pressing force is PROBE_RELEASE_FRACTION of the set force. Without
-# dither the estimate is informative only while the joints move (frozen within the stiction band
-# while they rest, ~1.6 N of sigma against ~0.2 N): crawling in at the admittance law's speed
-# the joints stuck, no line was fitted and the hold stayed 1-2 N off on 3 of 6 simulated arms.
-# The two legs at one speed cancel the fit's biases odd in the velocity (the estimate's lag, read
-# 0.3-0.6 N low pressing in at ~5 mm/s, the surface's damping): pressed only, the line read low
-# and the hold sat 0.2-1.25 N above the set force. Half the set force: the release leg spans
-# about the press leg's fitted range (above FIT_MIN_FRACTION) and keeps the contact.
+# at that speed until the pressing force is this fraction of the set force: the two legs at one
+# speed cancel the fit's biases odd in the velocity, and half the set force spans about the
+# press leg's fitted range while keeping the contact (docs/force_control.md, "Without dither")
 PROBE_RELEASE_FRACTION = 0.5
 
 

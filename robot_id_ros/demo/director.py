@@ -38,16 +38,15 @@ MOVE_LEAD_S = 0.2              # a move starts this long (sim time, at least the
 #                                wall-clock minimum) after it is sent
 TRAJECTORY_LEAD_S = 0.3        # the excitation starts this long after it is sent
 POINT_PERIOD_S = 0.05          # time between the points of a sent trajectory, s
-# Wall-clock bounds that only catch a node that hangs or died, not performance margins: on a
-# 2-core machine at load 20 (five jobs beside the demo) clear_tare took longer than 10 s to be
-# answered while the estimator worked through its input queue.
+# wall-clock bounds that only catch a node that hangs or died, not performance margins: on a
+# heavily loaded machine a service waits for the estimator to work through its input queue
 SERVICE_TIMEOUT_S = 60.0       # wall seconds for a service to appear and to answer
 STARTUP_TIMEOUT_S = 120.0      # wall seconds for joint states, true wrench and clock
 FINAL_WAIT_S = 0.5             # sim seconds recorded after the script
 # before a tare and at the end, the director waits until the estimator's newest estimate is at
-# most this far behind its clock (sim s): under two busy loops the estimator worked 30 s of sim
-# time behind the simulator, so a tare asked for at a rest pose was taken at a sample of the
-# motion before it, and the director stopped listening before the last 27 s of estimates came
+# most this far behind its clock (sim s): on a loaded machine the estimator can fall seconds of
+# sim time behind the simulator, and a tare asked for at a rest pose would be taken during the
+# motion before it
 ESTIMATOR_LAG_S = 0.1
 
 
@@ -278,8 +277,8 @@ class Director:
             settings=CommandSettings(point_period_s=POINT_PERIOD_S, send_start_point=True),
             queue_depth=DIRECTOR_QUEUE_DEPTH, wake_on_clock=False)
         qos = QoSProfile(depth=DIRECTOR_QUEUE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
-        # the streams drained per executor pass: under two busy loops the director took one
-        # true wrench per pass and kept 2028 of 13,000 (msg_helpers.draining_subscription)
+        # the streams drained per executor pass, so a director starved of CPU keeps every
+        # message (msg_helpers.draining_subscription)
         draining_subscription(self.node, WrenchStamped, 'sim/true_wrench', self._on_true, qos)
         # the contact callback first logs the estimates queued before its flag
         self._take_queued_estimates = queue_drainer(draining_subscription(
@@ -316,11 +315,10 @@ class Director:
     def _on_contact(self, msg, info):
         # Bool has no stamp: the flag belongs to the sample of the estimate the node published
         # just before it (wrench, then contact, per sample). That estimate is found by the
-        # writer's source timestamps (one process, one clock). The newest estimate received
-        # (how the flags were stamped until 2026-12-02) is later by the director's own
-        # latency: the live contacts came 45-70 ms after the replay's on the idle machine. The
-        # estimates queued before the flag are taken first; an rclpy without message info
-        # (Humble) falls back to the newest estimate.
+        # writer's source timestamps (one process, one clock): the newest estimate received
+        # would be later by the director's own latency. The estimates queued before the flag
+        # are taken first; an rclpy without message info (Humble) falls back to the newest
+        # estimate.
         self._take_queued_estimates()
         stamp = flag_sample_stamp(self.log.est_t_s, self._est_source_ns,
                                   None if info is None else info['source_timestamp'])

@@ -9,8 +9,8 @@ settings of config/wrench_estimator.yaml -> ``ForceController`` with config/forc
 -> the arm, at 200 Hz. A scripted hand pushes the tool; a 2 kN/m contact plane (``sim.world``)
 is put under the tool for force holding. Every figure is measured on the simulator's truth.
 
-The scenarios here are also issue 17's acceptance scenarios (test/control/scenarios.py,
-benchmarks/bench_force_control.py).
+The scenarios here are also those of test/control/scenarios.py and
+benchmarks/bench_force_control.py.
 """
 from __future__ import annotations
 

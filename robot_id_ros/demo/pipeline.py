@@ -54,7 +54,7 @@ from robot_id_ros.sim.config import SimConfig
 __all__ = ['DemoConfig', 'DemoError', 'Demo', 'run_demo', 'results_table',
            'demo_estimator_settings', 'demo_identification_options', 'identification_options']
 
-# The recorders' defaults (0.5 rad/s, 1 rad/s^2) are conservative for a first session on a real
+# The recorders' defaults (0.5 rad/s, 1 rad/s^2) are conservative for a first run on a real
 # arm; the simulated arm is excited closer to the youBot's drive limit of pi/2 rad/s.
 EXCITATION_VELOCITY_RAD_S = 1.2
 EXCITATION_ACCELERATION_RAD_S2 = 3.0
@@ -68,9 +68,8 @@ COMMAND_INTERFACES = ('trajectory', *INTERFACE_PACKAGES)
 # brics set points are sent this long (sim time) before their time: at 4x real time that is 100 ms
 # of wall time for the link and a busy recorder (the recorders' default 0.04 s is a real-time one).
 # The simulated drive moves on towards the last set point, so a recorder late by less than the
-# lead costs nothing; 0.2 s (50 ms of wall time) once gave a 0.158 rad tracking error in an
-# excitation run on the idle machine (9 % relative error of the fit). At most SETPOINT_MAX_S
-# (0.5 s), beyond which the simulator ignores a set point's stamp.
+# lead costs nothing, while a shorter lead can leave the excitation tracking behind. At most
+# SETPOINT_MAX_S (0.5 s), beyond which the simulator ignores a set point's stamp.
 DEMO_STREAM_LEAD_S = 0.4
 
 

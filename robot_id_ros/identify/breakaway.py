@@ -27,9 +27,8 @@ The break also gives the Stribeck amplitude where the fit has no Stribeck term
 (``stribeck_from_breakaway``): the sliding friction starts from the breakaway and falls to the
 Coulomb level, so fs = (friction at the break) - (Coulomb + offset) per direction. A fit that
 leaves the slow rows out (stick-slip, identify/selection.py) cannot see the bump, and a model
-without it under-predicts the friction of every slow joint by up to fs: on a youBot demo (seed 7)
-the estimator's force error was 1.08x / 1.11x (rest / motion) that of a fit with the Stribeck
-column, and 1.00x / 0.97x with the amplitude from the breaks. Only the Stribeck velocity is
+without it under-predicts the friction of every slow joint by up to fs, which the estimator
+then reads as an external force. Only the Stribeck velocity is
 chosen, per joint, on the training rows of joints moving at least ``STRIBECK_ROWS_MIN_SPEED_RAD_S``
 (the slow rows the fit left out included: they are what the bump predicts), and the term is kept
 only where it lowers those rows' squared error by more than ``STRIBECK_MIN_IMPROVEMENT``.
@@ -50,7 +49,7 @@ MIN_REST_S = 0.02
 MIN_MOVE_S = 0.015
 # events per direction needed for an estimate
 MIN_EVENTS = 5
-# the Stribeck velocities (rad/s) tried for the amplitude the breaks give
+# the candidate Stribeck velocities (rad/s) for the amplitude the breaks give
 STRIBECK_VELOCITY_GRID_RAD_S = (0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3)
 # rows of joints at least this fast judge the term (slower ones stick and slip; the first band
 # edge of identify/stick_slip.py)

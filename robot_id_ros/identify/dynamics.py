@@ -116,31 +116,16 @@ def slow_equations(reg, base, trajectories, options, known_idx, theta_ref, grid)
     return neqs
 
 
-# Grid points whose fits explain the torque equally well, within this share of residual RMS (mean
-# over the joints), are a tie; the best-conditioned of them wins. On the youBot demo's recordings
-# two neighbouring velocities differed by a few 0.01 % in residual while the condition number
-# doubled, and the pick flipped between runs of the same seed (rest force error 1.44 vs 1.92 N).
-# The unscaled condition number is the one that tells: with unit-norm columns a Stribeck column
-# that is nearly zero on the fitted rows looks well conditioned (35 at every grid point there),
-# and its large coefficient wrecks the prediction at low speed (a 0.5 % margin picked 0.02 rad/s,
-# unscaled condition number 267,576, and a held-out relative error of 221 %).
+# grid points whose fits explain the torque equally well, within this share of residual RMS (mean
+# over the joints), are a tie, because the residual alone cannot separate neighbouring velocities
+# and its pick would flip between recordings of one arm (docs/theory.md, "Friction")
 STRIBECK_TIE_RELATIVE_RMS = 0.001
-# Among tied grid points the most likely one stays unless its condition number is more than this
-# factor above the smallest of the tie: a few % of conditioning is no reason to move (on the
-# simulated youBot of seed 3, 0.07 rad/s at 634 beat the true 0.05 rad/s at 652 by the smallest
-# condition number alone, and the force controller's hold error rose from below 1.0 to 1.09 N)
+# among tied grid points the most likely one stays unless its unscaled condition number is more
+# than this factor above the tie's smallest: a few % of conditioning is no reason to move
 STRIBECK_TIE_CONDITION_RATIO = 1.5
-# A tie is judged by the rows the fit leaves out (``slow_equations``: joints sliding below
-# min_velocity_rad_s) where every joint judged has at least this many of them: the candidates'
-# laws differ there, and nowhere else. With min_velocity_rad_s 0.05 the grid starts at 0.05 rad/s
-# and the fitted rows see only a Stribeck bump's tail: on the simulated youBot (Stribeck velocity
-# 0.05 rad/s, 2 excitation periods) seeds 4 and 5 tied 0.05 (condition number 577 / 672) with
-# 0.07 rad/s (334 / 314) within 0.03 % of residual RMS, and the condition rule took 0.07. Its
-# bump came out a third of the true one (joint 3 of seed 4: 0.045 Nm for 0.15 Nm), the law
-# 0.07-0.1 Nm low at 0.02-0.03 rad/s, and the force controller's estimate read ~0.5 N high while
-# pressing in slowly (the step 5 -> 10 N settled in 1.10 s). On the left-out rows 0.05 rad/s
-# was the best candidate on all six seeds (joint 1's RMS 0.08-0.12 Nm against 0.11-0.17 at
-# 0.07 rad/s). Too few of them (no reversal slow enough to sample): the condition rule.
+# a tie is judged by the rows the fit leaves out (``slow_equations``: joints sliding below
+# min_velocity_rad_s) where every joint judged has at least this many of them, because the
+# candidates' Stribeck bumps differ there and nowhere else; with fewer, the condition rule
 STRIBECK_MIN_SLOW_ROWS = 30
 
 

@@ -156,8 +156,8 @@ def _gaps_to_cut(t_s, effort, interval_s, limit_s):
     each side misses some joint's effort by more than its noise allows (chi-square,
     ``EFFORT_CHECK_CHI2`` for 2K - 4 degrees of freedom; noise std from the run's second
     differences). The effort steps with the friction near a joint's reversal (and at a contact),
-    and no interpolation places that step inside a gap: 0.35 Nm off on an xArm wrist of 0.5 Nm
-    Coulomb friction and 0.0022 Nm noise across 0.08 s.
+    and no interpolation places that step inside a gap: bridged, it would be a torque error far
+    beyond the noise.
 
     Args:
         t_s: (N,) stamps, s; effort: (N, n) finite efforts or None (then only ``limit_s``).

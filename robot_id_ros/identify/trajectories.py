@@ -246,10 +246,9 @@ def _settled_cycle(Q, P) -> int:
     """Return how many leading cycles of ``Q`` (period ``P`` samples) are a start-up transient.
 
     The exact Fourier derivatives give every cycle the cycles' mean: a first cycle that differs
-    (the arm starting from rest, its controller settling) gets wrong velocities. On the simulated
-    youBot the first of four cycles differs from the others by 1-3 mrad; with it, the true model's
-    torque error was 1.20x the noise on joints 2 and 3 in that cycle (1.01x with a local filter)
-    and 1.08x over the run. A leading cycle is left out while it differs from the last cycle by
+    (the arm starting from rest, its controller settling) gets wrong velocities, and even the
+    true model's torque error then exceeds the noise in that cycle. A leading cycle is left out
+    while it differs from the last cycle by
     more than ``SETTLING_MISMATCH_FACTOR`` times the last two cycles' difference (and more than
     ``SETTLING_MISMATCH_FLOOR_RAD``); at least two cycles stay.
     """

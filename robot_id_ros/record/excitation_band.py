@@ -27,7 +27,7 @@ from robot_id_ros.record.excitation_problem import START_CLEARANCE_FRACTION
 
 CANDIDATES = 2000
 # widths of the smaller band, fractions of each joint's range (continuous joints: of 2 pi),
-# tried in turn below the design's position fraction
+# taken in turn below the design's position fraction
 BAND_FRACTIONS = (0.6, 0.45, 0.3, 0.2, 0.15)
 CONTINUOUS_RANGE_RAD = 2 * np.pi
 

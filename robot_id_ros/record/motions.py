@@ -178,8 +178,8 @@ def plan_transition(start, end, limits: SafetyLimits, lower, upper, min_duration
         limits: velocity and acceleration limits.
         lower: (n,) lower position bounds, rad.
         upper: (n,) upper position bounds, rad.
-        min_duration_s: shortest transition tried, s.
-        max_duration_s: longest transition tried, s.
+        min_duration_s: shortest transition considered, s.
+        max_duration_s: longest transition considered, s.
 
     Returns:
         The QuinticTransition.

@@ -22,7 +22,7 @@ GRAVITY_PROBE_CONFIGURATIONS = 8   # random configurations gravity_free_joints c
 GRAVITY_PROBE_STEP_RAD = 0.7       # joint offset there; no gravity torque change: gravity-free
 CANDIDATE_TRIES_PER_CANDIDATE = 50  # generate_poses gives up after this many tries per candidate
 D_OPTIMAL_RIDGE = 1e-6             # information-matrix ridge: the first greedy picks are defined
-SWAP_CANDIDATES_PER_SLOT = 60      # random candidates tried in each slot of a swap pass
+SWAP_CANDIDATES_PER_SLOT = 60      # random candidates drawn in each slot of a swap pass
 
 
 class PoseError(InputError):

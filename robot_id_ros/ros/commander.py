@@ -7,7 +7,7 @@ blocking calls meant for a worker thread (``send_motion``, ``move_to``, ``hold_p
 ``wait_until_stamp``, ``wait_until_time``, ``sleep``) and the newest joint state (``latest``).
 
 - It subscribes to the driver's ``sensor_msgs/JointState`` best effort (it matches reliable and
-  best-effort publishers, and a reliable reader made a loaded simulator's writes fail) and
+  best-effort publishers, and a reliable reader can make a loaded simulator's writes fail) and
   publishes ``trajectory_msgs/JointTrajectory`` commands.
 - Set points cannot jump (``ros.setpoint_guard``): a joint state that moved farther than the
   drives could since the last accepted one is bad input (counted in ``rejected_states``, logged,
@@ -57,9 +57,8 @@ from robot_id_ros.ros.trajectory_chunks import points_msg, stream_chunks
 INTERFACES = ('trajectory', 'trajectory_stream', 'follow_joint_trajectory', 'brics_position')
 DEFAULT_COMMAND_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 # joint states queued by the subscription (keep-last: a queue that overflows drops the oldest):
-# 10 s of a 1 kHz driver, 12.5 s of the simulator at 200 Hz and 4x real time. 1000 lost whole
-# seconds of a force-phase recording (stamp gaps of 40-2090 ms) while a test worker loaded the
-# machine. Fast DDS does not preallocate the queue (633 kB per subscription at 1000 or 10000).
+# 10 s of a 1 kHz driver, 12.5 s of the simulator at 200 Hz and 4x real time, so that a recorder
+# starved of CPU for seconds loses nothing (Fast DDS does not preallocate the queue)
 JOINT_STATE_QUEUE_DEPTH = 10000
 COMMAND_QUEUE_DEPTH = 10
 HOLD_TIME_S = 0.2            # hold_position reaches its target this long after receipt at least
@@ -316,7 +315,7 @@ class ArmCommander:
     def wait_for(self, ready, timeout_s=None, max_wait_s=None, idle=None):
         """Block until ``ready()`` returns something other than None, and return that.
 
-        ``ready`` is tried again on every joint state and event; ``check()`` runs before each try.
+        ``ready`` is checked again on every joint state and event; ``check()`` runs before each try.
 
         Args:
             ready: callable without arguments.

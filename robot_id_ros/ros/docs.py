@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from robot_id_ros.errors import OperationError
 
-# the contract's node executables (shared/interfaces.md), in README order; module = executable
+# the package's node executables, in README order; module = executable
 EXECUTABLES = ('youbot_sim', 'static_pose_recorder', 'trajectory_recorder',
                'friction_sweep_recorder', 'identification', 'wrench_estimator',
                'force_controller')

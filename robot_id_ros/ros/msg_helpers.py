@@ -90,9 +90,8 @@ def draining_subscription(node, msg_type, topic, handle, qos, batch=DRAIN_BATCH,
     """Subscribe ``handle(msg)`` to ``topic`` so that one executor pass works off the backlog.
 
     rclpy's executors take one message per subscription and pass of the wait set; a Python node
-    starved of CPU then falls behind a 200-400 Hz stream for good: the demo director, under two
-    busy loops, handled 2028 of the simulator's 13,000 true wrenches of its force phase while
-    a monitor process beside it received every one. The callback here handles its message, then
+    starved of CPU then falls behind a 200-400 Hz stream for good, handling a fraction of what a
+    process beside it receives. The callback here handles its message, then
     takes what is queued behind it (``message_taker``), up to ``batch`` messages per pass.
 
     Args:

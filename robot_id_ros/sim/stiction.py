@@ -3,8 +3,8 @@
 """Joint friction with stiction for the simulated arm (``youbot_arm``), on Python floats.
 
 The step of ``SimulatedArm`` works on lists of n floats: numpy's per-call overhead dominates on
-5-element arrays. Every expression keeps the operation order of the former array code, so the
-results are the same floats (test/sim/test_sim_step_reference.py). The model is the one in the
+5-element arrays. Every expression keeps the operation order of a numpy step, so the results are
+the same floats (test/sim/test_sim_step_reference.py). The model is the one in the
 ``youbot_arm`` module docstring: Stribeck friction of the slipping joints, stuck joints held
 while the torque their constraint needs is inside the breakaway band.
 """

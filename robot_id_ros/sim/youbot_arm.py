@@ -311,7 +311,7 @@ class SimulatedArm:
     # --- physics -------------------------------------------------------------------------------
     # One step works on Python floats (lists of n values): numpy's per-call overhead dominates
     # on 5-element arrays. Every expression keeps numpy's operation order, so the results are
-    # the same floats as the earlier array code (test/sim/test_sim_step_reference.py).
+    # the same floats as a numpy step (test/sim/test_sim_step_reference.py).
     def _control(self, q, qd, dt):
         """Return the drives' PID torque [Nm] (list) on the measured state; update the integral."""
         n = self.n

@@ -44,7 +44,8 @@ from robot_id_ros.sim.driver import SimDriver
 # the real youBot driver's command interfaces, relative to the node's namespace (arm_1 on a robot)
 FOLLOW_JOINT_TRAJECTORY_ACTION = 'arm_controller/follow_joint_trajectory'
 POSITION_COMMAND_TOPIC = 'arm_controller/position_command'
-# joint states (and ground truth) the writer keeps for reliable readers: 5 s at 200 Hz (was 100)
+# joint states (and ground truth) the writer keeps for reliable readers: 5 s at 200 Hz, so a
+# reader starved of CPU for a while still gets every sample
 JOINT_STATE_WRITER_DEPTH = 1000
 
 
@@ -61,7 +62,7 @@ class YoubotSimNode(Node):
             k: p[k] for k in tables.YOUBOT_SIM_DRIVER_SETTINGS})
         self.arm = arm = self.driver.arm
         # a reliable reader misses what the writer's history dropped before the reader
-        # acknowledged it (a probe starved of CPU during a catch-up burst: gaps of 18-33 samples)
+        # acknowledged it (a reader starved of CPU during a catch-up burst)
         qos = QoSProfile(depth=JOINT_STATE_WRITER_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
         self.pub_js = self.create_publisher(JointState, p['joint_states_topic'], qos)
         self.pub_clock = p['publish_clock'] and self.create_publisher(ClockMsg, '/clock', 10)
