@@ -394,9 +394,9 @@ class ForceController(ForceHold):
         exponentially with time constant ``stop_relax_s`` until within RELAXED_RAD. A position
         drive that holds an arm against a sustained push (a hand) makes part of the torque with
         its P term, from the arm's offset to the set point; its integral takes that part over
-        and, held where the stop left it, pulls the arm back to the set point. Moving the set point to the arm at the drives'
-        own integral rate (kp / ki) keeps their torque what it is while the integral takes over:
-        the arm stays where it came to rest.
+        and, held where the stop left it, pulls the arm back to the set point. Moving the set
+        point to the arm at the drives' own integral rate (kp / ki) keeps their torque what it
+        is while the integral takes over: the arm stays where it came to rest.
         """
         q = np.asarray(q_meas, dtype=float)
         still = (self._q_last is not None and

@@ -109,8 +109,8 @@ def usable_samples(series: JointStateSeries, what='recording'):
 # a trajectory is cut where its stamps jump by more than the gap a cubic spline bridges: at
 # least SPLIT_GAP_INTERVALS median intervals (a message or two lost), and on slow motion up to
 # BRIDGE_PERIOD_FRACTION of the shortest period the motion holds (99 % of its velocity energy
-# below it; across such a gap the spline's acceleration errs by 0.3-1 % of that harmonic's, at
-# 0.5-2 Hz sampled at 50 Hz), never more than SPLIT_GAP_MAX_S (a longer silence is a pause,
+# below it: across such a gap the spline's acceleration stays within about 1 % of that
+# harmonic's), never more than SPLIT_GAP_MAX_S (a longer silence is a pause,
 # whatever the motion looked like around it). A spline across a longer gap invents the motion,
 # and its derivatives and torque would enter the fit.
 SPLIT_GAP_INTERVALS = 3

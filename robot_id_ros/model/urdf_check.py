@@ -11,12 +11,12 @@ a product of inertia: ixx = iyy = izz = 1 with ixy = 5 gives -4).
 
 An inertia that is not positive semi-definite or whose principal moments break the triangle
 inequality (one larger than the sum of the other two) is not realisable either, but published
-URDFs have many: the KUKA LWR4+ URDF of the FloBaRoID recordings (lwr_1_link -0.0059 kg m^2, 27 % of
-its trace; lwr_5_link, lwr_6_link), romeo_laas_small and tiago of example-robot-data; broken
-triangle inequalities in anymal, anymal_c, b1, go1, hyq (dummy bases of 1e-6 kg with moments 0,
-0, 3e-6), pr2 (0.001, 0.001, 0.01 on two sensor mounts), romeo, allegro and alex hands, by 5 % to
-100 % of the trace. Identification fits its own inertias, so these are logged warnings naming
-the link, not errors.
+URDFs have many: the KUKA LWR4+ URDF of the FloBaRoID recordings (lwr_1_link -0.0059 kg m^2,
+27 % of its trace; lwr_5_link, lwr_6_link), romeo_laas_small and tiago of example-robot-data;
+broken triangle inequalities in anymal, anymal_c, b1, go1, hyq (dummy bases of 1e-6 kg with
+moments 0, 0, 3e-6), pr2 (0.001, 0.001, 0.01 on two sensor mounts), romeo, allegro and alex
+hands, by 5 % to 100 % of the trace. Identification fits its own inertias, so these are logged
+warnings naming the link, not errors.
 """
 from __future__ import annotations
 

@@ -315,7 +315,7 @@ class ArmCommander:
     def wait_for(self, ready, timeout_s=None, max_wait_s=None, idle=None):
         """Block until ``ready()`` returns something other than None, and return that.
 
-        ``ready`` is checked again on every joint state and event; ``check()`` runs before each try.
+        ``ready`` is checked on every joint state and event; ``check()`` runs before each try.
 
         Args:
             ready: callable without arguments.

@@ -3,9 +3,10 @@
 """Configuration of the simulated youBot arm: one dataclass with the project's youBot defaults.
 
 Every number here is either a youBot fact (the drives' gear ratios, torque constants and
-encoder resolution: docs/youbot.md, docs/theory.md) or a stated simulation choice (friction magnitudes of the order measured on
-real youBots, perturbation bounds of the true parameters, controller gains).  ``SimConfig()`` is
-the configuration the benchmarks and the demo use; tests may change any field.
+encoder resolution: docs/youbot.md, docs/theory.md) or a stated simulation choice (friction
+magnitudes of the order measured on real youBots, perturbation bounds of the true parameters,
+controller gains). ``SimConfig()`` is the configuration the benchmarks and the demo use; tests
+may change any field.
 """
 from __future__ import annotations
 
