@@ -33,7 +33,7 @@ def stribeck_grid(options: IdentificationOptions):
     With the rows below ``min_velocity_rad_s`` left out, a Stribeck velocity below it leaves a
     column of at most exp(-(v_min / v_s)^2) on the fitted rows (0.002 for 0.04 rad/s against
     0.1 rad/s): its coefficient is free, and the model's torque near rest is whatever it came
-    to (synthetic UR5: held-out 12.8 % for 2.1 % with 0.1 rad/s).
+    to.
     """
     grid = [v for v in STRIBECK_VELOCITY_GRID_RAD_S if v >= options.min_velocity_rad_s]
     return grid or [STRIBECK_VELOCITY_GRID_RAD_S[-1]]
