@@ -15,6 +15,14 @@ Example::
         cutoff_hz: float = setting(10.0, 'low-pass cut-off', unit='Hz', lo=0.1, hi=500.0)
         mode: str = setting('zero_phase', 'filter kind', choices=('zero_phase', 'causal'))
 
+Validation has one shape: ``check_value`` (and the other ``check_*`` helpers) raise on one bad
+value; ``validated_settings(obj)`` returns a settings instance after
+checking every declared range and choice; a settings dataclass with rules of its own has a
+``validated()`` method that returns the instance when those hold too. Each raises an
+``InputError`` naming the first problem. Settings built from plain values (node parameters,
+parameters files, flags) go through ``from_plain``, which checks the declared ranges; a node
+reads its settings with ``robot_id_ros.ros.node_parameters.settings_from_params``.
+
 ROS-free: this module knows nothing of rclpy or argparse beyond plain data.
 """
 from __future__ import annotations
