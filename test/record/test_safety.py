@@ -28,7 +28,7 @@ def test_per_joint_broadcasts_and_copies_without_checking_values():
     np.testing.assert_array_equal(v, [0.5, 0.6, 0.7])
     np.testing.assert_array_equal(a, [2.0, 2.0, 2.0])
     v[0] = 9.0
-    assert lim.per_joint(3)[0][0] == 0.5              # a new array each call
+    assert lim.per_joint(3)[0][0] == 0.5            # a new array each call
     lim.max_velocity_rad_s = -1.0                   # per_joint() does not check: validated() does
     assert lim.per_joint(2)[0].tolist() == [-1.0, -1.0]
     with pytest.raises(R.SafetyLimitsError, match='positive and finite'):
