@@ -34,7 +34,7 @@ from robots import panda, ur5  # noqa: E402
 
 from robot_id_ros.estimate import EstimatorConfig  # noqa: E402
 from robot_id_ros.io.model_file import load_model  # noqa: E402
-from robot_id_ros.ros.params_file import youbot_estimator_settings  # noqa: E402
+from robot_id_ros.ros.parameter_files import youbot_estimator_settings  # noqa: E402
 
 FORMER = EstimatorConfig(friction_sign='exact', stiction_velocity_rad_s=0.02)
 

@@ -32,7 +32,7 @@ MOVED = {
     'robot_id_ros.core.report': 'robot_id_ros.identify.report',
     'robot_id_ros.core.estimation': 'robot_id_ros.estimate',
     'robot_id_ros.nodes.docs': 'robot_id_ros.ros.docs',
-    'robot_id_ros.nodes.parameters': 'robot_id_ros.ros.params',
+    'robot_id_ros.nodes.parameters': 'robot_id_ros.ros.node_parameters',
     'robot_id_ros.nodes.youbot_sim': 'robot_id_ros.ros.nodes.youbot_sim',
     'robot_id_ros.nodes.wrench_estimator': 'robot_id_ros.ros.nodes.wrench_estimator',
     'robot_id_ros.nodes.identification': 'robot_id_ros.ros.nodes.identification',

@@ -4,9 +4,9 @@
 
 A dataclass field carries its documentation, unit, range, choices and whether it may change at
 run time, and everything else is generated from it - the node parameter descriptors
-(``robot_id_ros.ros.params.declare_settings``), the ``robot-id`` flags
+(``robot_id_ros.ros.node_parameters.settings_table``), the ``robot-id`` flags
 (``robot_id_ros.cli.common.add_setting_flags``), the comments of the parameter files and the
-validation of a value (``check``).
+validation of a value (``validated_settings``).
 
 Example::
 
@@ -14,6 +14,14 @@ Example::
     class FilterConfig:
         cutoff_hz: float = setting(10.0, 'low-pass cut-off', unit='Hz', lo=0.1, hi=500.0)
         mode: str = setting('zero_phase', 'filter kind', choices=('zero_phase', 'causal'))
+
+Validation has one shape: ``check_value`` (and the other ``check_*`` helpers) raise on one bad
+value; ``validated_settings(obj)`` returns a settings instance after
+checking every declared range and choice; a settings dataclass with rules of its own has a
+``validated()`` method that returns the instance when those hold too. Each raises an
+``InputError`` naming the first problem. Settings built from plain values (node parameters,
+parameters files, flags) go through ``from_plain``, which checks the declared ranges; a node
+reads its settings with ``robot_id_ros.ros.node_parameters.settings_from_params``.
 
 ROS-free: this module knows nothing of rclpy or argparse beyond plain data.
 """
@@ -120,8 +128,12 @@ def check_value(name: str, spec: Setting, value: Any) -> None:
             raise SettingError(f'{name} = {v!r}: must be within [{lo}, {hi}]{unit}')
 
 
-def check(obj):
-    """Validate every setting of a dataclass instance; returns it. Raises SettingError."""
+def validated_settings(obj):
+    """Return a dataclass instance after checking every setting's range and choices.
+
+    A settings dataclass with rules of its own has a ``validated()`` method that calls this.
+    Raises SettingError.
+    """
     for name, (_, spec) in settings_of(obj).items():
         check_value(name, spec, getattr(obj, name))
     return obj
@@ -137,7 +149,7 @@ def replace_settings(obj, values: dict):
     if unknown:
         raise SettingError(f'unknown setting(s) {", ".join(unknown)} of {type(obj).__name__}; '
                            f'known: {", ".join(sorted(known))}')
-    return check(dataclasses.replace(obj, **values))
+    return validated_settings(dataclasses.replace(obj, **values))
 
 
 def from_plain(cls, values: dict, base=None):
@@ -192,6 +204,7 @@ def yaml_comment(spec: Setting, width: int = 99, indent: int = 4) -> list:
                          subsequent_indent=prefix, break_on_hyphens=False)
 
 
-__all__ = ['META_KEY', 'Setting', 'SettingError', 'check', 'check_value', 'default_of', 'flag_of',
+__all__ = ['META_KEY', 'Setting', 'SettingError', 'check_value', 'default_of', 'flag_of',
            'from_plain', 'param_of',
-           'replace_settings', 'setting', 'settings_by_param', 'settings_of', 'yaml_comment']
+           'replace_settings', 'setting', 'settings_by_param', 'settings_of', 'validated_settings',
+           'yaml_comment']

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import pytest
 
 from robot_id_ros.errors import InputError
-from robot_id_ros.settings import (Setting, SettingError, check, flag_of, replace_settings,
-                                   setting, settings_of, yaml_comment)
+from robot_id_ros.settings import (Setting, SettingError, flag_of, replace_settings,
+                                   setting, settings_of, validated_settings, yaml_comment)
 
 
 @dataclass
@@ -26,15 +26,15 @@ def test_only_setting_fields_are_settings_and_carry_their_metadata():
 
 
 def test_check_names_the_setting_and_its_range():
-    assert check(Example()).cutoff_hz == 10.0
+    assert validated_settings(Example()).cutoff_hz == 10.0
     with pytest.raises(SettingError, match=r'cutoff_hz = 0\.0: must be within \[0\.1, 500\] Hz'):
-        check(Example(cutoff_hz=0.0))
+        validated_settings(Example(cutoff_hz=0.0))
     with pytest.raises(SettingError, match="mode = 'fast': must be one of 'zero_phase', 'causal'"):
-        check(Example(mode='fast'))
+        validated_settings(Example(mode='fast'))
     with pytest.raises(SettingError, match='gains = -1.0'):
-        check(Example(gains=[1.0, -1.0]))
+        validated_settings(Example(gains=[1.0, -1.0]))
     with pytest.raises(SettingError, match='finite'):
-        check(Example(cutoff_hz=float('nan')))
+        validated_settings(Example(cutoff_hz=float('nan')))
     assert issubclass(SettingError, InputError) and issubclass(SettingError, ValueError)
 
 

@@ -49,7 +49,7 @@ def test_node_parameters_are_the_declared_settings(cls, executable, node_infos):
 
 @pytest.mark.parametrize('path, cls', update_docs.settings_files())
 def test_parameters_file_comments_are_generated_from_the_declarations(path, cls):
-    from robot_id_ros.ros.params_file import annotate_params_file
+    from robot_id_ros.ros.parameter_files import annotate_params_file
     text = path.read_text()
     assert annotate_params_file(text, cls) == text, (
         f'{path.name}: comments differ from the declarations; run python tools/update_docs.py')
@@ -61,7 +61,7 @@ def test_parameters_file_comments_are_generated_from_the_declarations(path, cls)
 
 
 def test_the_generator_rewrites_a_stale_comment_and_keeps_the_youbot_note():
-    from robot_id_ros.ros.params_file import annotate_params_file
+    from robot_id_ros.ros.parameter_files import annotate_params_file
     text = ('n:\n  ros__parameters:\n    # an old description\n    # youBot: 12 because\n'
             '    #   measured\n    observer_gain_hz: 12.0\n')
     new = annotate_params_file(text, EstimatorConfig)
@@ -72,7 +72,7 @@ def test_the_generator_rewrites_a_stale_comment_and_keeps_the_youbot_note():
 
 
 def test_a_setting_keeps_its_node_parameter_name():
-    from robot_id_ros.ros.params import settings_from_params, settings_table
+    from robot_id_ros.ros.node_parameters import settings_from_params, settings_table
     spec = settings_of(SimConfig)['initial_positions_rad'][1]
     assert param_of('initial_positions_rad', spec) == 'initial_positions'
     assert 'initial_positions' in settings_table(SimConfig)
@@ -138,7 +138,7 @@ def _identify_args(line):
 def test_every_former_identify_flag_keeps_its_meaning():
     """The flags robot-id identify had before its settings were declared set the same options."""
     from robot_id_ros.cli.identify import options_from_args
-    line = ('--no-friction --asymmetric-coulomb --no-offset --rotor-inertia --weighting ols '
+    line = ('--asymmetric-coulomb --no-offset --rotor-inertia --weighting ols '
             '--no-column-scaling --prior-weight 0.5 --known m5=0.25 --physical-consistency '
             '--derivative-method spline --velocity-source measured --cutoff-hz 12 '
             '--torque-filter --period 4 --trim 0.3 --max-samples 900 --stribeck-column '
@@ -146,7 +146,7 @@ def test_every_former_identify_flag_keeps_its_meaning():
             '--effort-unit current --drive-gains 1,2,3,4,5')
     got = options_from_args(_identify_args(line), 5)
     want = IdentificationOptions(
-        friction=False, coulomb_asymmetric=True, offset=False, rotor_inertia=True,
+        coulomb_asymmetric=True, offset=False, rotor_inertia=True,
         weighting='ols', column_scaling=False, prior_weight=0.5, known_parameters={'m5': 0.25},
         physical_consistency=True, derivative_method='spline', velocity_source='measured',
         cutoff_hz=12.0, torque_filter=True, period_s=4.0, trim_s=0.3, max_samples=900,
@@ -155,6 +155,7 @@ def test_every_former_identify_flag_keeps_its_meaning():
     assert got == want
     assert got.to_dict() == want.to_dict()
     assert options_from_args(_identify_args(''), 5) == IdentificationOptions()
+    assert options_from_args(_identify_args('--no-friction'), 5).friction is False
     # the new spellings: --x / --no-x of every boolean, the settings' own names
     both = options_from_args(_identify_args('--no-coulomb-asymmetric --offset --period-s 2 '
                                             '--min-velocity-rad-s 0.1 --trim-s 0'), 5)

@@ -37,7 +37,7 @@ def settings_files():
 
 def update_settings_comments():
     """Rewrite the generated comments of each settings file; returns the files changed."""
-    from robot_id_ros.ros.params_file import annotate_params_file
+    from robot_id_ros.ros.parameter_files import annotate_params_file
     changed = []
     for path, cls in settings_files():
         text = path.read_text()

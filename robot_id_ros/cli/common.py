@@ -140,12 +140,39 @@ class Progress:
             print(f'{self.label}: {done} {el:.1f}s elapsed', file=self.stream, flush=True)
 
 
+def parse_floats(text, n=None, what='values'):
+    """Parse a flag's comma-separated numbers (empty entries skipped).
+
+    Args:
+        text: the flag's text; None (the flag not given) gives None.
+        n: the number of values required; None for any number (at least one).
+        what: the flag, for the message.
+
+    Returns:
+        The numbers as a list of floats, or None.
+
+    Raises:
+        CommandError: naming ``what``: text that is not finite numbers, or not ``n`` of them.
+    """
+    if text is None:
+        return None
+    try:
+        values = [float(x) for x in str(text).split(',') if x.strip()]
+    except ValueError as exc:
+        raise CommandError(f'{what}: not a comma-separated list of numbers: {text!r}') from exc
+    if not values or not all(np.isfinite(values)):
+        raise CommandError(f'{what}: expected finite numbers, got {text!r}')
+    if n is not None and len(values) != n:
+        raise CommandError(f'{what}: need {n} values, got {len(values)}')
+    return values
+
+
 def _float_tuple(text):
     """Parse comma-separated numbers as a tuple of floats (an argparse type)."""
     try:
-        return tuple(float(x) for x in text.split(','))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'not a comma-separated list of numbers: {text!r}')
+        return tuple(parse_floats(text))
+    except CommandError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _flag_type(field, spec):

@@ -15,7 +15,8 @@ import numpy as np
 from robot_id_ros.record import (DEFAULT_ACCELERATION_PER_VELOCITY_S, TABLE_RATE_HZ_DEFAULT,
                                  ExcitationLimits, design_within_torque, plot_trajectory)
 from robot_id_ros.model.regressor import RegressorOptions
-from robot_id_ros.cli.common import CommandError, add_robot_arguments, robot_from_args
+from robot_id_ros.cli.common import (CommandError, add_robot_arguments, parse_floats,
+                                     robot_from_args)
 
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, yaml_output
 from robot_id_ros.record.excitation import TIME_SCALE_FACTORS
@@ -80,18 +81,6 @@ def add_parser(subparsers):
     return p
 
 
-def _floats(text, what):
-    if text is None:
-        return None
-    try:
-        vals = [float(v) for v in str(text).split(',') if v.strip()]
-    except ValueError as exc:
-        raise CommandError(f'{what}: expected comma-separated numbers, got {text!r}') from exc
-    if not vals or not all(np.isfinite(vals)):
-        raise CommandError(f'{what}: expected finite numbers, got {text!r}')
-    return vals
-
-
 # --overwrite replaces only an earlier trajectory file
 EXCITATION_OUTPUT = yaml_output('trajectory file', lambda d: d.get('schema') == SCHEMA)
 
@@ -108,8 +97,8 @@ def run(args) -> int:
         check_plot_name(args.plot, '--plot')
         outputs.check(args.plot, PLOT_OUTPUT)
     robot = robot_from_args(args)
-    floor = None if str(args.floor_z).strip().lower() == 'none' else _floats(
-        args.floor_z, '--floor-z')[0]
+    floor = None if str(args.floor_z).strip().lower() == 'none' else parse_floats(
+        args.floor_z, what='--floor-z')[0]
     options = RegressorOptions(friction=args.friction, offset=args.offset,
                                rotor_inertia=args.rotor_inertia)
     print(
@@ -139,21 +128,23 @@ def run(args) -> int:
               f'{100 * peak:.0f} % even slowed {TIME_SCALE_FACTORS[-1]:g}x: shrinking it',
               file=sys.stderr, flush=True)
 
+    start_pose = parse_floats(args.start_pose, what='--start-pose')
+    acceleration_limits = parse_floats(args.acceleration_limits, what='--acceleration-limits')
+    velocity_limits = parse_floats(args.velocity_limits, what='--velocity-limits')
     res, peak, per_joint, seed = design_within_torque(
         robot, options, max_torque_fraction=args.max_torque_fraction, attempts=args.attempts,
         report=rejected, report_band=band_rejected, period_s=args.period, harmonics=args.harmonics,
-        q_start=_floats(args.start_pose, '--start-pose'), position_fraction=args.position_fraction,
+        q_start=start_pose, position_fraction=args.position_fraction,
         velocity_fraction=args.velocity_fraction, acceleration_fraction=args.acceleration_fraction,
-        acceleration_limits_rad_s2=_floats(args.acceleration_limits, '--acceleration-limits'),
-        velocity_limits_rad_s=_floats(args.velocity_limits, '--velocity-limits'), floor_z_m=floor,
+        acceleration_limits_rad_s2=acceleration_limits,
+        velocity_limits_rad_s=velocity_limits, floor_z_m=floor,
         criterion=args.criterion, max_iterations=args.iterations, restarts=args.restarts,
         progress=progress, seed=args.seed)
     limits = None
     if args.plot:
         limits = ExcitationLimits.from_robot(
             robot, args.position_fraction, args.velocity_fraction, args.acceleration_fraction,
-            _floats(args.acceleration_limits, '--acceleration-limits'),
-            _floats(args.velocity_limits, '--velocity-limits'), floor)
+            acceleration_limits, velocity_limits, floor)
     with outputs:
         res.trajectory.save(outputs.temp(out), args.table_rate)
         if args.plot:

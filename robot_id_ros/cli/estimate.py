@@ -36,13 +36,12 @@ from robot_id_ros.io.bags import BagWriter
 from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
                                    effort_scale)
 from robot_id_ros.estimate.rejections import rejection_summary
-from robot_id_ros.ros.params_file import estimator_settings
+from robot_id_ros.ros.parameter_files import estimator_settings
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
-from robot_id_ros.errors import RobotIdError
 from robot_id_ros.cli.common import (CommandError, Progress, add_overwrite_argument,
                                      add_setting_flags, bag_inputs, check_plot_name,
-                                     read_series, settings_from_args)
+                                     parse_floats, read_series, settings_from_args)
 
 
 def add_parser(subparsers):
@@ -86,30 +85,6 @@ def add_parser(subparsers):
     return p
 
 
-def _floats(text, n, what):
-    try:
-        v = [float(x) for x in text.split(',')]
-    except ValueError as exc:
-        raise CommandError(f'{what}: not a comma-separated list of numbers: {text!r}') from exc
-    if len(v) != n:
-        raise CommandError(f'{what}: need {n} values, got {len(v)}')
-    return np.array(v)
-
-
-def run(args) -> int:
-    """Run ``robot-id estimate``; every error is raised.
-
-    ``robot-id``'s main prints it in one line on stderr. A bare ValueError from the core becomes
-    a CommandError.
-    """
-    try:
-        return _run(args)
-    except ValueError as exc:
-        if isinstance(exc, RobotIdError):
-            raise
-        raise CommandError(f'{args.data}: {exc}') from exc
-
-
 def estimator_config(args) -> EstimatorConfig:
     """Build the EstimatorConfig from --params-file, then the flags given.
 
@@ -125,10 +100,16 @@ def estimator_config(args) -> EstimatorConfig:
     return settings_from_args(args, EstimatorConfig, settings)
 
 
-def _run(args) -> int:
+def run(args) -> int:
+    """Run ``robot-id estimate``; every error is raised.
+
+    ``robot-id``'s main prints the package's errors (bad input, a failed step) in one line on
+    stderr; any other exception is a bug and shows its traceback.
+    """
     model = load_model(args.model)
     names = list(model.joint_names)
-    gains = _floats(args.drive_gains, model.n, '--drive-gains') if args.drive_gains else None
+    gains = np.array(parse_floats(args.drive_gains, model.n, '--drive-gains')) \
+        if args.drive_gains else None
     unit = args.effort_unit or model.effort_unit
     if args.effort_unit is None and unit != 'torque':
         print(f'note: effort taken as motor {unit} (A) times the drive gains, as the model was '
@@ -138,8 +119,8 @@ def _run(args) -> int:
     if args.payload_mass is not None or args.payload_com is not None:
         mass = args.payload_mass if args.payload_mass is not None else (
             model.payload.mass_kg if model.payload else 0)
-        com = _floats(args.payload_com, 3, '--payload-com') if args.payload_com else \
-            (model.payload.com_m if model.payload else np.zeros(3))
+        com = np.array(parse_floats(args.payload_com, 3, '--payload-com')) if args.payload_com \
+            else (model.payload.com_m if model.payload else np.zeros(3))
     outputs = Outputs(inputs=[args.model, args.params_file] + bag_inputs(args.data),
                       overwrite=args.overwrite)
     out = outputs.check(args.out, ESTIMATE_BAG)

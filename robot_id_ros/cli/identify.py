@@ -19,8 +19,8 @@ from robot_id_ros.identify.samples import split_at_gaps
 from robot_id_ros.identify.selection import SEARCHED
 from robot_id_ros.io.sidecar import find_sidecar
 from robot_id_ros.cli.common import (CommandError, Progress, add_robot_arguments,
-                                     add_setting_flags, read_series, robot_from_args,
-                                     settings_from_args)
+                                     add_setting_flags, parse_floats, read_series,
+                                     robot_from_args, settings_from_args)
 
 # outputs: checked first, written together
 from robot_id_ros.io.files import PLOT_OUTPUT, OutputKind, Outputs, file_head, text_output
@@ -57,16 +57,6 @@ def check_drive_gains(gains, n):
     if len(gains) != n:
         raise CommandError(f'--drive-gains needs {n} values, got {len(gains)}')
     return [float(g) for g in gains]
-
-
-def parse_floats(text, n=None, what='values'):
-    try:
-        vals = [float(x) for x in text.split(',') if x.strip()]
-    except ValueError as exc:
-        raise CommandError(f'{what} must be comma-separated numbers: {text!r}') from exc
-    if n is not None and len(vals) != n:
-        raise CommandError(f'{what} needs {n} values, got {len(vals)}')
-    return vals
 
 
 def read_bags(paths, joint_names, topic, label, split=False):

@@ -28,8 +28,8 @@ from robot_id_ros.identify.payload import (estimate_drive_gains, identify_payloa
 from robot_id_ros.identify.samples import split_at_gaps
 from robot_id_ros.identify.trajectories import joined_trajectory
 from robot_id_ros.io.sidecar import find_sidecar
-from robot_id_ros.cli.common import CommandError, read_series
-from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains, parse_floats
+from robot_id_ros.cli.common import CommandError, parse_floats, read_series
+from robot_id_ros.cli.identify import add_bag_arguments, check_drive_gains
 
 from robot_id_ros.cli.common import add_overwrite_argument, bag_inputs
 

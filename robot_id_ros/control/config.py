@@ -14,7 +14,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from robot_id_ros.errors import InputError
-from robot_id_ros.settings import check, setting
+from robot_id_ros.settings import setting, validated_settings
 
 Mode = Literal['hold', 'hand_guiding', 'force_hold']
 MODES = get_args(Mode)
@@ -147,7 +147,7 @@ class ControllerConfig:
             InputError: (kind 'config') a field out of its range, a vector of the wrong length,
                 a zero force axis or an empty workspace box.
         """
-        check(self)
+        validated_settings(self)
         for name in ('guide_axes', 'force_axis', 'workspace_min_m', 'workspace_max_m'):
             v = np.asarray(getattr(self, name), dtype=float)
             if v.shape != (3,) or not np.all(np.isfinite(v)):

@@ -26,7 +26,7 @@ from robot_id_ros.errors import InputError
 from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.model.robot import package_share_dir
-from robot_id_ros.ros.params_file import node_parameters, youbot_estimator_settings
+from robot_id_ros.ros.parameter_files import node_parameters, youbot_estimator_settings
 from robot_id_ros.settings import from_plain
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.world import ContactPlane

@@ -40,7 +40,7 @@ from robot_id_ros.demo.force_control_stage import run_stage
 from robot_id_ros.demo.processes import (INTERFACE_PACKAGES, DemoError, NodeGroup,
                                          demo_environment, interface_environment, log)
 from robot_id_ros.demo.report import results_table
-from robot_id_ros.ros.params_file import node_parameters, youbot_estimator_settings
+from robot_id_ros.ros.parameter_files import node_parameters, youbot_estimator_settings
 from robot_id_ros.identify import IdentificationOptions, identify, validate
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.sidecar import find_sidecar

@@ -8,8 +8,8 @@ chained by ``WrenchEstimator``.
 Modules: ``config`` (EstimatorConfig), ``samples`` (stamp rules, tare average, input checks),
 ``stiction``, ``residuals``, ``mapping``, ``contact``, ``uncertainty``, ``estimator``, ``onestep``
 (update's compiled one-sample step). Import the public names from here. A wrench_estimator
-parameters file is read by ``robot_id_ros.ros.params_file.estimator_settings`` (ROS syntax, kept
-out of this package).
+parameters file is read by ``robot_id_ros.ros.parameter_files.estimator_settings`` (ROS syntax,
+kept out of this package).
 """
 from robot_id_ros.estimate.config import (CONTACT_TESTS, FRAMES, METHODS, STICTION_MODES,
                                           WRENCH_MODES, EstimatorConfig, check_choice)

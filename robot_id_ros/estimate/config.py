@@ -3,7 +3,7 @@
 """Settings of the wrench estimator (``EstimatorConfig``) and their validation.
 
 The node's parameters, the ``robot-id estimate`` flags and a wrench_estimator parameters file
-(``robot_id_ros.ros.params_file``) all map onto these fields.
+(``robot_id_ros.ros.parameter_files``) all map onto these fields.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from robot_id_ros.errors import InputError
-from robot_id_ros.settings import check, setting, settings_of
+from robot_id_ros.settings import setting, settings_of, validated_settings
 
 Method = Literal['momentum', 'direct']
 Frame = Literal['base', 'tool']
@@ -146,8 +146,8 @@ class EstimatorConfig:
         for name, (_, spec) in settings_of(self).items():
             if spec.choices:    # the message names the choices as check_choice words them
                 check_choice(name, getattr(self, name), spec.choices)
-        check(self)             # the declared ranges (every lower bound of a rate, gain,
-        #                         threshold or period is > 0)
+        validated_settings(self)   # the declared ranges (every lower bound of a rate, gain,
+        #                            threshold or period is > 0)
         if self.collision_threshold_sigma < self.contact_threshold_sigma:
             raise InputError('collision_threshold_sigma must be >= contact_threshold_sigma',
                              'config')

@@ -179,8 +179,12 @@ class IdentificationOptions:
         """Options from ``to_dict`` output; unknown keys are ignored, missing ones default."""
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
-    def check(self):
-        """Raise ``IdentificationError`` naming the first invalid field."""
+    def validated(self) -> IdentificationOptions:
+        """Return ``self`` when every field is valid.
+
+        Raises:
+            IdentificationError: naming the first invalid field.
+        """
         if self.weighting not in ('ols', 'wls'):
             raise IdentificationError(f'weighting must be "ols" or "wls", got {self.weighting!r}')
         if self.derivative_method not in DERIVATIVE_METHODS:
@@ -200,6 +204,7 @@ class IdentificationOptions:
         if self.stribeck_velocity_rad_s is not None and not self.stribeck_velocity_rad_s > 0:
             raise IdentificationError('stribeck_velocity_rad_s must be > 0 (or None: from the '
                                       'sweeps or the fit)')
+        return self
 
 
 def check_motion_selection(min_velocity_rad_s, scope, margin_s):

@@ -448,7 +448,7 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         ``IdentificationError`` on unusable input.
     """
     options = options or IdentificationOptions()
-    options.check()
+    options.validated()
     data, static, sweeps = ([_pair(x, sidecars) for x in items]
                             for items in (data, static, sweeps))
     if not data and not static:

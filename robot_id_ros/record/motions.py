@@ -85,7 +85,7 @@ def plan_point_to_point(q0, q1, limits: SafetyLimits, min_duration_s=0.0):
 
     The move is at least ``min_duration_s`` long.
     """
-    v, a = limits.vectors(len(np.atleast_1d(q0)))
+    v, a = limits.per_joint(len(np.atleast_1d(q0)))
     return QuinticMove(q0, q1, point_to_point_duration(q0, q1, v, a, min_duration_s))
 
 
@@ -189,7 +189,7 @@ def plan_transition(start, end, limits: SafetyLimits, lower, upper, min_duration
             acceleration and position limits.
     """
     n = len(np.atleast_1d(start[0]))
-    v, a = limits.vectors(n)
+    v, a = limits.per_joint(n)
     T = max(min_duration_s, point_to_point_duration(start[0], end[0], v, a))
     tol, qtol = TRANSITION_LIMIT_TOLERANCE, TRANSITION_POSITION_TOLERANCE_RAD
     while T <= max_duration_s:

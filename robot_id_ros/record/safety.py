@@ -53,13 +53,13 @@ class SafetyLimits:
         lo=0.01, hi=20.0)
 
     def __post_init__(self):
-        self.validate()
+        self.validated()
 
-    def validate(self) -> SafetyLimits:
+    def validated(self) -> SafetyLimits:
         """Check the limits.
 
         Returns:
-            self, so that ``limits.validate().vectors(n)`` reads as one step.
+            self, so that ``limits.validated().per_joint(n)`` reads as one step.
 
         Raises:
             SafetyLimitsError: a velocity or acceleration limit that is not positive and finite,
@@ -75,8 +75,8 @@ class SafetyLimits:
             raise SafetyLimitsError(f'joint limit margin must be >= 0, got {self.margin_rad}')
         return self
 
-    def vectors(self, n):
-        """Per-joint limits of ``n`` joints (no checks of the values: see ``validate``).
+    def per_joint(self, n):
+        """Per-joint limits of ``n`` joints (no checks of the values: see ``validated``).
 
         Args:
             n: number of joints.

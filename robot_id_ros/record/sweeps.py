@@ -204,7 +204,7 @@ def plan_friction_sweep(robot: RobotModel, q_config, joint, speeds, amplitude_ra
             usable centre or too short a range.
     """
     lower, upper = limits.bounds(robot)
-    vmax, amax = limits.vectors(robot.n)
+    vmax, amax = limits.per_joint(robot.n)
     speeds = [float(s) for s in speeds]
     if not speeds or any(not s > 0 for s in speeds):
         raise PoseError(f'sweep speeds must be a non-empty list of positive values, got {speeds}')

@@ -128,7 +128,7 @@ class ArmCommander:
         self.bad_messages = 0
         self.last_bad: str | None = None
         if speed_limit_rad_s is None and limits is not None:
-            speed_limit_rad_s = limits.vectors(len(self.joint_names))[0]
+            speed_limit_rad_s = limits.per_joint(len(self.joint_names))[0]
         self._speed_limit_rad_s = speed_limit_rad_s
         self.gate = JointStateGate(speed_limit_rad_s, self._log, joint_states_topic)
         self.path = CommandedPath()          # every motion sent, the reference of a hold

@@ -2,17 +2,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """The parameter tables of the nodes (wrench_estimator, youbot_sim, identification, ...).
 
-Each table is ``{name: (default, descriptor)}`` in declaration order (``ros.params.declare_table``
-declares it); the descriptions carry the units, ``read_only`` marks what is fixed at start.
-The NODE_ONLY sets name the parameters the node uses itself; the others map by name onto the
-fields of the node's settings dataclass (``ros.params.config_from``). The settings declared in
-a dataclass (``robot_id_ros.settings``) enter a table through ``ros.params.settings_table``.
+Each table is ``{name: (default, descriptor)}`` in declaration order
+(``ros.node_parameters.declare_table`` declares it); the descriptions carry the units,
+``read_only`` marks what is fixed at start. Besides the node's own parameters, a table holds the
+node settings of a settings dataclass, which enter it through
+``ros.node_parameters.settings_table`` and are read back with
+``ros.node_parameters.settings_from_params``. The recorders' tables are in
+``ros.recorders.parameter_tables``.
 """
 from __future__ import annotations
 
 import copy
 
-from robot_id_ros.ros.params import NO_STRINGS, desc, float_desc, int_desc, settings_table
+from robot_id_ros.ros.node_parameters import NO_STRINGS, desc, float_desc, int_desc, settings_table
 from robot_id_ros.settings import settings_of
 from robot_id_ros.sim.config import SimConfig
 
@@ -66,13 +68,6 @@ def wrench_estimator_parameters() -> dict:
             'queued joint states at once (less CPU per sample, up to this much more latency), '
             'below it for each sample; 0 = always for each sample, s', 0.0, 0.1, True)),
     }
-
-
-WRENCH_ESTIMATOR_NODE_ONLY = frozenset({
-    'model_file', 'urdf_path', 'joint_names', 'max_payload_kg', 'payload_mass_kg', 'payload_com_m',
-    'effort_unit',
-    'drive_gains_nm_per_a', 'stale_timeout_s', 'diagnostics_period_s', 'qos_depth',
-    'input_batch_period_s'})
 
 
 def youbot_sim_parameters() -> dict:
@@ -137,9 +132,6 @@ _IDENTIFICATION_NODE_PARAMETERS = {
     'report_dir': ('', desc("folder for report.md and plots; '' = no report", True)),
     'topic': ('/joint_states', desc('JointState topic in the recordings')),
 }
-IDENTIFICATION_NODE_ONLY = frozenset({
-    RUN_TIME_SWITCH, 'urdf_path', 'joint_names', 'tool_frame', 'data_bags', 'static_bags',
-    'sweep_bags', 'recordings_dir', 'output_model', 'report_dir', 'topic'})
 
 
 def identification_parameters(run_time_changes=False) -> dict:
@@ -221,9 +213,6 @@ def _number_arrays_any_type(table) -> dict:
     return table
 
 
-FORCE_CONTROLLER_NODE_ONLY = frozenset({
-    'model_file', 'urdf_path', 'joint_names', 'command_interface', 'command_topic',
-    'position_command_topic', 'control_rate_hz', 'wrench_frame_id'})
 # the writable number-array parameters (typed dynamically: the node checks their values)
 FORCE_CONTROLLER_ARRAYS = ('guide_axes', 'force_axis', 'dither_amplitude_rad', 'dither_null_rad')
 FORCE_CONTROLLER_INTERFACES = ('trajectory', 'brics_position')

@@ -164,7 +164,7 @@ class SimConfig:
         'tool axes', unit='m')
 
     def __post_init__(self):
-        self.validate()
+        self.validated()
 
     def per_joint(self, name, n=5):
         a = np.asarray(getattr(self, name), dtype=float)
@@ -173,7 +173,12 @@ class SimConfig:
                 f'SimConfig.{name} must have {n} values (one per joint), got {a.tolist()}')
         return a
 
-    def validate(self, n=5):
+    def validated(self, n=5) -> SimConfig:
+        """Return ``self`` checked for ``n`` joints (per-joint values made tuples).
+
+        Raises:
+            SimConfigError: naming the first invalid field.
+        """
         for name in ('coulomb_nm', 'viscous_nm_s_rad', 'gear_ratios', 'torque_constants_nm_a',
                      'kp_nm_rad', 'kd_nm_s_rad', 'ki_nm_rad_s', 'initial_positions_rad'):
             a = self.per_joint(name, n)
@@ -194,6 +199,7 @@ class SimConfig:
                 raise SimConfigError(f'SimConfig.torque_limit_nm must be > 0, got {a.tolist()}')
             self.torque_limit_nm = _t(a)
         self._check_ranges()
+        return self
 
     def _check_ranges(self):
         """Check the scalar settings against their declared ranges (numbers made int or float)."""

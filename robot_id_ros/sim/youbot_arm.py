@@ -85,7 +85,7 @@ class SimulatedArm:
         self.config = cfg = config if config is not None else SimConfig()
         self.nominal = model if model is not None else youbot_model()
         n = self.n = self.nominal.n
-        cfg.validate(n)
+        cfg.validated(n)
         self.joint_names = self.nominal.joint_names
         self.true = make_true_parameters(self.nominal, cfg)
         self.model = self.nominal.copy()

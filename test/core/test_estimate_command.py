@@ -137,7 +137,7 @@ def test_params_file_gives_the_nodes_settings_and_flags_override(setup, tmp_path
     """--params-file reads the wrench_estimator parameters file (the youBot's config here); a flag
     given as well wins; a file that is no such parameters file, or holds a bad value, is a one-line
     error naming it."""
-    from robot_id_ros.ros.params_file import youbot_estimator_settings
+    from robot_id_ros.ros.parameter_files import youbot_estimator_settings
     from robot_id_ros.model.robot import package_share_dir
 
     d, *_ = setup

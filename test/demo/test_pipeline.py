@@ -11,7 +11,7 @@ import yaml
 
 from robot_id_ros.demo import pipeline
 from robot_id_ros.errors import InputError
-from robot_id_ros.ros.params_file import estimator_settings
+from robot_id_ros.ros.parameter_files import estimator_settings
 from robot_id_ros.identify import IdentificationOptions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +77,7 @@ def test_identification_options_reads_a_node_section_and_names_a_bad_file(tmp_pa
 def test_demo_recorders_move_the_arm_through_the_chosen_interface(tmp_path, interface):
     from types import SimpleNamespace
 
-    from robot_id_ros.ros.recorders.parameters import common_parameters
+    from robot_id_ros.ros.recorders.parameter_tables import common_parameters
 
     demo = SimpleNamespace(cfg=pipeline.DemoConfig(tmp_path, command_interface=interface))
     moving = pipeline.Demo.recorder_params(demo, tmp_path / 'bag')

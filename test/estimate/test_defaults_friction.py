@@ -14,7 +14,7 @@ from robot_id_ros.estimate import EstimatorConfig, StictionFriction
 from robot_id_ros.estimate.stiction import derived_stiction_velocity
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.model.friction import FrictionModel
-from robot_id_ros.ros.params_file import youbot_estimator_settings
+from robot_id_ros.ros.parameter_files import youbot_estimator_settings
 from robot_id_ros.settings import from_plain
 
 SLOW = 0.5     # motion amplitudes halved: joints spend longer near zero velocity

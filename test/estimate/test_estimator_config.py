@@ -6,7 +6,7 @@ import pytest
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate import (FRAMES, METHODS, STICTION_MODES, EstimatorConfig,
                                    WrenchEstimator, check_choice)
-from robot_id_ros.ros.params_file import estimator_settings, youbot_estimator_settings
+from robot_id_ros.ros.parameter_files import estimator_settings, youbot_estimator_settings
 
 
 def test_config_validation(youbot):

@@ -8,7 +8,7 @@ from robot_id_ros.errors import InputError
 from robot_id_ros.io.sidecar import SidecarError, read_sidecar
 from robot_id_ros.io.yaml_input import ALIAS_NODE_BUDGET, read_yaml
 from robot_id_ros.record.fourier import ExcitationError, FourierTrajectory
-from robot_id_ros.ros.params_file import ParamsFileError, estimator_settings
+from robot_id_ros.ros.parameter_files import ParamsFileError, estimator_settings
 
 BOMB = ''.join(['a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n'] + [
     f'a{i}: &a{i} [{", ".join([f"*a{i - 1}"] * 10)}]\n' for i in range(1, 8)])

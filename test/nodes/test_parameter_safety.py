@@ -15,7 +15,7 @@ import pytest
 rclpy = pytest.importorskip('rclpy')
 
 from robot_id_ros.errors import InputError  # noqa: E402
-from robot_id_ros.ros.params import OutputGuard, is_path_like  # noqa: E402
+from robot_id_ros.ros.node_parameters import OutputGuard, is_path_like  # noqa: E402
 from ros_helpers import RosHarness  # noqa: E402
 
 # writable parameters with no range whose values the node checks in its set-parameters callback,

@@ -41,7 +41,7 @@ from robot_id_ros.io.joint_state import JointIndexer
 from robot_id_ros.io.model_file import nominal_model
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import youbot_model
-from robot_id_ros.ros.params_file import youbot_estimator_settings
+from robot_id_ros.ros.parameter_files import youbot_estimator_settings
 from robot_id_ros.settings import from_plain
 from ros_helpers import isolated_env, stop_node
 

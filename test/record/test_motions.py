@@ -14,7 +14,7 @@ def test_point_to_point_respects_limits_and_ends_at_rest(robot):
     q1 = CANDLE + np.array([0.5, -0.6, 0.3, 0.2, -1.0])
     m = R.plan_point_to_point(CANDLE, q1, lim)
     vp, ap, _, _ = R.motion_peaks(m, 0.001)
-    v, a = lim.vectors(5)
+    v, a = lim.per_joint(5)
     assert np.all(vp <= v * 1.001) and np.all(ap <= a * 1.001)
     assert np.max(vp / v) > 0.99 or np.max(ap / a) > 0.99  # time-optimal for this profile
     q, qd, qdd = m.evaluate(m.duration_s)

@@ -43,8 +43,8 @@ from robot_id_ros.ros.command_adapters import import_brics, joint_positions_msg
 from robot_id_ros.ros.conversions import stamp_ns, trajectory_msg
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import draining_subscription
-from robot_id_ros.ros.params import declare_table, parameter_check, require, string_list
-from robot_id_ros.settings import from_plain
+from robot_id_ros.ros.node_parameters import (declare_table, parameter_check, require,
+                                              settings_from_params, string_list)
 
 LOG_EVERY_S = 2.0       # the shortest interval between two log lines of one kind
 
@@ -103,8 +103,8 @@ class ForceControllerNode(Node):
     @staticmethod
     def _config(values, base=None) -> ControllerConfig:
         plain = {k: (_number_list(k, v) if k in tables.FORCE_CONTROLLER_ARRAYS else v)
-                 for k, v in values.items() if k not in tables.FORCE_CONTROLLER_NODE_ONLY}
-        return from_plain(ControllerConfig, plain, base)
+                 for k, v in values.items()}
+        return settings_from_params(ControllerConfig, plain, base)
 
     def _make_output(self, p):
         self.interface = p['command_interface']

@@ -40,9 +40,9 @@ from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotMod
 from robot_id_ros.ros import parameter_tables as tables
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import trigger_handler
-from robot_id_ros.ros.params import (OutputGuard, declare_table, read_table, refuse_renamed,
-                                     run_time_problem, string_list)
-from robot_id_ros.settings import from_plain
+from robot_id_ros.ros.node_parameters import (OutputGuard, declare_table, read_table,
+                                              refuse_renamed, run_time_problem,
+                                              settings_from_params, string_list)
 
 KIND_OF = {'trajectory': 'data_bags', 'static': 'static_bags', 'friction_sweep': 'sweep_bags'}
 BAG_LISTS = ('data_bags', 'static_bags', 'sweep_bags')
@@ -115,9 +115,8 @@ class IdentificationNode(Node):
             return False, ('no bags: set data_bags and/or static_bags, or recordings_dir holding '
                            'recordings')
         gains = [float(x) for x in p['drive_gains_nm_per_a']]
-        opts = from_plain(IdentificationOptions, {    # all-zero gains: none given
-            **{k: v for k, v in p.items() if k not in tables.IDENTIFICATION_NODE_ONLY},
-            'drive_gains_nm_per_a': gains if any(gains) else [0.0]})
+        opts = settings_from_params(IdentificationOptions, {    # all-zero gains: none given
+            **p, 'drive_gains_nm_per_a': gains if any(gains) else [0.0]})
         data = [[(read_joint_states(b, robot.joint_names, p['topic']), find_sidecar(b))
                  for b in bags[k]] for k in BAG_LISTS]
         res = identify(robot, *data, options=opts)

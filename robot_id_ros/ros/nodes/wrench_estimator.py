@@ -58,9 +58,8 @@ from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros.refused_writes import RefusedWrites
 from robot_id_ros.ros import parameter_tables as tables
-from robot_id_ros.ros.params import (declare_table, parameter_check, refuse_renamed, require,
-                                     string_list)
-from robot_id_ros.settings import from_plain
+from robot_id_ros.ros.node_parameters import (declare_table, parameter_check, refuse_renamed,
+                                              require, settings_from_params, string_list)
 
 BACKLOG_MAX = 1000      # samples taken from the queue in one callback at most
 
@@ -103,8 +102,7 @@ class WrenchEstimatorNode(Node):
                                 joint_names=string_list(p['joint_names']) or None)
         gains = [float(g) for g in p['drive_gains_nm_per_a']]
         with parameter_check():       # the settings are checked as the estimator is built
-            cfg = from_plain(EstimatorConfig, {k: v for k, v in p.items()
-                                               if k not in tables.WRENCH_ESTIMATOR_NODE_ONLY})
+            cfg = settings_from_params(EstimatorConfig, p)
             t_build = time.monotonic()
             self.est = WrenchEstimator(self.model, cfg)
             t_build = time.monotonic() - t_build

@@ -33,7 +33,7 @@ from robot_id_ros.ros.conversions import stamp_ns, time_msg, wrench_msg, wrench_
 from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.msg_helpers import joint_state_msg, trajectory_points, trigger_handler
-from robot_id_ros.ros.params import OutputGuard, declare_table, settings_from_params
+from robot_id_ros.ros.node_parameters import OutputGuard, declare_table, settings_from_params
 from robot_id_ros.ros.sim_command_servers import (FollowJointTrajectoryServer,
                                                   InterfacePackageMissing,
                                                   position_command_subscription)

@@ -7,8 +7,10 @@ tables. Commanding the arm is ``robot_id_ros.ros.commander``;
 the bag, sidecar and resume rules are ``robot_id_ros.record.session`` (ROS-free).
 """
 from robot_id_ros.ros.recorders.base import RecorderBase
-from robot_id_ros.ros.recorders.parameters import (common_parameters, friction_sweep_parameters,
-                                                   static_pose_parameters, trajectory_parameters)
+from robot_id_ros.ros.recorders.parameter_tables import (common_parameters,
+                                                         friction_sweep_parameters,
+                                                         static_pose_parameters,
+                                                         trajectory_parameters)
 
 __all__ = ['RecorderBase', 'common_parameters', 'friction_sweep_parameters',
            'static_pose_parameters', 'trajectory_parameters']

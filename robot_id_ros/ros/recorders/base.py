@@ -41,8 +41,8 @@ from robot_id_ros.record.session import (CANCELLED, FAILED, FINISHED, Progress, 
                                          SampleBuffer)
 from robot_id_ros.ros.commander import INTERFACES, ArmCommander, Cancelled, CommandSettings
 from robot_id_ros.ros.main import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
-from robot_id_ros.ros.params import EFFORT_UNITS, OutputGuard, settings_from_params
-from robot_id_ros.ros.recorders.parameters import common_parameters
+from robot_id_ros.ros.node_parameters import EFFORT_UNITS, OutputGuard, settings_from_params
+from robot_id_ros.ros.recorders.parameter_tables import common_parameters
 
 EXIT_CODES = {FINISHED: EXIT_OK, FAILED: EXIT_FAILED, CANCELLED: EXIT_CANCELLED}
 AUTOSTART_PERIOD_S = 0.05      # steady clock: how often autostart looks for the driver
@@ -78,7 +78,7 @@ class RecorderBase(Node):
         self.robot = RobotModel(urdf, self.joint_names, self.p['tool_frame'])
         self.n = self.robot.n
         self.limits = settings_from_params(rec.SafetyLimits, self.p)
-        self.limits.vectors(self.n)
+        self.limits.per_joint(self.n)
         self.lower, self.upper = self.limits.bounds(self.robot)
         self._check_choices()
         self.bag_topic = '/' + self.p['joint_states_topic'].lstrip('/')
@@ -117,7 +117,7 @@ class RecorderBase(Node):
     def _drive_speed_limits(self):
         """Per-joint speed the drives can reach (rad/s): the URDF's, at least the commanded."""
         urdf = np.asarray(self.robot.limits.velocity_rad_s, dtype=float)
-        commanded = self.limits.vectors(self.n)[0]
+        commanded = self.limits.per_joint(self.n)[0]
         return np.where(np.isfinite(urdf) & (urdf > 0), np.maximum(urdf, commanded), commanded)
 
     def _check_choices(self):

@@ -51,7 +51,7 @@ def load_excitation(recorder):
                          f'recorder drives {list(names)}')
     vp, ap, qmin, qmax = rec.motion_peaks(ExcitationMotion(traj, 1),
                                           dt=min(0.01, traj.period_s / 500))
-    v, a = recorder.limits.vectors(recorder.n)
+    v, a = recorder.limits.per_joint(recorder.n)
     for label, bad in (('position below the lower limit',
                         qmin < recorder.lower - LIMIT_TOLERANCE_RAD),
                        ('position above the upper limit',

@@ -1,9 +1,11 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Parameter helpers shared by the nodes.
+"""How a node declares, reads and checks its parameters.
 
 One way to describe, read and check a parameter, and the guard of a node's output folder
-(``OutputGuard``).
+(``OutputGuard``). The tables themselves are in ``ros.parameter_tables`` and
+``ros.recorders.parameter_tables``; parameters files read without rclpy in
+``ros.parameter_files``.
 
 Descriptor builders (``read_only`` parameters are fixed at start: rclpy refuses ``ros2 param
 set`` on them):
@@ -30,7 +32,7 @@ callback; a node writes only through an ``OutputGuard`` made at start.
 
 One way to declare and read: a node keeps a table ``{name: (default, descriptor)}``, declares it
 with ``declare_table`` (which returns the values) and builds its settings dataclass from those
-values by field name with ``config_from``.
+values with ``settings_from_params``.
 """
 from __future__ import annotations
 
@@ -39,7 +41,6 @@ import re
 import sys
 
 from contextlib import contextmanager
-from dataclasses import fields
 from pathlib import Path
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
@@ -151,37 +152,6 @@ def read_table(node, names) -> dict:
         ``{name: value}``.
     """
     return {name: node.get_parameter(name).value for name in names}
-
-
-def config_from(cls, values, node_only=(), renamed=None, **given):
-    """Return a settings dataclass built from parameter values by field name.
-
-    Args:
-        cls: the dataclass (e.g. ``EstimatorConfig``).
-        values: ``{parameter name: value}`` (as ``declare_table`` returns).
-        node_only: parameters the node uses itself (no field of ``cls``).
-        renamed: ``{parameter name: field name}`` where the two names differ.
-        **given: field values that replace the parameter's (a converted value, e.g. 0 -> None).
-
-    Returns:
-        ``cls(**kwargs)``; fields with no parameter keep their defaults.
-
-    Raises:
-        TypeError: a parameter that is neither a field of ``cls`` nor in ``node_only`` (a table and
-            its dataclass that drifted apart: a programming error, not bad input).
-    """
-    renamed = renamed or {}
-    known = {f.name for f in fields(cls)}
-    kwargs = {}
-    for name, value in values.items():
-        if name in node_only:
-            continue
-        field_name = renamed.get(name, name)
-        if field_name not in known:
-            raise TypeError(f'parameter {name} is no field of {cls.__name__} and not node-only')
-        kwargs[field_name] = value
-    kwargs.update(given)
-    return cls(**kwargs)
 
 
 def require(values, name, what):
@@ -318,7 +288,6 @@ def refuse_renamed(node, renamed):
 
 
 __all__ = ['EFFORT_UNITS', 'MAX_LIST', 'NAME_PATTERN', 'NO_STRINGS', 'PATH_WORDS', 'OutputGuard',
-           'config_from',
            'declare_table', 'desc', 'float_desc', 'int_desc', 'is_path_like', 'parameter_check',
            'read_table', 'refuse_renamed', 'require', 'run_time_problem', 'settings_from_params',
            'settings_table', 'string_list']

@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The recorders' parameters, one table per node: ``name: (default, descriptor)``.
+"""The recorders' parameter tables, one per node: ``name: (default, descriptor)``.
 
 ``common_parameters()`` are those of every recorder (with the safety limits declared in
 ``record.SafetyLimits``); each node adds its own table. The node
@@ -11,7 +11,7 @@ from __future__ import annotations
 from robot_id_ros import record as rec
 from robot_id_ros.model.robot import YOUBOT_JOINTS, YOUBOT_TOOL_FRAME
 from robot_id_ros.ros.command_adapters import DEFAULT_ACTION, DEFAULT_POSITION_COMMAND_TOPIC
-from robot_id_ros.ros.params import desc, float_desc, int_desc, settings_table
+from robot_id_ros.ros.node_parameters import desc, float_desc, int_desc, settings_table
 
 RO = True   # every recorder parameter is read-only: a change needs a new run
 
