@@ -9,7 +9,3 @@ youBot). ``ros`` is the thin rclpy layer with one node module per executable, ``
 ``robot-id`` command and ``demo`` the whole pipeline on the simulator.
 """
 __version__ = '0.1.0'
-
-from robot_id_ros import _moved  # noqa: E402 - the former import paths, for one release
-
-_moved.install()

@@ -8,9 +8,6 @@ from pathlib import Path
 import robot_id_ros
 
 PACKAGE = Path(robot_id_ros.__file__).parent
-# the deprecated aliases of the old layout import the new modules by name only; not part of the
-# graph
-SKIP = {'robot_id_ros._moved'}
 
 
 def module_name(path):
@@ -24,8 +21,6 @@ def import_graph():
     modules = {module_name(p): p for p in PACKAGE.rglob('*.py')}
     graph = {}
     for name, path in modules.items():
-        if name in SKIP:
-            continue
         is_pkg = path.name == '__init__.py'
         package = name if is_pkg else name.rsplit('.', 1)[0]
         edges = set()
@@ -44,7 +39,7 @@ def import_graph():
                 # the longest prefix that is a module of the package
                 while t and t not in modules:
                     t = t.rsplit('.', 1)[0] if '.' in t else ''
-                if t and t != name and t not in SKIP:
+                if t and t != name:
                     edges.add(t)
         graph[name] = edges
     return graph

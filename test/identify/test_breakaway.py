@@ -21,7 +21,7 @@ from robot_id_ros.identify.breakaway import (MIN_EVENTS, BreakawayEstimate,  # n
                                              stribeck_from_breakaway)
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
-from robot_id_ros.record import recording as rec  # noqa: E402
+from robot_id_ros import record as rec  # noqa: E402
 from robot_id_ros.sim.config import SimConfig  # noqa: E402
 from robot_id_ros.sim.youbot_arm import SimulatedArm  # noqa: E402
 from test_identification_sim import (SIM_OPTIONS, design, run_excitation,  # noqa: E402
