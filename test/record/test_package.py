@@ -20,4 +20,3 @@ def test_public_names_importable_from_the_package():
     assert not missing
     assert set(NAMES) <= set(rec.__all__)
     assert all(hasattr(rec, n) for n in rec.__all__)
-
