@@ -86,7 +86,6 @@ class NodeDoc:
     summary: str = ''
     parameters: list = field(default_factory=list)
     endpoints: list = field(default_factory=list)
-    missing: str = ''          # why the node is not documented (module does not exist yet)
 
 
 def node_class(module):
@@ -99,10 +98,6 @@ def node_class(module):
             f'{module.__name__} must define exactly one rclpy Node subclass, defines '
             f'{[c.__name__ for c in classes]}')
     return classes[0]
-
-
-def _module_exists(name):
-    return (Path(__file__).resolve().parent / 'nodes' / f'{name}.py').is_file()
 
 
 def _type_name(cls):
@@ -242,9 +237,6 @@ def inspect_node(executable, context, workdir, namespace=_PROBE_NS) -> NodeDoc:
     """Instantiate the node of ``executable`` with its defaults; read back what it declares."""
     module_name = f'robot_id_ros.ros.nodes.{executable}'
     doc = NodeDoc(executable, module_name)
-    if not _module_exists(executable):
-        doc.missing = f'module {module_name} does not exist yet'
-        return doc
     module = importlib.import_module(module_name)
     cls = node_class(module)
     doc.class_name = cls.__name__
@@ -368,9 +360,6 @@ def render_markdown(docs) -> str:
     for d in docs:
         lines.append(f'### `{d.executable}`')
         lines.append('')
-        if d.missing:
-            lines += [f'Not documented: {d.missing}.', '']
-            continue
         lines.append(
             f'Node `{d.node_name}` (class `{d.class_name}` in `{d.module}`). {_prose(d.summary)}'.
             rstrip())
