@@ -4,7 +4,7 @@
 
 A dataclass field carries its documentation, unit, range, choices and whether it may change at
 run time, and everything else is generated from it - the node parameter descriptors
-(``robot_id_ros.ros.params.declare_settings``), the ``robot-id`` flags
+(``robot_id_ros.ros.params.settings_table``), the ``robot-id`` flags
 (``robot_id_ros.cli.common.add_setting_flags``), the comments of the parameter files and the
 validation of a value (``check``).
 

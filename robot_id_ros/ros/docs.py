@@ -1,12 +1,12 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The README's node tables, generated from the nodes' own declarations.
+"""The node reference docs/nodes.md, generated from the nodes' own declarations.
 
 Each node class (the one rclpy Node subclass of its module, see ``robot_id_ros.ros.nodes``) is
 instantiated in-process, with its own defaults, on a private rclpy Context, and read back: its
 declared parameters (name, type, default, description with unit, read-only, range) and the
 topics, services and actions it created.  Nothing is typed by hand, so the tables cannot drift
-from the code; test/test_readme_tables.py checks that README.md holds exactly this text.
+from the code; test/test_readme_tables.py checks that docs/nodes.md holds exactly this text.
 
     python -m robot_id_ros.ros.docs > docs/nodes.md
 

@@ -5,8 +5,9 @@
 Each table is ``{name: (default, descriptor)}`` in declaration order (``ros.params.declare_table``
 declares it); the descriptions carry the units, ``read_only`` marks what is fixed at start.
 The NODE_ONLY sets name the parameters the node uses itself; the others map by name onto the
-fields of the node's settings dataclass (``ros.params.config_from``). The settings declared in
-a dataclass (``robot_id_ros.settings``) enter a table through ``ros.params.settings_table``.
+fields of the node's settings dataclass (``robot_id_ros.settings.from_plain``). The settings
+declared in a dataclass (``robot_id_ros.settings``) enter a table through
+``ros.params.settings_table``.
 """
 from __future__ import annotations
 

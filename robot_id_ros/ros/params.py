@@ -30,7 +30,7 @@ callback; a node writes only through an ``OutputGuard`` made at start.
 
 One way to declare and read: a node keeps a table ``{name: (default, descriptor)}``, declares it
 with ``declare_table`` (which returns the values) and builds its settings dataclass from those
-values by field name with ``config_from``.
+values by field name with ``settings_from_params`` or ``robot_id_ros.settings.from_plain``.
 """
 from __future__ import annotations
 
@@ -39,7 +39,6 @@ import re
 import sys
 
 from contextlib import contextmanager
-from dataclasses import fields
 from pathlib import Path
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
@@ -151,37 +150,6 @@ def read_table(node, names) -> dict:
         ``{name: value}``.
     """
     return {name: node.get_parameter(name).value for name in names}
-
-
-def config_from(cls, values, node_only=(), renamed=None, **given):
-    """Return a settings dataclass built from parameter values by field name.
-
-    Args:
-        cls: the dataclass (e.g. ``EstimatorConfig``).
-        values: ``{parameter name: value}`` (as ``declare_table`` returns).
-        node_only: parameters the node uses itself (no field of ``cls``).
-        renamed: ``{parameter name: field name}`` where the two names differ.
-        **given: field values that replace the parameter's (a converted value, e.g. 0 -> None).
-
-    Returns:
-        ``cls(**kwargs)``; fields with no parameter keep their defaults.
-
-    Raises:
-        TypeError: a parameter that is neither a field of ``cls`` nor in ``node_only`` (a table and
-            its dataclass that drifted apart: a programming error, not bad input).
-    """
-    renamed = renamed or {}
-    known = {f.name for f in fields(cls)}
-    kwargs = {}
-    for name, value in values.items():
-        if name in node_only:
-            continue
-        field_name = renamed.get(name, name)
-        if field_name not in known:
-            raise TypeError(f'parameter {name} is no field of {cls.__name__} and not node-only')
-        kwargs[field_name] = value
-    kwargs.update(given)
-    return cls(**kwargs)
 
 
 def require(values, name, what):
@@ -318,7 +286,6 @@ def refuse_renamed(node, renamed):
 
 
 __all__ = ['EFFORT_UNITS', 'MAX_LIST', 'NAME_PATTERN', 'NO_STRINGS', 'PATH_WORDS', 'OutputGuard',
-           'config_from',
            'declare_table', 'desc', 'float_desc', 'int_desc', 'is_path_like', 'parameter_check',
            'read_table', 'refuse_renamed', 'require', 'run_time_problem', 'settings_from_params',
            'settings_table', 'string_list']
