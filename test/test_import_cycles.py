@@ -1,7 +1,8 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
 """No import cycles inside robot_id_ros: the module graph (every import, also those inside
-functions) read from the source with ast must be a DAG."""
+functions) read from the source with ast must be a DAG, and the ROS-free sub-packages import only
+downwards."""
 import ast
 from pathlib import Path
 
@@ -81,3 +82,20 @@ def test_package_imports_form_a_dag():
     assert len(graph) > 40
     cycle = find_cycle(graph)
     assert cycle is None, 'import cycle: ' + ' -> '.join(cycle)
+
+
+# the ROS-free sub-packages from the bottom up: each imports only those before it (record, stage 1,
+# sits below identify, stage 2; both use signals)
+LAYERS = ('errors', 'settings', 'model', 'io', 'signals', 'sim', 'record', 'identify', 'estimate',
+          'control')
+
+
+def test_the_ros_free_packages_import_only_downwards():
+    def layer(module):
+        parts = module.split('.')
+        return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+    upward = sorted(f'{a} -> {b}' for a, targets in import_graph().items() for b in targets
+                    if layer(a) and layer(b)
+                    and LAYERS.index(layer(b)) > LAYERS.index(layer(a)))
+    assert not upward, 'imports up the layers: ' + ', '.join(upward)
