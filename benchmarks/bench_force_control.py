@@ -4,7 +4,7 @@
 
 The closed loop without ROS (``robot_id_ros.control.harness.ClosedLoop``): ``SimulatedArm``
 (seed 3, or --seed) -> ``WrenchEstimator.update`` (the model identified from that arm the way
-test/core/test_identification_sim.py does it, cached under .cache/control/; the youBot settings
+test/identify/test_identification_sim.py does it, cached under .cache/control/; the youBot settings
 of config/wrench_estimator.yaml) -> ``ForceController`` (config/force_controller.yaml) -> the
 arm, at 200 Hz. Scenarios and their definitions: robot_id_ros/demo/force_control_stage.py (the
 demo's stage: force hold, hand guiding, drift) and test/control/scenarios.py (at rest, safety

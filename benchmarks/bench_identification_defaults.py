@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'identify'))
 
 from robot_id_ros.io.bags import read_joint_states  # noqa: E402
 from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Identification on the simulated youBot (issue 6's simulator acceptance), ROS-free.
 
-Data made like the recorders make them (see test/core/test_identification_sim.py): one excitation
-run and a held-out run of a second designed excitation (``--periods`` periods of 8 s, 200 Hz),
-and static poses each approached from both directions. Or, with ``--bags DIR``, the bags of a
-``robot-id demo`` run (DIR/bags/{excitation,validation,static}, truth
+Data made like the recorders make them (see test/identify/test_identification_sim.py): one
+excitation run and a held-out run of a second designed excitation (``--periods`` periods of 8 s,
+200 Hz), and static poses each approached from both directions. Or, with ``--bags DIR``, the bags
+of a ``robot-id demo`` run (DIR/bags/{excitation,validation,static}, truth
 DIR/truth/true_parameters.yaml).
 
 Prints, per joint, the held-out torque RMSE / sensing noise floor (sqrt(10 mA^2 + 1 mA^2/12)
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'identify'))
 
 from robot_id_ros.identify import (  # noqa: E402
     IdentificationOptions, identify, static_poses, validate)

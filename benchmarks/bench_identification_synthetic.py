@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'identify'))
 
-from robot_id_ros.identify import signals  # noqa: E402
+from robot_id_ros import signals  # noqa: E402
 from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros.model.regressor import Regressor, RegressorOptions  # noqa: E402

@@ -4,7 +4,7 @@
 
 Acceptance: mass within 2 %, COM within 5 mm.
 
-Data as in test/core/test_payload_sim.py: default SimConfig (stiction, 10 mA noise, 1 mA
+Data as in test/identify/test_payload_sim.py: default SimConfig (stiction, 10 mA noise, 1 mA
 quantisation), ``--poses`` poses chosen for the payload (``payload_poses``), each approached from
 both directions, settled ``--settle`` s, ``--window`` s averaged at 200 Hz, recorded without and
 then with 0.3 kg at (10, -5, 30) mm in the tool frame. Per seed, ``identify_payload`` on:
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'identify'))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'identify'))
 
 from robot_id_ros.identify import IdentificationError, StaticPoses  # noqa: E402

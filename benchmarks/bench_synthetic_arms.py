@@ -4,7 +4,7 @@
 
 For each arm of example-robot-data (SO-100 with its gripper, UR5, Panda with its fingers, Kinova
 Jaco), a truth unknown to the commands: the URDF's masses, COMs and inertias perturbed
-(``perturbed`` of test/core/test_identification.py, still physically valid) and a friction law
+(``perturbed`` of test/identify/test_identification.py, still physically valid) and a friction law
 of the arm's own (tanh-smooth with a Stribeck bump, exact-sign with asymmetric Coulomb, or
 viscous-dominated), torque noise of known std (1 % of each joint's peak torque), positions
 quantised by a 19-bit encoder and velocities taken as encoder differences (a few mrad/s of
@@ -53,7 +53,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
-sys.path.insert(0, str(ROOT / 'test' / 'core'))
+sys.path.insert(0, str(ROOT / 'test' / 'identify'))
 sys.path.insert(0, str(ROOT / 'test' / 'estimate'))
 sys.path.insert(0, str(ROOT / 'benchmarks'))
 

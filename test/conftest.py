@@ -56,19 +56,20 @@ def node_infos():
 # without editing each file: integration tests start nodes over real DDS or build the package;
 # slow tests run the whole demo or the benchmarks.
 _INTEGRATION = ('nodes/', 'test_packaging.py::test_colcon', 'test_cli_describe.py')
-_SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'core/test_real_data.py',
-         'core/test_payload_sim.py', 'core/test_identification_sim.py')  # simulated recordings
+_SLOW = ('test_demo.py', 'test_benchmarks_run.py', 'identify/test_real_data.py',
+         'identify/test_payload_sim.py',
+         'identify/test_identification_sim.py')  # simulated recordings
 # The longest files first (`make test` with two workers under two busy loops, the 60 slowest
 # tests summed per file, s: recorders 489, driver interfaces 399, closed loop 187, payload 126,
 # identification 113, real data 103, drive gains 97, twin 76, force-control stage 66):
 # under pytest-xdist (--dist loadfile --no-loadscope-reorder, the Makefile's) the workers take
 # whole files in this order, so no long file starts last while the other worker idles.
 _LONGEST_FIRST = ('test_demo.py', 'nodes/test_recorders.py', 'nodes/test_command_interfaces.py',
-                  'control/test_closed_loop.py', 'core/test_payload_sim.py',
-                  'core/test_identification_sim.py', 'control/test_force_control_stage.py',
+                  'control/test_closed_loop.py', 'identify/test_payload_sim.py',
+                  'identify/test_identification_sim.py', 'control/test_force_control_stage.py',
                   'nodes/test_youbot_sim_node.py', 'identify/test_payload_motion_sim.py',
-                  'nodes/test_wrench_estimator_sim.py', 'core/test_identification.py',
-                  'core/test_real_data.py', 'nodes/test_youbot_twin.py',
+                  'nodes/test_wrench_estimator_sim.py', 'identify/test_identification.py',
+                  'identify/test_real_data.py', 'nodes/test_youbot_twin.py',
                   'identify/test_drive_gains.py', 'nodes/test_recorders_late_command.py')
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import robot_id_ros
 
 PACKAGE = Path(robot_id_ros.__file__).parent
-ROS_FREE = ('model', 'io', 'record', 'identify', 'estimate', 'sim', 'control')
+ROS_FREE = ('model', 'io', 'signals', 'record', 'identify', 'estimate', 'sim', 'control')
 ROS_MODULES = ('rclpy', 'rosidl_runtime_py', 'rcl_interfaces', 'builtin_interfaces', 'sensor_msgs',
                'geometry_msgs', 'std_msgs', 'std_srvs', 'trajectory_msgs', 'diagnostic_msgs')
 

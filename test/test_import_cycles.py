@@ -1,16 +1,14 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
 """No import cycles inside robot_id_ros: the module graph (every import, also those inside
-functions) read from the source with ast must be a DAG."""
+functions) read from the source with ast must be a DAG, and the ROS-free sub-packages import only
+downwards."""
 import ast
 from pathlib import Path
 
 import robot_id_ros
 
 PACKAGE = Path(robot_id_ros.__file__).parent
-# the deprecated aliases of the old layout import the new modules by name only; not part of the
-# graph
-SKIP = {'robot_id_ros._moved'}
 
 
 def module_name(path):
@@ -24,8 +22,6 @@ def import_graph():
     modules = {module_name(p): p for p in PACKAGE.rglob('*.py')}
     graph = {}
     for name, path in modules.items():
-        if name in SKIP:
-            continue
         is_pkg = path.name == '__init__.py'
         package = name if is_pkg else name.rsplit('.', 1)[0]
         edges = set()
@@ -44,7 +40,7 @@ def import_graph():
                 # the longest prefix that is a module of the package
                 while t and t not in modules:
                     t = t.rsplit('.', 1)[0] if '.' in t else ''
-                if t and t != name and t not in SKIP:
+                if t and t != name:
                     edges.add(t)
         graph[name] = edges
     return graph
@@ -86,3 +82,20 @@ def test_package_imports_form_a_dag():
     assert len(graph) > 40
     cycle = find_cycle(graph)
     assert cycle is None, 'import cycle: ' + ' -> '.join(cycle)
+
+
+# the ROS-free sub-packages from the bottom up: each imports only those before it (record, stage 1,
+# sits below identify, stage 2; both use signals)
+LAYERS = ('errors', 'settings', 'model', 'io', 'signals', 'sim', 'record', 'identify', 'estimate',
+          'control')
+
+
+def test_the_ros_free_packages_import_only_downwards():
+    def layer(module):
+        parts = module.split('.')
+        return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+    upward = sorted(f'{a} -> {b}' for a, targets in import_graph().items() for b in targets
+                    if layer(a) and layer(b)
+                    and LAYERS.index(layer(b)) > LAYERS.index(layer(a)))
+    assert not upward, 'imports up the layers: ' + ', '.join(upward)

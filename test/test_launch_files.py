@@ -344,24 +344,12 @@ def test_referenced_files_exist_and_are_installed(path):
              if isinstance(n, ast.Constant) and isinstance(n.value, str) and
              FILE_CONSTANT.fullmatch(n.value) and id(n) not in used and id(n) not in docstrings]
     assert not stray, f'{path.name}: file names not resolved in the package share: {stray}'
-    pending = []
-    scripts = console_scripts()
     for rel, line in refs:
-        exe = re.fullmatch(r'config/([\w-]+)\.yaml', rel)
-        if exe and exe.group(1) in scripts and not (
-                ROOT / 'robot_id_ros' / 'ros' / 'nodes' / f'{exe.group(1)}.py').is_file() \
-                and not (ROOT / rel).is_file():
-            pending.append(
-                f'{rel} (module robot_id_ros.ros.nodes.{exe.group(1)} does not exist yet)')
-            continue
         assert (ROOT /
                 rel).is_file(), f'{path.name}:{line}: {rel} does not exist in the repository'
         assert rel in installed, (
             f'{path.name}:{line}: {rel} is not installed by setup.py data_files')
         assert installed[rel] == ROOT / rel
-    if pending:
-        pytest.skip(
-            f'{path.name}: checked all other references; not yet written: {", ".join(pending)}')
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
@@ -439,13 +427,9 @@ def node_docs(node_infos):
 def test_launch_parameters_and_remappings_match_the_nodes(path, node_docs):
     from robot_id_ros.ros.docs import BUILTIN_PARAMETERS
     t = tree(path)
-    missing_modules = []
     for c in node_calls(t):
         exe = _kw(c, 'executable').value
         d = node_docs[exe]
-        if d.missing:
-            missing_modules.append(d.module)
-            continue
         declared = {p.name for p in d.parameters} | BUILTIN_PARAMETERS
         keys = parameter_keys(t, c)
         assert keys <= declared, (
@@ -458,9 +442,6 @@ def test_launch_parameters_and_remappings_match_the_nodes(path, node_docs):
             assert src in names, (
                 f'{path.name}:{c.lineno}: remapping {src!r} renames nothing: {exe} uses '
                 f'{sorted(names)}')
-    if missing_modules:
-        pytest.skip(f'{path.name}: nodes checked except {", ".join(sorted(set(missing_modules)))} '
-                    '(module does not exist yet)')
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)

@@ -13,8 +13,7 @@ domain and its declared parameters are read back:
 - the config is a ROS 2 params file that rcl itself accepts and applies to this node (its section
   key is the node's name or ``/**``), the way ``ros2 run ... --params-file`` and launch load it.
 
-Node modules that do not exist yet are skipped with the module's name; a module that exists but
-breaks the convention, has no config or disagrees with it fails.
+A node module that breaks the convention, has no config or disagrees with it fails.
 """
 import importlib
 import inspect
@@ -48,10 +47,7 @@ def test_setup_py_lists_the_contract_nodes():
 
 
 def node_module(module_name):
-    """The node module, or a skip naming it when its file does not exist yet (an ImportError of an
-    existing module is a failure)."""
-    if not (ROOT / 'robot_id_ros' / 'ros' / 'nodes' / f'{module_name}.py').is_file():
-        pytest.skip(f'module robot_id_ros.ros.nodes.{module_name} does not exist yet')
+    """The node module ``robot_id_ros.ros.nodes.<module_name>``."""
     return importlib.import_module(f'robot_id_ros.ros.nodes.{module_name}')
 
 

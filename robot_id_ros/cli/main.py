@@ -27,12 +27,7 @@ def build_parser():
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     sub.required = True
     for name in COMMANDS:
-        try:
-            mod = importlib.import_module(f'robot_id_ros.cli.{name}')
-        except ModuleNotFoundError as exc:
-            if exc.name != f'robot_id_ros.cli.{name}':
-                raise
-            continue  # not built yet
+        mod = importlib.import_module(f'robot_id_ros.cli.{name}')
         p = mod.add_parser(sub)
         p.set_defaults(_run=mod.run)
     return parser

@@ -164,11 +164,6 @@ class DirectResidual:
         self.diff.reset()
         self.lp.reset()
 
-    @property
-    def initialised(self):
-        """True once a sample was taken since the last reset."""
-        return self.diff.x1 is not None
-
     def step(self, dt, M, qd, u):
         """Take one sample.
 

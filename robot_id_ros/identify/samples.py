@@ -15,9 +15,9 @@ import re
 
 import numpy as np
 
-import robot_id_ros.identify.signals as signals
+import robot_id_ros.signals as signals
 from robot_id_ros.identify.options import IdentificationError
-from robot_id_ros.identify.signals.checks import format_runs, index_runs
+from robot_id_ros.signals.checks import format_runs, index_runs
 from robot_id_ros.io.bags import JointStateSeries
 
 # at most this many causes are listed one per line (the rest are counted)

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import robot_id_ros.identify.signals as signals
+import robot_id_ros.signals as signals
 from robot_id_ros.identify.consistency import physically_consistent_fit
 from robot_id_ros.identify.dynamics import (DynamicsResult, _best_stribeck_velocity,
                                             _check_excitation, slow_equations, stribeck_grid)

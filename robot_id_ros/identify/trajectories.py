@@ -14,7 +14,7 @@ import numpy as np
 import scipy.ndimage
 import scipy.optimize
 
-import robot_id_ros.identify.signals as signals
+import robot_id_ros.signals as signals
 from robot_id_ros.identify.holds import _runs, find_holds
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
                                            check_series, effort_to_torque)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.interpolate
 
-import robot_id_ros.identify.signals as signals
+import robot_id_ros.signals as signals
 from robot_id_ros.identify.options import (IdentificationOptions, check_motion_selection,
                                            effort_to_torque)
 from robot_id_ros.identify.samples import split_at_gaps, usable_samples

@@ -19,8 +19,8 @@ today's law; across a reversal the friction turns over within a few q0 of travel
 harmonic drive. The law has a state: ``presliding_state`` runs it along positions; without a
 state (one sample, static poses) the smooth sign stands in for z.
 
-At rest (|qd| below the stiction band) the friction torque is unknown within
-[-breakaway, +breakaway]; ``friction_bounds`` says so instead of inventing a sign.
+At rest (|qd| below the stiction band) the friction torque is unknown within offset +-
+breakaway; the estimator carries that band (``estimate/stiction.py``).
 
 ``FrictionModel.torque`` and ``sliding_torque`` work on arrays; the wrench estimator's one-sample
 step runs the same law compiled (``estimate/onestep.py``, checked against the arrays' numbers in
@@ -141,15 +141,6 @@ class FrictionModel:
         if np.any(self.stribeck_nm):
             tau = tau + self.stribeck_nm * stribeck_shape(qd, self.stribeck_velocity_rad_s) * s
         return tau
-
-    def friction_bounds(self, qd, stiction_velocity_rad_s):
-        """(lower, upper) friction torque (Nm): a point where moving, the stiction band at rest."""
-        qd = np.asarray(qd, dtype=float)
-        tau = self.torque(qd)
-        rest = np.abs(qd) < stiction_velocity_rad_s
-        lo = np.where(rest, self.offset_nm - self.breakaway_nm, tau)
-        hi = np.where(rest, self.offset_nm + self.breakaway_nm, tau)
-        return lo, hi
 
     def to_dict(self, joint_names):
         out = {}

@@ -114,7 +114,7 @@ def average_window(stamp_ns, q, effort, cutoff_hz=2.0, order=2):
         RecordingError: fewer than 20 samples, or NaN/inf efforts.
         InputError: arrays of different lengths.
     """
-    from robot_id_ros.identify.signals import lowpass_zero_phase
+    from robot_id_ros.signals import lowpass_zero_phase
 
     stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
     q = np.asarray(q, float)

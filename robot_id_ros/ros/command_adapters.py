@@ -255,11 +255,6 @@ class FollowJointTrajectoryAdapter:
         """Stop the arm: cancel the active goals (the driver then holds its set point)."""
         self.stop()
 
-    @property
-    def active_goals(self) -> int:
-        """Number of goals sent and accepted, without a result yet."""
-        return len(self._active)
-
 
 class StreamTiming:
     """How late a set point stream's sends were (ROS time) and its longest wall pause.

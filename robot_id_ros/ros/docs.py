@@ -1,12 +1,12 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The README's node tables, generated from the nodes' own declarations.
+"""The node reference docs/nodes.md, generated from the nodes' own declarations.
 
 Each node class (the one rclpy Node subclass of its module, see ``robot_id_ros.ros.nodes``) is
 instantiated in-process, with its own defaults, on a private rclpy Context, and read back: its
 declared parameters (name, type, default, description with unit, read-only, range) and the
 topics, services and actions it created.  Nothing is typed by hand, so the tables cannot drift
-from the code; test/test_readme_tables.py checks that README.md holds exactly this text.
+from the code; test/test_readme_tables.py checks that docs/nodes.md holds exactly this text.
 
     python -m robot_id_ros.ros.docs > docs/nodes.md
 
@@ -86,7 +86,6 @@ class NodeDoc:
     summary: str = ''
     parameters: list = field(default_factory=list)
     endpoints: list = field(default_factory=list)
-    missing: str = ''          # why the node is not documented (module does not exist yet)
 
 
 def node_class(module):
@@ -99,10 +98,6 @@ def node_class(module):
             f'{module.__name__} must define exactly one rclpy Node subclass, defines '
             f'{[c.__name__ for c in classes]}')
     return classes[0]
-
-
-def _module_exists(name):
-    return (Path(__file__).resolve().parent / 'nodes' / f'{name}.py').is_file()
 
 
 def _type_name(cls):
@@ -242,9 +237,6 @@ def inspect_node(executable, context, workdir, namespace=_PROBE_NS) -> NodeDoc:
     """Instantiate the node of ``executable`` with its defaults; read back what it declares."""
     module_name = f'robot_id_ros.ros.nodes.{executable}'
     doc = NodeDoc(executable, module_name)
-    if not _module_exists(executable):
-        doc.missing = f'module {module_name} does not exist yet'
-        return doc
     module = importlib.import_module(module_name)
     cls = node_class(module)
     doc.class_name = cls.__name__
@@ -368,9 +360,6 @@ def render_markdown(docs) -> str:
     for d in docs:
         lines.append(f'### `{d.executable}`')
         lines.append('')
-        if d.missing:
-            lines += [f'Not documented: {d.missing}.', '']
-            continue
         lines.append(
             f'Node `{d.node_name}` (class `{d.class_name}` in `{d.module}`). {_prose(d.summary)}'.
             rstrip())

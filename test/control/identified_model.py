@@ -3,7 +3,7 @@
 """The identified model of the simulated youBot that the force-control tests and benchmark use.
 
 Made the way the project's own simulator identification is made
-(test/core/test_identification_sim.py, benchmarks/bench_identification_sim.py): one excitation
+(test/identify/test_identification_sim.py, benchmarks/bench_identification_sim.py): one excitation
 run of a designed trajectory on ``SimulatedArm(SimConfig(seed))``, fitted with the demo's
 options (``SIM_OPTIONS``). The fit takes a minute or two, so the model file is cached under
 ``.cache/control/`` of the checkout (or ``$ROBOT_ID_CACHE_DIR``) and reused; the cache key is the
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / 'test' / 'core'))
+sys.path.insert(0, str(ROOT / 'test' / 'identify'))
 
 SEED = 3           # the simulated youBot of the identification tests
 PERIODS = 2        # periods of 8 s of the excitation the model is fitted on
@@ -32,8 +32,8 @@ def cache_dir() -> Path:
 def code_hash() -> str:
     """Return 12 hex digits of the SHA-256 of the sources the identified model depends on."""
     h = hashlib.sha256()
-    files = [Path(__file__), ROOT / 'test' / 'core' / 'test_identification_sim.py']
-    for sub in ('sim', 'model', 'identify'):
+    files = [Path(__file__), ROOT / 'test' / 'identify' / 'test_identification_sim.py']
+    for sub in ('sim', 'model', 'signals', 'identify'):
         files += sorted((ROOT / 'robot_id_ros' / sub).glob('*.py'))
     for f in files:
         h.update(f.read_bytes())

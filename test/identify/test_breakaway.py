@@ -5,7 +5,7 @@
 On the ROS-free simulated youBot (seed 4: stiction with breakaway 1.3 x the direction's Coulomb,
 reached through a Stribeck bump at 0.05 rad/s): two periods of a designed excitation and four
 static poses, each approached from both directions, as the recorders make them
-(test/core/test_identification_sim.py), identified with the demo's options. The simulator's
+(test/identify/test_identification_sim.py), identified with the demo's options. The simulator's
 breakaway torques are read only to judge the result.
 """
 import sys
@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from robot_id_ros.identify import IdentificationOptions, identify  # noqa: E402
 from robot_id_ros.identify.breakaway import (MIN_EVENTS, BreakawayEstimate,  # noqa: E402
                                              stribeck_from_breakaway)
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
-from robot_id_ros.record import recording as rec  # noqa: E402
+from robot_id_ros import record as rec  # noqa: E402
 from robot_id_ros.sim.config import SimConfig  # noqa: E402
 from robot_id_ros.sim.youbot_arm import SimulatedArm  # noqa: E402
 from test_identification_sim import (SIM_OPTIONS, design, run_excitation,  # noqa: E402

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import robot_id_ros.identify.consistency as consistency  # noqa: E402
 from robot_id_ros.identify import IdentificationOptions, identify  # noqa: E402

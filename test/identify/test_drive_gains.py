@@ -15,7 +15,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from robot_id_ros.identify import IdentificationError, IdentificationOptions, identify  # noqa

@@ -16,7 +16,7 @@ from robots import ur5
 from robot_id_ros.identify import validate
 from robot_id_ros.identify.options import IdentificationError
 from robot_id_ros.identify.samples import SPLIT_GAP_MAX_S, split_at_gaps
-from robot_id_ros.identify.signals import velocity_bandwidth_hz
+from robot_id_ros.signals import velocity_bandwidth_hz
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.io.model_file import nominal_model
 from robot_id_ros.model.friction import FrictionModel

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from robot_id_ros.identify import (IdentificationError, IdentificationOptions,  # noqa: E402
                                    identify, prepare_trajectory, processing_options)

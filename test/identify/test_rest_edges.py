@@ -11,7 +11,7 @@ the last sample before the positions move.
 import numpy as np
 import pytest
 
-import robot_id_ros.identify.signals as signals
+import robot_id_ros.signals as signals
 from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.identify.trajectories import prepare_trajectory
 from robot_id_ros.io.bags import JointStateSeries

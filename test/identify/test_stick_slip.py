@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from robot_id_ros.identify import identify, validate  # noqa: E402
 from robot_id_ros.identify.stick_slip import (BAND_EDGES_RAD_S, band_ratios,  # noqa: E402

@@ -1,11 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
 """robot_id_ros.record exports the public names of its modules (the recorder nodes use
-``from robot_id_ros import record as rec; rec.X``) and the old module paths still import."""
-import importlib
-
-import pytest
-
+``from robot_id_ros import record as rec; rec.X``)."""
 from robot_id_ros import record as rec
 
 NAMES = (
@@ -24,12 +20,3 @@ def test_public_names_importable_from_the_package():
     assert not missing
     assert set(NAMES) <= set(rec.__all__)
     assert all(hasattr(rec, n) for n in rec.__all__)
-
-
-@pytest.mark.parametrize('module',
-                         ['robot_id_ros.record.recording', 'robot_id_ros.record.excitation'])
-def test_former_module_paths_still_import(module):
-    m = importlib.import_module(module)
-    assert m.__name__ == module
-    name = 'PartedBagWriter' if module.endswith('recording') else 'FourierTrajectory'
-    assert getattr(m, name) is getattr(rec, name)

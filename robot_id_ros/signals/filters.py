@@ -11,7 +11,7 @@ import numpy as np
 import scipy.interpolate
 import scipy.signal
 
-from robot_id_ros.identify.signals.checks import SignalError, as_data, check_cutoff, check_rate
+from robot_id_ros.signals.checks import SignalError, as_data, check_cutoff, check_rate
 
 
 def lowpass_zero_phase(X, rate_hz, cutoff_hz, order=4):

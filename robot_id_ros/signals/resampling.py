@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.interpolate
 
-from robot_id_ros.identify.signals.checks import SignalError, as_data, check_rate, check_time
+from robot_id_ros.signals.checks import SignalError, as_data, check_rate, check_time
 
 
 @dataclass

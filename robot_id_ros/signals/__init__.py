@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Signal processing for identification data (ROS-free).
+"""Signal processing for recorded data (ROS-free), below both ``record`` and ``identify``.
 
 Conventions (every function here):
 
@@ -25,14 +25,13 @@ cut-off at the trajectory bandwidth for positions, twice it for torques via
 Non-periodic data: ``lowpass_zero_phase`` (Butterworth, filtfilt), ``derivatives``
 (Savitzky-Golay, smoothing spline or central differences, all zero-phase) and ``decimate``.
 """
-from robot_id_ros.identify.signals.checks import SignalError
-from robot_id_ros.identify.signals.filters import (decimate, derivatives, lowpass_zero_phase,
-                                                   savgol_window_for_cutoff)
-from robot_id_ros.identify.signals.periodic import (CycleAverage, cycle_average, cycle_offset,
-                                                    detect_period, periodic_derivatives,
-                                                    periodic_lowpass)
-from robot_id_ros.identify.signals.resampling import (ResampleResult, resample_uniform,
-                                                      velocity_bandwidth_hz)
+from robot_id_ros.signals.checks import SignalError
+from robot_id_ros.signals.filters import (decimate, derivatives, lowpass_zero_phase,
+                                          savgol_window_for_cutoff)
+from robot_id_ros.signals.periodic import (CycleAverage, cycle_average, cycle_offset,
+                                           detect_period, periodic_derivatives, periodic_lowpass)
+from robot_id_ros.signals.resampling import (ResampleResult, resample_uniform,
+                                             velocity_bandwidth_hz)
 
 __all__ = ['CycleAverage', 'ResampleResult', 'SignalError', 'cycle_average', 'cycle_offset',
            'decimate', 'derivatives', 'detect_period', 'lowpass_zero_phase',

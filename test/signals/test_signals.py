@@ -5,8 +5,8 @@ input."""
 import numpy as np
 import pytest
 
-from robot_id_ros.identify import signals as S
-from robot_id_ros.identify.signals import SignalError
+from robot_id_ros import signals as S
+from robot_id_ros.signals import SignalError
 
 RATE = 200.0
 F1, F2 = 0.7, 1.9  # Hz

@@ -14,7 +14,7 @@ import scipy.interpolate
 import scipy.optimize
 import scipy.signal
 
-from robot_id_ros.identify.signals.checks import SignalError, as_data, check_cutoff, check_rate
+from robot_id_ros.signals.checks import SignalError, as_data, check_cutoff, check_rate
 
 
 def _harmonic_count(period_s, cutoff_hz, N_per_period):

@@ -26,7 +26,7 @@ D-optimally for the payload regressor weighted by that stiction guess.
 import numpy as np
 import pytest
 
-from robot_id_ros.record import recording as rec
+from robot_id_ros import record as rec
 from robot_id_ros.identify import IdentificationOptions, static_poses
 from robot_id_ros.model.robot import RobotModel, youbot_model
 from robot_id_ros.identify.payload import identify_payload, payload_regressor, recording_kind

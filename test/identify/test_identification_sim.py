@@ -20,7 +20,7 @@ predicts; the all-samples figure is bounded from below by that, even for the tru
 import numpy as np
 import pytest
 
-from robot_id_ros.record import recording as rec
+from robot_id_ros import record as rec
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.record.excitation import design_excitation
 from robot_id_ros.identify import (IdentificationOptions, StaticPoses, identify, identify_gravity,
