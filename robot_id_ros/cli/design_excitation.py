@@ -18,7 +18,7 @@ from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.cli.common import CommandError, add_robot_arguments, robot_from_args
 
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, yaml_output
-from robot_id_ros.record.excitation import TIME_SCALE_FACTORS
+from robot_id_ros.record.excitation_torque import TIME_SCALE_FACTORS
 from robot_id_ros.record.fourier import SCHEMA
 from robot_id_ros.cli.common import add_overwrite_argument, check_plot_name
 
