@@ -158,6 +158,14 @@ def run(args) -> int:
         res.trajectory.save(outputs.temp(out), args.table_rate)
         if args.plot:
             plot_trajectory(res.trajectory, outputs.temp(args.plot), limits)
+    _print_design(args, robot, res, per_joint, seed, out)
+    if args.plot:
+        print(f'wrote {args.plot}')
+    return 0
+
+
+def _print_design(args, robot, res, per_joint, seed, out):
+    """Print what the design needed (band, slowing), its measures, limits used and peak torque."""
     c = res.constraints
     d = res.trajectory.design
     if d.get('start_pose_note'):
@@ -185,6 +193,3 @@ def run(args) -> int:
     print('peak torque (URDF dynamics, no friction): '
           + ', '.join(f'{n} {100 * f:.0f} %' for n, f in zip(robot.joint_names, per_joint))
           + f' of the effort limits (seed {seed})')
-    if args.plot:
-        print(f'wrote {args.plot}')
-    return 0
