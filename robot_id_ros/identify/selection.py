@@ -45,16 +45,16 @@ from robot_id_ros.identify.trajectories import MAX_CUTOFF_RATE_FRACTION
 SEARCHED = ('min_velocity_rad_s', 'derivative_method', 'cutoff_hz', 'velocity_source',
             'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia',
             'stribeck_column', 'sign_velocity_rad_s', 'presliding_rad', 'physical_consistency')
-# the friction-structure toggles, in the order they are tried
+# the friction-structure toggles, in the order they are searched
 STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
 # candidates (rad/s) of the velocity scale of the Coulomb term's smooth sign tanh(qd / v),
 # besides the default (SIGN_VELOCITY_RAD_S_DEFAULT): friction that turns over smoothly near zero
 # velocity (lubricated gears, simulators' laws) fits a wider scale, an exact sign a narrow one
 SIGN_VELOCITY_GRID_RAD_S = (0.002, 0.005, 0.02, 0.05, 0.1)
 # candidates (rad) of the Coulomb term's presliding (Dahl) displacement, besides none (0): friction
-# that builds up with the travel after a reversal (harmonic drives). It is tried with the friction
-# structure, not beside the slow-row cuts, where it can make the unconstrained fit win the first
-# pass for the wrong reason
+# that builds up with the travel after a reversal (harmonic drives). It is searched with the
+# friction structure, not beside the slow-row cuts, where it can make the unconstrained fit win
+# the first pass for the wrong reason
 PRESLIDING_GRID_RAD = (0.001, 0.002, 0.004)
 # a chosen presliding displacement is then refined by these factors, each way in turn: the fit is
 # sensitive to it within about +-30 %, finer than the grid

@@ -74,7 +74,7 @@ def design_within_torque(robot: RobotModel, regressor_options=RegressorOptions()
         robot: the arm.
         regressor_options: as for ``design_excitation``.
         max_torque_fraction: largest accepted ``peak_torque_fraction``.
-        attempts: number of seeds tried.
+        attempts: number of seeds designed in the full band.
         friction: a FrictionModel added to the torque check, or None.
         seed: the first seed.
         report: callable(seed, peak) called for every rejected design in the full band.
@@ -141,7 +141,7 @@ def _design_in_smaller_band(robot, options, max_torque_fraction, attempts, frict
             f'at every pose of the band, so no excitation fits; raise --max-torque-fraction, or '
             f'check the effort limit of {name} (and the masses) in the URDF')
     where = 'the start pose' if arg['q_start'] is not None else 'a low-gravity pose'
-    tried = None
+    rejected = None
     for fraction in BAND_FRACTIONS:
         if fraction >= arg['position_fraction']:
             continue
@@ -177,14 +177,14 @@ def _design_in_smaller_band(robot, options, max_torque_fraction, attempts, frict
                 robot, got[0], got[1], band, where, arg['position_fraction'],
                 max_torque_fraction, full_best)
             return got + (used,)
-        tried = (fraction, slowed, band)
+        rejected = (fraction, slowed, band)
         if report_band is not None:
             report_band(fraction, slowed)
-    if tried is None:
+    if rejected is None:
         raise ExcitationError(f'{head}; no smaller band around a pose with the tool above the '
                               'floor: choose --start-pose, lower --floor-z or raise '
                               '--max-torque-fraction')
-    fraction, slowed, band = tried
+    fraction, slowed, band = rejected
     bj = robot.joint_names[band.joint]
     raise ExcitationError(
         f'{head}, nor in a band of {100 * fraction:.0f} % of the range around {where} '
