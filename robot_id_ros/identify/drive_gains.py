@@ -119,7 +119,7 @@ def identify_drive_gains(robot: RobotModel, trajectories, options: Identificatio
         min_torque_nm: joints whose predicted torque RMS is below this get NaN.
 
     Returns:
-        The ``DriveGainsResult``; the scale source as in the module docstring.
+        The ``DriveGainsResult``; the scale source as in identify/drive_gain_fit.py.
     """
     plain = Regressor(robot, options.regressor_options())
     base = structural_base(plain, free_columns(plain, options.known_parameters)[0])

@@ -63,7 +63,7 @@ PRESLIDING_REFINE_FACTORS = (2 ** 0.5, 2 ** 0.25)
 # MAX_CUTOFF_RATE_FRACTION of the sample rate are left out
 CUTOFF_GRID_HZ = (2.0, 5.0, 10.0, 20.0, 40.0)
 # candidates (rad/s) of the cut below which a joint's rows are left out of the fit, besides the
-# stick-slip speed read from the runs when in (0, the largest]; see the module docstring. Without
+# stick-slip speed read from the runs when in (0, the largest]; see identify/held_out.py. Without
 # it the cuts are scored on the rows of SCORE_VELOCITY_RAD_S, the others on the rows they fit
 MIN_VELOCITY_GRID_RAD_S = (0.0, 0.02, 0.05, 0.1)
 SCORE_VELOCITY_RAD_S = 0.0
