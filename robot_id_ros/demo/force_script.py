@@ -1,9 +1,9 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The demo director's script, planned ROS-free: rest poses with forces the drives can hold, then
-the held-out excitation trajectory with a contact-free stretch followed by force steps.
+"""The demo director's script of known forces, planned ROS-free.
 
-The ``Director`` (demo/director.py) plays it.
+Rest poses with forces the drives can hold, then the held-out excitation trajectory with a
+contact-free stretch followed by force steps; the ``Director`` (demo/director.py) plays it.
 """
 from __future__ import annotations
 
