@@ -19,7 +19,7 @@ from robot_id_ros.cli.common import (CommandError, add_robot_arguments, parse_fl
                                      robot_from_args)
 
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, yaml_output
-from robot_id_ros.record.excitation import TIME_SCALE_FACTORS
+from robot_id_ros.record.excitation_torque import TIME_SCALE_FACTORS
 from robot_id_ros.record.fourier import SCHEMA
 from robot_id_ros.cli.common import add_overwrite_argument, check_plot_name
 
@@ -149,6 +149,14 @@ def run(args) -> int:
         res.trajectory.save(outputs.temp(out), args.table_rate)
         if args.plot:
             plot_trajectory(res.trajectory, outputs.temp(args.plot), limits)
+    _print_design(args, robot, res, per_joint, seed, out)
+    if args.plot:
+        print(f'wrote {args.plot}')
+    return 0
+
+
+def _print_design(args, robot, res, per_joint, seed, out):
+    """Print what the design needed (band, slowing), its measures, limits used and peak torque."""
     c = res.constraints
     d = res.trajectory.design
     if d.get('start_pose_note'):
@@ -176,6 +184,3 @@ def run(args) -> int:
     print('peak torque (URDF dynamics, no friction): '
           + ', '.join(f'{n} {100 * f:.0f} %' for n, f in zip(robot.joint_names, per_joint))
           + f' of the effort limits (seed {seed})')
-    if args.plot:
-        print(f'wrote {args.plot}')
-    return 0

@@ -398,7 +398,8 @@ class Demo:
 
     # --- force phase ------------------------------------------------------------------------
     def _force_phase(self):
-        from robot_id_ros.demo.director import ForceScript, run_director
+        from robot_id_ros.demo.director import run_director
+        from robot_id_ros.demo.force_script import ForceScript
 
         cfg = self.cfg
         self.est = self.nodes.start('wrench_estimator', 'wrench_estimator', dict(

@@ -40,14 +40,14 @@ from robot_id_ros.identify.consistency import (ConsistencyResult, is_physically_
                                                physically_consistent_fit, pseudo_inertia)
 from robot_id_ros.identify.dynamics import (STRIBECK_VELOCITY_GRID_RAD_S, DynamicsResult,
                                             identify_dynamics)
+from robot_id_ros.identify.identification_record import (DynamicsRecord, GravityModelRecord,
+                                                         IdentificationRecord, StaticFitRecord)
 from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquations, accumulate,
                                                  free_columns, solve_least_squares,
                                                  structural_base)
 from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
                                            effort_to_torque)
-from robot_id_ros.identify.pipeline import (DynamicsRecord, GravityModelRecord,
-                                            IdentificationRecord, IdentificationResult,
-                                            StaticFitRecord, identify)
+from robot_id_ros.identify.pipeline import IdentificationResult, identify
 from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
                                           identify_gravity, point_mass_gravity, static_poses)
 from robot_id_ros.identify.sweeps import FrictionSweepResult, identify_friction_sweeps

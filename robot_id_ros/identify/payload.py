@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from robot_id_ros.identify.drive_gains import (MIN_TORQUE_NM, DriveGainsResult,
-                                               GainStatistics, solve_drive_gains)
+from robot_id_ros.identify.drive_gain_fit import MIN_TORQUE_NM, GainStatistics, solve_drive_gains
+from robot_id_ros.identify.drive_gain_result import DriveGainsResult
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.static import StaticPoses, static_poses
 from robot_id_ros.identify.trajectories import Trajectory, motion_mask

@@ -21,6 +21,8 @@ from robot_id_ros.identify.breakaway import (BreakawayEstimate, StribeckFromBrea
 from robot_id_ros.identify.consistency import ConsistencyResult, physically_consistent_fit
 from robot_id_ros.identify.drive_gains import drive_gains_step
 from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
+from robot_id_ros.identify.identification_record import (DynamicsRecord, GravityModelRecord,
+                                                         IdentificationRecord, StaticFitRecord)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.selection import Selection, given_fields, select_options
 from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
@@ -37,99 +39,6 @@ from robot_id_ros.model.robot import RobotModel
 def _rms(x):
     """Per-joint RMS (Nm) of (P, n) residuals, as a list."""
     return np.sqrt(np.mean(x ** 2, axis=0)).tolist()
-
-
-def _fields(record):
-    """Return a record's fields as a dict, in declaration order (values not copied)."""
-    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
-
-
-@dataclass
-class StaticFitRecord:
-    """The ``static`` entry of the section when static poses were fitted (residuals in Nm)."""
-
-    poses: int
-    residual_rms_nm: list
-    dropped: list                   # [{'name', 'expression', 'reason'}]
-    point_mass_kg: list
-    point_mass_residual_rms_nm: list
-
-
-@dataclass
-class DynamicsRecord:
-    """The dynamic fit's entries.
-
-    Samples, base parameters, condition numbers, relative error, residual RMS per joint (Nm), the
-    known parameters, the unidentifiable standard parameters, per trajectory the position cut-off
-    (Hz) and derivative method, the torque cut-off (Hz).
-    """
-
-    samples: int
-    n_base: int
-    condition_number: float
-    condition_number_scaled: float
-    relative_error: float
-    residual_rms_nm: list
-    known_parameters: dict
-    unidentifiable: list
-    cutoff_hz: list
-    torque_cutoff_hz: float
-    derivative_method: list
-
-
-@dataclass
-class GravityModelRecord:
-    """The entries of a static-only model.
-
-    Poses, the identified gravity combinations with their values and standard deviations, the
-    dropped ones, condition numbers.
-    """
-
-    poses: int
-    gravity_combinations: list
-    gravity_values: list
-    gravity_std: list
-    dropped: list
-    condition_number: float
-    condition_number_scaled: float
-
-
-@dataclass
-class IdentificationRecord:
-    """How a model was made: the model file's ``identification:`` section.
-
-    ``to_dict`` gives the section: method, options, the data, static and sweep sources (``static``
-    is the ``StaticFitRecord`` when static poses were fitted), then the entries of ``dynamics``
-    or of ``gravity`` (a static-only model) at the top level, fit_metrics (in-sample, with
-    trajectories) and timings_s (s per step).
-    """
-
-    method: str
-    options: dict
-    data: list
-    static_sources: list
-    sweeps: list
-    static: StaticFitRecord | None = None
-    dynamics: DynamicsRecord | None = None
-    gravity: GravityModelRecord | None = None
-    fit_metrics: dict | None = None
-    timings_s: dict = field(default_factory=dict)
-    selection: dict | None = None
-
-    def to_dict(self) -> dict:
-        """Return the section as plain data (key order as in the model file)."""
-        d = {'method': self.method, 'options': self.options,
-             **({'selection': self.selection} if self.selection is not None else {}),
-             'data': self.data,
-             'static': self.static_sources if self.static is None else _fields(self.static),
-             'sweeps': self.sweeps}
-        for part in (self.dynamics, self.gravity):
-            if part is not None:
-                d.update(_fields(part))
-        if self.fit_metrics is not None:
-            d['fit_metrics'] = self.fit_metrics
-        d['timings_s'] = dict(self.timings_s)
-        return d
 
 
 @dataclass
@@ -418,6 +327,25 @@ def _stribeck_from_breaks(model: IdentifiedModel, options, res: IdentificationRe
     res.timings_s['stribeck_from_breaks'] = time.perf_counter() - t0
 
 
+def _fit_model(robot: RobotModel, options, res: IdentificationResult,
+               record: IdentificationRecord, progress):
+    """Return the model: the dynamic fit with trajectories, else the static gravity fit.
+
+    Fills ``record``'s method and the entries of the fit made.
+    """
+    if res.trajectories:
+        theta = _fit_dynamics(robot, options, res, progress)
+        model = _assemble_dynamic_model(robot, options, res, theta)
+        record.method = res.dynamics.ls.method + (' + physical consistency (LMI)'
+                                                  if options.physical_consistency else '')
+        record.dynamics = _dynamics_record(res.dynamics, res.trajectories, options)
+    else:
+        model = _assemble_static_model(robot, options, res)
+        record.method = 'static gravity (' + res.gravity.ls.method + ')'
+        record.gravity = _gravity_record(res.gravity)
+    return model
+
+
 def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
              options: IdentificationOptions | None = None, progress=None,
              drive_gain_runs=(), given=None) -> IdentificationResult:
@@ -472,16 +400,7 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
                                   [s.source for s, _ in static], [s.source for s, _ in sweeps])
     if res.selection is not None:
         record.selection = res.selection.to_dict()
-    if res.trajectories:
-        theta = _fit_dynamics(robot, options, res, progress)
-        model = _assemble_dynamic_model(robot, options, res, theta)
-        record.method = res.dynamics.ls.method + (' + physical consistency (LMI)'
-                                                  if options.physical_consistency else '')
-        record.dynamics = _dynamics_record(res.dynamics, res.trajectories, options)
-    else:
-        model = _assemble_static_model(robot, options, res)
-        record.method = 'static gravity (' + res.gravity.ls.method + ')'
-        record.gravity = _gravity_record(res.gravity)
+    model = _fit_model(robot, options, res, record, progress)
     _breakaway_from_events(model, [*data, *static, *sweeps], options, res)
     _stribeck_from_breaks(model, options, res)
     if res.gravity is not None:

@@ -103,7 +103,7 @@ def prepared_stick_slip(search, options):
     """Return ``stick_slip_velocity`` of an option search's runs prepared with ``options``.
 
     Args:
-        search: the option search (``selection._Search``: robot, prepared signals, bases).
+        search: the option search (``held_out.CandidateScorer``: robot, prepared signals, bases).
         options: the options (structure, derivatives, known parameters).
 
     Returns:

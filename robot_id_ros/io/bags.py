@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from robot_id_ros.errors import InputError
+from robot_id_ros.io.cdr_records import joint_state_records, wrench_stamped_records
 from robot_id_ros.io.files import OutputKind, Outputs
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 # the sidecar's path is the sidecar module's; kept importable from here for the recorders
@@ -127,50 +128,10 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
     reader = _open_reader(path)
     ts = typestore()
     try:
-        conns = [c for c in reader.connections if c.topic == topic]
-        if not conns and topic == DEFAULT_TOPIC:
-            # a namespaced joint_states (/arm/joint_states) when it is the only one
-            spaced = {c.topic for c in reader.connections if c.msgtype == JOINT_STATE_TYPE
-                      and c.topic.endswith(DEFAULT_TOPIC)}
-            if len(spaced) == 1:
-                topic = spaced.pop()
-                conns = [c for c in reader.connections if c.topic == topic]
-        if not conns:
-            have = ', '.join(sorted({f'{c.topic} ({c.msgtype})' for c in reader.connections}))
-            raise BagError(f'bag {path} has no topic {topic} (topics: {have or "none"}); pass '
-                           '--topic to choose one')
-        bad = [c for c in conns if c.msgtype != JOINT_STATE_TYPE]
-        if bad:
-            raise BagError(f'topic {topic} in {path} is {bad[0].msgtype}, not {JOINT_STATE_TYPE}')
+        topic, conns = _joint_state_connections(reader, path, topic)
         total = sum(c.msgcount for c in conns)
-        indexer = JointIndexer(joint_names)
-        stamps, qs, qds, efs, skipped, index, received = [], [], [], [], [], [], []
-        first_missing = None
-        for k, (conn, bag_ns, raw) in enumerate(reader.messages(connections=conns)):
-            msg = ts.deserialize_cdr(raw, conn.msgtype)
-            try:
-                s = indexer.convert(msg.name, msg.position, msg.velocity, msg.effort,
-                                    require_velocity=False, require_effort=False)
-            except JointStateError as exc:
-                if exc.kind == 'missing_joint' and not set(msg.name) & set(joint_names):
-                    # another publisher on the topic (a gripper's driver): not an arm sample
-                    skipped.append((k, 'joint state of another publisher, none of the model '
-                                       f'joints (it has: {", ".join(msg.name) or "none"})'))
-                    first_missing = first_missing or exc
-                    continue
-                if exc.kind in _FATAL_JOINT_STATE_KINDS:
-                    raise BagError(f'{path}: {exc}') from exc
-                skipped.append((k, str(exc)))
-                continue
-            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-            stamps.append(stamp if stamp > 0 else bag_ns)
-            received.append(bag_ns)
-            qs.append(s.q)
-            index.append(k)
-            qds.append(s.qd if s.qd is not None else np.full(len(joint_names), np.nan))
-            efs.append(s.effort if s.effort is not None else np.full(len(joint_names), np.nan))
-            if progress is not None and k % PROGRESS_EVERY_MESSAGES == 0:
-                progress(k, total)
+        stamps, qs, qds, efs, skipped, index, received, first_missing = _read_messages(
+            reader, ts, conns, joint_names, path, total, progress)
     finally:
         reader.close()
     if not stamps and first_missing is not None and len(skipped) == total:
@@ -190,6 +151,78 @@ def read_joint_states(path, joint_names, topic=DEFAULT_TOPIC, require_velocity=F
     series = JointStateSeries(tuple(joint_names), np.array(stamps, dtype=np.int64), np.array(qs),
                               qd if has_vel.any() else None, effort if has_eff.any() else None,
                               str(path), topic)
+    return _sorted_usable(series, index, has_vel, has_eff, skipped)
+
+
+def _joint_state_connections(reader, path, topic):
+    """Return (the topic read, its connections in the bag); raise when absent or not JointState.
+
+    The default topic, absent from the bag, stands for the bag's one namespaced JointState topic
+    ending in it.
+    """
+    conns = [c for c in reader.connections if c.topic == topic]
+    if not conns and topic == DEFAULT_TOPIC:
+        # a namespaced joint_states (/arm/joint_states) when it is the only one
+        spaced = {c.topic for c in reader.connections if c.msgtype == JOINT_STATE_TYPE
+                  and c.topic.endswith(DEFAULT_TOPIC)}
+        if len(spaced) == 1:
+            topic = spaced.pop()
+            conns = [c for c in reader.connections if c.topic == topic]
+    if not conns:
+        have = ', '.join(sorted({f'{c.topic} ({c.msgtype})' for c in reader.connections}))
+        raise BagError(f'bag {path} has no topic {topic} (topics: {have or "none"}); pass '
+                       '--topic to choose one')
+    bad = [c for c in conns if c.msgtype != JOINT_STATE_TYPE]
+    if bad:
+        raise BagError(f'topic {topic} in {path} is {bad[0].msgtype}, not {JOINT_STATE_TYPE}')
+    return topic, conns
+
+
+def _read_messages(reader, ts, conns, joint_names, path, total, progress):
+    """Read the messages of ``conns`` in ``joint_names`` order, in the order received.
+
+    Returns:
+        (stamps ns, q rows, qd rows, effort rows (NaN where absent), skipped [(message index,
+        why)], message index of each row, bag receive time ns of each row, the first error of a
+        message with none of the model's joints or None).
+    """
+    indexer = JointIndexer(joint_names)
+    stamps, qs, qds, efs, skipped, index, received = [], [], [], [], [], [], []
+    first_missing = None
+    for k, (conn, bag_ns, raw) in enumerate(reader.messages(connections=conns)):
+        msg = ts.deserialize_cdr(raw, conn.msgtype)
+        try:
+            s = indexer.convert(msg.name, msg.position, msg.velocity, msg.effort,
+                                require_velocity=False, require_effort=False)
+        except JointStateError as exc:
+            if exc.kind == 'missing_joint' and not set(msg.name) & set(joint_names):
+                # another publisher on the topic (a gripper's driver): not an arm sample
+                skipped.append((k, 'joint state of another publisher, none of the model '
+                                   f'joints (it has: {", ".join(msg.name) or "none"})'))
+                first_missing = first_missing or exc
+                continue
+            if exc.kind in _FATAL_JOINT_STATE_KINDS:
+                raise BagError(f'{path}: {exc}') from exc
+            skipped.append((k, str(exc)))
+            continue
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        stamps.append(stamp if stamp > 0 else bag_ns)
+        received.append(bag_ns)
+        qs.append(s.q)
+        index.append(k)
+        qds.append(s.qd if s.qd is not None else np.full(len(joint_names), np.nan))
+        efs.append(s.effort if s.effort is not None else np.full(len(joint_names), np.nan))
+        if progress is not None and k % PROGRESS_EVERY_MESSAGES == 0:
+            progress(k, total)
+    return stamps, qs, qds, efs, skipped, index, received, first_missing
+
+
+def _sorted_usable(series, index, has_vel, has_eff, skipped):
+    """Return ``series`` sorted by stamp without its unusable messages, listed in ``skipped``.
+
+    Unusable: a message without velocity (effort) among messages with it, and one whose stamp
+    repeats an earlier one's (the first is kept).
+    """
     order = np.argsort(series.stamp_ns, kind='stable')
     index = np.asarray(index)[order]
     keep = np.ones(len(order), dtype=bool)
@@ -342,9 +375,9 @@ class BagWriter:
         self._writer.write(conn, int(stamp_ns), raw)
 
     # fast serialisation of many messages of one shape -------------------------------
-    # Each builder lays the CDR bytes of N messages out in one numpy array (fixed strings, fixed
-    # array lengths: every record has the same size) and checks its first record against the
-    # rosbags serialiser of the same message: a mismatch raises instead of writing a bad bag.
+    # Each builder lays the CDR bytes of N messages out in one numpy array (io/cdr_records.py)
+    # and checks its first record against the rosbags serialiser of the same message: a mismatch
+    # raises instead of writing a bad bag.
     def _check_first(self, records, msg):
         ref = self.ts.serialize_cdr(msg, msg.__msgtype__)
         if len(records) and bytes(records[0]) != bytes(ref):
@@ -357,16 +390,7 @@ class BagWriter:
         """
         stamps = np.asarray(stamps_ns, dtype=np.int64)
         W = np.asarray(wrench, dtype='<f8').reshape(len(stamps), 6)
-        fb = frame_id.encode()
-        off = _align(16 + len(fb) + 1, 8)
-        size = off + 48
-        rec = np.zeros((len(stamps), size), dtype=np.uint8)
-        rec[:, 1] = 1                                     # CDR little-endian encapsulation
-        _put_stamps(rec, stamps)
-        rec[:, 12:16] = np.frombuffer(np.uint32(len(fb) + 1).astype('<u4').tobytes(), np.uint8)
-        rec[:, 16:16 + len(fb)] = np.frombuffer(fb, np.uint8)
-        rec[:, off:off + 48] = np.ascontiguousarray(W).view(np.uint8).reshape(len(stamps), 48)
-        out = _rows(rec)
+        out = wrench_stamped_records(stamps, frame_id, W)
         if len(out):
             self._check_first(out, self.wrench_stamped(stamps[0], frame_id, W[0, :3], W[0, 3:]))
         return out
@@ -376,26 +400,7 @@ class BagWriter:
         stamps = np.asarray(stamps_ns, dtype=np.int64)
         N = len(stamps)
         arrays = [np.asarray(a, dtype='<f8').reshape(N, -1) for a in (position, velocity, effort)]
-        head = bytearray(b'\x00\x01\x00\x00' + bytes(8) + (1).to_bytes(4, 'little') + b'\x00')
-        head += bytes(_align(len(head), 4) - len(head))
-        head += len(names).to_bytes(4, 'little')
-        for nm in names:
-            b = nm.encode()
-            head += bytes(_align(len(head), 4) - len(head))
-            head += (len(b) + 1).to_bytes(4, 'little') + b + b'\x00'
-        parts, offsets = head, []
-        for a in arrays:
-            parts += bytes(_align(len(parts), 4) - len(parts))
-            parts += a.shape[1].to_bytes(4, 'little')
-            if a.shape[1]:
-                parts += bytes(_align(len(parts), 8) - len(parts))
-            offsets.append(len(parts))
-            parts += bytes(8 * a.shape[1])
-        rec = np.tile(np.frombuffer(bytes(parts), np.uint8), (N, 1))
-        _put_stamps(rec, stamps)
-        for o, a in zip(offsets, arrays):
-            rec[:, o:o + 8 * a.shape[1]] = np.ascontiguousarray(a).view(np.uint8).reshape(N, -1)
-        out = _rows(rec)
+        out = joint_state_records(stamps, names, arrays)
         if len(out):
             first = self.joint_state(stamps[0], names, arrays[0][0], arrays[1][0], arrays[2][0])
             self._check_first(out, first)
@@ -431,26 +436,6 @@ class BagWriter:
 
     def bool(self, value):
         return self.ts.types['std_msgs/msg/Bool'](data=bool(value))
-
-
-def _align(pos, a):
-    """Position ``pos`` in a CDR buffer (4-byte encapsulation header included) aligned to ``a``."""
-    rel = pos - 4
-    return 4 + (rel + a - 1) // a * a
-
-
-def _put_stamps(rec, stamps):
-    sec = (stamps // 1_000_000_000).astype('<i4')
-    nsec = (stamps % 1_000_000_000).astype('<u4')
-    rec[:, 4:8] = sec.view(np.uint8).reshape(-1, 4)
-    rec[:, 8:12] = nsec.view(np.uint8).reshape(-1, 4)
-
-
-def _rows(rec):
-    """Return the rows of a (N, size) uint8 array as N bytes objects (one copy of the buffer)."""
-    buf = rec.tobytes()
-    size = rec.shape[1]
-    return [buf[k:k + size] for k in range(0, len(buf), size)]
 
 
 def read_messages(path, topic):

@@ -18,8 +18,8 @@ from robot_id_ros.record.excitation import (DEFAULT_ACCELERATION_PER_VELOCITY_S,
                                             ExcitationError, ExcitationLimits, ExcitationProblem,
                                             ExcitationResult, FourierTrajectory,
                                             constraint_report, design_excitation,
-                                            design_within_torque, peak_torque_fraction,
                                             plot_trajectory, tool_heights, trajectory_measures)
+from robot_id_ros.record.excitation_torque import design_within_torque, peak_torque_fraction
 from robot_id_ros.record.monitors import LateStartTracker, TrackingMonitor, timing_stats
 from robot_id_ros.record.motions import (Motion, QuinticMove, QuinticTransition, Sequence,
                                          motion_peaks, plan_approach, plan_point_to_point,

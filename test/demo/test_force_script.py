@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from robot_id_ros import record as rec
-from robot_id_ros.demo.director import (MOTION_FORCES_N, Action, Director, ForceScript,
-                                        motion_force_plan)
+from robot_id_ros.demo.director import Director
+from robot_id_ros.demo.force_script import (MOTION_FORCES_N, Action, ForceScript,
+                                            motion_force_plan)
 from robot_id_ros.errors import OperationError
 from robot_id_ros.model.robot import youbot_model
 

@@ -8,7 +8,7 @@ model is not at the noise over the run: its friction steps at each reversal, and
 evaluated at the velocity estimated from quantised positions can place those steps. So the
 option search reads stick-slip below a few cm/s and scores on the faster rows, where an offset
 and an asymmetric Coulomb term are the same columns; only the rests (where this law gives the
-bare offset) tell them apart. The search scores the static holds too (``selection._hold_rows``),
+bare offset) tell them apart. The search scores the static holds too (``held_out._hold_rows``),
 so the fit keeps the slow rows and finds the asymmetric Coulomb pair and the offset of every
 joint.
 """
@@ -112,10 +112,11 @@ def test_every_candidate_is_scored_on_the_same_hold_rows(ur5):
     import dataclasses
 
     import robot_id_ros.identify.selection as selection
+    from robot_id_ros.identify.held_out import CandidateScorer
     a, res, _ = ur5
     options = IdentificationOptions()
-    search = selection._Search(a.robot, [(a.series['train'][0], None)], options, None,
-                               selection.CUTOFF_GRID_HZ)
+    search = CandidateScorer(a.robot, [(a.series['train'][0], None)], options, None,
+                             selection.CUTOFF_GRID_HZ)
     holds = [np.concatenate(search.signals(dataclasses.replace(options, **kw)).holds)
              for kw in ({}, {'cutoff_hz': 2.0}, {'velocity_source': 'measured'},
                         {'derivative_method': 'savgol', 'cutoff_hz': 5.0})]

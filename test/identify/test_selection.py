@@ -13,8 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
-from robot_id_ros.identify.selection import (SEARCHED, _HeldOut, _search_pair,  # noqa: E402
-                                             given_fields)
+from robot_id_ros.identify.held_out import _HeldOut  # noqa: E402
+from robot_id_ros.identify.selection import SEARCHED, _search_pair, given_fields  # noqa: E402
 from robot_id_ros.io.model_file import load_model  # noqa: E402
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
 from test_identification import synthetic_runs  # noqa: E402
@@ -92,7 +92,7 @@ def test_options_given_by_value_are_fixed_and_auto_options_off_skips_the_search(
 def test_noise_floor_of_white_noise_is_its_variance():
     # the floor the held-out error is measured above: white noise of known variance on a slow
     # signal (1 Hz) is recovered from the content above the noise cut-off
-    from robot_id_ros.identify.selection import _noise_energy
+    from robot_id_ros.identify.held_out import _noise_energy
     from robot_id_ros.identify.trajectories import Trajectory
     rng = np.random.default_rng(3)
     rate, n = 500.0, 20000
@@ -265,6 +265,7 @@ def test_every_candidate_is_scored_on_the_same_rows(runs):
     # the scored rows are picked by one reference velocity, not by each candidate's own: a
     # lagged velocity (encoder differences) would else leave its worst rows (just after each
     # reversal) out of its own score
+    import robot_id_ros.identify.held_out as held_out
     import robot_id_ros.identify.selection as selection
     robot, (train, _) = runs
     # velocity as encoder differences: half a sample late
@@ -272,8 +273,9 @@ def test_every_candidate_is_scored_on_the_same_rows(runs):
     train = dataclasses.replace(train, qd=np.vstack([np.zeros((1, robot.n)),
                                                      np.diff(train.q, axis=0) * rate_hz]))
     options = IdentificationOptions()
-    search = selection._Search(robot, [(train, None)], options, None, selection.CUTOFF_GRID_HZ)
-    reg = selection.Regressor(robot, options.regressor_options())
+    search = held_out.CandidateScorer(robot, [(train, None)], options, None,
+                                      selection.CUTOFF_GRID_HZ)
+    reg = held_out.Regressor(robot, options.regressor_options())
     base, known_idx = search.base(reg, options)
     theta_ref = reg.reference_parameters()
     counts = {}
@@ -283,8 +285,8 @@ def test_every_candidate_is_scored_on_the_same_rows(runs):
         sig = search.signals(opts)
         for score_velocity, cut in ((0.05, 0.0), (None, 0.1)):
             o = dataclasses.replace(opts, min_velocity_rad_s=cut)
-            _, score, _ = selection._fold_equations(reg, base, sig, o, known_idx, theta_ref,
-                                                    score_velocity)
+            _, score, _ = held_out._fold_equations(reg, base, sig, o, known_idx, theta_ref,
+                                                   score_velocity)
             counts.setdefault((score_velocity, cut), []).append(
                 np.array([s.count for s in score]))
     for key, c in counts.items():

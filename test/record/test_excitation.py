@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from robot_id_ros.record import excitation as E
+from robot_id_ros.record import excitation_torque as T
 from robot_id_ros.record.excitation import ExcitationError
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.model.regressor import RegressorOptions
@@ -153,7 +154,7 @@ def test_torque_check_is_what_the_simulated_drives_deliver(design):
         arm.step()
         peak_nm = np.maximum(peak_nm, np.abs(arm.tau_motor))
     assert np.all(peak_nm < 50.0)                    # never saturated
-    _, per_joint = E.peak_torque_fraction(arm.model, tr, friction=friction)
+    _, per_joint = T.peak_torque_fraction(arm.model, tr, friction=friction)
     np.testing.assert_allclose(per_joint * arm.model.limits.effort_nm, peak_nm, rtol=0.05)
     assert peak_nm[1] > 0.9 * arm.model.limits.effort_nm[1]     # joint 2 near its limit
 
@@ -161,11 +162,11 @@ def test_torque_check_is_what_the_simulated_drives_deliver(design):
 def test_a_design_over_the_torque_limit_is_slowed_into_it(robot):
     kw = dict(period_s=10.0, harmonics=3, max_iterations=5)
     res = E.design_excitation(robot, RegressorOptions(), seed=3, **kw)
-    peaks = {k: E.peak_torque_fraction(robot, E.time_scaled(robot, res, k).trajectory)[0]
+    peaks = {k: T.peak_torque_fraction(robot, T.time_scaled(robot, res, k).trajectory)[0]
              for k in (1.0, 1.25, 1.5)}
     assert peaks[1.0] > peaks[1.25] > peaks[1.5]
     fraction = 0.5 * (peaks[1.25] + peaks[1.5])
-    got, peak, _, seed = E.design_within_torque(robot, RegressorOptions(), attempts=1, seed=3,
+    got, peak, _, seed = T.design_within_torque(robot, RegressorOptions(), attempts=1, seed=3,
                                                 max_torque_fraction=fraction, **kw)
     tr, t = got.trajectory, np.linspace(0.0, 10.0, 50, endpoint=False)
     assert seed == 3 and tr.period_s == 15.0 and tr.design['time_scale'] == 1.5
@@ -255,7 +256,7 @@ def test_cli(tmp_path, capsys):
 def test_peak_torque_and_redesign_within_the_drive_limits(robot, design):
     """The design's constraints are kinematic; the torque a trajectory needs is checked with the
     URDF dynamics and a design over the limit is redone with the next seed, or refused."""
-    peak, per_joint = E.peak_torque_fraction(robot, design.trajectory, samples=400)
+    peak, per_joint = T.peak_torque_fraction(robot, design.trajectory, samples=400)
     t = np.linspace(0, design.trajectory.period_s, 400, endpoint=False)
     Q, QD, QDD = design.trajectory.evaluate(t)
     tau = np.array([robot.inverse_dynamics(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
@@ -263,11 +264,11 @@ def test_peak_torque_and_redesign_within_the_drive_limits(robot, design):
     assert peak == per_joint.max() and peak > 0.05     # gravity alone loads joint 2 of the youBot
     rejected = []
     kw = dict(period_s=10.0, harmonics=3, max_iterations=5)
-    res, p, pj, seed = E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=5.0,
+    res, p, pj, seed = T.design_within_torque(robot, RegressorOptions(), max_torque_fraction=5.0,
                                               attempts=2, seed=3,
                                               report=lambda s, x: rejected.append(s), **kw)
     assert p <= 5.0 and seed == 3 and not rejected
     with pytest.raises(ExcitationError, match='no design within 1 %.*nor the best one slowed 3x'):
-        E.design_within_torque(robot, RegressorOptions(), max_torque_fraction=0.01, attempts=2,
+        T.design_within_torque(robot, RegressorOptions(), max_torque_fraction=0.01, attempts=2,
                                seed=3, report=lambda s, x: rejected.append(s), **kw)
     assert rejected == [3, 4]

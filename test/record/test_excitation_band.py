@@ -13,6 +13,7 @@ from robot_id_ros.cli.main import main
 from robot_id_ros.model.regressor import RegressorOptions
 from robot_id_ros.model.robot import RobotModel
 from robot_id_ros.record import excitation as E
+from robot_id_ros.record import excitation_torque as T
 from robot_id_ros.record.excitation_band import gravity_ratios
 
 QUICK = dict(period_s=10.0, harmonics=3, max_iterations=5)
@@ -31,7 +32,7 @@ def test_talos_arm_designs_in_a_smaller_band_around_a_low_gravity_pose(tmp_path,
     middle = 0.5 * (full.q_lower + full.q_upper)
     assert gravity_ratios(robot, middle[None])[0, 0] > 0.95
     rejected, bands = [], []
-    res, peak, per_joint, seed = E.design_within_torque(
+    res, peak, per_joint, seed = T.design_within_torque(
         robot, RegressorOptions(), attempts=1, report=lambda s, p: rejected.append(p),
         report_band=lambda f, p: bands.append((f, p)), **QUICK)
     d = res.trajectory.design
@@ -39,7 +40,7 @@ def test_talos_arm_designs_in_a_smaller_band_around_a_low_gravity_pose(tmp_path,
     assert rejected and rejected[0] > 0.8 and band['full_band_slowed_peak_fraction'] > 0.8
     assert all(p > 0.8 for _, p in bands)                  # the wider bands tried did not fit
     assert band['fraction_of_range'] < 0.8 and peak <= 0.8
-    assert E.peak_torque_fraction(robot, res.trajectory)[0] == pytest.approx(peak)
+    assert T.peak_torque_fraction(robot, res.trajectory)[0] == pytest.approx(peak)
     t = np.linspace(0.0, res.trajectory.period_s, 600, endpoint=False)
     Q = res.trajectory.evaluate(t)[0]
     width = full.q_upper - full.q_lower
@@ -102,7 +103,7 @@ def test_gravity_over_the_limit_everywhere_is_one_line_naming_the_joint(tmp_path
     np.testing.assert_allclose(g, 2.0 * 9.81 * 0.5 * np.sin(q[:, 1]) / 10.0, rtol=1e-6)
     assert g.min() > 0.8
     with pytest.raises(E.ExcitationError) as err:
-        E.design_within_torque(robot, RegressorOptions(), attempts=1, **QUICK)
+        T.design_within_torque(robot, RegressorOptions(), attempts=1, **QUICK)
     msg = str(err.value)
     assert '\n' not in msg and 'no design within 80 %' in msg and "of pitch's 10 Nm" in msg
     assert 'every pose' in msg and '--max-torque-fraction' in msg

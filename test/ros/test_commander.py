@@ -289,7 +289,8 @@ def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, 
     from rclpy.node import Node
     from std_srvs.srv import Trigger
 
-    from robot_id_ros.demo.director import Action, Director, ForceScript
+    from robot_id_ros.demo.director import Director
+    from robot_id_ros.demo.force_script import Action, ForceScript
     from robot_id_ros.model.robot import youbot_model
     from ros_helpers import isolated_env
 

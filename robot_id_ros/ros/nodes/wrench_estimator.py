@@ -121,23 +121,7 @@ class WrenchEstimatorNode(Node):
         self.throttle = WarningThrottle(self.get_logger())
         self.monitor = InputMonitor(p['stale_timeout_s'], self.throttle.warn)
         qos = QoSProfile(depth=int(p['qos_depth']), reliability=ReliabilityPolicy.BEST_EFFORT)
-        self.pub_wrench = self.create_publisher(WrenchStamped, '~/wrench', 10)
-        self.pub_std = self.create_publisher(WrenchStamped, '~/wrench_std', 10)
-        self.pub_tau = self.create_publisher(JointState, '~/external_joint_torques', 10)
-        self.pub_contact = self.create_publisher(Bool, '~/contact', QoSProfile(
-            depth=1, reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        self.pub_diag = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.msg_wrench, self.msg_std = WrenchStamped(), WrenchStamped()
-        self.msg_wrench.header.frame_id = self.msg_std.header.frame_id = self.est.frame_id
-        self.msg_tau = JointState(name=list(self.model.joint_names))
-        # serialized outputs where the writer matches rclpy's own serialisation (else None:
-        # the message objects above are filled and published)
-        self.pack_wrench = wrench_stamped_writer(self.est.frame_id)
-        self.pack_tau = joint_state_writer(self.model.joint_names)
-        self.msg_contact = None            # the last Bool published, None before the first
-        # outputs the middleware refused (under heavy load): counted, warned, in diagnostics
-        self.refused = RefusedWrites(self, lambda text: self.throttle.warn('publish', text))
+        self._create_outputs()
         # the node's clock is the wall clock (no sim time): latency from time.time_ns()
         self.wall_clock = not self.get_clock().ros_time_is_active
         self.input_group = InputGroup()
@@ -175,6 +159,26 @@ class WrenchEstimatorNode(Node):
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
         if self.input_thread is not None:
             self.input_thread.start()
+
+    def _create_outputs(self):
+        """Create the publishers and the output messages and serialisers they reuse."""
+        self.pub_wrench = self.create_publisher(WrenchStamped, '~/wrench', 10)
+        self.pub_std = self.create_publisher(WrenchStamped, '~/wrench_std', 10)
+        self.pub_tau = self.create_publisher(JointState, '~/external_joint_torques', 10)
+        self.pub_contact = self.create_publisher(Bool, '~/contact', QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.pub_diag = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self.msg_wrench, self.msg_std = WrenchStamped(), WrenchStamped()
+        self.msg_wrench.header.frame_id = self.msg_std.header.frame_id = self.est.frame_id
+        self.msg_tau = JointState(name=list(self.model.joint_names))
+        # serialized outputs where the writer matches rclpy's own serialisation (else None:
+        # the message objects above are filled and published)
+        self.pack_wrench = wrench_stamped_writer(self.est.frame_id)
+        self.pack_tau = joint_state_writer(self.model.joint_names)
+        self.msg_contact = None            # the last Bool published, None before the first
+        # outputs the middleware refused (under heavy load): counted, warned, in diagnostics
+        self.refused = RefusedWrites(self, lambda text: self.throttle.warn('publish', text))
 
     def stop(self):
         """End the input thread (``run_node`` calls this before ``destroy_node``)."""
