@@ -9,7 +9,6 @@ import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate.config import CONTACT_TESTS, check_choice
-from robot_id_ros.estimate.onestep import contact_level
 
 
 class ContactState(IntEnum):
@@ -22,7 +21,6 @@ class ContactState(IntEnum):
 
 CONTACT_NONE, CONTACT, COLLISION = ContactState.NONE, ContactState.CONTACT, ContactState.COLLISION
 CONTACT_STATE_NAMES = tuple(s.name.lower() for s in ContactState)   # ('none', 'contact', ...)
-_STATES = tuple(ContactState)     # by level
 
 
 class ContactDetector:
@@ -82,11 +80,6 @@ class ContactDetector:
         self.contact_sigma2 = float(contact_sigma) ** 2
         self.collision_sigma2 = float(collision_sigma) ** 2
         self._c2, self._k2 = self.contact_nm ** 2, self.collision_nm ** 2
-        self.state = CONTACT_NONE
-
-    def reset(self):
-        """Back to no contact."""
-        self.state = CONTACT_NONE
 
     def scores(self, tau_ext, band):
         """Return the test statistics of tau_ext, each over its threshold (1 = at the threshold).
@@ -106,22 +99,10 @@ class ContactDetector:
         excess = np.maximum(np.abs(tau_ext) - band, 0.0)
         return (excess / self.contact_nm).max(axis=-1), (excess / self.collision_nm).max(axis=-1)
 
-    def step(self, s_contact, s_collision):
-        """Advance the state by one sample (``onestep.contact_level``, update's own rule).
-
-        Args:
-            s_contact: contact score (``scores``).
-            s_collision: collision score.
-
-        Returns:
-            ``ContactState``, also kept as ``self.state``.
-        """
-        self.state = _STATES[contact_level(int(self.state), float(s_contact),
-                                           float(s_collision), self.release_ratio)]
-        return self.state
-
     def states(self, s_contact, s_collision, starts):
-        """Return the states ``step`` gives over N samples (vectorised); own state unchanged.
+        """Return the contact states over N samples (vectorised).
+
+        ``update`` takes the same rule one sample at a time (``sample_step.contact_level``).
 
         Because the collision score never exceeds the contact score (collision thresholds >=
         contact thresholds), each step clamps the previous state between a floor, the number of

@@ -10,8 +10,9 @@ carried along as a band (half-width, Nm) on tau_ext around the point estimate (t
 or with the exact sign the centre of the interval, the offset) (``StictionFriction``). The
 residual forgets the stuck-phase friction only at its own bandwidth, so the band is released at
 that rate (``hold_band``). A resting joint's external torque is anywhere in that interval:
-``deadzone`` keeps the smallest consistent one,
-``stiction_hold`` the one closest to what the joint felt before.
+``deadzone`` keeps the smallest consistent one, ``stiction_hold_batch`` the one closest to what
+the joint felt before. ``update`` runs the same rules one sample at a time in its compiled step
+(``sample_step``).
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def hold_band(band, dt, rate, starts=None):
         held_k = max(band_k, H_k),   H_k = held_{k-1} exp(-rate dt_k), 0 below BAND_ZERO_NM,
 
     restarting (held_k = band_k) at the first sample and where ``starts`` is True (update's
-    compiled step, ``onestep``, runs the recursion itself).
+    compiled step, ``sample_step._friction``, runs the recursion itself).
 
     Vectorised: with x_k = rate t_k, let V_k = max over earlier j in the segment of
     band_j exp(-(x_k - x_j)), the decayed value without zeroing (a running maximum of
@@ -89,30 +90,15 @@ def hold_band(band, dt, rate, starts=None):
     return out
 
 
-def stiction_hold(tau, band, held):
-    """One step of the play (backlash) operator.
-
-    ``held`` is moved just far enough to lie within [tau - band, tau + band]. A resting joint's
-    friction is anywhere inside its band, so every external torque in that interval explains its
-    reading; this keeps the one closest to what the joint felt before (a force does not change
-    while nothing shows it did). A moving joint (band 0) gives tau itself.
-
-    Args:
-        tau: (n,) Nm, tau_ext at this sample.
-        band: (n,) Nm, the (held) stiction band.
-        held: (n,) Nm, the held external torque at the previous sample.
-
-    Returns:
-        (n,) Nm, the held external torque at this sample.
-    """
-    return np.minimum(np.maximum(held, tau - band), tau + band)
-
-
 def stiction_hold_batch(T, band, starts):
-    """``stiction_hold`` over N samples.
+    """The stiction hold (the play, or backlash, operator) over N samples.
 
-    Starts from ``deadzone`` at sample 0 and wherever ``starts`` is True (a reset or a tare: no
-    external torque beyond what the band cannot explain). Each step is a clip
+    At each sample the held torque is moved just far enough to lie within [tau - band,
+    tau + band]: a resting joint's friction is anywhere inside its band, so every external torque
+    in that interval explains its reading, and this keeps the one closest to what the joint felt
+    before (a force does not change while nothing shows it did); a moving joint (band 0) gives tau
+    itself. Starts from ``deadzone`` at sample 0 and wherever ``starts`` is True (a reset or a
+    tare: no external torque beyond what the band cannot explain). Each step is a clip
     x -> min(max(x, lo_k), hi_k); a restart is the constant clip to the dead-zone value. Clips
     compose into clips (clip_g(clip_f(x)) = clip(x, clip_g(lo_f), clip_g(hi_f))), so the recursion
     is an associative scan, done here in log2(N) vectorised passes. Only min and max are involved:
@@ -144,7 +130,9 @@ def stiction_hold_batch(T, band, starts):
 
 
 def stiction_batch(mode, T, band, restart):
-    """Return the torque that goes into the wrench over N samples (update: ``onestep._front``).
+    """Return the torque that goes into the wrench over N samples.
+
+    ``update`` runs the same rule one sample at a time (``sample_step._stiction_torque``).
 
     Args:
         mode: 'none', 'deadzone' or 'hold' (``stiction_mode``).
@@ -220,7 +208,8 @@ class StictionFriction:
     point is the centre of the interval (the offset: the exact sign would switch with velocity
     noise), band = breakaway. In between, a linear blend so that nothing jumps. Works on (n,) or
     (N, n). ``v_s`` (per joint) must lie above the velocity noise: a joint measured faster than
-    that is sliding. update's compiled step (``onestep``) runs the same law on one sample.
+    that is sliding. update's compiled step (``sample_step._friction``) runs the same law on one
+    sample.
 
     Args:
         friction: the model's friction.

@@ -271,7 +271,7 @@ class LagVariance:
     one is seen: ``v_k = max(a^2 v_{k-1}, (A e_k)^2)`` per axis (0 after a reset).
 
     ``batch`` takes a segment of samples, solving the max-plus recursion in the log domain;
-    update's compiled step (``onestep``) runs the recursion one sample at a time.
+    update's compiled step (``sample_step``) runs the recursion one sample at a time.
 
     Args:
         bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
@@ -406,7 +406,7 @@ def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bia
 
     The covariance of the last recomputation, plus the lag's variance (``LagVariance``), plus
     the damping's ``bias`` as ``d d^T`` with its diagonal raised to the bias envelope
-    (``envelope.BiasEnvelope``); update's compiled step (``onestep``) builds the same matrix.
+    (``envelope.BiasEnvelope``); update's compiled step (``sample_step``) builds the same matrix.
 
     Args:
         unc: ``TorqueUncertainty``.
