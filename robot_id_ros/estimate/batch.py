@@ -35,7 +35,7 @@ class BatchResult:
     resets: list = field(default_factory=list)     # (input index, reason)
 
 
-def process(est, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
+def process_batch(est, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
     """Run the estimator ``est`` over N samples (``WrenchEstimator.process`` says how)."""
     stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
     Q, QD, E = (np.asarray(a, dtype=float) for a in (Q, QD, E))

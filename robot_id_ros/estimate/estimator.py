@@ -36,11 +36,11 @@ import pinocchio as pin
 from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
-from robot_id_ros.estimate import batch, sample_step
-from robot_id_ros.estimate.batch import BatchResult
+from robot_id_ros.estimate.batch import BatchResult, process_batch
 from robot_id_ros.estimate.envelope import BiasEnvelope
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
+import robot_id_ros.estimate.sample_step as sample_step
 from robot_id_ros.estimate.step_state import Stage, field_views, new_state, step_parameters
 from robot_id_ros.estimate.samples import (NONFINITE_REASON, NONFINITE_STATE, EstimatorInputError,
                                            InputBounds, StampGate, check_sample)
@@ -386,4 +386,4 @@ class WrenchEstimator:
         Raises:
             EstimatorInputError: (kind 'shape') arrays of the wrong shape.
         """
-        return batch.process(self, stamp_ns, Q, QD, E, tare_at_s, progress)
+        return process_batch(self, stamp_ns, Q, QD, E, tare_at_s, progress)

@@ -19,7 +19,7 @@ import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate import CONTACT_STATE_NAMES
-from robot_id_ros.estimate import sample_step
+import robot_id_ros.estimate.sample_step as sample_step
 from robot_id_ros.estimate.samples import NONFINITE_STATE
 from robot_id_ros.model.chain import YOUBOT_JOINTS
 

@@ -91,7 +91,7 @@ def hold_band(band, dt, rate, starts=None):
 
 
 def stiction_hold_batch(T, band, starts):
-    """The stiction hold (the play, or backlash, operator) over N samples.
+    """Return the stiction hold (the play, or backlash, operator) over N samples.
 
     At each sample the held torque is moved just far enough to lie within [tau - band,
     tau + band]: a resting joint's friction is anywhere inside its band, so every external torque
