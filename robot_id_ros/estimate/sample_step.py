@@ -288,26 +288,66 @@ def _closed_form_map(pr, st, J):
 
 
 @_compiled
-def _contact(pr, st):
-    """Set the contact scores (``contact.ContactDetector.scores``) and the level (hysteresis)."""
-    tau, band = st.tau_ext, st.band
+def contact_scores(tau, band, contact_nm, collision_nm, contact_k2, collision_k2, combined):
+    """Return the contact and collision scores of one sample: 1 = at the threshold.
+
+    The contact test (``contact.ContactDetector`` says why): 'combined' (``combined`` True)
+    sqrt(sum_j tau_j^2 / (threshold_j^2 + k^2 band_j^2)), else the largest
+    max(|tau_j| - band_j, 0) / threshold_j.
+
+    Args:
+        tau: (n,) Nm, tau_ext; band: (n,) Nm, the stiction band.
+        contact_nm, collision_nm: (n,) Nm, the thresholds.
+        contact_k2, collision_k2: the thresholds' k^2 (k in residual standard deviations).
+        combined: the 'combined' test.
+    """
     sc = sk = 0.0
-    if pr.combined:
+    if combined:
         for j in range(tau.shape[0]):
             t2, b2 = tau[j] * tau[j], band[j] * band[j]
-            sc += t2 / (pr.contact2_nm2[j] + pr.contact_k2 * b2)
-            sk += t2 / (pr.collision2_nm2[j] + pr.collision_k2 * b2)
-        sc, sk = math.sqrt(sc), math.sqrt(sk)
-    else:
-        for j in range(tau.shape[0]):
-            e = abs(tau[j]) - band[j]
-            if e > 0.0:
-                c, k = e / pr.contact_nm[j], e / pr.collision_nm[j]
-                sc = c if c > sc else sc
-                sk = k if k > sk else sk
-            elif e != e:
-                sc = sk = math.nan
-                break
+            sc += t2 / (contact_nm[j] * contact_nm[j] + contact_k2 * b2)
+            sk += t2 / (collision_nm[j] * collision_nm[j] + collision_k2 * b2)
+        return math.sqrt(sc), math.sqrt(sk)
+    for j in range(tau.shape[0]):
+        e = abs(tau[j]) - band[j]
+        if e > 0.0:
+            c, k = e / contact_nm[j], e / collision_nm[j]
+            sc = c if c > sc else sc
+            sk = k if k > sk else sk
+        elif e != e:
+            return math.nan, math.nan
+    return sc, sk
+
+
+@_compiled
+def contact_scores_over(T, B, contact_nm, collision_nm, contact_k2, collision_k2, combined):
+    """Return ``contact_scores`` of N samples (T, B (N, n) Nm): two (N,) arrays."""
+    N = T.shape[0]
+    sc, sk = np.empty(N), np.empty(N)
+    for k in range(N):
+        sc[k], sk[k] = contact_scores(T[k], B[k], contact_nm, collision_nm, contact_k2,
+                                      collision_k2, combined)
+    return sc, sk
+
+
+@_compiled
+def contact_levels_over(s_contact, s_collision, starts, release):
+    """Return the ``contact_level`` of N samples, restarting from 0 at sample 0 and ``starts``."""
+    out = np.zeros(s_contact.shape[0], dtype=np.int64)
+    level = 0
+    for k in range(s_contact.shape[0]):
+        if k == 0 or starts[k]:
+            level = 0
+        level = contact_level(level, s_contact[k], s_collision[k], release)
+        out[k] = level
+    return out
+
+
+@_compiled
+def _contact(pr, st):
+    """Set the contact scores (``contact_scores``) and the level (``contact_level``)."""
+    sc, sk = contact_scores(st.tau_ext, st.band, pr.contact_nm, pr.collision_nm, pr.contact_k2,
+                            pr.collision_k2, pr.combined)
     st.score_contact, st.score_collision = sc, sk
     st.contact_level = contact_level(st.contact_level, sc, sk, pr.release_ratio)
 

@@ -38,7 +38,7 @@ def parameter_fields(n):
     """Return the fields of the fixed parameters of an n-joint arm (``step_parameters``)."""
     joint = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm', 'stribeck_nm',
              'stribeck_velocity_rad_s', 'stiction_velocity_rad_s', 'breakaway_nm',
-             'residual_var_nm2', 'contact2_nm2', 'collision2_nm2', 'contact_nm', 'collision_nm',
+             'residual_var_nm2', 'contact_nm', 'collision_nm',
              'scale_free', 'presliding_rad')
     return ([(name, np.float64, (n,)) for name in joint] + [
         ('sign_velocity_rad_s', np.float64),   # 0: the exact sign of the velocity
@@ -102,7 +102,6 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2,
         'stribeck_velocity_rad_s': friction.stribeck_velocity_rad_s,
         'stiction_velocity_rad_s': stiction_velocity_rad_s, 'breakaway_nm': friction.breakaway_nm,
         'residual_var_nm2': residual_var_nm2,
-        'contact2_nm2': detector.contact_nm ** 2, 'collision2_nm2': detector.collision_nm ** 2,
         'contact_nm': detector.contact_nm, 'collision_nm': detector.collision_nm,
         'scale_free': scale_free,
         'presliding_rad': friction.presliding_rad if model_law else 0.0,

