@@ -136,7 +136,7 @@ class WrenchEstimator:
             self.n, model.friction, self.friction.v_s, c.friction_sign,
             self.residual_std_nm ** 2, self.contact, c, self.band_rate, self.lag.K,
             self.mapper.lam_min, self.mapper.block_start, self.joint_scale(np.zeros(self.n)))
-        self.has_presliding = bool(np.any(self._params.presliding_rad > 0))
+        self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
         self._state = new_state(self.n)
         self._st = field_views(self._state)
         self.reset()
@@ -155,7 +155,7 @@ class WrenchEstimator:
         zero = np.zeros(self.n)
         for momentum in (True, False):      # run_sample both ways, and the stages it leaves
             params, state = self._params.copy(), new_state(self.n)
-            params.momentum = momentum
+            params['momentum'] = momentum
             sample_step.run_sample(params, state, d.M, J, zero, zero, nle, zero, 0.0, True)
             sample_step.map_and_contact(params, state, J, 0.0)
             sample_step.uncertainty(params, state, 0.0)
@@ -318,13 +318,13 @@ class WrenchEstimator:
         # direct residual, a damped map and a covariance recomputation, then the stages left
         code, tau, band, wrench, cov = sample_step.run_sample(params, state, d.M, J, q, qd, nle,
                                                               tau_m, dt, due)
-        if code == Stage.MAP_AND_CONTACT:
-            st.residual[:] = self.residual.step(dt, d.M, qd, st.u.copy())
-            sample_step.map_and_contact(params, state, J, dt)
-            code = Stage.UNCERTAINTY
-        if code == Stage.UNCERTAINTY:
-            self._map_and_covariance(q, qd, dt, J, due)
-            code, tau, band, wrench, cov = sample_step.uncertainty(params, state, dt)
+        if code != Stage.DONE:
+            if code == Stage.MAP_AND_CONTACT:
+                st.residual[:] = self.residual.step(dt, d.M, qd, st.u.copy())
+                sample_step.map_and_contact(params, state, J, dt)
+            if code != Stage.NONFINITE:
+                self._map_and_covariance(q, qd, dt, J, due)
+                code, tau, band, wrench, cov = sample_step.uncertainty(params, state, dt)
         self.last_q, self._qd_prev = q, qd
         if code == Stage.NONFINITE:
             self.reset(NONFINITE_REASON)

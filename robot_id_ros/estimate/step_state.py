@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The compiled step's names: its stages, its stiction modes, its parameters and state by field.
 
-``sample_step`` runs one sample on two numpy records (record arrays of one): the fixed
+``sample_step`` runs one sample on two numpy records (structured arrays of one): the fixed
 parameters (``step_parameters``, fields ``parameter_fields``) and the state (``new_state``, fields
 ``state_fields``). numba reads and writes their fields by name (``st.band``, ``pr.observer_k``);
 Python reads and writes the state through ``field_views``.
@@ -14,6 +14,14 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
+
+# the records are aligned (numba's kernels are slower on packed, unaligned fields); numba
+# dispatches a plain ndarray fastest, plain Python reads fields by attribute (np.recarray)
+try:
+    import numba  # noqa: F401
+    _RECORDS = np.ndarray
+except ImportError:
+    _RECORDS = np.recarray
 
 
 class StictionMode(IntEnum):
@@ -77,7 +85,7 @@ def state_fields(n):
 
 def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2, detector,
                     config, band_rate, lag_k, lam_min, block0, scale_free):
-    """Return the kernel's fixed parameters: a record array of one (``parameter_fields``).
+    """Return the kernel's fixed parameters: a structured array of one (``parameter_fields``).
 
     Args:
         n: joints.
@@ -115,21 +123,21 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2,
         'release_ratio': detector.release_ratio, 'lag_k': lag_k, 'lam_min': lam_min,
         'block0': block0, 'envelope_period_s': config.covariance_period_s,
         'tare_window_s': config.tare_window_s, 'band_zero_nm': BAND_ZERO_NM}
-    params = np.zeros(1, dtype=parameter_fields(n)).view(np.recarray)
+    params = np.zeros(1, dtype=np.dtype(parameter_fields(n), align=True)).view(_RECORDS)
     for name, value in values.items():
         params[name] = value
     return params
 
 
 def new_state(n):
-    """Return a reset state: a record array of one (``state_fields``); fields by attribute."""
-    state = np.zeros(1, dtype=state_fields(n)).view(np.recarray)
-    state.cov_finite = True
+    """Return a reset state: a structured array of one (``state_fields``)."""
+    state = np.zeros(1, dtype=np.dtype(state_fields(n), align=True)).view(_RECORDS)
+    state['cov_finite'] = True
     return state
 
 
 def field_views(record_array):
-    """Return views of a record array of one's fields by name (for Python's few reads and writes).
+    """Return views of the fields of a structured array of one, by name (Python's reads, writes).
 
     An array field is its array; a scalar field a (1,) array (read and write ``[0]``).
     """
