@@ -122,6 +122,33 @@ def contact_level(level, s_contact, s_collision, release):
 
 
 @_compiled
+def stiction_point_and_band(law_nm, v, v_s, offset_nm, breakaway_nm, smooth):
+    """Return one joint's friction point estimate and band half-width (Nm): the rule at rest.
+
+    Slower than ``v_s`` (rad/s) the friction is anywhere within offset +- breakaway: with the
+    model's smooth law (``smooth``) the point stays the law ``law_nm`` and the band covers that
+    interval around it, with the exact sign the point is the offset and the band the breakaway;
+    faster than 2 ``v_s`` the law, band 0; in between a linear blend (``stiction`` says why).
+    """
+    w = abs(v) / v_s - 1.0 if v_s > 0.0 else 1.0
+    w = 0.0 if w <= 0.0 else (1.0 if w >= 1.0 else w)
+    if smooth:
+        return law_nm, (1.0 - w) * (breakaway_nm + abs(law_nm - offset_nm))
+    return offset_nm + w * (law_nm - offset_nm), (1.0 - w) * breakaway_nm
+
+
+@_compiled
+def stiction_point_and_band_over(law_nm, qd, v_s, offset_nm, breakaway_nm, smooth):
+    """Return ``stiction_point_and_band`` of N samples (law_nm, qd (N, n)): two (N, n) arrays."""
+    point, band = np.empty_like(law_nm), np.empty_like(law_nm)
+    for k in range(law_nm.shape[0]):
+        for j in range(law_nm.shape[1]):
+            point[k, j], band[k, j] = stiction_point_and_band(
+                law_nm[k, j], qd[k, j], v_s[j], offset_nm[j], breakaway_nm[j], smooth)
+    return point, band
+
+
+@_compiled
 def _friction(pr, st, q, qd, nle, tau_m, dt):
     """Compute the friction, its stiction band and u = C qd + g + f - tau_m (``st.u``).
 
@@ -164,14 +191,8 @@ def _friction(pr, st, q, qd, nle, tau_m, dt):
         if not pr.banded:
             point, b = law, 0.0
         else:
-            vs = pr.stiction_velocity_rad_s[j]
-            w = abs(v) / vs - 1.0 if vs > 0.0 else 1.0
-            w = 0.0 if w <= 0.0 else (1.0 if w >= 1.0 else w)
-            off, brk = pr.offset_nm[j], pr.breakaway_nm[j]
-            if sign_v > 0.0:
-                point, b = law, (1.0 - w) * (brk + abs(law - off))
-            else:
-                point, b = off + w * (law - off), (1.0 - w) * brk
+            point, b = stiction_point_and_band(law, v, pr.stiction_velocity_rad_s[j],
+                                               pr.offset_nm[j], pr.breakaway_nm[j], sign_v > 0.0)
         if release:
             h = band[j] * decay
             if not (b >= h or h < pr.band_zero_nm):

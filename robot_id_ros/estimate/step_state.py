@@ -10,12 +10,13 @@ Python reads and writes the state through ``field_views``.
 from __future__ import annotations
 
 from enum import IntEnum
+import functools
 import math
 from types import SimpleNamespace
 
 import numpy as np
 
-# the records are aligned (numba's kernels are slower on packed, unaligned fields); numba
+# each field of the records sits on its natural boundary (align=True in _record_dtype); numba
 # dispatches a plain ndarray fastest, plain Python reads fields by attribute (np.recarray)
 try:
     import numba  # noqa: F401
@@ -123,15 +124,29 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2,
         'release_ratio': detector.release_ratio, 'lag_k': lag_k, 'lam_min': lam_min,
         'block0': block0, 'envelope_period_s': config.covariance_period_s,
         'tare_window_s': config.tare_window_s, 'band_zero_nm': BAND_ZERO_NM}
-    params = np.zeros(1, dtype=np.dtype(parameter_fields(n), align=True)).view(_RECORDS)
+    params = _zeros(parameter_fields, n)
     for name, value in values.items():
         params[name] = value
     return params
 
 
+@functools.lru_cache(maxsize=None)
+def _record_dtype(fields, n):
+    """Return the aligned record dtype of ``fields(n)``: one object per n.
+
+    numba dispatches quickly only on a record dtype object it has seen before.
+    """
+    return np.dtype(fields(n), align=True)
+
+
+def _zeros(fields, n):
+    """Return a zero structured array of one record of ``fields(n)``."""
+    return np.zeros(1, dtype=_record_dtype(fields, n)).view(_RECORDS)
+
+
 def new_state(n):
     """Return a reset state: a structured array of one (``state_fields``)."""
-    state = np.zeros(1, dtype=np.dtype(state_fields(n), align=True)).view(_RECORDS)
+    state = _zeros(state_fields, n)
     state['cov_finite'] = True
     return state
 

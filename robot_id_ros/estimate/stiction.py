@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from robot_id_ros.estimate.sample_step import stiction_point_and_band_over
 from robot_id_ros.model.friction import FrictionModel, smooth_sign
 
 BAND_ZERO_NM = 1e-6   # a released band below this is zero
@@ -245,15 +246,15 @@ class StictionFriction:
         qd = np.asarray(qd, dtype=float)
         model_law = self.law == 'model'
         tau = fr.torque(qd, presliding_state) if model_law else fr.sliding_torque(qd)
-        banded = self.v_s > 0
-        if not banded.any():
+        if not (self.v_s > 0).any():
             return tau, np.zeros_like(tau)
-        w = np.clip(np.abs(qd) / np.where(banded, self.v_s, 1.0) - 1.0, 0.0, 1.0)
-        w = np.where(banded, w, 1.0)
-        off = fr.offset_nm
-        if model_law:
-            return tau, (1.0 - w) * (fr.breakaway_nm + np.abs(tau - off))
-        return off + w * (tau - off), (1.0 - w) * fr.breakaway_nm
+        n = fr.n
+        T, QD = np.atleast_2d(tau), np.atleast_2d(qd)
+        point, band = stiction_point_and_band_over(
+            np.ascontiguousarray(T, dtype=float), np.ascontiguousarray(QD, dtype=float), self.v_s,
+            np.broadcast_to(np.asarray(fr.offset_nm, dtype=float), (n,)).copy(),
+            np.broadcast_to(np.asarray(fr.breakaway_nm, dtype=float), (n,)).copy(), model_law)
+        return point.reshape(tau.shape), band.reshape(tau.shape)
 
     def presliding_start(self, qd):
         """Return the Dahl state (n,) a run starts from at velocity ``qd`` (n,) rad/s.
