@@ -44,6 +44,7 @@ except ImportError:         # the kernels run as plain Python (see the module do
 # whether the kernels are compiled (numba installed)
 COMPILED = njit is not None
 LAG_NOISE_SIGMAS = 2.0      # uncertainty.LagVariance.NOISE_SIGMAS
+BAND_ZERO_NM = 1e-6         # a released stiction band below this is zero (both paths)
 
 
 def _compiled(func):
@@ -195,7 +196,7 @@ def _friction(pr, st, q, qd, nle, tau_m, dt):
                                                pr.offset_nm[j], pr.breakaway_nm[j], sign_v > 0.0)
         if release:
             h = band[j] * decay
-            if not (b >= h or h < pr.band_zero_nm):
+            if not (b >= h or h < BAND_ZERO_NM):
                 b = h
         band[j] = b
         any_band = any_band or b != 0.0

@@ -64,8 +64,7 @@ def parameter_fields(n):
         ('lam_min', np.float64),               # the smallest undamped Gram eigenvalue
         ('block0', np.int64),                  # the first of 3 consecutive mapped rows, or -1
         ('envelope_period_s', np.float64),
-        ('tare_window_s', np.float64),
-        ('band_zero_nm', np.float64)])
+        ('tare_window_s', np.float64)])
 
 
 def state_fields(n):
@@ -102,7 +101,6 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2,
         block0: the first of three consecutive mapped rows, -1 if the rows are not such.
         scale_free: (n,) the joint weights with no joint in a band.
     """
-    from robot_id_ros.estimate.stiction import BAND_ZERO_NM
     model_law = law == 'model'
     values = {
         'coulomb_pos_nm': friction.coulomb_pos_nm, 'coulomb_neg_nm': friction.coulomb_neg_nm,
@@ -123,7 +121,7 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2,
         'contact_k2': detector.contact_sigma2, 'collision_k2': detector.collision_sigma2,
         'release_ratio': detector.release_ratio, 'lag_k': lag_k, 'lam_min': lam_min,
         'block0': block0, 'envelope_period_s': config.covariance_period_s,
-        'tare_window_s': config.tare_window_s, 'band_zero_nm': BAND_ZERO_NM}
+        'tare_window_s': config.tare_window_s}
     params = _zeros(parameter_fields, n)
     for name, value in values.items():
         params[name] = value

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from robot_id_ros.estimate.sample_step import stiction_point_and_band_over
+from robot_id_ros.estimate.sample_step import BAND_ZERO_NM, stiction_point_and_band_over
 from robot_id_ros.model.friction import FrictionModel, smooth_sign
 
-BAND_ZERO_NM = 1e-6   # a released band below this is zero
 _HOLD_BLOCK = 64.0    # hold_band works in blocks over which the decay exponent grows by at most
 #                       this
 # derived_stiction_velocity searches this velocity grid (rad/s, log-spaced)
