@@ -9,7 +9,7 @@ import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate.config import CONTACT_TESTS, check_choice
-from robot_id_ros.estimate.sample_step import contact_levels_over, contact_scores_over
+from robot_id_ros.estimate.over_samples import contact_levels_over, contact_scores_over
 
 
 class ContactState(IntEnum):

@@ -47,7 +47,7 @@ LAG_NOISE_SIGMAS = 2.0      # uncertainty.LagVariance.NOISE_SIGMAS
 BAND_ZERO_NM = 1e-6         # a released stiction band below this is zero (both paths)
 
 
-def _compiled(func):
+def compiled(func):
     """Return ``numba.njit(func)`` with its on-disk cache, if numba finds a writable place for it.
 
     Without one, each process compiles the kernels again.
@@ -60,7 +60,7 @@ def _compiled(func):
         return njit(func)
 
 
-@_compiled
+@compiled
 def gram3(a, d, f, b, e, c, lam_min):
     """Cofactors and determinant of G = [[a, d, f], [d, b, e], [f, e, c]], and sigma_min.
 
@@ -93,7 +93,7 @@ def gram3(a, d, f, b, e, c, lam_min):
     return ok, c00, c01, c02, c11, c12, c22, det, math.sqrt(lam) if lam > 0.0 else 0.0
 
 
-@_compiled
+@compiled
 def tare_average_add(avg, r, dt_s, window_s, fresh):
     """One sample of the tare average: ``avg`` (n,) Nm moved towards ``r`` in place.
 
@@ -108,7 +108,7 @@ def tare_average_add(avg, r, dt_s, window_s, fresh):
             avg[j] = avg[j] + g * (r[j] - avg[j])
 
 
-@_compiled
+@compiled
 def contact_level(level, s_contact, s_collision, release):
     """One step of the contact hysteresis: the next level (``contact.ContactState`` value)."""
     if s_collision >= 1.0:
@@ -122,7 +122,7 @@ def contact_level(level, s_contact, s_collision, release):
     return level
 
 
-@_compiled
+@compiled
 def stiction_point_and_band(law_nm, v, v_s, offset_nm, breakaway_nm, smooth):
     """Return one joint's friction point estimate and band half-width (Nm): the rule at rest.
 
@@ -138,18 +138,7 @@ def stiction_point_and_band(law_nm, v, v_s, offset_nm, breakaway_nm, smooth):
     return offset_nm + w * (law_nm - offset_nm), (1.0 - w) * breakaway_nm
 
 
-@_compiled
-def stiction_point_and_band_over(law_nm, qd, v_s, offset_nm, breakaway_nm, smooth):
-    """Return ``stiction_point_and_band`` of N samples (law_nm, qd (N, n)): two (N, n) arrays."""
-    point, band = np.empty_like(law_nm), np.empty_like(law_nm)
-    for k in range(law_nm.shape[0]):
-        for j in range(law_nm.shape[1]):
-            point[k, j], band[k, j] = stiction_point_and_band(
-                law_nm[k, j], qd[k, j], v_s[j], offset_nm[j], breakaway_nm[j], smooth)
-    return point, band
-
-
-@_compiled
+@compiled
 def _friction(pr, st, q, qd, nle, tau_m, dt):
     """Compute the friction, its stiction band and u = C qd + g + f - tau_m (``st.u``).
 
@@ -206,7 +195,7 @@ def _friction(pr, st, q, qd, nle, tau_m, dt):
     st.have_dahl = True
 
 
-@_compiled
+@compiled
 def _momentum_observer(pr, st, M, qd, dt):
     """Take one sample of ``residuals.MomentumObserver`` (``st.residual``; keeps M, qd and u)."""
     n = qd.shape[0]
@@ -229,7 +218,7 @@ def _momentum_observer(pr, st, M, qd, dt):
     st.have_residual = True
 
 
-@_compiled
+@compiled
 def friction_and_residual(params, state, M, q, qd, nle, tau_m, dt):
     """Stage 1: the friction and its band, u, and (``momentum``) the momentum observer."""
     pr, st = params[0], state[0]
@@ -238,7 +227,7 @@ def friction_and_residual(params, state, M, q, qd, nle, tau_m, dt):
         _momentum_observer(pr, st, M, qd, dt)
 
 
-@_compiled
+@compiled
 def _joint_weights(pr, st):
     """Set ``st.joint_scale``: sqrt(w / max w), w = 1 / (residual variance + band^2 / 3)."""
     n, scale, band = st.band.shape[0], st.joint_scale, st.band
@@ -255,7 +244,7 @@ def _joint_weights(pr, st):
             scale[j] = math.sqrt(scale[j] / w_max)
 
 
-@_compiled
+@compiled
 def _stiction_torque(pr, st):
     """Set ``st.tau_map``, the torque that goes into the wrench (``stiction.stiction_batch``)."""
     tau, band, tm = st.tau_ext, st.band, st.tau_map
@@ -276,7 +265,7 @@ def _stiction_torque(pr, st):
         st.have_held = True
 
 
-@_compiled
+@compiled
 def _closed_form_map(pr, st, J):
     """Map ``st.tau_map`` to ``st.wrench`` in closed form (three consecutive rows, not singular).
 
@@ -309,7 +298,7 @@ def _closed_form_map(pr, st, J):
         st.mapped, st.damped, st.sigma_min = True, False, smin
 
 
-@_compiled
+@compiled
 def contact_scores(tau, band, contact_nm, collision_nm, contact_k2, collision_k2, combined):
     """Return the contact and collision scores of one sample: 1 = at the threshold.
 
@@ -341,31 +330,7 @@ def contact_scores(tau, band, contact_nm, collision_nm, contact_k2, collision_k2
     return sc, sk
 
 
-@_compiled
-def contact_scores_over(T, B, contact_nm, collision_nm, contact_k2, collision_k2, combined):
-    """Return ``contact_scores`` of N samples (T, B (N, n) Nm): two (N,) arrays."""
-    N = T.shape[0]
-    sc, sk = np.empty(N), np.empty(N)
-    for k in range(N):
-        sc[k], sk[k] = contact_scores(T[k], B[k], contact_nm, collision_nm, contact_k2,
-                                      collision_k2, combined)
-    return sc, sk
-
-
-@_compiled
-def contact_levels_over(s_contact, s_collision, starts, release):
-    """Return the ``contact_level`` of N samples, restarting from 0 at sample 0 and ``starts``."""
-    out = np.zeros(s_contact.shape[0], dtype=np.int64)
-    level = 0
-    for k in range(s_contact.shape[0]):
-        if k == 0 or starts[k]:
-            level = 0
-        level = contact_level(level, s_contact[k], s_collision[k], release)
-        out[k] = level
-    return out
-
-
-@_compiled
+@compiled
 def _contact(pr, st):
     """Set the contact scores (``contact_scores``) and the level (``contact_level``)."""
     sc, sk = contact_scores(st.tau_ext, st.band, pr.contact_nm, pr.collision_nm, pr.contact_k2,
@@ -374,7 +339,7 @@ def _contact(pr, st):
     st.contact_level = contact_level(st.contact_level, sc, sk, pr.release_ratio)
 
 
-@_compiled
+@compiled
 def map_and_contact(params, state, J, dt):
     """Stage 2: the tare average, tau_ext, joint weights, stiction mode, closed-form map, contact.
 
@@ -395,7 +360,7 @@ def map_and_contact(params, state, J, dt):
     return not st.mapped
 
 
-@_compiled
+@compiled
 def _lag_variance(pr, st, dt):
     """Update ``st.lag``: the lag the residual's increments show, mapped by the held A.
 
@@ -430,7 +395,7 @@ def _lag_variance(pr, st, dt):
     st.have_residual_prev = True
 
 
-@_compiled
+@compiled
 def _bias_envelope(pr, st, dt):
     """Update ``st.envelope`` (``envelope.BiasEnvelope``): the largest recent bias^2, decaying."""
     env, bias, have_bias = st.envelope, st.damping_bias, st.have_bias
@@ -447,7 +412,7 @@ def _bias_envelope(pr, st, dt):
             env[i] = v
 
 
-@_compiled
+@compiled
 def uncertainty(params, state, dt):
     """Stage 3: the lag's variance, the bias envelope and the covariance; the sample's outputs.
 
@@ -490,7 +455,7 @@ def uncertainty(params, state, dt):
     return Stage.DONE.value, st.tau_ext.copy(), st.band.copy(), st.wrench.copy(), cov
 
 
-@_compiled
+@compiled
 def run_sample(params, state, M, J, q, qd, nle, tau_m, dt, due):
     """Run one sample's stages in one call, stopping where Python is needed.
 

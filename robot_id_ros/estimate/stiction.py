@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from robot_id_ros.estimate.sample_step import BAND_ZERO_NM, stiction_point_and_band_over
+from robot_id_ros.estimate.over_samples import stiction_point_and_band_over
+from robot_id_ros.estimate.sample_step import BAND_ZERO_NM
 from robot_id_ros.model.friction import FrictionModel, smooth_sign
 
 _HOLD_BLOCK = 64.0    # hold_band works in blocks over which the decay exponent grows by at most
