@@ -10,8 +10,8 @@ Same machine, same run, same samples (youBot, 200 Hz excitation-like motion with
              Python path pays before any arithmetic of its own. The rest of update()'s cost is
              its arithmetic after the Pinocchio calls (friction law and stiction band, held band,
              presliding state, residual, tare, stiction hold, wrench map, contact scores, lag
-             variance, bias envelope), compiled with numba (estimate/onestep.py, tested equal to
-             the vectorised process), the calls into it, the covariance recomputed every
+             variance, bias envelope), compiled with numba (estimate/sample_step.py, tested equal
+             to the vectorised process), the calls into it, the covariance recomputed every
              covariance period, and the result's numpy arrays
   update     WrenchEstimator.update, one sample at a time (the node's path)
   process    WrenchEstimator.process over the whole array (the offline path)

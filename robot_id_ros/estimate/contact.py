@@ -9,7 +9,7 @@ import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate.config import CONTACT_TESTS, check_choice
-from robot_id_ros.estimate.onestep import contact_level
+from robot_id_ros.estimate.over_samples import contact_levels_over, contact_scores_over
 
 
 class ContactState(IntEnum):
@@ -22,7 +22,6 @@ class ContactState(IntEnum):
 
 CONTACT_NONE, CONTACT, COLLISION = ContactState.NONE, ContactState.CONTACT, ContactState.COLLISION
 CONTACT_STATE_NAMES = tuple(s.name.lower() for s in ContactState)   # ('none', 'contact', ...)
-_STATES = tuple(ContactState)     # by level
 
 
 class ContactDetector:
@@ -81,15 +80,11 @@ class ContactDetector:
         # combined score^2 = sum tau^2 / (threshold^2 + k^2 band^2)
         self.contact_sigma2 = float(contact_sigma) ** 2
         self.collision_sigma2 = float(collision_sigma) ** 2
-        self._c2, self._k2 = self.contact_nm ** 2, self.collision_nm ** 2
-        self.state = CONTACT_NONE
-
-    def reset(self):
-        """Back to no contact."""
-        self.state = CONTACT_NONE
 
     def scores(self, tau_ext, band):
         """Return the test statistics of tau_ext, each over its threshold (1 = at the threshold).
+
+        The rule is ``sample_step.contact_scores``, the one ``update`` takes each sample.
 
         Args:
             tau_ext: (n,) or (N, n) Nm.
@@ -98,36 +93,18 @@ class ContactDetector:
         Returns:
             (contact score, collision score): floats for (n,), (N,) arrays for (N, n).
         """
-        if self.combined:
-            t2 = tau_ext * tau_ext
-            b2 = band * band
-            return (np.sqrt((t2 / (self._c2 + self.contact_sigma2 * b2)).sum(axis=-1)),
-                    np.sqrt((t2 / (self._k2 + self.collision_sigma2 * b2)).sum(axis=-1)))
-        excess = np.maximum(np.abs(tau_ext) - band, 0.0)
-        return (excess / self.contact_nm).max(axis=-1), (excess / self.collision_nm).max(axis=-1)
-
-    def step(self, s_contact, s_collision):
-        """Advance the state by one sample (``onestep.contact_level``, update's own rule).
-
-        Args:
-            s_contact: contact score (``scores``).
-            s_collision: collision score.
-
-        Returns:
-            ``ContactState``, also kept as ``self.state``.
-        """
-        self.state = _STATES[contact_level(int(self.state), float(s_contact),
-                                           float(s_collision), self.release_ratio)]
-        return self.state
+        tau_ext = np.asarray(tau_ext, dtype=float)
+        T = np.ascontiguousarray(np.atleast_2d(tau_ext))
+        B = np.ascontiguousarray(np.broadcast_to(np.asarray(band, dtype=float), tau_ext.shape)
+                                 ).reshape(T.shape)
+        sc, sk = contact_scores_over(T, B, self.contact_nm, self.collision_nm,
+                                     self.contact_sigma2, self.collision_sigma2, self.combined)
+        return (float(sc[0]), float(sk[0])) if tau_ext.ndim == 1 else (sc, sk)
 
     def states(self, s_contact, s_collision, starts):
-        """Return the states ``step`` gives over N samples (vectorised); own state unchanged.
+        """Return the contact states over N samples: the hysteresis, sample by sample.
 
-        Because the collision score never exceeds the contact score (collision thresholds >=
-        contact thresholds), each step clamps the previous state between a floor, the number of
-        scores >= 1, and a ceiling, the number of scores >= the release ratio. So the level
-        ``state >= L`` is a latch: set where the floor reaches L, cleared where the ceiling is
-        below L, held otherwise.
+        The rule is ``sample_step.contact_level``, the one ``update`` takes each sample.
 
         Args:
             s_contact: (N,) contact scores.
@@ -137,15 +114,6 @@ class ContactDetector:
         Returns:
             (N,) int64 ``ContactState`` values.
         """
-        sc, sk = np.asarray(s_contact), np.asarray(s_collision)
-        rel = self.release_ratio
-        floor = (sc >= 1.0).astype(np.int64) + (sk >= 1.0)
-        ceiling = (sc >= rel).astype(np.int64) + (sk >= rel)
-        k = np.arange(len(sc))
-        restart = np.asarray(starts, dtype=bool) | (k == 0)
-        out = np.zeros(len(sc), dtype=np.int64)
-        for level in (CONTACT, COLLISION):
-            up = floor >= level
-            last = np.maximum.accumulate(np.where(up | (ceiling < level) | restart, k, 0))
-            out += up[last]
-        return out
+        return contact_levels_over(np.asarray(s_contact, dtype=float),
+                                   np.asarray(s_collision, dtype=float),
+                                   np.asarray(starts, dtype=bool), self.release_ratio)

@@ -42,7 +42,7 @@ class BiasEnvelope:
     published variance per axis is therefore the largest recent d^2, decaying with the covariance
     period T (the interval over which the rest of the covariance is held):
     ``e_k = max(exp(-2 dt / T) e_{k-1}, d_k^2)`` (0 after a reset and on undamped samples' own
-    d = 0). ``batch`` takes arrays (``decaying_max``); update's compiled step (``onestep``) one
+    d = 0). ``batch`` takes arrays (``decaying_max``); update's compiled step (``sample_step``) one
     sample.
 
     Args:

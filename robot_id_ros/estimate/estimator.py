@@ -22,10 +22,13 @@ shared by ``update`` (one sample) and ``process`` (arrays), which give the same 
 the glitch rules: a sample outside the model's limits with a margin (``samples.InputBounds``) or
 one that jumped from the previous one (``jumps``) is rejected like a malformed one, and a sample
 that leaves the state non-finite is rejected and restarts the estimator (``NONFINITE_REASON``).
+
+``update``'s arithmetic after the Pinocchio calls is the compiled step ``sample_step``; ``process``
+is in ``batch``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
@@ -33,21 +36,20 @@ import pinocchio as pin
 from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
+from robot_id_ros.estimate.batch import BatchResult, process_batch
 from robot_id_ros.estimate.envelope import BiasEnvelope
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
-import robot_id_ros.estimate.onestep as K
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
-from robot_id_ros.estimate.samples import (NONFINITE_STATE, EstimatorInputError, InputBounds,
-                                           Rejection, StampGate, TareAverage, check_sample,
-                                           first_nonfinite)
-from robot_id_ros.estimate.stiction import (StictionFriction, deadzone, hold_band,
-                                            stiction_batch)
+import robot_id_ros.estimate.sample_step as sample_step
+from robot_id_ros.estimate.step_state import Stage, field_views, new_state, step_parameters
+from robot_id_ros.estimate.samples import (NONFINITE_REASON, NONFINITE_STATE, EstimatorInputError,
+                                           InputBounds, StampGate, check_sample)
+from robot_id_ros.estimate.stiction import StictionFriction, deadzone
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
-                                               batch_wrench_std, damping_bias, damping_bias_one,
-                                               white_noise_gain, wrench_prior)
+                                               damping_bias_one, white_noise_gain, wrench_prior)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
-NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
+__all__ = ['BatchResult', 'EstimateResult', 'NONFINITE_REASON', 'WrenchEstimator']
 _crba, _nle, _frame_jacobian, _WORLD = (pin.crba, pin.nonLinearEffects, pin.getFrameJacobian,
                                         pin.Convention.WORLD)
 _STATES = tuple(ContactState)      # by level
@@ -83,22 +85,6 @@ class EstimateResult:
         return self.contact_state == COLLISION
 
 
-@dataclass
-class BatchResult:
-    """``WrenchEstimator.process`` output: arrays over the accepted samples."""
-
-    stamp_ns: np.ndarray           # (N,)
-    tau_ext: np.ndarray            # (N, n) Nm
-    wrench: np.ndarray             # (N, 6) N and Nm
-    wrench_std: np.ndarray         # (N, 6) square roots of the covariance diagonal
-    contact_state: np.ndarray      # (N,) int (ContactState values)
-    sigma_min: np.ndarray          # (N,)
-    frame_id: str
-    index: np.ndarray              # (N,) index of each accepted sample in the input
-    rejected: list = field(default_factory=list)   # (input index, reason)
-    resets: list = field(default_factory=list)     # (input index, reason)
-
-
 class WrenchEstimator:
     """External joint torque, tool wrench, its covariance and contact state from joint states.
 
@@ -122,11 +108,11 @@ class WrenchEstimator:
         self.n = model.n
         self._pm, self._pd = self.robot.model, self.robot.data
         self._fid = self.robot.tool_frame_id
-        self._ref = pin.LOCAL_WORLD_ALIGNED if c.frame == 'base' else pin.LOCAL
+        self.jacobian_reference = pin.LOCAL_WORLD_ALIGNED if c.frame == 'base' else pin.LOCAL
         self.frame_id = (root_frame_name(self.robot.model) if c.frame == 'base'
                          else self.robot.tool_frame)
         self.mapper = WrenchMapper(self.n, c.wrench_mode, c.sigma_guard, c.damping)
-        self._prior = wrench_prior(self.robot)     # caps the damping bias (N, Nm)
+        self.wrench_prior = wrench_prior(self.robot)     # caps the damping bias (N, Nm)
         self.residual_std_nm, self.threshold_source = self._residual_std()
         self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s,
                                          c.friction_sign, self.residual_std_nm)
@@ -138,21 +124,21 @@ class WrenchEstimator:
             self.residual = DirectResidual(self.n, c.direct_filter_hz)
         # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
         bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
-        self._band_rate = 2.0 * np.pi * bandwidth_hz
-        self._lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
-        self._bias_env = BiasEnvelope(c.covariance_period_s)
+        self.band_rate = 2.0 * np.pi * bandwidth_hz
+        self.lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
+        self.bias_envelope = BiasEnvelope(c.covariance_period_s)
         self.bounds = InputBounds(self.robot.limits)
         self.gate = StampGate(c.time_jump_s, c.max_gap_s, self.bounds)
-        self._tare_avg = TareAverage(c.tare_window_s)
-        self._cov_schedule = CovarianceSchedule(c.covariance_period_s)
-        # update's compiled step (onestep): its fixed parameters and its state
-        self._P, self._p = K.step_parameters(
+        self.covariance_schedule = CovarianceSchedule(c.covariance_period_s)
+        # update's compiled step (sample_step): its fixed parameters and its state, and views of
+        # the state's fields for the Python part of a sample
+        self._params = step_parameters(
             self.n, model.friction, self.friction.v_s, c.friction_sign,
-            self.residual_std_nm ** 2, self.contact, c, self._band_rate, self._lag.K,
-            self.mapper.lam_min, self.mapper.block_start, self._joint_scale(np.zeros(self.n)))
-        self._S, self._s, self._M_prev = K.new_state(self.n)
-        self._wrench = np.zeros(6)           # the wrench of the sample being taken
-        self._bias_nm = np.zeros(6)          # the damping bias of a damped sample
+            self.residual_std_nm ** 2, self.contact, c, self.band_rate, self.lag.K,
+            self.mapper.lam_min, self.mapper.block_start, self.joint_scale(np.zeros(self.n)))
+        self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
+        self._state = new_state(self.n)
+        self._st = field_views(self._state)
         self.reset()
         self._compile_step()
 
@@ -164,14 +150,16 @@ class WrenchEstimator:
         m, d = self._pm, self._pd
         q = pin.neutral(m)
         _crba(m, d, q, _WORLD)
-        J = _frame_jacobian(m, d, self._fid, self._ref)
+        J = _frame_jacobian(m, d, self._fid, self.jacobian_reference)
         nle = _nle(m, d, q, np.zeros(m.nv))
-        S, s, M_prev = K.new_state(self.n)
         zero = np.zeros(self.n)
-        K.sample_step(K.STAGE_FRICTION, 0.0, True, self._P, self._p, S, s, M_prev, d.M, J, nle,
-                      zero, zero, zero, np.zeros(6), np.zeros((6, self.n)), np.zeros((6, 6)),
-                      np.zeros(6))
-        self.mapper.matrix_one(J, zero + 1.0)      # its closed form (onestep.gram3), likewise
+        for momentum in (True, False):      # run_sample both ways, and the stages it leaves
+            params, state = self._params.copy(), new_state(self.n)
+            params['momentum'] = momentum
+            sample_step.run_sample(params, state, d.M, J, zero, zero, nle, zero, 0.0, True)
+            sample_step.map_and_contact(params, state, J, 0.0)
+            sample_step.uncertainty(params, state, 0.0)
+        self.mapper.matrix_one(J, zero + 1.0)      # its closed form (sample_step.gram3), likewise
 
     def _residual_std(self):
         """(residual std (n,) Nm, where it comes from): the model file's, else the default."""
@@ -197,7 +185,7 @@ class WrenchEstimator:
         return ContactDetector(contact_nm, collision_nm, c.contact_release_ratio, c.contact_test,
                                c.contact_threshold_sigma, c.collision_threshold_sigma)
 
-    def _joint_scale(self, band):
+    def joint_scale(self, band):
         """Return sqrt(w), w = 1 / (residual variance + band^2 / 3) per joint; (n,) or (N, n).
 
         Normalised to 1 at the most certain joint (the mapper's sigma guard keeps its meaning).
@@ -209,16 +197,16 @@ class WrenchEstimator:
     @property
     def bias(self):
         """(n,) Nm, the tare bias subtracted from the residual (a copy)."""
-        return self._S[K.S_BIAS].copy()
+        return self._st.tare_bias.copy()
 
     @bias.setter
     def bias(self, value):
-        self._S[K.S_BIAS] = value
+        self._st.tare_bias[:] = value
 
     @property
     def stiction_band(self):
         """(n,) Nm, the stiction band half-width at the last sample; None after a reset."""
-        return self._S[K.S_BAND].copy() if self._s[K.HAVE_BAND] else None
+        return self._st.band.copy() if self._st.have_band[0] else None
 
     @property
     def last_stamp_ns(self):
@@ -237,14 +225,11 @@ class WrenchEstimator:
     def _restart(self, reason):
         """``reset`` but the stamp gate (which has just taken the sample that restarts)."""
         self.residual.reset()
-        self._cov_schedule.reset()
+        self.covariance_schedule.reset()
         self.last_q = self._qd_prev = None      # last_q: the last sample's q (rad)
-        self._wrench_cov = np.zeros((6, 6))
-        self._cov_rows = np.zeros((6, self.n))  # the wrench map of the last recomputation
-        bias = self._S[K.S_BIAS].copy()
-        self._S[...], self._s[...] = 0.0, 0.0   # the step's state, the tare kept
-        self._S[K.S_BIAS] = bias
-        self._s[K.COV_FINITE] = 1.0
+        bias = self.bias
+        self._state[...] = new_state(self.n)   # the step's state, the tare kept
+        self.bias = bias
         self.last_reset_reason = reason
 
     def tare(self):
@@ -260,13 +245,13 @@ class WrenchEstimator:
         Raises:
             OperationError: (a RuntimeError; kind 'no_sample') before any sample.
         """
-        if not self._s[K.HAVE_AVG]:
+        if not self._st.have_avg[0]:
             raise OperationError('cannot tare before the first joint state sample', 'no_sample')
-        self.bias = self._bias_from(self._S[K.S_AVG].copy(), self.stiction_band)
-        self._s[K.HAVE_HELD] = 0.0
+        self.bias = self.bias_from(self._st.tare_avg.copy(), self.stiction_band)
+        self._st.have_held[0] = False
         return self.bias
 
-    def _bias_from(self, avg, band):
+    def bias_from(self, avg, band):
         """Return the tare bias from mean residual ``avg`` (Nm) and the band (see ``tare``)."""
         if self.config.stiction_mode != 'none' and band is not None:
             return deadzone(avg, band)
@@ -275,7 +260,7 @@ class WrenchEstimator:
     def clear_tare(self):
         """Remove the tare: the bias is zero again."""
         self.bias = np.zeros(self.n)
-        self._s[K.HAVE_HELD] = 0.0
+        self._st.have_held[0] = False
 
     def set_payload(self, mass_kg=None, com_m=(0.0, 0.0, 0.0)):
         """Attach a payload at the tool, or remove it.
@@ -325,63 +310,47 @@ class WrenchEstimator:
         m, d = self._pm, self._pd
         qp = self.robot.q_pin(q)
         _crba(m, d, qp, _WORLD)     # M and the joint Jacobians (one forward pass)
-        J = _frame_jacobian(m, d, self._fid, self._ref)
+        J = _frame_jacobian(m, d, self._fid, self.jacobian_reference)
         nle = _nle(m, d, qp, qd)
-        due = self._cov_schedule.due(stamp_ns)
-        S, s, W = self._S, self._s, self._wrench
-        # the compiled step (onestep.sample_step), resumed where Python is needed
-        args = (self._P, self._p, S, s, self._M_prev, d.M, J, nle, q, qd, tau_m, W)
-        code, tau, band, wrench, cov = K.sample_step(K.STAGE_FRICTION, dt, due, *args,
-                                                     self._cov_rows, self._wrench_cov,
-                                                     self._bias_nm)
-        if code == K.STAGE_FRONT:           # the direct residual
-            S[K.S_R] = self.residual.step(dt, d.M, qd, S[K.S_U].copy())
-            code, tau, band, wrench, cov = K.sample_step(code, dt, due, *args, self._cov_rows,
-                                                         self._wrench_cov, self._bias_nm)
-        if code == K.STAGE_BACK:
-            self._map_and_covariance(q, qd, dt, J, due)
-            code, tau, band, wrench, cov = K.sample_step(code, dt, due, *args, self._cov_rows,
-                                                         self._wrench_cov, self._bias_nm)
+        due = self.covariance_schedule.due(stamp_ns)
+        params, state, st = self._params, self._state, self._st
+        # the compiled step (sample_step) runs every stage it can in one call; Python runs the
+        # direct residual, a damped map and a covariance recomputation, then the stages left
+        code, tau, band, wrench, cov = sample_step.run_sample(params, state, d.M, J, q, qd, nle,
+                                                              tau_m, dt, due)
+        if code != Stage.DONE:
+            if code == Stage.MAP_AND_CONTACT:
+                st.residual[:] = self.residual.step(dt, d.M, qd, st.u.copy())
+                sample_step.map_and_contact(params, state, J, dt)
+            if code != Stage.NONFINITE:
+                self._map_and_covariance(q, qd, dt, J, due)
+                code, tau, band, wrench, cov = sample_step.uncertainty(params, state, dt)
         self.last_q, self._qd_prev = q, qd
-        if code == K.NONFINITE:
+        if code == Stage.NONFINITE:
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
                                       'estimate non-finite: estimator reset')
-        return EstimateResult(stamp_ns, tau, band, wrench, cov, _STATES[int(s[K.CONTACT_LEVEL])],
-                              s[K.SCORE_CONTACT], s[K.SIGMA_MIN], bool(s[K.DAMPED]),
+        return EstimateResult(stamp_ns, tau, band, wrench, cov, _STATES[st.contact_level[0]],
+                              st.score_contact[0], st.sigma_min[0], bool(st.damped[0]),
                               self.frame_id, reason)
-
-    def _presliding_states(self, Q, QD, seg, seg_end):
-        """Return the Dahl state (N, n) of the model's presliding joints, or None.
-
-        Each segment is started afresh (as ``update`` after a restart); None where the model has
-        no presliding.
-        """
-        fr = self.friction
-        if not np.any(self._P[K.P_PRESLIDING] > 0):
-            return None
-        Z = np.empty_like(Q)
-        for s0, s1 in zip(seg, seg_end):
-            Z[s0:s1] = fr.friction.presliding_state(Q[s0:s1], fr.presliding_start(QD[s0]))
-        return Z
 
     def _map_and_covariance(self, q, qd, dt, J, due):
         """Run update's Python part of a sample: the damped map and its bias, the covariance."""
-        S, s = self._S, self._s
-        sw = S[K.S_SCALE].copy()
-        if not s[K.MAPPED]:                 # the SVD, damped near a singularity
+        st = self._st
+        sw = st.joint_scale.copy()
+        if not st.mapped[0]:                 # the SVD, damped near a singularity
             A, smin, damped = self.mapper.matrices(J * sw)
-            tau_map = S[K.S_TAU_MAP].copy()
-            self._wrench[:] = A @ (tau_map * sw)
-            s[K.SIGMA_MIN], s[K.DAMPED] = float(smin), float(damped)
+            tau_map = st.tau_map.copy()
+            st.wrench[:] = A @ (tau_map * sw)
+            st.sigma_min[0], st.damped[0] = float(smin), bool(damped)
             if damped:
-                self._bias_nm[:] = damping_bias_one(J, tau_map, sw, self._wrench,
-                                                    self.mapper.rows, self._prior)
-                s[K.HAVE_BIAS] = 1.0
+                st.damping_bias[:] = damping_bias_one(J, tau_map, sw, st.wrench,
+                                                      self.mapper.rows, self.wrench_prior)
+                st.have_bias[0] = True
         if due:
-            self._wrench_cov, self._cov_rows = self._covariance_one(q, qd, dt, S[K.S_BAND].copy(),
-                                                                    J, sw)
-            s[K.COV_FINITE] = float(np.isfinite(self._wrench_cov).all())
+            st.held_cov[:], st.cov_rows[:] = self._covariance_one(q, qd, dt, st.band.copy(), J,
+                                                                  sw)
+            st.cov_finite[0] = bool(np.isfinite(st.held_cov).all())
 
     def _covariance_one(self, q, qd, dt, band, J, sw):
         """Return the wrench covariance (6, 6) and its map A (6, n) at this sample.
@@ -389,12 +358,12 @@ class WrenchEstimator:
         ``band`` (n,) Nm.
         """
         A = self.mapper.matrix_one(J, sw)
-        gain = float(white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt))
+        gain = float(white_noise_gain(self.config.method, self.lag.bandwidth_hz, dt))
         return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain), A
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
-        """Run the estimator over N samples (``update``'s numbers, vectorised).
+        """Run the estimator over N samples (``update``'s numbers, vectorised: ``batch``).
 
         Samples with NaN/inf, outside the input bounds, with duplicate or slightly older stamps
         are rejected (listed); a stamp jumping back by more than ``time_jump_s`` or a gap over
@@ -417,124 +386,4 @@ class WrenchEstimator:
         Raises:
             EstimatorInputError: (kind 'shape') arrays of the wrong shape.
         """
-        stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
-        Q, QD, E = (np.asarray(a, dtype=float) for a in (Q, QD, E))
-        N0, n = Q.shape
-        if QD.shape != Q.shape or E.shape != Q.shape or stamp_ns.shape != (N0,) or n != self.n:
-            raise EstimatorInputError('shape', f'expected (N, {self.n}) arrays and N stamps, got '
-                                      f'{Q.shape}, {QD.shape}, {E.shape}, {stamp_ns.shape}')
-        usable = np.isfinite(Q).all(1) & np.isfinite(QD).all(1) & np.isfinite(E).all(1)
-        why = {}
-        for k in np.flatnonzero(usable & ~self.bounds.inside(*(np.where(
-                usable[:, None], A, 0.0) for A in (Q, QD, E)))).tolist():
-            usable[k], why[k] = False, self.bounds.rejection(Q[k], QD[k], E[k])
-        bias0, cuts = self.bias.copy(), []     # cuts: where a non-finite state restarted
-        while True:
-            self.bias = bias0.copy()
-            parts, tare = [], [None]           # tare: the stamp of the tare still to take
-            if tare_at_s is not None and usable.any():
-                tare = [int(stamp_ns[np.argmax(usable)]) + int(tare_at_s * 1e9)]
-            for i0, i1 in zip([0] + cuts, cuts + [N0]):
-                self.reset('process')
-                part = self._process_part(stamp_ns[i0:i1], Q[i0:i1], QD[i0:i1], E[i0:i1],
-                                          usable[i0:i1], tare, progress)
-                parts.append((i0, part))
-            bad = first_nonfinite(parts)
-            if bad is None:
-                break
-            usable[bad], why[bad] = False, Rejection(NONFINITE_STATE, NONFINITE_REASON)
-            cuts = sorted(set(cuts) | {bad + 1} - {N0})
-        self.reset('process done')   # process() starts from and leaves a reset estimator
-        return self._joined(parts, why, cuts)
-
-    def _joined(self, parts, why, cuts):
-        """Join parts ``[(first input index, BatchResult)]``; ``why`` {index: reason} first."""
-        def cat(name):
-            return np.concatenate([getattr(p, name) for _, p in parts])
-        index = np.concatenate([i0 + p.index for i0, p in parts]).astype(np.int64)
-        rejected = sorted((i0 + k, why.get(i0 + k, r)) for i0, p in parts for k, r in p.rejected)
-        resets = sorted([(i0 + k, r) for i0, p in parts for k, r in p.resets]
-                        + [(c - 1, NONFINITE_REASON) for c in cuts])
-        return BatchResult(cat('stamp_ns'), cat('tau_ext'), cat('wrench'), cat('wrench_std'),
-                           cat('contact_state'), cat('sigma_min'), self.frame_id, index,
-                           rejected, resets)
-
-    def _process_part(self, stamp_ns, Q, QD, E, usable, tare, progress):
-        """Run ``process`` between non-finite restarts; ``tare``: [stamp ns], [None] once taken."""
-        n = self.n
-        keep, seg_start, rejected, resets = self.gate.scan(stamp_ns, usable, Q, QD)
-        idx = np.flatnonzero(keep)
-        S, Q, QD, E, starts = stamp_ns[idx], Q[idx], QD[idx], E[idx], seg_start[idx]
-        N = len(idx)
-        if N == 0:
-            return BatchResult(S, np.zeros((0, n)), np.zeros((0, 6)), np.zeros((0, 6)),
-                               np.zeros(0, int), np.zeros(0), self.frame_id, idx, rejected,
-                               resets)
-        Ms, H, Js = self._dynamics(Q, QD, progress)
-        dt = np.zeros(N)
-        dt[1:] = (S[1:] - S[:-1]) * 1e-9
-        dt[starts] = 0.0
-        seg = np.flatnonzero(starts)
-        seg_end = np.r_[seg[1:], N]
-        F, band = self.friction(QD, self._presliding_states(Q, QD, seg, seg_end))
-        band = hold_band(band, dt, self._band_rate, starts)
-        U = H + F - E
-        R = np.empty((N, n))
-        for s0, s1 in zip(seg, seg_end):
-            R[s0:s1] = self.residual.batch(dt[s0:s1], Ms[s0:s1], QD[s0:s1], U[s0:s1])
-        T, restart = self._tare_batch(R, S, dt, band, starts, tare)
-        sw = self._joint_scale(band) if self.config.band_weighting else np.ones((N, n))
-        A, smin, damped = self.mapper.matrices(Js * sw[:, None, :])
-        A = A * sw[:, None, :]                       # wrench = A tau in the original joint units
-        Tm = stiction_batch(self.config.stiction_mode, T, band, restart)
-        W = np.einsum('kij,kj->ki', A, Tm)
-        states = self.contact.states(*self.contact.scores(T, band), starts)
-        bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, self.mapper.rows, damped,
-                            self._prior)
-        gain = white_noise_gain(self.config.method, self._lag.bandwidth_hz, dt)   # 0 at starts
-        wstd = batch_wrench_std(self.uncertainty, self._lag, self._cov_schedule.samples(
-            S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias, self._bias_env)
-        if progress is not None:
-            progress(N, N)
-        return BatchResult(S, T, W, wstd, states, smin, self.frame_id, idx, rejected, resets)
-
-    def _dynamics(self, Q, QD, progress):
-        """Return M (N, n, n), C qd + g (N, n) and the tool Jacobian (N, 6, n) of N samples."""
-        N, n = Q.shape
-        Ms = np.empty((N, n, n))
-        H = np.empty((N, n))
-        Js = np.empty((N, 6, n))
-        m, d, fid, ref, qpin = self._pm, self._pd, self._fid, self._ref, self.robot.q_pin
-        crba, nle, gfj = pin.crba, pin.nonLinearEffects, pin.getFrameJacobian
-        world = pin.Convention.WORLD
-        step = max(1, N // 20)
-        q0 = Q[0]
-        QP = Q if qpin(q0) is q0 else np.array([qpin(q) for q in Q])   # no continuous joints
-        for k0 in range(0, N, step):       # in chunks, for progress
-            k1 = min(k0 + step, N)
-            if progress is not None:
-                progress(k0, N)
-            for qk, qdk, Mk, Hk, Jk in zip(QP[k0:k1], QD[k0:k1], Ms[k0:k1], H[k0:k1], Js[k0:k1]):
-                Mk[...] = crba(m, d, qk, world)     # and the joint Jacobians gfj reads
-                Hk[...] = nle(m, d, qk, qdk)
-                Jk[...] = gfj(m, d, fid, ref)
-        return Ms, H, Js
-
-    def _tare_batch(self, R, S, dt, band, starts, tare):
-        """Return tared tau_ext (N, n) and where the stiction hold restarts, (N,) bool.
-
-        With ``tare`` = ``[stamp ns]``, set ``self.bias`` after the first sample from that stamp on
-        as ``tare`` would there (and ``tare[0]`` to None: taken): the samples after it are tared.
-        """
-        T = R - self.bias
-        restart = starts.copy()         # where the stiction hold starts afresh
-        seg = np.flatnonzero(starts)
-        if tare[0] is not None:
-            k_t = int(np.searchsorted(S, tare[0]))
-            if k_t < len(R):
-                avg = self._tare_avg.over(R, dt, seg[seg <= k_t][-1], k_t)
-                self.bias = self._bias_from(avg, band[k_t])
-                T[k_t + 1:] = R[k_t + 1:] - self.bias
-                restart[k_t + 1:k_t + 2] = True
-                tare[0] = None
-        return T, restart
+        return process_batch(self, stamp_ns, Q, QD, E, tare_at_s, progress)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from robot_id_ros.estimate.onestep import gram3
+from robot_id_ros.estimate.sample_step import gram3
 
 _ROWS = {'full': np.arange(6), 'force': np.arange(3), 'torque': np.arange(3, 6)}
 
@@ -44,7 +44,7 @@ def wrench_rows(mode, n):
 def gram3_min_eig_inverse(G):
     """Smallest eigenvalue and inverse of symmetric 3 x 3 matrices, in closed form.
 
-    The eigenvalue by the trigonometric method, the inverse by cofactors (``onestep.gram3``,
+    The eigenvalue by the trigonometric method, the inverse by cofactors (``sample_step.gram3``,
     vectorised).
 
     Args:
@@ -96,7 +96,7 @@ class WrenchMapper:
         self.sigma_guard = float(sigma_guard)
         self.damping = float(damping)
         self.lam_min = (self.sigma_guard * 1.01) ** 2    # no damping above this Gram eigenvalue
-        rows = self.rows.tolist()   # the closed form (onestep.gram3): three consecutive rows
+        rows = self.rows.tolist()   # the closed form (sample_step.gram3): three consecutive rows
         self.block_start = rows[0] if rows == list(range(rows[0], rows[0] + 3)) else -1
 
     def matrices(self, J):

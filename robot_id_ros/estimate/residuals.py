@@ -27,7 +27,7 @@ import numpy as np
 class MomentumObserver:
     """Generalized momentum observer over arrays (see the module docstring).
 
-    One sample at a time it runs in the wrench estimator's compiled step (``onestep``).
+    One sample at a time it runs in the wrench estimator's compiled step (``sample_step``).
 
     Args:
         n: number of joints.
@@ -39,7 +39,7 @@ class MomentumObserver:
         self.K = 2.0 * math.pi * float(gain_hz)
 
     def reset(self):
-        """Nothing to forget: the one-sample observer is update's compiled step (``onestep``)."""
+        """Nothing to forget: the one-sample observer is in update's step (``sample_step``)."""
 
     def batch(self, dt, M, QD, U):
         """Return the residual over one segment of N samples from a reset state.

@@ -9,7 +9,7 @@ One implementation of each rule, used by ``WrenchEstimator.update`` (one sample)
   stamp that jumps back by ``time_jump_s`` or more (a bag looped) or a gap over ``max_gap_s``
   restarts the estimator. Given the input bounds, it first rejects a sample that jumped from the
   previous one faster than the drive can move (``jumps.JumpFilter``, kind 'jump').
-* ``TareAverage``: the running average of tau_ext that a tare takes as bias.
+* ``tare_average``: the running average of tau_ext that a tare takes as bias.
 * ``first_nonfinite``: where a batch run's state became non-finite (that sample is rejected and
   the run restarts after it, as ``update`` does).
 * ``check_sample``: the shape and finiteness of (q, qd, effort), and with ``InputBounds`` their
@@ -22,7 +22,7 @@ import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate.jumps import JumpFilter
-from robot_id_ros.estimate.onestep import tare_average_add
+from robot_id_ros.estimate.sample_step import tare_average_add
 from robot_id_ros.estimate.rejections import Rejection
 from robot_id_ros.io.model_file import IdentifiedModel
 
@@ -35,6 +35,7 @@ ABS_POSITION_RAD = 1.0e4          # a joint without position limits (continuous)
 ABS_VELOCITY_RAD_S = 100.0        # a joint without a velocity limit in the URDF
 ABS_EFFORT_NM = 1.0e4             # a joint without an effort limit in the URDF
 NONFINITE_STATE = 'nonfinite_state'   # kind of the error when the state became non-finite
+NONFINITE_REASON = 'non-finite internal state'   # the reset after a sample that made it so
 
 
 class EstimatorInputError(InputError):
@@ -289,58 +290,28 @@ class StampGate:
         return keep, starts, rejected, resets
 
 
-class TareAverage:
-    """The running average of tau_ext that a tare takes as bias.
+def tare_average(R, dt, start, stop, window_s):
+    """Return the running average of tau_ext that a tare takes as bias, after sample ``stop``.
 
-    First order, time constant ``window_s`` (s; 0: the latest sample), restarted with the residual.
+    First order, time constant ``window_s`` (s; 0: the latest sample), started at ``start`` (a
+    restart); the rule is ``sample_step.tare_average_add``, the one ``update`` runs each sample.
 
     Args:
+        R: (N, n) Nm, tau_ext before the tare.
+        dt: (N,) s, the interval before each sample.
+        start: first sample of the segment.
+        stop: last sample (inclusive).
         window_s: time constant, s (>= 0).
+
+    Returns:
+        (n,) Nm.
     """
-
-    def __init__(self, window_s):
-        self.window_s = float(window_s)
-        self._avg = None            # (n,) Nm, the average
-
-    @property
-    def value(self):
-        """(n,) Nm, the average; None after a reset."""
-        return None if self._avg is None else np.array(self._avg)
-
-    def reset(self):
-        """Restart: the next sample is the average."""
-        self._avg = None
-
-    def add(self, r, dt_s):
-        """Add one sample (``onestep.tare_average_add``, which update's step runs itself).
-
-        Args:
-            r: (n,) Nm, tau_ext before the tare.
-            dt_s: s since the previous sample (0: a restart).
-        """
-        r = np.asarray(r, dtype=float)
-        fresh = self._avg is None
-        if fresh:
-            self._avg = np.empty(len(r))
-        tare_average_add(self._avg, r, float(dt_s), self.window_s, fresh)
-
-    def over(self, R, dt, start, stop):
-        """Return the average after the samples ``start..stop`` (inclusive) of one segment.
-
-        Args:
-            R: (N, n) Nm, tau_ext before the tare.
-            dt: (N,) s, the interval before each sample.
-            start: first sample (a restart).
-            stop: last sample.
-
-        Returns:
-            (n,) Nm, as ``add`` gives sample by sample.
-        """
-        self.reset()
-        self.add(R[start], 0.0)
-        for k in range(start + 1, stop + 1):
-            self.add(R[k], dt[k])
-        return self.value
+    avg = np.empty(R.shape[1])
+    window_s = float(window_s)
+    tare_average_add(avg, R[start], 0.0, window_s, True)
+    for k in range(start + 1, stop + 1):
+        tare_average_add(avg, R[k], float(dt[k]), window_s, False)
+    return avg
 
 
 def first_nonfinite(parts):

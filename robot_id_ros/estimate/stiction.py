@@ -10,16 +10,18 @@ carried along as a band (half-width, Nm) on tau_ext around the point estimate (t
 or with the exact sign the centre of the interval, the offset) (``StictionFriction``). The
 residual forgets the stuck-phase friction only at its own bandwidth, so the band is released at
 that rate (``hold_band``). A resting joint's external torque is anywhere in that interval:
-``deadzone`` keeps the smallest consistent one,
-``stiction_hold`` the one closest to what the joint felt before.
+``deadzone`` keeps the smallest consistent one, ``stiction_hold_batch`` the one closest to what
+the joint felt before. ``update`` runs the same rules one sample at a time in its compiled step
+(``sample_step``).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from robot_id_ros.estimate.over_samples import stiction_point_and_band_over
+from robot_id_ros.estimate.sample_step import BAND_ZERO_NM
 from robot_id_ros.model.friction import FrictionModel, smooth_sign
 
-BAND_ZERO_NM = 1e-6   # a released band below this is zero
 _HOLD_BLOCK = 64.0    # hold_band works in blocks over which the decay exponent grows by at most
 #                       this
 # derived_stiction_velocity searches this velocity grid (rad/s, log-spaced)
@@ -36,7 +38,7 @@ def hold_band(band, dt, rate, starts=None):
         held_k = max(band_k, H_k),   H_k = held_{k-1} exp(-rate dt_k), 0 below BAND_ZERO_NM,
 
     restarting (held_k = band_k) at the first sample and where ``starts`` is True (update's
-    compiled step, ``onestep``, runs the recursion itself).
+    compiled step, ``sample_step._friction``, runs the recursion itself).
 
     Vectorised: with x_k = rate t_k, let V_k = max over earlier j in the segment of
     band_j exp(-(x_k - x_j)), the decayed value without zeroing (a running maximum of
@@ -89,30 +91,15 @@ def hold_band(band, dt, rate, starts=None):
     return out
 
 
-def stiction_hold(tau, band, held):
-    """One step of the play (backlash) operator.
-
-    ``held`` is moved just far enough to lie within [tau - band, tau + band]. A resting joint's
-    friction is anywhere inside its band, so every external torque in that interval explains its
-    reading; this keeps the one closest to what the joint felt before (a force does not change
-    while nothing shows it did). A moving joint (band 0) gives tau itself.
-
-    Args:
-        tau: (n,) Nm, tau_ext at this sample.
-        band: (n,) Nm, the (held) stiction band.
-        held: (n,) Nm, the held external torque at the previous sample.
-
-    Returns:
-        (n,) Nm, the held external torque at this sample.
-    """
-    return np.minimum(np.maximum(held, tau - band), tau + band)
-
-
 def stiction_hold_batch(T, band, starts):
-    """``stiction_hold`` over N samples.
+    """Return the stiction hold (the play, or backlash, operator) over N samples.
 
-    Starts from ``deadzone`` at sample 0 and wherever ``starts`` is True (a reset or a tare: no
-    external torque beyond what the band cannot explain). Each step is a clip
+    At each sample the held torque is moved just far enough to lie within [tau - band,
+    tau + band]: a resting joint's friction is anywhere inside its band, so every external torque
+    in that interval explains its reading, and this keeps the one closest to what the joint felt
+    before (a force does not change while nothing shows it did); a moving joint (band 0) gives tau
+    itself. Starts from ``deadzone`` at sample 0 and wherever ``starts`` is True (a reset or a
+    tare: no external torque beyond what the band cannot explain). Each step is a clip
     x -> min(max(x, lo_k), hi_k); a restart is the constant clip to the dead-zone value. Clips
     compose into clips (clip_g(clip_f(x)) = clip(x, clip_g(lo_f), clip_g(hi_f))), so the recursion
     is an associative scan, done here in log2(N) vectorised passes. Only min and max are involved:
@@ -144,7 +131,9 @@ def stiction_hold_batch(T, band, starts):
 
 
 def stiction_batch(mode, T, band, restart):
-    """Return the torque that goes into the wrench over N samples (update: ``onestep._front``).
+    """Return the torque that goes into the wrench over N samples.
+
+    ``update`` runs the same rule one sample at a time (``sample_step._stiction_torque``).
 
     Args:
         mode: 'none', 'deadzone' or 'hold' (``stiction_mode``).
@@ -220,7 +209,8 @@ class StictionFriction:
     point is the centre of the interval (the offset: the exact sign would switch with velocity
     noise), band = breakaway. In between, a linear blend so that nothing jumps. Works on (n,) or
     (N, n). ``v_s`` (per joint) must lie above the velocity noise: a joint measured faster than
-    that is sliding. update's compiled step (``onestep``) runs the same law on one sample.
+    that is sliding. update's compiled step (``sample_step._friction``) runs the same law on one
+    sample.
 
     Args:
         friction: the model's friction.
@@ -256,15 +246,15 @@ class StictionFriction:
         qd = np.asarray(qd, dtype=float)
         model_law = self.law == 'model'
         tau = fr.torque(qd, presliding_state) if model_law else fr.sliding_torque(qd)
-        banded = self.v_s > 0
-        if not banded.any():
+        if not (self.v_s > 0).any():
             return tau, np.zeros_like(tau)
-        w = np.clip(np.abs(qd) / np.where(banded, self.v_s, 1.0) - 1.0, 0.0, 1.0)
-        w = np.where(banded, w, 1.0)
-        off = fr.offset_nm
-        if model_law:
-            return tau, (1.0 - w) * (fr.breakaway_nm + np.abs(tau - off))
-        return off + w * (tau - off), (1.0 - w) * fr.breakaway_nm
+        n = fr.n
+        T, QD = np.atleast_2d(tau), np.atleast_2d(qd)
+        point, band = stiction_point_and_band_over(
+            np.ascontiguousarray(T, dtype=float), np.ascontiguousarray(QD, dtype=float), self.v_s,
+            np.broadcast_to(np.asarray(fr.offset_nm, dtype=float), (n,)).copy(),
+            np.broadcast_to(np.asarray(fr.breakaway_nm, dtype=float), (n,)).copy(), model_law)
+        return point.reshape(tau.shape), band.reshape(tau.shape)
 
     def presliding_start(self, qd):
         """Return the Dahl state (n,) a run starts from at velocity ``qd`` (n,) rad/s.

@@ -55,7 +55,6 @@ class TorqueUncertainty:
     def __init__(self, model: IdentifiedModel, residual_std_nm, stiction_velocity_rad_s=None):
         self.model = model
         self.res_var = np.asarray(residual_std_nm, dtype=float) ** 2
-        self._res_var_l = self.res_var.tolist()
         self.by_speed = (model.residual_by_speed if stiction_velocity_rad_s is not None
                          else None)
         if self.by_speed is not None:
@@ -115,16 +114,29 @@ class TorqueUncertainty:
                 W = W[..., self.model.base.independent]
             C += np.einsum('kip,pq,kjq->kij', W, self.cov, W)
         idx = np.arange(n)
-        gain = np.reshape(np.asarray(noise_gain, dtype=float), (-1, 1))
-        C[:, idx, idx] += (gain * self.res_var + np.asarray(band) ** 2 / 3.0
-                           + self.speed_error_var(qd, band))
+        C[:, idx, idx] += self.joint_variance(qd, band, np.reshape(
+            np.asarray(noise_gain, dtype=float), (-1, 1)))
         return C
+
+    def joint_variance(self, qd, band, noise_gain):
+        """Return each joint's torque variance (Nm^2) besides the parameters', shaped like ``qd``.
+
+        The rule the published sigma rests on: the residual variance that gets through the
+        residual's filter, the stiction band as a uniform error (band^2 / 3) and the residual by
+        speed (``speed_error_var``).
+
+        Args:
+            qd: (n,) or (N, n) rad/s.
+            band: like ``qd``, Nm, the stiction band half-width.
+            noise_gain: a float, or (N, 1) (``white_noise_gain``).
+        """
+        return (noise_gain * self.res_var + np.asarray(band) ** 2 / 3.0
+                + self.speed_error_var(qd, band))
 
     def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain):
         """Return one sample's wrench covariance A C A^T (6, 6), Nm^2 and N^2.
 
-        Without a parameter covariance C is diagonal and built from floats (``torque_covariance``
-        of one sample, the same numbers).
+        Without a parameter covariance C is diagonal (``joint_variance``).
 
         Args:
             A: (6, n) the wrench map (wrench = A tau).
@@ -136,11 +148,7 @@ class TorqueUncertainty:
             noise_gain: ``white_noise_gain`` at this sample (a float).
         """
         if self.kind == 'none':
-            g = float(noise_gain)
-            c = [g * v + b * b / 3.0 for v, b in zip(self._res_var_l, band)]
-            if self.by_speed is not None:
-                c = [x + e for x, e in zip(c, self.speed_error_var(qd, band).tolist())]
-            return (A * c) @ A.T
+            return (A * self.joint_variance(qd, band, float(noise_gain))) @ A.T
         qdd = (qd - qd_prev) / dt if qd_prev is not None and dt > 0 else np.zeros_like(qd)
         C = self.torque_covariance(q[None], qd[None], qdd[None], np.asarray(band)[None],
                                    noise_gain)[0]
@@ -271,7 +279,7 @@ class LagVariance:
     one is seen: ``v_k = max(a^2 v_{k-1}, (A e_k)^2)`` per axis (0 after a reset).
 
     ``batch`` takes a segment of samples, solving the max-plus recursion in the log domain;
-    update's compiled step (``onestep``) runs the recursion one sample at a time.
+    update's compiled step (``sample_step``) runs the recursion one sample at a time.
 
     Args:
         bandwidth_hz: the residual's bandwidth K / (2 pi), Hz.
@@ -406,7 +414,7 @@ def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bia
 
     The covariance of the last recomputation, plus the lag's variance (``LagVariance``), plus
     the damping's ``bias`` as ``d d^T`` with its diagonal raised to the bias envelope
-    (``envelope.BiasEnvelope``); update's compiled step (``onestep``) builds the same matrix.
+    (``envelope.BiasEnvelope``); update's compiled step (``sample_step``) builds the same matrix.
 
     Args:
         unc: ``TorqueUncertainty``.

@@ -23,8 +23,8 @@ At rest (|qd| below the stiction band) the friction torque is unknown within off
 breakaway; the estimator carries that band (``estimate/stiction.py``).
 
 ``FrictionModel.torque`` and ``sliding_torque`` work on arrays; the wrench estimator's one-sample
-step runs the same law compiled (``estimate/onestep.py``, checked against the arrays' numbers in
-test/estimate/test_update_equals_process.py).
+step runs the same law compiled (``estimate/sample_step.py``, checked against the arrays' numbers
+in test/estimate/test_update_equals_process.py).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 
 Near a singular pose the per-sample damping bias swings with the noise the plain least squares
 amplifies; the published variance holds the largest recent one and forgets it over the
-covariance period, the same in ``update`` (its compiled step, ``onestep``) and ``process``
+covariance period, the same in ``update`` (its compiled step, ``sample_step``) and ``process``
 (``batch``).
 """
 import math

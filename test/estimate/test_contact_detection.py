@@ -32,6 +32,12 @@ def youbot():
     return model
 
 
+def states_of(det, taus):
+    """The contact states ``det`` gives over a sequence of tau_ext (no band, no restart)."""
+    tau = np.array(taus, dtype=float)
+    return list(det.states(*det.scores(tau, np.zeros_like(tau)), np.zeros(len(tau), bool)))
+
+
 def stamps(t):
     return (1_700_000_000 * 10 ** 9 + np.round(t * 1e9)).astype(np.int64)
 
@@ -144,11 +150,8 @@ def test_combined_equals_joint_test_for_one_loaded_joint_outside_its_band():
 def test_combined_hysteresis_and_collision():
     det = ContactDetector([1.0, 1.0], [3.0, 3.0], release_ratio=0.5, test='combined',
                           contact_sigma=1.0, collision_sigma=1.0)
-    seq = [
-        det.step(*det.scores(np.array(tau), np.zeros(2)))
-        for tau in ([0.6, 0.6], [0.8, 0.8], [0.4, 0.3], [0.3, 0.3], [2.5, 2.5], [1.0, 1.0],
-                    [0.5, 0.3])
-    ]
+    seq = states_of(det, [[0.6, 0.6], [0.8, 0.8], [0.4, 0.3], [0.3, 0.3], [2.5, 2.5],
+                          [1.0, 1.0], [0.5, 0.3]])
     # |tau| = 0.85 (none), 1.13 (contact), 0.5 (hold), 0.42 (release), 3.5 (collision),
     # 1.41 (collision released below 1.5: contact), 0.58 (hold)
     assert seq == [CONTACT_NONE, CONTACT, CONTACT, CONTACT_NONE, COLLISION, CONTACT, CONTACT]
@@ -201,36 +204,25 @@ def test_contact_state_is_an_int_enum_with_the_names():
     assert CONTACT_STATE_NAMES == ('none', 'contact', 'collision')
     assert CONTACT_STATE_NAMES[ContactState.COLLISION] == 'collision'
     det = ContactDetector([1.0], [2.0])
-    assert det.step(*det.scores(np.array([3.0]), np.zeros(1))) is ContactState.COLLISION
+    assert ContactState(states_of(det, [[3.0]])[0]) is ContactState.COLLISION
 
 
 def test_contact_hysteresis():
     det = ContactDetector([1.0, 2.0], [3.0, 6.0], release_ratio=0.5)
-    seq = []
-    for tau in ([0.9, 0.0], [1.0, 0.0], [0.6, 0.0], [0.4, 0.0], [0.0,
-                                                                 6.5], [0.0,
-                                                                        4.0], [0.0,
-                                                                               2.5], [0.0, 0.9]):
-        seq.append(det.step(*det.scores(np.array(tau), np.zeros(2))))
+    seq = states_of(det, [[0.9, 0.0], [1.0, 0.0], [0.6, 0.0], [0.4, 0.0], [0.0, 6.5], [0.0, 4.0],
+                          [0.0, 2.5], [0.0, 0.9]])
     assert seq == [
         CONTACT_NONE, CONTACT, CONTACT, CONTACT_NONE, COLLISION, COLLISION, CONTACT, CONTACT_NONE
     ]
     # the band is subtracted before comparing
     s_c, _ = det.scores(np.array([1.5, 0.0]), np.array([0.6, 0.0]))
     assert s_c == pytest.approx(0.9)
-    # the vectorised states() equals step() sample by sample, restarts included
-    rng = np.random.default_rng(0)
-    tau = np.cumsum(rng.normal(0.0, 0.4, (5000, 2)), axis=0) % 8.0 - 4.0
-    band = rng.uniform(0.0, 0.5, tau.shape) * (rng.uniform(size=tau.shape) < 0.3)
-    starts = rng.uniform(size=len(tau)) < 0.01
-    sc, sk = det.scores(tau, band)
-    want = []
-    for k in range(len(tau)):
-        if starts[k] or k == 0:
-            det.reset()
-        want.append(det.step(sc[k], sk[k]))
-    np.testing.assert_array_equal(det.states(sc, sk, starts), want)
-    assert set(want) == {CONTACT_NONE, CONTACT, COLLISION}
+    # a restart (a reset or a gap) forgets the contact: the level starts again from none
+    tau = np.array([[1.0, 0.0], [0.6, 0.0], [0.6, 0.0]])
+    sc, sk = det.scores(tau, np.zeros_like(tau))
+    assert list(det.states(sc, sk, np.array([False, False, False]))) == [CONTACT, CONTACT, CONTACT]
+    assert list(det.states(sc, sk, np.array([False, True, False]))) == [CONTACT, CONTACT_NONE,
+                                                                        CONTACT_NONE]
 
 
 def test_contact_thresholds_from_model_residual(youbot):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from estimate_cases import BENT, RATE, measured, stamps, trajectory
 
-from robot_id_ros.estimate import (EstimatorConfig, EstimatorInputError, StampGate, TareAverage,
-                                   WrenchEstimator, effort_scale)
+from robot_id_ros.estimate import (EstimatorConfig, EstimatorInputError, StampGate,
+                                   WrenchEstimator, effort_scale, tare_average)
 from robot_id_ros.io.model_file import nominal_model
 
 
@@ -154,14 +154,14 @@ def test_stamp_gate_accept():
     assert g.accept(g.last_ns + 500_000_000)[1] is None          # exactly max_gap_s: no gap
 
 
-def test_tare_average_over_equals_add():
+def test_tare_average_is_a_first_order_average_from_the_segment_start():
     rng = np.random.default_rng(2)
     R = rng.normal(size=(50, 3))
     dt = rng.uniform(0.001, 0.01, 50)
-    for window in (0.0, 0.05):
-        avg = TareAverage(window)
-        avg.add(R[10], 0.0)
-        for k in range(11, 40):
-            avg.add(R[k], dt[k])
-        np.testing.assert_array_equal(TareAverage(window).over(R, dt, 10, 39), avg.value)
-    np.testing.assert_array_equal(TareAverage(0.0).over(R, dt, 10, 39), R[39])
+    window = 0.05
+    want = R[10].copy()
+    for k in range(11, 40):
+        want += dt[k] / (dt[k] + window) * (R[k] - want)
+    np.testing.assert_allclose(tare_average(R, dt, 10, 39, window), want, rtol=1e-12)
+    assert not np.allclose(want, R[39])            # the window averages
+    np.testing.assert_array_equal(tare_average(R, dt, 10, 39, 0.0), R[39])

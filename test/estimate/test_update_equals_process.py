@@ -1,7 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""update (one sample, the node's path: the compiled step ``onestep``) and process (arrays) give
-the same numbers with the youBot settings (config/wrench_estimator.yaml): stiction hold, band
+"""update (one sample, the node's path: the compiled step ``sample_step``) and process (arrays)
+give the same numbers with the youBot settings (config/wrench_estimator.yaml): stiction hold, band
 weighting, the combined contact test, a tare taken at rest, a parameter covariance, contacts and
 collisions, the singular pose; and with the defaults and other settings through a gap, a jump
 back in time and a duplicate stamp (restarts and a rejected sample)."""
