@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""What the option search of ``identify.selection`` tried and chose (ROS-free).
+"""What the option search of ``identify.selection`` scored and chose (ROS-free).
 
 ``Candidate`` is one set of options with its held-out error; ``Selection`` the choice, every
 candidate, and how it is printed and written into the model file.
@@ -16,7 +16,7 @@ FOLDS = 5     # blocks each training run is cut into for the cross-validation
 
 @dataclass
 class Candidate:
-    """One set of options tried: its dimension, settings, held-out relative error and pass."""
+    """One set of options scored: its dimension, settings, held-out relative error and pass."""
 
     dimension: str
     settings: dict
@@ -35,7 +35,7 @@ class Candidate:
 
 @dataclass
 class Selection:
-    """The chosen options and every candidate tried, with the search's cost (s)."""
+    """The chosen options and every candidate scored, with the search's cost (s)."""
 
     options: IdentificationOptions
     candidates: list = field(default_factory=list)
