@@ -63,6 +63,20 @@ def test_per_joint_options_land_in_the_file(tmp_path):
     assert tau_f[0] == pytest.approx(coulomb[0] + viscous[0], rel=0.02)
 
 
+def test_joints_and_tool_frame_choose_the_chain(tmp_path, capsys):
+    out = tmp_path / 'model.yaml'
+    joints = 'arm_joint_1,arm_joint_2,arm_joint_3'
+    argv = ['model', '--urdf', str(URDF), '--out', str(out), '--joints', joints,
+            '--tool-frame', 'arm_link_3']
+    assert main(argv + ['--coulomb', '1,1,1,1,1']) == 2
+    assert '--coulomb: need 3 values, got 5' in err_line(capsys)
+    assert main(argv + ['--coulomb', '1,2,3']) == 0
+    model = load_model(out)
+    assert list(model.joint_names) == joints.split(',')
+    assert model.robot.tool_frame == 'arm_link_3'
+    np.testing.assert_allclose(model.friction.coulomb_pos_nm, [1, 2, 3])
+
+
 @pytest.mark.parametrize('flag, text', [('--rotor-inertia', '0.1,0.2'),
                                         ('--coulomb', '1,1,1,1,1,1'),
                                         ('--viscous', '1,x,1,1,1')])
