@@ -48,7 +48,8 @@ def add_parser(subparsers):
     p = subparsers.add_parser('estimate',
                               help='offline wrench estimation over a bag (bag in, bag out)',
                               description=__doc__)
-    p.add_argument('--model', required=True, help='model file (robot-id identify)')
+    p.add_argument('--model', required=True,
+                   help='model file (robot-id identify, or robot-id model from a URDF)')
     p.add_argument('--data', required=True,
                    help='input bag (directory, .mcap or .db3) with JointState')
     p.add_argument('--out', required=True,

@@ -350,7 +350,9 @@ def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:
     """
     path = Path(path)
     if not path.is_file():
-        raise ModelFileError(f'model file not found: {path} (run robot-id identify to make one)')
+        raise ModelFileError(f'model file not found: {path} (make one with robot-id identify, '
+                             'or robot-id model from a URDF)')
+    _refuse_urdf(path)
     d = read_yaml(path, 'model file', ModelFileError, MAX_MODEL_FILE_BYTES,
                   fix='give the YAML file written by robot-id identify')
     if not isinstance(d, dict) or d.get('kind') != KIND:
@@ -366,6 +368,18 @@ def load_model(path, urdf_path=None, joint_names=None) -> IdentifiedModel:
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ModelFileError(
             f'model file {path} is malformed: {type(exc).__name__}: {exc}') from exc
+
+
+def _refuse_urdf(path: Path):
+    """Refuse an XML file (a URDF) given as a model file, naming the command that makes one."""
+    try:
+        with open(path, 'rb') as f:
+            head = f.read(256).lstrip(b'\xef\xbb\xbf \t\r\n')
+    except OSError:
+        return   # read_yaml says why the file cannot be read
+    if head.startswith(b'<'):
+        raise ModelFileError(f'{path} looks like a URDF, not a model file: make one with '
+                             f'robot-id model --urdf {path} --out MODEL.yaml')
 
 
 def _robot_from_dict(rd, path, urdf_path, joint_names):
