@@ -148,7 +148,7 @@ class JointIndexer:
 
 
 def _empty(arr):
-    """True when a message array is absent or has no value."""
+    """Return True when a message array is absent or has no value."""
     return arr is None or len(arr) == 0
 
 

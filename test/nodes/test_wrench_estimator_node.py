@@ -419,8 +419,8 @@ def test_effort_unit_defaults_to_the_models(rclpy_context, model_file, tmp_path)
         node.destroy_node()
 
 
-def test_joint_states_without_velocity_give_the_known_force(rclpy_context, ros_domain_id,
-                                                           model_file):
+def test_joint_states_without_velocity_give_the_known_force(
+        rclpy_context, ros_domain_id, model_file):
     """A driver that publishes no velocity: the node derives it from the moving positions (its
     log says so) and publishes finite wrenches that find the push."""
     path, model = model_file

@@ -24,9 +24,9 @@ missing joints or effort, duplicate or older stamp) publishes nothing, logs a th
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
 long gap resets the observer, and so does a sample that left the estimate non-finite (counted in
 the resets). A joint state without velocity gets it from its positions
-(``position_velocity.PositionVelocity``, the causal rule ``robot-id estimate`` applies to a bag;
-said once in the log). The payload parameters are the only ones that change at run time: a mass above
-max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
+(``position_velocity.PositionVelocity``, the causal rule ``robot-id estimate`` applies to a
+bag; said once in the log). The payload parameters are the only ones that change at run
+time: a mass above max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
 """
 from __future__ import annotations
 
