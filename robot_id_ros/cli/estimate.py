@@ -11,6 +11,9 @@ tool frame's origin (a push on the tool along +x reads +fx), in the base (URDF r
 frame's axes (--frame); /external_joint_torques are model torque minus measured torque, J^T
 times that wrench.
 
+Joint states without velocity (a driver that publishes none) get it from their positions by
+the wrench_estimator node's causal rule (docs/workflows.md), so a replay matches the node.
+
 Defaults come from the model file: the friction near zero velocity follows the law it states
 (smooth sign and Stribeck term; --friction-sign exact for drives that stick), and the stiction
 band from its friction and residual std. --params-file config/wrench_estimator.yaml gives the
@@ -35,6 +38,7 @@ from robot_id_ros.io.bag_marks import mark, marked_bag_output
 from robot_id_ros.io.bags import BagWriter
 from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
                                    effort_scale)
+from robot_id_ros.estimate.position_velocity import PositionVelocity
 from robot_id_ros.estimate.rejections import rejection_summary
 from robot_id_ros.ros.parameter_files import estimator_settings
 from robot_id_ros.io.model_file import load_model
@@ -134,11 +138,16 @@ def run(args) -> int:
     if args.payload_mass is not None or args.payload_com is not None:
         est.set_payload(mass, com)
     t0 = time.monotonic()
-    series = read_series(args.data, names, args.topic, require_velocity=True,
-                         require_effort=True, progress=Progress('reading'))
+    series = read_series(args.data, names, args.topic, require_effort=True,
+                         progress=Progress('reading'))
     t_read = time.monotonic() - t0
     t1 = time.monotonic()
-    res = est.process(series.stamp_ns, series.q, series.qd, series.effort * scale,
+    qd = series.qd
+    if qd is None:       # the node's rule, sample by sample: a replay gives what it gives live
+        derived = PositionVelocity.for_config(model.n, config)
+        print(f'note: {args.data}: {derived.describe()}', file=sys.stderr)
+        qd = derived.series(series.stamp_ns, series.q)
+    res = est.process(series.stamp_ns, series.q, qd, series.effort * scale,
                       tare_at_s=args.tare_at, progress=Progress('estimating'))
     t_est = time.monotonic() - t1
     check_rejected(args.data, res, len(series))

@@ -104,6 +104,9 @@ class JointIndexer:
                          require_effort) -> JointSample:
         """``convert`` array by array, naming the first problem."""
         n_msg = len(names)
+        if _empty(position) and _empty(velocity):
+            raise JointStateError('joint state has neither position nor velocity (the driver '
+                                  'must publish joint positions)', 'no_position')
         out = []
         for field, arr, required in (('position', position, True),
                                      ('velocity', velocity, require_velocity), ('effort', effort,
@@ -142,6 +145,11 @@ class JointIndexer:
         self.notices.append(text)
         if self.notice is not None:
             self.notice(text)
+
+
+def _empty(arr):
+    """Return True when a message array is absent or has no value."""
+    return arr is None or len(arr) == 0
 
 
 def to_message_arrays(joint_names, q, qd=None, effort=None, extra_names=(), extra_values=0.0):

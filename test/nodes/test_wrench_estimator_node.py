@@ -19,9 +19,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
+from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
+from robot_id_ros.estimate.position_velocity import PositionVelocity
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import youbot_model
-from robot_id_ros.io.model_file import ModelFileError, nominal_model
+from robot_id_ros.io.model_file import ModelFileError, load_model, nominal_model
 from robot_id_ros.ros.nodes.wrench_estimator import WrenchEstimatorNode
 from ros_helpers import RosHarness, refuse_first_write
 
@@ -417,3 +419,47 @@ def test_effort_unit_defaults_to_the_models(rclpy_context, model_file, tmp_path)
             Parameter('model_file', value=str(file))] + params)
         np.testing.assert_allclose(node.scale, want)
         node.destroy_node()
+
+
+def test_joint_states_without_velocity_give_the_known_force(
+        rclpy_context, ros_domain_id, model_file):
+    """A driver that publishes no velocity: the node derives it from the moving positions (its
+    log says so) and publishes finite wrenches that find the push."""
+    path, model = model_file
+    rig = Rig(rclpy_context, ros_domain_id, path, reliable=True)
+    try:
+        rig.connect()
+        rate, amp, w = 200.0, 0.1, 2 * np.pi * 0.5
+        force = np.array([3.0, -2.0, -8.0])
+        s0 = T0 * 10 ** 9
+        S, Q, E = [], [], []
+        for k in range(200):
+            t = k / rate
+            q = BENT + amp * np.sin(w * t)
+            qd = np.full(5, amp * w * np.cos(w * t))
+            qdd = np.full(5, -amp * w * w * np.sin(w * t))
+            e = model.torque(q, qd, qdd) - model.robot.tool_jacobian(q)[:3].T @ force
+            S.append(s0 + int(k * 1e9 / rate))
+            Q.append(q)
+            E.append(e)
+            rig.send(S[-1], np.r_[q, 0, 0], [], np.r_[e, 0, 0])
+            rig.spin(0.002)
+        last = s0 + int(199 * 1e9 / rate)
+        assert rig.spin(until=lambda: rig.wrench and stamp_of(rig.wrench[-1]) == last,
+                        timeout=5)
+        f = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z]
+                      for m in rig.wrench])
+        assert len(f) >= 190 and np.isfinite(f).all()
+        assert rig.node.monitor.n_rejected == 0
+        assert rig.node.position_velocity is not None
+        np.testing.assert_allclose(f[-1], force, atol=0.5)
+        # live = replay: the same samples offline, velocity by the same rule, give the same wrench
+        est = WrenchEstimator(load_model(path), EstimatorConfig())
+        QD = PositionVelocity.for_config(5, est.config).series(np.array(S), np.array(Q))
+        res = est.process(np.array(S), np.array(Q), QD, np.array(E))
+        offline = dict(zip(res.stamp_ns.tolist(), res.wrench[:, :3]))
+        live = [(stamp_of(m), row) for m, row in zip(rig.wrench, f)]
+        np.testing.assert_allclose([row for _, row in live], [offline[s] for s, _ in live],
+                                   rtol=1e-6, atol=1e-6)
+    finally:
+        rig.close()

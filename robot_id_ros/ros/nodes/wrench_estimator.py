@@ -23,8 +23,10 @@ that cannot be used (array lengths, NaN, a value outside the model's limits with
 missing joints or effort, duplicate or older stamp) publishes nothing, logs a throttled warning
 and shows in diagnostics (rejected samples by kind); a stamp jumping back (a looped bag) or a
 long gap resets the observer, and so does a sample that left the estimate non-finite (counted in
-the resets). The payload parameters are the only ones that change at run time: a mass above
-max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
+the resets). A joint state without velocity gets it from its positions
+(``position_velocity.PositionVelocity``, the causal rule ``robot-id estimate`` applies to a
+bag; said once in the log). The payload parameters are the only ones that change at run
+time: a mass above max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
 """
 from __future__ import annotations
 
@@ -48,6 +50,7 @@ from robot_id_ros.estimate import (EstimatorConfig, EstimatorInputError, WrenchE
 from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_payload,
                                            payload_bound_kg, startup_summary, wrench_std)
 from robot_id_ros.estimate.observability import observability_values
+from robot_id_ros.estimate.position_velocity import PositionVelocity
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.ros.conversions import (NS_PER_S, fill_wrench, joint_state_writer,
@@ -118,6 +121,7 @@ class WrenchEstimatorNode(Node):
         apply_payload(self.est, self.model, p['payload_mass_kg'], p['payload_com_m'],
                       self.max_payload_kg)
         self.indexer = JointIndexer(self.model.joint_names, notice=self.get_logger().warning)
+        self.position_velocity = None   # built at the first joint state without velocity
         self.throttle = WarningThrottle(self.get_logger())
         self.monitor = InputMonitor(p['stale_timeout_s'], self.throttle.warn)
         qos = QoSProfile(depth=int(p['qos_depth']), reliability=ReliabilityPolicy.BEST_EFFORT)
@@ -254,11 +258,12 @@ class WrenchEstimatorNode(Node):
         t0 = self.monitor.received()
         stamp = sec * NS_PER_S + nanosec
         try:
-            s = self.indexer.convert(names, position, velocity, effort)
+            s = self.indexer.convert(names, position, velocity, effort, require_velocity=False)
             if stamp <= 0:
                 raise JointStateError('header.stamp is zero: the driver must stamp joint states',
                                       kind='zero_stamp')
-            res = self.est.update(stamp, s.q, s.qd, s.effort * self.scale)
+            qd = s.qd if s.qd is not None else self._derived_velocity(stamp, s.q)
+            res = self.est.update(stamp, s.q, qd, s.effort * self.scale)
         except (JointStateError, EstimatorInputError) as exc:
             self.monitor.rejected(exc.kind, str(exc), stamp)
             return
@@ -267,6 +272,13 @@ class WrenchEstimatorNode(Node):
         self.refused.write('an output', self._publish, sec, nanosec, s.q, res)
         self.monitor.published(t0, stamp, time.time_ns() if self.wall_clock
                                else self.get_clock().now().nanoseconds)
+
+    def _derived_velocity(self, stamp, q):
+        """Return the velocity of a joint state without one, from its positions (said once)."""
+        if self.position_velocity is None:
+            self.position_velocity = PositionVelocity.for_config(self.est.n, self.est.config)
+            self.get_logger().info(self.position_velocity.describe())
+        return self.position_velocity.step(stamp, q)
 
     def _publish(self, sec, nanosec, q, res):
         """Publish the outputs of one sample (each topic only when someone subscribes to it).
