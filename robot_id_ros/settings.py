@@ -18,9 +18,10 @@ Example::
 Validation has one shape: ``check_value`` (and the other ``check_*`` helpers) raise on one bad
 value; ``validated_settings(obj)`` returns a settings instance after
 checking every declared range and choice; a settings dataclass with rules of its own has a
-``validated()`` method that returns the instance when those hold too. Each raises an
-``InputError`` naming the first problem. Settings built from plain values (node parameters,
-parameters files, flags) go through ``from_plain``, which checks the declared ranges; a node
+``validated()`` method that checks those too, and calls it from ``__post_init__``: such an
+instance is checked once, when it is built (``dataclasses.replace`` builds a new one), and is
+valid wherever it is used. Each raises an ``InputError`` naming the first problem. Settings built
+from plain values (node parameters, parameters files, flags) go through ``from_plain``; a node
 reads its settings with ``robot_id_ros.ros.node_parameters.settings_from_params``.
 
 ROS-free: this module knows nothing of rclpy or argparse beyond plain data.
@@ -149,7 +150,9 @@ def replace_settings(obj, values: dict):
     if unknown:
         raise SettingError(f'unknown setting(s) {", ".join(unknown)} of {type(obj).__name__}; '
                            f'known: {", ".join(sorted(known))}')
-    return validated_settings(dataclasses.replace(obj, **values))
+    new = dataclasses.replace(obj, **values)
+    # a dataclass with a validated() checked itself when built
+    return new if callable(getattr(new, 'validated', None)) else validated_settings(new)
 
 
 def from_plain(cls, values: dict, base=None):

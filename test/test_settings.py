@@ -55,3 +55,21 @@ def test_flags_descriptions_and_yaml_comments_come_from_the_declaration():
     assert mode.description() == "filter kind (one of: 'zero_phase', 'causal')"
     lines = yaml_comment(Setting('word ' * 40), width=40)
     assert all(line.startswith('    # ') and len(line) <= 40 for line in lines) and len(lines) > 3
+
+
+def test_a_node_config_is_checked_once_on_its_way_to_the_estimator(monkeypatch):
+    """A config read from plain values is checked when built, and not again by its user."""
+    from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
+    from robot_id_ros.io.model_file import nominal_model
+    from robot_id_ros.model.robot import youbot_model
+    from robot_id_ros.settings import from_plain
+
+    calls = []
+    original = EstimatorConfig.validated
+    monkeypatch.setattr(EstimatorConfig, 'validated',
+                        lambda self: calls.append(id(self)) or original(self))
+    config = from_plain(EstimatorConfig, {'observer_gain_hz': 20.0})
+    WrenchEstimator(nominal_model(youbot_model()), config)
+    assert calls.count(id(config)) == 1
+    with pytest.raises(InputError, match='observer_gain_hz'):
+        from_plain(EstimatorConfig, {'observer_gain_hz': -1.0})

@@ -137,6 +137,9 @@ class ControllerConfig:
         0.01, 'tool directions whose Jacobian singular value is below this are unreachable: '
         'their velocity is dropped and reported', unit='m', lo=0.0, hi=1.0)
 
+    def __post_init__(self):
+        self.validated()
+
     def validated(self) -> ControllerConfig:
         """Check every field.
 

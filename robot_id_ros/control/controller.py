@@ -110,7 +110,7 @@ class ForceController(ForceHold):
         from robot_id_ros.estimate.mapping import root_frame_name
         self.robot = robot
         self.n = robot.n
-        self.config = (config or ControllerConfig()).validated()
+        self.config = config or ControllerConfig()    # checked when built
         self.frame_id = root_frame_name(robot.model) if frame_id is None else frame_id
         c = self.config
         self.joints = JointStateCheck(
@@ -184,7 +184,7 @@ class ForceController(ForceHold):
         """Take new settings (run-time parameters); a mode change among them ramps."""
         mode_changed = config.mode != self.config.mode
         new_axis = tuple(config.force_axis) != tuple(self.config.force_axis)
-        self.config = config.validated()
+        self.config = config
         if new_axis:
             self._new_contact()
         self.safety.config = self.config

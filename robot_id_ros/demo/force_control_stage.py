@@ -45,7 +45,7 @@ def youbot_controller_config(**changes) -> ControllerConfig:
                              'force_controller')
     names = {f.name for f in dataclasses.fields(ControllerConfig)}
     config = from_plain(ControllerConfig, {k: v for k, v in params.items() if k in names})
-    return dataclasses.replace(config, **changes).validated()
+    return dataclasses.replace(config, **changes)
 
 
 def make_loop(model_path, seed, pose=WORK_POSE_RAD, settle_s=1.0, **changes) -> ClosedLoop:

@@ -134,6 +134,9 @@ class EstimatorConfig:
         "requires. With 'deadzone' or 'hold', a tare removes only the part of a resting joint's "
         'residual that static friction cannot explain', choices=STICTION_MODES)
 
+    def __post_init__(self):
+        self.validated()
+
     def validated(self) -> EstimatorConfig:
         """Check every field.
 

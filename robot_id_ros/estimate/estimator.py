@@ -102,7 +102,7 @@ class WrenchEstimator:
 
     def __init__(self, model: IdentifiedModel, config: EstimatorConfig | None = None):
         self.model = model
-        self.config = (config or EstimatorConfig()).validated()
+        self.config = config or EstimatorConfig()    # checked when built
         c = self.config
         self.robot = model.robot
         self.n = model.n

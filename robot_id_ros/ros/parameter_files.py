@@ -71,7 +71,7 @@ def estimator_settings(params_file, node_name='wrench_estimator') -> dict:
     names = {f.name for f in dataclasses.fields(EstimatorConfig)}
     out = {k: v for k, v in section.items() if k in names}
     try:
-        config = from_plain(EstimatorConfig, out).validated()
+        config = from_plain(EstimatorConfig, out)
     except (TypeError, ValueError) as e:
         raise InputError(f'{params_file}: {e}', 'params_file') from None
     return {k: getattr(config, k) for k in out}

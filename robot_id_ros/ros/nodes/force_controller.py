@@ -176,7 +176,7 @@ class ForceControllerNode(Node):
         # array values arrive as array.array (or, typed dynamically, as any type)
         values = {p.name: p.value for p in params}
         try:
-            config = self._config(values, self.ctl.config).validated()
+            config = self._config(values, self.ctl.config)
         except (ValueError, TypeError) as exc:
             return SetParametersResult(successful=False, reason=str(exc))
         self.ctl.update_config(config, self._now_s())
