@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pinocchio as pin
 
+from robot_id_ros.estimate.over_samples import unexplained_band_over
 from robot_id_ros.estimate.samples import (NONFINITE_REASON, NONFINITE_STATE, EstimatorInputError,
                                            Rejection, first_nonfinite, tare_average)
 from robot_id_ros.estimate.stiction import hold_band, stiction_batch
@@ -110,15 +111,25 @@ def _process_part(est, stamp_ns, Q, QD, E, usable, tare, progress):
     A = A * sw[:, None, :]                       # wrench = A tau in the original joint units
     Tm = stiction_batch(est.config.stiction_mode, T, band, restart)
     W = np.einsum('kij,kj->ki', A, Tm)
-    states = est.contact.states(*est.contact.scores(T, band), starts)
+    states = est.contact.states(*est.contact.scores(T, _unexplained(est, band, R + E, QD)),
+                                starts)
     bias = damping_bias(Js * sw[:, None, :], Tm * sw, W, est.mapper.rows, damped,
                         est.wrench_prior)
     gain = white_noise_gain(est.config.method, est.lag.bandwidth_hz, dt)   # 0 at starts
     wstd = batch_wrench_std(est.uncertainty, est.lag, est.covariance_schedule.samples(
-        S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias, est.bias_envelope)
+        S, seg, seg_end), gain, A, Q, QD, dt, band, starts, R, bias, est.bias_envelope, E)
     if progress is not None:
         progress(N, N)
     return BatchResult(S, T, W, wstd, states, smin, est.frame_id, idx, rejected, resets)
+
+
+def _unexplained(est, band, model_nm, QD):
+    """Return the contact test's band: the stiction band and the model's error (N, n) Nm."""
+    st = est.statistics
+    if not st.model_error:
+        return band
+    return unexplained_band_over(band, model_nm, QD, st.model_relative_error,
+                                 st.speed_error_nm_s_rad)
 
 
 def _presliding_states(est, Q, QD, seg, seg_end):

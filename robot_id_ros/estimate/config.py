@@ -113,6 +113,14 @@ class EstimatorConfig:
     default_residual_std_nm: float = setting(
         0.1, 'residual std used when the model file has no residual statistics', unit='Nm',
         lo=1e-9, hi=1e3)
+    default_model_relative_error: float = setting(
+        0.2, 'without residual statistics: the share of the model torque the model may miss '
+        '(a URDF\'s masses and inertias, drives it does not describe); it widens the contact '
+        'thresholds and the sigma as the predicted torque grows', lo=0.0, hi=10.0)
+    default_effort_relative_error: float = setting(
+        0.2, 'without residual statistics: the share of the measured torque its scale may be '
+        'off (motor current times a nominal torque constant); it widens the published sigma as '
+        'the measured torque grows', lo=0.0, hi=10.0)
     time_jump_s: float = setting(
         0.2, 'a stamp this far behind the last one resets the observer (a looped bag)', unit='s',
         lo=0.001, hi=3600.0)

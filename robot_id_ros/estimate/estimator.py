@@ -44,9 +44,11 @@ import robot_id_ros.estimate.sample_step as sample_step
 from robot_id_ros.estimate.step_state import Stage, field_views, new_state, step_parameters
 from robot_id_ros.estimate.samples import (NONFINITE_REASON, NONFINITE_STATE, EstimatorInputError,
                                            InputBounds, StampGate, check_sample)
+from robot_id_ros.estimate.statistics import residual_statistics
 from robot_id_ros.estimate.stiction import StictionFriction, deadzone
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
                                                damping_bias_one, white_noise_gain, wrench_prior)
+from robot_id_ros.io.calibration_file import ResidualCalibration
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
 __all__ = ['BatchResult', 'EstimateResult', 'NONFINITE_REASON', 'WrenchEstimator']
@@ -95,15 +97,21 @@ class WrenchEstimator:
     Args:
         model: the identified model (changed by ``set_payload``).
         config: settings; None: the defaults.
+        calibration: residual statistics learnt on contact-free data (``robot-id calibrate``),
+            for this model and this residual setup; None: the model's (``statistics`` says
+            which are used).
 
     Raises:
         InputError: invalid settings.
     """
 
-    def __init__(self, model: IdentifiedModel, config: EstimatorConfig | None = None):
+    def __init__(self, model: IdentifiedModel, config: EstimatorConfig | None = None,
+                 calibration: ResidualCalibration | None = None):
         self.model = model
         self.config = config or EstimatorConfig()    # checked when built
         c = self.config
+        bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
+        self.statistics = residual_statistics(model, c, calibration, bandwidth_hz)
         self.robot = model.robot
         self.n = model.n
         self._pm, self._pd = self.robot.model, self.robot.data
@@ -113,17 +121,18 @@ class WrenchEstimator:
                          else self.robot.tool_frame)
         self.mapper = WrenchMapper(self.n, c.wrench_mode, c.sigma_guard, c.damping)
         self.wrench_prior = wrench_prior(self.robot)     # caps the damping bias (N, Nm)
-        self.residual_std_nm, self.threshold_source = self._residual_std()
+        self.residual_std_nm = self.statistics.std_nm
+        self.threshold_source = self.statistics.source
         self.friction = StictionFriction(model.friction, c.stiction_velocity_rad_s,
                                          c.friction_sign, self.residual_std_nm)
         self.contact = self._detector()
-        self.uncertainty = TorqueUncertainty(model, self.residual_std_nm, self.friction.v_s)
+        self.uncertainty = TorqueUncertainty(model, self.residual_std_nm, self.friction.v_s,
+                                             self.statistics)
         if c.method == 'momentum':
             self.residual = MomentumObserver(self.n, c.observer_gain_hz)
         else:
             self.residual = DirectResidual(self.n, c.direct_filter_hz)
         # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
-        bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
         self.band_rate = 2.0 * np.pi * bandwidth_hz
         self.lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
         self.bias_envelope = BiasEnvelope(c.covariance_period_s)
@@ -134,11 +143,12 @@ class WrenchEstimator:
         # the state's fields for the Python part of a sample
         self._params = step_parameters(
             self.n, model.friction, self.friction.v_s, c.friction_sign,
-            self.residual_std_nm ** 2, self.contact, c, self.band_rate, self.lag.K,
+            self.statistics, self.contact, c, self.band_rate, self.lag.K,
             self.mapper.lam_min, self.mapper.block_start, self.joint_scale(np.zeros(self.n)))
         self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
         self._state = new_state(self.n)
         self._st = field_views(self._state)
+        self.bias = self.statistics.mean_nm.copy()   # a calibration's mean, taken as a tare
         self.reset()
         self._compile_step()
 
@@ -160,14 +170,6 @@ class WrenchEstimator:
             sample_step.map_and_contact(params, state, J, 0.0)
             sample_step.uncertainty(params, state, 0.0)
         self.mapper.matrix_one(J, zero + 1.0)      # its closed form (sample_step.gram3), likewise
-
-    def _residual_std(self):
-        """(residual std (n,) Nm, where it comes from): the model file's, else the default."""
-        std, c = self.model.residual_std_nm, self.config
-        if std is not None and np.all(np.isfinite(std)) and np.all(np.asarray(std) > 0):
-            return np.asarray(std, dtype=float), 'model residual std'
-        return (np.full(self.n, c.default_residual_std_nm),
-                f'default residual std {c.default_residual_std_nm} Nm (model file has none)')
 
     def _detector(self):
         """Return the contact detector: thresholds in Nm from the config, else k residual std."""
@@ -258,8 +260,8 @@ class WrenchEstimator:
         return avg.copy()
 
     def clear_tare(self):
-        """Remove the tare: the bias is zero again."""
-        self.bias = np.zeros(self.n)
+        """Remove the tare: the bias is the calibrated mean again (zero without calibration)."""
+        self.bias = self.statistics.mean_nm.copy()
         self._st.have_held[0] = False
 
     def set_payload(self, mass_kg=None, com_m=(0.0, 0.0, 0.0)):
@@ -359,7 +361,10 @@ class WrenchEstimator:
         """
         A = self.mapper.matrix_one(J, sw)
         gain = float(white_noise_gain(self.config.method, self.lag.bandwidth_hz, dt))
-        return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain), A
+        st = self._st
+        measured = st.measured_nm.copy()
+        return self.uncertainty.wrench_covariance(A, q, qd, self._qd_prev, dt, band, gain,
+                                                  st.residual + measured, measured), A
 
     # --- many samples -------------------------------------------------------------------
     def process(self, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:

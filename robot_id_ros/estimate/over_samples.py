@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from robot_id_ros.estimate.sample_step import (compiled, contact_level, contact_scores,
-                                               stiction_point_and_band)
+                                               stiction_point_and_band, unexplained_band)
 
 
 @compiled
@@ -45,3 +45,14 @@ def stiction_point_and_band_over(law_nm, qd, v_s, offset_nm, breakaway_nm, smoot
             point[k, j], band[k, j] = stiction_point_and_band(
                 law_nm[k, j], qd[k, j], v_s[j], offset_nm[j], breakaway_nm[j], smooth)
     return point, band
+
+
+@compiled
+def unexplained_band_over(band, model_nm, velocity_rad_s, relative_error, speed_error):
+    """Return ``unexplained_band`` of N samples (band, model_nm, velocity_rad_s (N, n))."""
+    out = np.empty_like(band)
+    for k in range(band.shape[0]):
+        for j in range(band.shape[1]):
+            out[k, j] = unexplained_band(band[k, j], model_nm[k, j], velocity_rad_s[k, j],
+                                         relative_error[j], speed_error[j])
+    return out

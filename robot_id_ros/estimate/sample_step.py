@@ -222,6 +222,8 @@ def _momentum_observer(pr, st, M, qd, dt):
 def friction_and_residual(params, state, M, q, qd, nle, tau_m, dt):
     """Stage 1: the friction and its band, u, and (``momentum``) the momentum observer."""
     pr, st = params[0], state[0]
+    st.measured_nm[:] = tau_m
+    st.velocity_rad_s[:] = qd
     _friction(pr, st, q, qd, nle, tau_m, dt)
     if pr.momentum:
         _momentum_observer(pr, st, M, qd, dt)
@@ -331,10 +333,30 @@ def contact_scores(tau, band, contact_nm, collision_nm, contact_k2, collision_k2
 
 
 @compiled
+def unexplained_band(band, model_nm, velocity_rad_s, relative_error, speed_error):
+    """Return the torque (Nm) a joint's tau_ext may hold without contact, besides its noise.
+
+    The stiction band and the model's error, which grows with the torque the model predicts and
+    with the joint's speed (``statistics.ResidualStatistics``), combined as independent errors.
+    """
+    m, v = relative_error * model_nm, speed_error * velocity_rad_s
+    return math.sqrt(band * band + m * m + v * v)
+
+
+@compiled
 def _contact(pr, st):
     """Set the contact scores (``contact_scores``) and the level (``contact_level``)."""
-    sc, sk = contact_scores(st.tau_ext, st.band, pr.contact_nm, pr.collision_nm, pr.contact_k2,
-                            pr.collision_k2, pr.combined)
+    if pr.model_error:
+        band = np.empty(st.band.shape[0])
+        for j in range(band.shape[0]):
+            band[j] = unexplained_band(st.band[j], st.residual[j] + st.measured_nm[j],
+                                       st.velocity_rad_s[j], pr.model_relative_error[j],
+                                       pr.speed_error_nm_s_rad[j])
+        sc, sk = contact_scores(st.tau_ext, band, pr.contact_nm, pr.collision_nm,
+                                pr.contact_k2, pr.collision_k2, pr.combined)
+    else:
+        sc, sk = contact_scores(st.tau_ext, st.band, pr.contact_nm, pr.collision_nm,
+                                pr.contact_k2, pr.collision_k2, pr.combined)
     st.score_contact, st.score_collision = sc, sk
     st.contact_level = contact_level(st.contact_level, sc, sk, pr.release_ratio)
 

@@ -48,7 +48,7 @@ def parameter_fields(n):
     joint = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm', 'stribeck_nm',
              'stribeck_velocity_rad_s', 'stiction_velocity_rad_s', 'breakaway_nm',
              'residual_var_nm2', 'contact_nm', 'collision_nm',
-             'scale_free', 'presliding_rad')
+             'scale_free', 'presliding_rad', 'model_relative_error', 'speed_error_nm_s_rad')
     return ([(name, np.float64, (n,)) for name in joint] + [
         ('sign_velocity_rad_s', np.float64),   # 0: the exact sign of the velocity
         ('banded', np.bool_),                  # some joint has a stiction band
@@ -58,6 +58,7 @@ def parameter_fields(n):
         ('weighted', np.bool_),                # band weighting of the joints
         ('stiction_mode', np.int64),           # a StictionMode
         ('combined', np.bool_),                # the 'combined' contact test (else 'joint')
+        ('model_error', np.bool_),             # the contact test widens with model torque, speed
         ('contact_k2', np.float64), ('collision_k2', np.float64),   # the thresholds' k^2
         ('release_ratio', np.float64),
         ('lag_k', np.float64),                 # 1/s, LagVariance.K
@@ -70,7 +71,8 @@ def parameter_fields(n):
 def state_fields(n):
     """Return the fields of the state of an n-joint arm (``new_state``)."""
     joint = ('residual', 'residual_prev', 'qd_prev', 'u_prev', 'band', 'held', 'tare_avg',
-             'tare_bias', 'tau_ext', 'tau_map', 'joint_scale', 'u', 'dahl_z', 'q_prev')
+             'tare_bias', 'tau_ext', 'tau_map', 'joint_scale', 'u', 'dahl_z', 'q_prev',
+             'measured_nm', 'velocity_rad_s')
     flags = ('have_residual', 'have_residual_prev', 'have_band', 'band_any', 'have_held',
              'have_avg', 'mapped', 'damped', 'cov_finite', 'have_bias', 'have_dahl')
     return ([(name, np.float64, (n,)) for name in joint]
@@ -83,7 +85,7 @@ def state_fields(n):
                ('held_cov', np.float64, (6, 6))])
 
 
-def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2, detector,
+def step_parameters(n, friction, stiction_velocity_rad_s, law, statistics, detector,
                     config, band_rate, lag_k, lam_min, block0, scale_free):
     """Return the kernel's fixed parameters: a structured array of one (``parameter_fields``).
 
@@ -92,7 +94,7 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2,
         friction: the model's ``FrictionModel``.
         stiction_velocity_rad_s: (n,) rad/s (``StictionFriction.v_s``).
         law: 'model' or 'exact'.
-        residual_var_nm2: (n,) Nm^2.
+        statistics: the ``ResidualStatistics``.
         detector: the ``ContactDetector``.
         config: the validated ``EstimatorConfig``.
         band_rate: 1/s, the rate at which the residual forgets (its bandwidth, rad/s).
@@ -108,7 +110,10 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, residual_var_nm2,
         'stribeck_nm': friction.stribeck_nm,
         'stribeck_velocity_rad_s': friction.stribeck_velocity_rad_s,
         'stiction_velocity_rad_s': stiction_velocity_rad_s, 'breakaway_nm': friction.breakaway_nm,
-        'residual_var_nm2': residual_var_nm2,
+        'residual_var_nm2': statistics.std_nm ** 2,
+        'model_relative_error': statistics.model_relative_error,
+        'speed_error_nm_s_rad': statistics.speed_error_nm_s_rad,
+        'model_error': statistics.model_error,
         'contact_nm': detector.contact_nm, 'collision_nm': detector.collision_nm,
         'scale_free': scale_free,
         'presliding_rad': friction.presliding_rad if model_law else 0.0,

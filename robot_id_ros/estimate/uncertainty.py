@@ -50,11 +50,22 @@ class TorqueUncertainty:
         residual_std_nm: (n,) Nm, the identification residual's std of each joint.
         stiction_velocity_rad_s: (n,) rad/s; below it the stiction band alone stands for the
             friction's error (``speed_error_var``). None: the residual by speed is not used.
+        statistics: the estimator's ``ResidualStatistics``: the errors that grow with the model
+            torque, the speed and the measured torque, and whether ``residual_std_nm`` was
+            measured at the residual's output (then not reduced by its filter); None: none.
     """
 
-    def __init__(self, model: IdentifiedModel, residual_std_nm, stiction_velocity_rad_s=None):
+    def __init__(self, model: IdentifiedModel, residual_std_nm, stiction_velocity_rad_s=None,
+                 statistics=None):
         self.model = model
         self.res_var = np.asarray(residual_std_nm, dtype=float) ** 2
+        self.noise_filtered = statistics is None or not statistics.at_output
+        zero = np.zeros(len(self.res_var))
+        self.model_relative_error, self.speed_error, self.effort_relative_error = (
+            (statistics.model_relative_error, statistics.speed_error_nm_s_rad,
+             statistics.effort_relative_error) if statistics is not None else (zero, zero, zero))
+        self.grows = bool(np.any(self.model_relative_error > 0) or np.any(self.speed_error > 0)
+                          or np.any(self.effort_relative_error > 0))
         self.by_speed = (model.residual_by_speed if stiction_velocity_rad_s is not None
                          else None)
         if self.by_speed is not None:
@@ -92,7 +103,7 @@ class TorqueUncertainty:
         return np.where(inside & (np.abs(qd) >= self._v_s),
                         np.maximum(excess - np.asarray(band) ** 2 / 3.0, 0.0), 0.0)
 
-    def torque_covariance(self, q, qd, qdd, band, noise_gain=1.0):
+    def torque_covariance(self, q, qd, qdd, band, noise_gain=1.0, model_nm=None, measured_nm=None):
         """Covariance of the model torque at N samples.
 
         Args:
@@ -102,6 +113,8 @@ class TorqueUncertainty:
             band: (N, n) Nm, stiction band half-width (a uniform error: variance band^2 / 3).
             noise_gain: scalar or (N,), the fraction of the residual variance (white noise) that
                 gets through the residual's filter (``white_noise_gain``).
+            model_nm, measured_nm: (N, n) the model and the measured torque, Nm (for the errors
+                that grow with them); None: zero.
 
         Returns:
             (N, n, n) Nm^2.
@@ -115,25 +128,37 @@ class TorqueUncertainty:
             C += np.einsum('kip,pq,kjq->kij', W, self.cov, W)
         idx = np.arange(n)
         C[:, idx, idx] += self.joint_variance(qd, band, np.reshape(
-            np.asarray(noise_gain, dtype=float), (-1, 1)))
+            np.asarray(noise_gain, dtype=float), (-1, 1)), model_nm, measured_nm)
         return C
 
-    def joint_variance(self, qd, band, noise_gain):
+    def joint_variance(self, qd, band, noise_gain, model_nm=None, measured_nm=None):
         """Return each joint's torque variance (Nm^2) besides the parameters', shaped like ``qd``.
 
         The rule the published sigma rests on: the residual variance that gets through the
-        residual's filter, the stiction band as a uniform error (band^2 / 3) and the residual by
-        speed (``speed_error_var``).
+        residual's filter (all of it when measured at the output: a calibration), the stiction
+        band as a uniform error (band^2 / 3), the residual by speed (``speed_error_var``) and the
+        errors that grow with the model torque, the speed and the measured torque
+        (``statistics.ResidualStatistics``).
 
         Args:
             qd: (n,) or (N, n) rad/s.
             band: like ``qd``, Nm, the stiction band half-width.
             noise_gain: a float, or (N, 1) (``white_noise_gain``).
+            model_nm, measured_nm: like ``qd``, the model and the measured torque, Nm; None:
+                zero.
         """
-        return (noise_gain * self.res_var + np.asarray(band) ** 2 / 3.0
-                + self.speed_error_var(qd, band))
+        noise = noise_gain * self.res_var if self.noise_filtered else self.res_var
+        var = noise + np.asarray(band) ** 2 / 3.0 + self.speed_error_var(qd, band)
+        if self.grows:
+            zero = np.zeros_like(np.asarray(qd, dtype=float))
+            m = zero if model_nm is None else np.asarray(model_nm, dtype=float)
+            t = zero if measured_nm is None else np.asarray(measured_nm, dtype=float)
+            var = var + ((self.model_relative_error * m) ** 2 + (self.speed_error * qd) ** 2
+                         + (self.effort_relative_error * t) ** 2)
+        return var
 
-    def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain):
+    def wrench_covariance(self, A, q, qd, qd_prev, dt, band, noise_gain, model_nm=None,
+                          measured_nm=None):
         """Return one sample's wrench covariance A C A^T (6, 6), Nm^2 and N^2.
 
         Without a parameter covariance C is diagonal (``joint_variance``).
@@ -146,15 +171,19 @@ class TorqueUncertainty:
             dt: s since the previous sample.
             band: n floats, Nm, stiction band half-width.
             noise_gain: ``white_noise_gain`` at this sample (a float).
+            model_nm, measured_nm: (n,) the model and the measured torque, Nm, or None.
         """
         if self.kind == 'none':
-            return (A * self.joint_variance(qd, band, float(noise_gain))) @ A.T
+            return (A * self.joint_variance(qd, band, float(noise_gain), model_nm,
+                                            measured_nm)) @ A.T
         qdd = (qd - qd_prev) / dt if qd_prev is not None and dt > 0 else np.zeros_like(qd)
+        rows = (None if x is None else np.asarray(x)[None] for x in (model_nm, measured_nm))
         C = self.torque_covariance(q[None], qd[None], qdd[None], np.asarray(band)[None],
-                                   noise_gain)[0]
+                                   noise_gain, *rows)[0]
         return A @ C @ A.T
 
-    def held_wrench_var(self, cov_idx, A, Q, QD, dt, band, starts, noise_gain):
+    def held_wrench_var(self, cov_idx, A, Q, QD, dt, band, starts, noise_gain, model_nm=None,
+                        measured_nm=None):
         """Return ``wrench_covariance``'s diagonal (N, 6), held between recomputations.
 
         Args:
@@ -166,13 +195,16 @@ class TorqueUncertainty:
             band: (N, n) Nm.
             starts: (N,) bool, True at a restart (qdd = 0 there, as after a reset).
             noise_gain: (N,) ``white_noise_gain``.
+            model_nm, measured_nm: (N, n) the model and the measured torque, Nm, or None.
         """
         qdd = np.zeros((len(cov_idx), Q.shape[1]))
         prev_ok = (cov_idx > 0) & ~starts[cov_idx]
         ci = cov_idx[prev_ok]
         qdd[prev_ok] = (QD[ci] - QD[ci - 1]) / dt[ci][:, None]
         C = self.torque_covariance(Q[cov_idx], QD[cov_idx], qdd, band[cov_idx],
-                                   noise_gain[cov_idx])
+                                   noise_gain[cov_idx],
+                                   *(None if x is None else x[cov_idx]
+                                     for x in (model_nm, measured_nm)))
         Ak = A[cov_idx]
         var = np.einsum('kij,kjl,kil->ki', Ak, C, Ak)
         return var[np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
@@ -409,7 +441,8 @@ def damping_bias_one(J, tau_nm, weight, wrench, rows, prior):
     return damping_bias(J, tm, wrench, rows, None, prior)
 
 
-def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias, env=None):
+def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias, env=None,
+                     E=None):
     """Return the wrench std (N, 6) over N samples (a batch).
 
     The covariance of the last recomputation, plus the lag's variance (``LagVariance``), plus
@@ -430,8 +463,10 @@ def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bia
         R: (N, n) Nm, the residual.
         bias: (N, 6) ``damping_bias``.
         env: ``envelope.BiasEnvelope`` (the bias's variance is its envelope); None: bias^2.
+        E: (N, n) Nm, the measured torque (the model torque is R + E), or None.
     """
-    var = unc.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain)
+    var = unc.held_wrench_var(cov_idx, A, Q, QD, dt, band, starts, gain,
+                              None if E is None else R + E, E)
     held = A[cov_idx][np.searchsorted(cov_idx, np.arange(len(Q)), side='right') - 1]
     var += lag.batch(dt, R, band, starts, held)
     b2 = bias ** 2 if env is None else env.batch(dt, bias, starts)

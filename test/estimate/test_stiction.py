@@ -99,7 +99,8 @@ def test_breakaway_after_sticking_raises_no_contact(youbot):
     F[push, 2] = -15.0
     E = measured(youbot, Q, QD, QDD, F)
     E[:rest] += held
-    cfg = EstimatorConfig(contact_threshold_sigma=5.0, default_residual_std_nm=0.03)
+    cfg = EstimatorConfig(contact_threshold_sigma=5.0, default_residual_std_nm=0.03,
+                          default_model_relative_error=0.0)   # the true model
     res = WrenchEstimator(youbot, cfg).process(stamps(t), Q, QD, E)
     assert not res.contact_state[t < 2.2].any()
     first = t[np.argmax(res.contact_state > 0)]

@@ -127,7 +127,7 @@ def test_process_equals_update_loop(youbot, cfg):
     Q[900:1000] += to_candle * (CANDLE - Q[900:1000])  # through the singularity
     QDD = np.gradient(QD, 1.0 / rate, axis=0)
     F = np.zeros((len(t), 6))
-    F[:, 2] = -12.0 * np.clip(np.sin(2 * np.pi * 0.35 * t), 0.0, None)
+    F[:, 2] = -30.0 * np.clip(np.sin(2 * np.pi * 0.35 * t), 0.0, None)
     model = nominal_model(youbot.robot, youbot.friction)
     model.base = compute_base_parameters(model.regressor)
     model.base_covariance = np.eye(model.base.n_base) * 1e-5
