@@ -137,13 +137,14 @@ def main():
         robot_id('model', '--urdf', DATA / 'teststand_fixed_hip.urdf', '--tool-frame', 'contact',
                  '--out', model)
         label = 'robot-id, URDF-only model, defaults'
+        calibration = []
         if args.calibrate:
-            calibrated = tmp / 'hopper_calibrated.yaml'
             robot_id('calibrate', '--model', model, '--data', DATA / 'hopper_run_1',
-                     '--stretch', args.calibrate, '--out', calibrated)
-            model, label = calibrated, f'{label}, calibrated on {args.calibrate} s'
+                     '--stretch', args.calibrate, '--out', tmp / 'calibration.yaml')
+            calibration = ['--calibration', tmp / 'calibration.yaml']
+            label = f'{label}, calibrated on {args.calibrate} s'
         robot_id('estimate', '--model', model, '--data', DATA / 'hopper_run_1',
-                 '--out', tmp / 'est.mcap', '--csv', tmp / 'est.csv')
+                 '--out', tmp / 'est.mcap', '--csv', tmp / 'est.csv', *calibration)
         stamp, force, std, flagged = read_estimate(tmp / 'est.csv')
         assert np.array_equal(stamp, stamp_s), 'estimate and sensor stamps differ'
         print(row(label, figures(stamp, force, std, flagged, sensor)))

@@ -36,43 +36,26 @@ import numpy as np
 
 from robot_id_ros.io.bag_marks import mark, marked_bag_output
 from robot_id_ros.io.bags import BagWriter
-from robot_id_ros.estimate import (CONTACT_STATE_NAMES, EstimatorConfig, WrenchEstimator,
-                                   effort_scale)
-from robot_id_ros.estimate.position_velocity import PositionVelocity
+from robot_id_ros.estimate import CONTACT_STATE_NAMES
 from robot_id_ros.estimate.rejections import rejection_summary
-from robot_id_ros.ros.parameter_files import estimator_settings
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
 from robot_id_ros.cli.common import (CommandError, Progress, add_overwrite_argument,
-                                     add_setting_flags, bag_inputs, check_plot_name,
-                                     parse_floats, read_series, settings_from_args)
+                                     bag_inputs, check_plot_name, parse_floats)
+from robot_id_ros.cli.estimator_input import (add_estimator_arguments, build_estimator,
+                                              estimate_bag)
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser('estimate',
                               help='offline wrench estimation over a bag (bag in, bag out)',
                               description=__doc__)
-    p.add_argument('--model', required=True,
-                   help='model file (robot-id identify, or robot-id model from a URDF)')
-    p.add_argument('--data', required=True,
-                   help='input bag (directory, .mcap or .db3) with JointState')
     p.add_argument('--out', required=True,
                    help='output bag: a name ending in .mcap (or .db3) is a single bag file, any '
                         'other a bag folder (MCAP); a new path')
-    p.add_argument('--topic', default='/joint_states',
-                   help='JointState topic (default /joint_states, or the bag\'s only '
-                        'namespaced one, e.g. /arm/joint_states)')
-    p.add_argument('--effort-unit', choices=('torque', 'current'), default=None,
-                   help='effort is joint torque in Nm or motor current in A (default: as the '
-                        'model was identified from)')
-    p.add_argument(
-        '--drive-gains', default=None,
-        help='comma-separated Nm/A per joint for --effort-unit current (default: the model file)')
-    p.add_argument(
-        '--params-file', default=None, metavar='YAML',
-        help='estimator settings from a wrench_estimator parameters file (the node\'s), e.g. '
-        'config/wrench_estimator.yaml for the youBot; flags given as well override it '
-        '(default: the core defaults)')
+    p.add_argument('--calibration', default=None, metavar='YAML',
+                   help='residual statistics learnt on contact-free data (robot-id calibrate) '
+                        'for this model and these settings (default: the model file\'s)')
     p.add_argument('--tare-at', type=float, default=None, metavar='S',
                    help='tare (zero the current bias) S seconds after the first sample')
     p.add_argument('--payload-mass', type=float, default=None,
@@ -84,25 +67,10 @@ def add_parser(subparsers):
     p.add_argument('--wrench-std', action='store_true',
                    help='also write /wrench_std (1-sigma of each wrench component, WrenchStamped)')
     add_overwrite_argument(p, 'output bag written by robot-id estimate, CSV or plot')
-    add_setting_flags(p, EstimatorConfig, 'estimator settings (default: --params-file, else the '
-                      'core defaults; --wrench, --filter-hz and --stiction-velocity are the '
-                      'former names of three of them)')
+    add_estimator_arguments(p, 'estimator settings (default: --params-file, else the core '
+                            'defaults; --wrench, --filter-hz and --stiction-velocity are the '
+                            'former names of three of them)')
     return p
-
-
-def estimator_config(args) -> EstimatorConfig:
-    """Build the EstimatorConfig from --params-file, then the flags given.
-
-    --params-file is a wrench_estimator parameters file; the flags are generated from
-    EstimatorConfig's declarations.
-    """
-    settings = {}
-    if args.params_file:
-        try:
-            settings = estimator_settings(args.params_file)
-        except ValueError as e:
-            raise CommandError(str(e)) from None
-    return settings_from_args(args, EstimatorConfig, settings)
 
 
 def run(args) -> int:
@@ -113,42 +81,27 @@ def run(args) -> int:
     """
     model = load_model(args.model)
     names = list(model.joint_names)
-    gains = np.array(parse_floats(args.drive_gains, model.n, '--drive-gains')) \
-        if args.drive_gains else None
-    unit = args.effort_unit or model.effort_unit
-    if args.effort_unit is None and unit != 'torque':
-        print(f'note: effort taken as motor {unit} (A) times the drive gains, as the model was '
-              'identified; --effort-unit torque for a recording of joint torques',
-              file=sys.stderr)
-    scale = effort_scale(model, unit, gains)
     if args.payload_mass is not None or args.payload_com is not None:
         mass = args.payload_mass if args.payload_mass is not None else (
             model.payload.mass_kg if model.payload else 0)
         com = np.array(parse_floats(args.payload_com, 3, '--payload-com')) if args.payload_com \
             else (model.payload.com_m if model.payload else np.zeros(3))
-    outputs = Outputs(inputs=[args.model, args.params_file] + bag_inputs(args.data),
-                      overwrite=args.overwrite)
+    outputs = Outputs(inputs=[args.model, args.params_file, args.calibration]
+                      + bag_inputs(args.data), overwrite=args.overwrite)
     out = outputs.check(args.out, ESTIMATE_BAG)
     for path, kind in ((args.csv, CSV_OUTPUT), (args.plot, PLOT_OUTPUT)):
         if path:
             outputs.check(path, kind)
     check_plot_name(args.plot, '--plot')
-    config = estimator_config(args)
-    est = WrenchEstimator(model, config)
+    est = build_estimator(args, model, args.calibration)
+    config = est.config
+    if est.statistics.fallback or args.calibration:
+        print(f'note: residual statistics: {est.statistics.source}', file=sys.stderr)
     if args.payload_mass is not None or args.payload_com is not None:
         est.set_payload(mass, com)
-    t0 = time.monotonic()
-    series = read_series(args.data, names, args.topic, require_effort=True,
-                         progress=Progress('reading'))
-    t_read = time.monotonic() - t0
     t1 = time.monotonic()
-    qd = series.qd
-    if qd is None:       # the node's rule, sample by sample: a replay gives what it gives live
-        derived = PositionVelocity.for_config(model.n, config)
-        print(f'note: {args.data}: {derived.describe()}', file=sys.stderr)
-        qd = derived.series(series.stamp_ns, series.q)
-    res = est.process(series.stamp_ns, series.q, qd, series.effort * scale,
-                      tare_at_s=args.tare_at, progress=Progress('estimating'))
+    run = estimate_bag(args, est, args.tare_at)
+    series, res = run.series, run.result
     t_est = time.monotonic() - t1
     check_rejected(args.data, res, len(series))
     t2 = time.monotonic()
@@ -170,7 +123,7 @@ def run(args) -> int:
         f'contact in {n_contact} samples'
     )
     print(
-        f'time: read {t_read:.2f} s, estimate {t_est:.2f} s '
+        f'time: read and estimate {t_est:.2f} s '
         f'({N / max(t_est, 1e-9):.0f} samples/s), write {t_write:.2f} s')
     for k, reason in (series.skipped + res.rejected)[:5]:
         print(f'  skipped sample {k}: {reason}')

@@ -13,8 +13,8 @@ import sys
 
 from robot_id_ros.errors import RobotIdError, one_line
 
-COMMANDS = ('describe', 'model', 'design_excitation', 'identify', 'validate', 'estimate',
-            'payload', 'demo')
+COMMANDS = ('describe', 'model', 'design_excitation', 'identify', 'validate', 'calibrate',
+            'estimate', 'payload', 'demo')
 
 
 def build_parser():

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from robot_id_ros.cli import estimate
+from robot_id_ros.cli.estimator_input import estimator_config
 from robot_id_ros.io.bags import BagWriter, read_messages
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import youbot_model
@@ -142,16 +143,16 @@ def test_params_file_gives_the_nodes_settings_and_flags_override(setup, tmp_path
 
     d, *_ = setup
     cfg_file = package_share_dir() / 'config' / 'wrench_estimator.yaml'
-    cfg = estimate.estimator_config(args_for(d, data='x', out='y', params_file=cfg_file))
+    cfg = estimator_config(args_for(d, data='x', out='y', params_file=cfg_file))
     youbot = youbot_estimator_settings()
     assert cfg.stiction_mode == youbot['stiction_mode'] == 'hold' and cfg.band_weighting is True
     assert cfg.contact_threshold_sigma == youbot['contact_threshold_sigma']
-    cfg = estimate.estimator_config(
+    cfg = estimator_config(
         args_for(d, data='x', out='y', params_file=cfg_file, stiction_mode='deadzone'))
     assert cfg.stiction_mode == 'deadzone' and cfg.stiction_velocity_rad_s == youbot[
         'stiction_velocity_rad_s']
-    assert estimate.estimator_config(args_for(d, data='x',
-                                              out='y')).stiction_mode == 'none'  # core defaults
+    assert estimator_config(args_for(d, data='x',
+                                     out='y')).stiction_mode == 'none'  # core defaults
     (tmp_path / 'other.yaml').write_text('youbot_sim:\n  ros__parameters:\n    seed: 3\n')
     rc = main_for(d, data=d / 'in_torque.mcap', out=tmp_path / 'o1',
                   params_file=tmp_path / 'other.yaml')
