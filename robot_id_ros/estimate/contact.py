@@ -84,7 +84,7 @@ class ContactDetector:
     def scores(self, tau_ext, band):
         """Return the test statistics of tau_ext, each over its threshold (1 = at the threshold).
 
-        The rule is ``sample_step.contact_scores``, the one ``update`` takes each sample.
+        The rule is ``contact_rule.contact_scores``, the one ``update`` takes each sample.
 
         Args:
             tau_ext: (n,) or (N, n) Nm.
@@ -104,7 +104,7 @@ class ContactDetector:
     def states(self, s_contact, s_collision, starts):
         """Return the contact states over N samples: the hysteresis, sample by sample.
 
-        The rule is ``sample_step.contact_level``, the one ``update`` takes each sample.
+        The rule is ``contact_rule.contact_level``, the one ``update`` takes each sample.
 
         Args:
             s_contact: (N,) contact scores.

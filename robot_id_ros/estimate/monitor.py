@@ -19,7 +19,7 @@ import numpy as np
 
 from robot_id_ros.errors import InputError
 from robot_id_ros.estimate import CONTACT_STATE_NAMES
-import robot_id_ros.estimate.sample_step as sample_step
+from robot_id_ros.estimate.compiled import COMPILED
 from robot_id_ros.estimate.samples import NONFINITE_STATE
 from robot_id_ros.model.chain import YOUBOT_JOINTS
 
@@ -338,7 +338,7 @@ def startup_summary(model_file, model, est) -> str:
             f'band weighting '
             f'{"on" if cfg.band_weighting else "off"}; {cfg.contact_test} contact test at '
             f'{cfg.contact_threshold_sigma:g} std, thresholds from {est.threshold_source}'
-            + ('' if sample_step.COMPILED else '; numba is not installed: the one-sample step '
+            + ('' if COMPILED else '; numba is not installed: the one-sample step '
                'runs as plain Python, about 7x slower (sudo apt install python3-numba, or pip '
                'install numba)'))
 

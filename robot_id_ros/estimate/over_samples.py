@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from robot_id_ros.estimate.sample_step import (compiled, contact_level, contact_scores,
-                                               stiction_point_and_band, unexplained_band)
+from robot_id_ros.estimate.compiled import compiled
+from robot_id_ros.estimate.contact_rule import contact_level, contact_scores, unexplained_band
+from robot_id_ros.estimate.sample_step import stiction_point_and_band
 
 
 @compiled

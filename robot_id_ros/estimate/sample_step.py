@@ -22,11 +22,8 @@ The state is one numpy record with named fields and so are the fixed parameters 
 one-sample implementation of these rules; ``process`` keeps their vectorised forms (``batch``),
 and test/estimate/test_update_equals_process.py checks that the two give the same numbers.
 
-The kernels are compiled when the first estimator is made (``WrenchEstimator._compile_step``) and
-kept in numba's on-disk cache: in ``__pycache__`` next to this file, or where that is not writable
-in the user's cache directory (~/.cache/numba; ``NUMBA_CACHE_DIR`` moves it). Without numba
-installed (``COMPILED`` False) the same functions run as plain Python with the same numbers,
-several times slower per sample (docs/results.md); the node says so when it starts.
+The kernels are compiled when the first estimator is made (``WrenchEstimator._compile_step``;
+``compiled`` says where numba keeps them). The contact rule is ``contact_rule``.
 """
 from __future__ import annotations
 
@@ -34,30 +31,12 @@ import math
 
 import numpy as np
 
+from robot_id_ros.estimate.compiled import compiled
+from robot_id_ros.estimate.contact_rule import contact_level, contact_scores, unexplained_band
 from robot_id_ros.estimate.step_state import Stage, StictionMode
 
-try:
-    from numba import njit
-except ImportError:         # the kernels run as plain Python (see the module doc)
-    njit = None
-
-# whether the kernels are compiled (numba installed)
-COMPILED = njit is not None
 LAG_NOISE_SIGMAS = 2.0      # uncertainty.LagVariance.NOISE_SIGMAS
 BAND_ZERO_NM = 1e-6         # a released stiction band below this is zero (both paths)
-
-
-def compiled(func):
-    """Return ``numba.njit(func)`` with its on-disk cache, if numba finds a writable place for it.
-
-    Without one, each process compiles the kernels again.
-    """
-    if njit is None:
-        return func
-    try:
-        return njit(cache=True)(func)
-    except RuntimeError:        # numba: no locator available (no writable cache directory)
-        return njit(func)
 
 
 @compiled
@@ -106,20 +85,6 @@ def tare_average_add(avg, r, dt_s, window_s, fresh):
         g = dt_s / (dt_s + window_s)
         for j in range(len(avg)):
             avg[j] = avg[j] + g * (r[j] - avg[j])
-
-
-@compiled
-def contact_level(level, s_contact, s_collision, release):
-    """One step of the contact hysteresis: the next level (``contact.ContactState`` value)."""
-    if s_collision >= 1.0:
-        level = 2
-    elif level == 2 and s_collision < release:
-        level = 1 if s_contact >= release else 0
-    if level == 0 and s_contact >= 1.0:
-        level = 1
-    elif level == 1 and s_contact < release:
-        level = 0
-    return level
 
 
 @compiled
@@ -298,49 +263,6 @@ def _closed_form_map(pr, st, J):
         W[k0 + 1] = (c01 * y0 + c11 * y1 + c12 * y2) / det
         W[k0 + 2] = (c02 * y0 + c12 * y1 + c22 * y2) / det
         st.mapped, st.damped, st.sigma_min = True, False, smin
-
-
-@compiled
-def contact_scores(tau, band, contact_nm, collision_nm, contact_k2, collision_k2, combined):
-    """Return the contact and collision scores of one sample: 1 = at the threshold.
-
-    The contact test (``contact.ContactDetector`` says why): 'combined' (``combined`` True)
-    sqrt(sum_j tau_j^2 / (threshold_j^2 + k^2 band_j^2)), else the largest
-    max(|tau_j| - band_j, 0) / threshold_j.
-
-    Args:
-        tau: (n,) Nm, tau_ext; band: (n,) Nm, the stiction band.
-        contact_nm, collision_nm: (n,) Nm, the thresholds.
-        contact_k2, collision_k2: the thresholds' k^2 (k in residual standard deviations).
-        combined: the 'combined' test.
-    """
-    sc = sk = 0.0
-    if combined:
-        for j in range(tau.shape[0]):
-            t2, b2 = tau[j] * tau[j], band[j] * band[j]
-            sc += t2 / (contact_nm[j] * contact_nm[j] + contact_k2 * b2)
-            sk += t2 / (collision_nm[j] * collision_nm[j] + collision_k2 * b2)
-        return math.sqrt(sc), math.sqrt(sk)
-    for j in range(tau.shape[0]):
-        e = abs(tau[j]) - band[j]
-        if e > 0.0:
-            c, k = e / contact_nm[j], e / collision_nm[j]
-            sc = c if c > sc else sc
-            sk = k if k > sk else sk
-        elif e != e:
-            return math.nan, math.nan
-    return sc, sk
-
-
-@compiled
-def unexplained_band(band, model_nm, velocity_rad_s, relative_error, speed_error):
-    """Return the torque (Nm) a joint's tau_ext may hold without contact, besides its noise.
-
-    The stiction band and the model's error, which grows with the torque the model predicts and
-    with the joint's speed (``statistics.ResidualStatistics``), combined as independent errors.
-    """
-    m, v = relative_error * model_nm, speed_error * velocity_rad_s
-    return math.sqrt(band * band + m * m + v * v)
 
 
 @compiled

@@ -1,7 +1,7 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
 """Without numba installed the estimator still runs: the one-sample step's functions run as
-plain Python (``sample_step.COMPILED`` False), with the same numbers as the compiled step, and the
+plain Python (``compiled.COMPILED`` False), with the same numbers as the compiled step, and the
 start-up summary says how to install it.
 
 A child process hides numba (``sys.modules['numba'] = None``: ``import numba`` raises
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_id_ros.estimate import sample_step
+from robot_id_ros.estimate import compiled
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -26,12 +26,12 @@ SCRIPT = textwrap.dedent('''
     sys.modules['numba'] = None                 # as if numba were not installed
     sys.path.insert(0, {here!r})
     import numpy as np
-    from robot_id_ros.estimate import sample_step
+    from robot_id_ros.estimate import compiled
     from robot_id_ros.estimate.monitor import startup_summary
     from test_without_numba import run
     est, W = run()
     np.save({out!r}, W)
-    print(json.dumps({{'compiled': sample_step.COMPILED,
+    print(json.dumps({{'compiled': compiled.COMPILED,
                        'summary': startup_summary('m.yaml', est.model, est)}}))
 ''')
 
@@ -63,7 +63,7 @@ def test_the_step_runs_as_plain_python_without_numba_with_the_same_numbers(tmp_p
                        capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
     child = json.loads(p.stdout.strip().splitlines()[-1])
-    assert child['compiled'] is False and sample_step.COMPILED is True
+    assert child['compiled'] is False and compiled.COMPILED is True
     assert 'numba is not installed' in child['summary'] and 'python3-numba' in child['summary']
     _, W = run()
     np.testing.assert_allclose(np.load(out), W, rtol=1e-9, atol=1e-9 * np.abs(W).max())
