@@ -18,7 +18,7 @@ Figures (contact = |F_xz of the sensor| > 2 N; bouts of contact of at least 50 m
                    during contact / without
 
 Reproduce:
-    .venv/bin/python benchmarks/bench_hopper_force.py [--calibrate S0,S1]
+    .venv/bin/python benchmarks/bench_hopper_force.py [--calibrate S0,S1] [--observer-gain-hz F]
 """
 import argparse
 import csv
@@ -121,6 +121,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--calibrate', default=None,
                     help='S0,S1: learn the residual statistics on this contact-free stretch, s')
+    ap.add_argument('--observer-gain-hz', type=float, default=None,
+                    help='the estimator\'s bandwidth (default: its default)')
     args = ap.parse_args()
     if not DATA.is_dir():
         raise SystemExit(f'{DATA} not found: this benchmark needs shared/data beside the checkout')
@@ -137,19 +139,24 @@ def main():
         robot_id('model', '--urdf', DATA / 'teststand_fixed_hip.urdf', '--tool-frame', 'contact',
                  '--out', model)
         label = 'robot-id, URDF-only model, defaults'
+        flags = ([] if args.observer_gain_hz is None
+                 else ['--observer-gain-hz', args.observer_gain_hz])
+        if flags:
+            label = f'robot-id, URDF-only model, observer {args.observer_gain_hz:g} Hz'
         calibration = []
         if args.calibrate:
             robot_id('calibrate', '--model', model, '--data', DATA / 'hopper_run_1',
-                     '--stretch', args.calibrate, '--out', tmp / 'calibration.yaml')
+                     '--stretch', args.calibrate, '--out', tmp / 'calibration.yaml', *flags)
             calibration = ['--calibration', tmp / 'calibration.yaml']
             label = f'{label}, calibrated on {args.calibrate} s'
         robot_id('estimate', '--model', model, '--data', DATA / 'hopper_run_1',
-                 '--out', tmp / 'est.mcap', '--csv', tmp / 'est.csv', *calibration)
+                 '--out', tmp / 'est.mcap', '--csv', tmp / 'est.csv', *calibration, *flags)
         stamp, force, std, flagged = read_estimate(tmp / 'est.csv')
         assert np.array_equal(stamp, stamp_s), 'estimate and sensor stamps differ'
         print(row(label, figures(stamp, force, std, flagged, sensor)))
-    print(f'\nReproduce: .venv/bin/python benchmarks/bench_hopper_force.py'
-          + (f' --calibrate {args.calibrate}' if args.calibrate else ''))
+    print('\nReproduce: .venv/bin/python benchmarks/bench_hopper_force.py'
+          + (f' --calibrate {args.calibrate}' if args.calibrate else '')
+          + (f' --observer-gain-hz {args.observer_gain_hz:g}' if flags else ''))
 
 
 if __name__ == '__main__':
