@@ -136,16 +136,16 @@ def test_calibrate_contact_free_then_kept_across_a_restart(
         st, vals = rig.status(fallback)
         assert st.level == DiagnosticStatus.WARN
         assert vals['calibration_file'] == str(default_file)
-        # a second call while one gathers is refused; a reset during the gathering fails it
+        # no joint states meanwhile, so the first call is still gathering: a second call is
+        # refused, and a reset during the gathering fails the first one
         first = rig.calibrate.call_async(Trigger.Request())
-        rig.feed(5)
         second = rig.calibrate.call_async(Trigger.Request())
-        assert rig.feed_until(second.done)
+        assert rig.spin(until=second.done, timeout=TIMEOUT_S)
         assert not second.result().success
         assert 'already running' in second.result().message
         assert not first.done()
         assert rig.call(rig.reset, timeout=TIMEOUT_S).success
-        assert rig.feed_until(first.done)
+        assert rig.spin(until=first.done, timeout=TIMEOUT_S)
         assert not first.result().success and 'reset' in first.result().message
         assert not default_file.exists()
         # contact-free: calibrated, the file written where the node keeps it
