@@ -6,7 +6,9 @@ The node runs a model made from the youBot's URDF alone (no residual statistics:
 statistics, a WARN in /diagnostics). A feeder on a second context of the same ROS domain
 publishes the arm at rest with its gravity torque plus noise (contact-free) or plus a constant
 joint torque (a push held through the stretch). Both executors are spun from the test thread
-(ros_helpers.RosHarness); every wait is on a condition with a generous timeout.
+(ros_helpers.RosHarness); every wait is on a condition with a generous timeout. The node runs
+in a namespace of this process and only the statuses naming this test's files are read, so
+another test's nodes on the same ROS domain (another process) cannot feed or answer this one.
 """
 import os
 
@@ -31,6 +33,7 @@ RATE_HZ = 200.0
 NOISE_NM = 0.02            # the measured torque's noise
 PUSH_NM = np.array([0.0, 2.0, 0.0, 0.0, 0.0])   # a held push: 2 Nm on arm_joint_2
 TIMEOUT_S = 120.0          # generous: a loaded 2-core machine
+NAMESPACE = f'/calibration_test_{os.getpid()}'
 
 
 @pytest.fixture
@@ -46,21 +49,23 @@ def urdf_only_model(tmp_path):
 class Rig(RosHarness):
     """The estimator node on the test's context; a feeder on a private context of the domain."""
 
-    def __init__(self, ctx, domain, model_file, **params):
+    def __init__(self, ctx, domain, model_file, folder, **params):
         super().__init__(step_s=0.001)
+        self.folder = str(folder)     # every file of the node's is in it (its statuses name one)
         overrides = [Parameter('model_file', value=str(model_file)),
                      Parameter('diagnostics_period_s', value=0.2),
                      Parameter('calibration_duration_s', value=1.0)
                      ] + [Parameter(k, value=v) for k, v in params.items()]
-        self.node = self.add(WrenchEstimatorNode(context=ctx, parameter_overrides=overrides))
+        self.node = self.add(WrenchEstimatorNode(context=ctx, parameter_overrides=overrides,
+                                                 namespace=NAMESPACE))
         self.feeder = f = self.add(Node('feeder', context=self.private_context(domain)))
-        self.pub = f.create_publisher(JointState, 'joint_states',
+        self.pub = f.create_publisher(JointState, f'{NAMESPACE}/joint_states',
                                       QoSProfile(depth=100,
                                                  reliability=ReliabilityPolicy.RELIABLE))
         self.diag = []
         f.create_subscription(DiagnosticArray, '/diagnostics', self.diag.append, 100)
-        self.calibrate = f.create_client(Trigger, 'wrench_estimator/calibrate')
-        self.reset = f.create_client(Trigger, 'wrench_estimator/reset')
+        self.calibrate = f.create_client(Trigger, f'{NAMESPACE}/wrench_estimator/calibrate')
+        self.reset = f.create_client(Trigger, f'{NAMESPACE}/wrench_estimator/reset')
         self.rng = np.random.default_rng(7)
         self.stamp_ns = T0_NS
         self.gravity_nm = model_gravity(model_file)
@@ -101,7 +106,8 @@ class Rig(RosHarness):
             for d in self.diag:
                 for st in d.status:
                     vals = {kv.key: kv.value for kv in st.values}
-                    if condition(st, vals):
+                    if (vals.get('calibration_file', '').startswith(self.folder)
+                            and condition(st, vals)):
                         found.append((st, vals))
                         return True
             return False
@@ -128,9 +134,10 @@ def calibrated(st, vals):
 def test_calibrate_contact_free_then_kept_across_a_restart(
         rclpy_context, ros_domain_id, urdf_only_model, tmp_path, monkeypatch):
     monkeypatch.setenv('ROS_HOME', str(tmp_path / 'ros_home'))
-    default_file = tmp_path / 'ros_home' / 'robot_id_ros' / 'wrench_estimator_calibration.yaml'
+    default_file = (tmp_path / 'ros_home' / 'robot_id_ros'
+                    / f'{NAMESPACE[1:]}.wrench_estimator_calibration.yaml')
     path, model = urdf_only_model
-    rig = Rig(rclpy_context, ros_domain_id, path)
+    rig = Rig(rclpy_context, ros_domain_id, path, tmp_path)
     try:
         rig.connect()
         st, vals = rig.status(fallback)
@@ -161,7 +168,7 @@ def test_calibrate_contact_free_then_kept_across_a_restart(
         assert vals['calibration'].startswith('calibrated on')
     finally:
         rig.close()
-    restarted = Rig(rclpy_context, ros_domain_id, path)
+    restarted = Rig(rclpy_context, ros_domain_id, path, tmp_path)
     try:
         restarted.connect()
         st, vals = restarted.status(calibrated)
@@ -174,7 +181,7 @@ def test_calibrate_during_a_push_is_refused_and_writes_nothing(
         rclpy_context, ros_domain_id, urdf_only_model, tmp_path):
     path, model = urdf_only_model
     out = tmp_path / 'calibration.yaml'
-    rig = Rig(rclpy_context, ros_domain_id, path, calibration_file=str(out))
+    rig = Rig(rclpy_context, ros_domain_id, path, tmp_path, calibration_file=str(out))
     try:
         rig.connect()
         rig.feed(40, PUSH_NM)
@@ -218,7 +225,7 @@ def test_an_unusable_calibration_file_is_refused_and_the_node_runs(
     path, model = urdf_only_model
     bad = tmp_path / 'calibration.yaml'
     reason = make(bad, path)
-    rig = Rig(rclpy_context, ros_domain_id, path, calibration_file=str(bad))
+    rig = Rig(rclpy_context, ros_domain_id, path, tmp_path, calibration_file=str(bad))
     try:
         rig.connect()
         st, vals = rig.status(lambda st, vals: fallback(st, vals)
