@@ -7,7 +7,9 @@
         # then: ros2 bag play --clock my_bag
 
 Outputs (under the node's name): ~/wrench, ~/wrench_std, ~/external_joint_torques, ~/contact,
-/diagnostics; services ~/tare and ~/reset.
+/diagnostics; services ~/tare, ~/reset, ~/clear_tare and ~/calibrate (residual statistics from
+a few seconds of contact-free motion, kept in ``calibration`` across restarts: see
+docs/workflows.md).
 
 youBot drivers:
 - youbot_driver_ros_interface (ROS 1 wrapper and its ROS 2 port) publishes ``arm_1/joint_states``;
@@ -22,9 +24,9 @@ youBot drivers:
 
 Parameters come from ``params_file`` (default: the package's config/wrench_estimator.yaml; key the
 section of a file of your own ``/**:``, which applies under any ``namespace``, where a bare
-``wrench_estimator:`` applies in the root namespace only); ``model`` and ``use_sim_time`` given
-here override it. The launch runs until stopped; it exits non-zero with the reason when the
-estimator fails or refuses to start (no model, a model for another robot).
+``wrench_estimator:`` applies in the root namespace only); ``model``, ``calibration`` and
+``use_sim_time`` given here override it. The launch runs until stopped; it exits non-zero with
+the reason when the estimator fails or refuses to start (no model, a model for another robot).
 """
 import os
 
@@ -45,6 +47,9 @@ def _estimator(context):
     model = arg('model')
     if model:
         overrides['model_file'] = os.path.abspath(os.path.expanduser(model))
+    calibration = arg('calibration')
+    if calibration:
+        overrides['calibration_file'] = os.path.abspath(os.path.expanduser(calibration))
     node = Node(
         package='robot_id_ros', executable='wrench_estimator', name='wrench_estimator',
         namespace=arg('namespace'),
@@ -66,6 +71,10 @@ def generate_launch_description():
             'model', default_value='',
             description='model file from robot-id identify (sets model_file; required unless '
             'params_file sets it)'),
+        DeclareLaunchArgument(
+            'calibration', default_value='',
+            description="residual calibration file, read at start and written by ~/calibrate "
+            "(sets calibration_file; '' = the params file's, else the node's default file)"),
         DeclareLaunchArgument('namespace', default_value='',
                               description='namespace of the estimator node'),
         DeclareLaunchArgument(

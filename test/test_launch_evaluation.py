@@ -42,6 +42,7 @@ ALTERNATIVES = [
     *[(SESSION, {'stage': s, 'sim': 'true'}) for s in ('static', 'sweeps', 'excitation')],
     (SESSION, {'stage': 'identification', 'autostart': 'false'}),
     (ESTIMATOR, {'model': 'm.yaml', 'joint_states_topic': '/arm_1/joint_states'}),
+    (ESTIMATOR, {'model': 'm.yaml', 'calibration': 'c.yaml'}),
 ]
 
 

@@ -80,3 +80,23 @@ def _copy_previous(path):
         raise FileExistsError(errno.EEXIST, f'no free backup name beside {path}')
     finally:
         remove_path(tmp)
+
+
+def replace_keeping_previous(path, write):
+    """Replace ``path`` by ``write(path)`` (an atomic write), its previous version kept beside it.
+
+    Returns:
+        The kept copy's path, or None when there was nothing to keep.
+
+    Raises:
+        Whatever ``keep_previous`` or ``write`` raises; when ``write`` fails, ``path`` is as it
+        was and the copy, a mere duplicate, is removed.
+    """
+    kept = keep_previous(path)
+    try:
+        write(path)
+    except BaseException:
+        if kept is not None:
+            remove_path(kept)
+        raise
+    return kept

@@ -34,11 +34,22 @@ def model_check_parameters() -> dict:
 
 
 def wrench_estimator_parameters() -> dict:
-    """Return the wrench_estimator table; every parameter is read-only except the payload ones."""
+    """Return the wrench_estimator table.
+
+    Every parameter is read-only except the payload ones and calibration_duration_s.
+    """
     from robot_id_ros.estimate import EstimatorConfig   # here: youbot_sim needs no scipy
     return {
         'model_file': ('', desc('model file from robot-id identify (required)', True)),
         **model_check_parameters(),
+        'calibration_file': ('', desc(
+            'residual calibration file (robot-id calibrate, or ~/calibrate): used at start when '
+            'it exists and fits the model and settings, written by ~/calibrate (the previous '
+            "one kept beside it); '' = $ROS_HOME/robot_id_ros/<node>_calibration.yaml "
+            '(ROS_HOME default ~/.ros; <node>: namespace and name joined by dots)', True)),
+        'calibration_duration_s': (5.0, float_desc(
+            'how much contact-free motion ~/calibrate gathers (by the stamps of the joint '
+            'states) before it fits, s', 1.0, 120.0)),
         **settings_table(EstimatorConfig),
         'max_payload_kg': (-1.0, float_desc(
             'largest payload_mass_kg accepted, kg; -1 = from the model: the rated payload of the '

@@ -38,3 +38,17 @@ def test_nothing_to_keep(tmp_path):
     (tmp_path / 'link.yaml').symlink_to(tmp_path / 'target.yaml')
     assert keep_previous(tmp_path / 'link.yaml') is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ['link.yaml', 'target.yaml']
+
+
+def test_replace_keeps_the_previous_version_and_a_failed_write_leaves_all_as_it_was(tmp_path):
+    path = tmp_path / 'calibration.yaml'
+    assert backups.replace_keeping_previous(path, lambda p: atomic_write_text(p, 'v1\n')) is None
+    kept = backups.replace_keeping_previous(path, lambda p: atomic_write_text(p, 'v2\n'))
+    assert kept.read_text() == 'v1\n' and path.read_text() == 'v2\n'
+
+    def fails(p):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    with pytest.raises(OSError):
+        backups.replace_keeping_previous(path, fails)
+    assert path.read_text() == 'v2\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, kept.name])

@@ -31,9 +31,8 @@ from std_srvs.srv import Trigger
 
 from robot_id_ros.errors import RobotIdError
 from robot_id_ros.identify import IdentificationOptions, identify
-from robot_id_ros.io.backups import keep_previous
+from robot_id_ros.io.backups import replace_keeping_previous
 from robot_id_ros.io.bags import read_joint_states
-from robot_id_ros.io.files import remove_path
 from robot_id_ros.io.sidecar import SidecarError, find_sidecar, read_sidecar
 from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotModel,
                                       default_urdf_path)
@@ -121,24 +120,12 @@ class IdentificationNode(Node):
                  for b in bags[k]] for k in BAG_LISTS]
         res = identify(robot, *data, options=opts)
         out, report = self._model_out.target(), self._report_out.target()
-        kept = self._save_model(res.model, out)
+        kept = replace_keeping_previous(out, res.model.save)
         if report is not None:
             from robot_id_ros.identify.report import write_report
             write_report(res, report)
         previous = f' (the previous one kept as {kept})' if kept is not None else ''
         return True, f'model written to {out}{previous}\n' + res.summary()
-
-    @staticmethod
-    def _save_model(model, out):
-        """Write ``model`` to ``out`` atomically, its previous version kept; the copy's path."""
-        kept = keep_previous(out)
-        try:
-            model.save(out)
-        except BaseException:
-            if kept is not None:      # ``out`` is unchanged: the copy would only be a duplicate
-                remove_path(kept)
-            raise
-        return kept
 
     def _on_set_parameters(self, params):
         reason = run_time_problem(

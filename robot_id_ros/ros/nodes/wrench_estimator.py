@@ -25,8 +25,15 @@ and shows in diagnostics (rejected samples by kind); a stamp jumping back (a loo
 long gap resets the observer, and so does a sample that left the estimate non-finite (counted in
 the resets). A joint state without velocity gets it from its positions
 (``position_velocity.PositionVelocity``, the causal rule ``robot-id estimate`` applies to a
-bag; said once in the log). The payload parameters are the only ones that change at run
-time: a mass above max_payload_kg or a centre of mass beyond 1 m is refused with the reason.
+bag; said once in the log). The payload parameters and calibration_duration_s are the only
+ones that change at run time: a mass above max_payload_kg or a centre of mass beyond 1 m is
+refused with the reason.
+
+The contact thresholds and the published sigma rest on residual statistics: a calibration
+(``calibration_file``, loaded at start; ``~/calibrate`` measures one on a few seconds the caller
+declares free of contact, rebuilds the estimator with it and writes the file:
+``ros.node_calibration``), else the model file's, else fallback statistics, which the node names
+at start (a warning) and in /diagnostics (level WARN).
 """
 from __future__ import annotations
 
@@ -37,7 +44,7 @@ import traceback
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.callback_groups import CallbackGroup
+from rclpy.callback_groups import CallbackGroup, ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -45,12 +52,12 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
-from robot_id_ros.estimate import (EstimatorConfig, EstimatorInputError, WrenchEstimator,
-                                   effort_scale)
+from robot_id_ros.estimate import EstimatorConfig, EstimatorInputError, effort_scale
 from robot_id_ros.estimate.monitor import (InputMonitor, WarningThrottle, apply_payload,
                                            payload_bound_kg, startup_summary, wrench_std)
 from robot_id_ros.estimate.observability import observability_values
 from robot_id_ros.estimate.position_velocity import PositionVelocity
+from robot_id_ros.estimate.samples import NONFINITE_STATE
 from robot_id_ros.io.joint_state import JointIndexer, JointStateError
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.ros.conversions import (NS_PER_S, fill_wrench, joint_state_writer,
@@ -58,6 +65,7 @@ from robot_id_ros.ros.conversions import (NS_PER_S, fill_wrench, joint_state_wri
 from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.input_thread import InputThread, input_thread_available
 from robot_id_ros.ros.main import run_node
+from robot_id_ros.ros.node_calibration import NodeCalibration
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros.refused_writes import RefusedWrites
 from robot_id_ros.ros import parameter_tables as tables
@@ -106,8 +114,9 @@ class WrenchEstimatorNode(Node):
         gains = [float(g) for g in p['drive_gains_nm_per_a']]
         with parameter_check():       # the settings are checked as the estimator is built
             cfg = settings_from_params(EstimatorConfig, p)
+            self.calibration = NodeCalibration(self, p['calibration_file'], p['model_file'])
             t_build = time.monotonic()
-            self.est = WrenchEstimator(self.model, cfg)
+            self.est = self.calibration.build_estimator(self.model, cfg)
             t_build = time.monotonic() - t_build
             unit = p['effort_unit'] or self.model.effort_unit
             self.scale = effort_scale(self.model, unit, gains if any(gains) else None)
@@ -158,9 +167,17 @@ class WrenchEstimatorNode(Node):
         self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
         self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
         self.create_service(Trigger, '~/clear_tare', trigger_handler(self._clear_tare, info))
+        # answers when done, awaiting the gathering without holding the executor (a coroutine);
+        # reentrant: a second call is answered (refused) while the first one gathers
+        self.create_service(Trigger, '~/calibrate', self.calibration.handle,
+                            callback_group=ReentrantCallbackGroup())
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
+        if self.est.statistics.fallback:
+            self.get_logger().warning(
+                f'running on {self.est.statistics.source}: call ~/calibrate while the arm moves '
+                'without contact, or give calibration_file (robot-id calibrate)')
         if self.input_thread is not None:
             self.input_thread.start()
 
@@ -263,11 +280,17 @@ class WrenchEstimatorNode(Node):
                 raise JointStateError('header.stamp is zero: the driver must stamp joint states',
                                       kind='zero_stamp')
             qd = s.qd if s.qd is not None else self._derived_velocity(stamp, s.q)
-            res = self.est.update(stamp, s.q, qd, s.effort * self.scale)
+            torque = s.effort * self.scale
+            res = self.est.update(stamp, s.q, qd, torque)
         except (JointStateError, EstimatorInputError) as exc:
             self.monitor.rejected(exc.kind, str(exc), stamp)
+            if exc.kind == NONFINITE_STATE:
+                self.calibration.restarted(str(exc))
             return
         self.monitor.used(stamp, res)
+        cal = self.calibration
+        if cal.run_start_ns is None or res.reset_reason is not None or cal.gathering is not None:
+            cal.taken(self.est, stamp, res, torque, qd)
         # a refused write costs this sample's outputs; the estimate goes on with the next
         self.refused.write('an output', self._publish, sec, nanosec, s.q, res)
         self.monitor.published(t0, stamp, time.time_ns() if self.wall_clock
@@ -340,7 +363,16 @@ class WrenchEstimatorNode(Node):
         with self.lock:
             self.est.reset('reset service')
             self.monitor.observer_reset()
+            self.calibration.restarted('reset service')
         return True, 'observer reset (tare kept)'
+
+    def replace_estimator(self, est):
+        """Run ``est`` from the next sample on (under ``lock``): a calibration's rebuild.
+
+        It shares the model (so the payload is kept) and starts from a reset observer.
+        """
+        self.est = est
+        self.monitor.observer_reset()
 
     def _on_set_parameters(self, params):
         new = {p.name: p.value for p in params}
@@ -350,6 +382,7 @@ class WrenchEstimatorNode(Node):
             try:
                 with self.lock:
                     apply_payload(self.est, self.model, mass, com, self.max_payload_kg)
+                    self.calibration.interrupt('the payload changed during the gathering')
             except (ValueError, TypeError) as exc:
                 return SetParametersResult(successful=False, reason=str(exc))
             self.get_logger().info(f'payload now {mass} kg at {list(com)} m (tool frame)')
@@ -361,6 +394,11 @@ class WrenchEstimatorNode(Node):
             if self.msg_contact is not None:
                 self.pub_contact.publish(self.msg_contact)
             level, message, values = self.monitor.status(self.est)
+            problems, calibration_values = self.calibration.status(self.est)
+            if problems:      # fallback statistics, a refused calibration file
+                message = '; '.join(([message] if level != 'ok' else []) + problems)
+                level = 'warn' if level == 'ok' else level
+            values += calibration_values
             values += observability_values(self.est)     # which wrench axes are sensed, and why
             batched = (self.input_group.batched if self.input_thread is None
                        else self.input_thread.batched)
