@@ -71,7 +71,7 @@ def bouts(mask, dt_s):
 
 
 def figures(stamp, force, std, flagged, sensor_force):
-    """The table's figures for one estimate, aligned sample by sample with the sensor."""
+    """Return the table's figures for one estimate, aligned sample by sample with the sensor."""
     dt_s = float(np.median(np.diff(stamp))) * 1e-9
     contact = np.linalg.norm(sensor_force[:, [0, 2]], axis=1) > CONTACT_N
     err = force - sensor_force
@@ -92,7 +92,7 @@ def figures(stamp, force, std, flagged, sensor_force):
 
 
 def pinv_baseline(sensor_stamp):
-    """The source's own -pinv(J^T) tau, flag |F_xz| > 2 N: (force, flagged)."""
+    """Return the source's own -pinv(J^T) tau, flag |F_xz| > 2 N: (force, flagged)."""
     import pinocchio as pin
 
     sys.path.insert(0, str(ROOT))

@@ -16,13 +16,12 @@ the thresholds and hide contacts.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from robot_id_ros.cli.common import (CommandError, add_overwrite_argument, bag_inputs,
                                      parse_floats)
 from robot_id_ros.cli.estimator_input import (add_estimator_arguments, build_estimator,
                                               estimate_bag)
-from robot_id_ros.estimate.calibration import calibrate
+from robot_id_ros.estimate.calibration import calibrate_estimator
 from robot_id_ros.io.calibration_file import CALIBRATION_OUTPUT
 from robot_id_ros.io.files import Outputs
 from robot_id_ros.io.model_file import load_model
@@ -59,20 +58,16 @@ def run(args) -> int:
         raise CommandError(f'--stretch {args.stretch}: the bag holds {t[-1]:.2f} s of joint '
                            'states; give a stretch within it')
     k = res.index[inside]
-    c = est.config
-    bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
-    cal = calibrate(stamps[inside], res.tau_ext[inside], res.tau_ext[inside] + run_.torque[k],
-                    run_.qd[k], model.joint_names, c.method, bandwidth_hz,
-                    c.contact_threshold_sigma,
-                    c.contact_threshold_sigma * est.statistics.std_nm,
-                    f'{args.data} {s0:g}-{s1:g} s')
+    cal = calibrate_estimator(est, stamps[inside], res.tau_ext[inside],
+                              res.tau_ext[inside] + run_.torque[k], run_.qd[k],
+                              f'{args.data} {s0:g}-{s1:g} s')
     with outputs:
         cal.save(outputs.temp(out))
     print(f'wrote {out}: {cal.samples} samples over {cal.duration_s:.2f} s; {cal.describe()}')
     for note in cal.notes:
         print(f'note: {note}')
-    before = np.asarray(c.contact_threshold_sigma * est.statistics.std_nm)
-    after = c.contact_threshold_sigma * cal.std_nm
+    k_sigma = est.config.contact_threshold_sigma
+    before, after = k_sigma * est.statistics.std_nm, k_sigma * cal.std_nm
     print('contact thresholds at rest (Nm): ' + ', '.join(
         f'{n} {a:.3f} (was {b:.3f}, {est.statistics.source.split(":")[0]})'
         for n, a, b in zip(model.joint_names, after, before)))

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from robot_id_ros.errors import InputError
+from robot_id_ros.estimate.statistics import residual_statistics
 from robot_id_ros.io.calibration_file import ResidualCalibration
 
 OUTLIER_SIGMAS = 5.0     # samples beyond this many std of a fit are left out of the next
@@ -161,3 +162,19 @@ def calibrate(stamp_ns, tau_ext_nm, model_torque_nm, qd_rad_s, joint_names, meth
              for n, r, a in zip(joint_names, reference_nm, typical) if a > r]
     return ResidualCalibration(tuple(joint_names), fit[:, 0], fit[:, 1], fit[:, 2], fit[:, 3],
                                method, float(bandwidth_hz), len(x), duration_s, source, notes)
+
+
+def calibrate_estimator(est, stamp_ns, tau_ext_nm, model_torque_nm, qd_rad_s, source=''):
+    """Fit the residual statistics of a contact-free stretch for the estimator ``est``.
+
+    ``calibrate`` with ``est``'s joints, residual and contact threshold; the reference threshold
+    is the one ``est``'s model and settings give without a calibration. ``tau_ext_nm`` untared.
+
+    Raises:
+        CalibrationError: a stretch too short or that looks like it holds a contact.
+    """
+    c = est.config
+    reference_nm = c.contact_threshold_sigma * residual_statistics(est.model, c).std_nm
+    return calibrate(stamp_ns, tau_ext_nm, model_torque_nm, qd_rad_s, est.model.joint_names,
+                     c.method, c.residual_bandwidth_hz, c.contact_threshold_sigma, reference_nm,
+                     source)

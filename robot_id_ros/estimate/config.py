@@ -145,6 +145,11 @@ class EstimatorConfig:
     def __post_init__(self):
         self.validated()
 
+    @property
+    def residual_bandwidth_hz(self) -> float:
+        """Return the bandwidth of the residual this config runs (its method's), Hz."""
+        return self.observer_gain_hz if self.method == 'momentum' else self.direct_filter_hz
+
     def validated(self) -> EstimatorConfig:
         """Check every field.
 

@@ -110,8 +110,7 @@ class WrenchEstimator:
         self.model = model
         self.config = config or EstimatorConfig()    # checked when built
         c = self.config
-        bandwidth_hz = c.observer_gain_hz if c.method == 'momentum' else c.direct_filter_hz
-        self.statistics = residual_statistics(model, c, calibration, bandwidth_hz)
+        self.statistics = residual_statistics(model, c, calibration)
         self.robot = model.robot
         self.n = model.n
         self._pm, self._pd = self.robot.model, self.robot.data
@@ -133,8 +132,8 @@ class WrenchEstimator:
         else:
             self.residual = DirectResidual(self.n, c.direct_filter_hz)
         # the residual forgets the stuck-phase friction at its own bandwidth (see hold_band)
-        self.band_rate = 2.0 * np.pi * bandwidth_hz
-        self.lag = LagVariance(bandwidth_hz, self.residual_std_nm ** 2)
+        self.band_rate = 2.0 * np.pi * c.residual_bandwidth_hz
+        self.lag = LagVariance(c.residual_bandwidth_hz, self.residual_std_nm ** 2)
         self.bias_envelope = BiasEnvelope(c.covariance_period_s)
         self.bounds = InputBounds(self.robot.limits)
         self.gate = StampGate(c.time_jump_s, c.max_gap_s, self.bounds)

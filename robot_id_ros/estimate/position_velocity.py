@@ -23,9 +23,7 @@ VELOCITY_BANDWIDTH_FACTOR = 5.0
 
 def velocity_bandwidth_hz(config) -> float:
     """Return the derived velocity's bandwidth (Hz) for an ``EstimatorConfig``."""
-    residual_hz = config.observer_gain_hz if config.method == 'momentum' \
-        else config.direct_filter_hz
-    return VELOCITY_BANDWIDTH_FACTOR * residual_hz
+    return VELOCITY_BANDWIDTH_FACTOR * config.residual_bandwidth_hz
 
 
 class PositionVelocity:

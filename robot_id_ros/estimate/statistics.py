@@ -42,8 +42,8 @@ class ResidualStatistics:
         return bool(np.any(self.model_relative_error > 0) or np.any(self.speed_error_nm_s_rad > 0))
 
 
-def residual_statistics(model, config, calibration: ResidualCalibration | None = None,
-                        bandwidth_hz=None) -> ResidualStatistics:
+def residual_statistics(model, config, calibration: ResidualCalibration | None = None
+                        ) -> ResidualStatistics:
     """Return the statistics for ``model`` under ``config`` (and ``calibration`` if given).
 
     Raises:
@@ -55,7 +55,7 @@ def residual_statistics(model, config, calibration: ResidualCalibration | None =
     identified = std is not None and np.all(np.isfinite(std)) and np.all(np.asarray(std) > 0)
     effort = np.full(n, 0.0 if identified else config.default_effort_relative_error)
     if calibration is not None:
-        calibration.check_for(model.joint_names, config.method, bandwidth_hz,
+        calibration.check_for(model.joint_names, config.method, config.residual_bandwidth_hz,
                               f'({calibration.source})' if calibration.source else '')
         return ResidualStatistics(
             np.asarray(calibration.std_nm, float), np.asarray(calibration.mean_nm, float),

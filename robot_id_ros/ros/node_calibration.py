@@ -36,8 +36,7 @@ from rclpy.task import Future
 
 from robot_id_ros.errors import RobotIdError
 from robot_id_ros.estimate import WrenchEstimator
-from robot_id_ros.estimate.calibration import calibrate
-from robot_id_ros.estimate.statistics import residual_statistics
+from robot_id_ros.estimate.calibration import calibrate_estimator
 from robot_id_ros.io.backups import replace_keeping_previous
 from robot_id_ros.io.calibration_file import CalibrationFileError, load_calibration
 from robot_id_ros.ros.node_parameters import OutputGuard
@@ -58,27 +57,6 @@ def default_calibration_path(node_fqn) -> Path:
     """
     home = Path(os.environ.get('ROS_HOME') or Path.home() / '.ros')
     return home / 'robot_id_ros' / f'{node_fqn.strip("/").replace("/", ".")}_calibration.yaml'
-
-
-def residual_bandwidth_hz(config) -> float:
-    """Return the bandwidth of the residual the estimator runs (its method's), Hz."""
-    return config.observer_gain_hz if config.method == 'momentum' else config.direct_filter_hz
-
-
-def fit_calibration(est, stamp_ns, tau_ext_nm, model_torque_nm, qd_rad_s, source):
-    """Fit the residual statistics of a contact-free stretch for the estimator ``est``.
-
-    As ``robot-id calibrate`` does: ``tau_ext_nm`` untared, the reference threshold that of
-    ``est``'s model and settings without a calibration.
-
-    Raises:
-        CalibrationError: a stretch too short or that looks like it holds a contact.
-    """
-    c = est.config
-    reference_nm = c.contact_threshold_sigma * residual_statistics(est.model, c).std_nm
-    return calibrate(stamp_ns, tau_ext_nm, model_torque_nm, qd_rad_s, est.model.joint_names,
-                     c.method, residual_bandwidth_hz(c), c.contact_threshold_sigma,
-                     reference_nm, source)
 
 
 class CalibrationGathering:
@@ -272,7 +250,7 @@ class NodeCalibration:
             duration_s = float(node.get_parameter('calibration_duration_s').value)
             finished = Future(executor=node.executor)
             finished.add_done_callback(_wake)
-            bandwidth_hz = residual_bandwidth_hz(node.est.config)
+            bandwidth_hz = node.est.config.residual_bandwidth_hz
             self.gathering = CalibrationGathering(
                 duration_s, SETTLE_TIME_CONSTANTS / (2.0 * math.pi * bandwidth_hz) * 1e9,
                 self.run_start_ns, time.monotonic() + DEADLINE_FACTOR * duration_s
@@ -303,7 +281,7 @@ class NodeCalibration:
         source = (f'{node.get_fully_qualified_name()} ~/calibrate, stamps '
                   f'{stamps[0] * 1e-9:.3f}-{stamps[-1] * 1e-9:.3f} s')
         try:
-            calibration = fit_calibration(est, stamps, tau, model_torque, qd, source)
+            calibration = calibrate_estimator(est, stamps, tau, model_torque, qd, source)
             with node.lock:        # the estimators share the model's Pinocchio data
                 new = WrenchEstimator(est.model, est.config, calibration)
             out = self.output.target()
@@ -322,5 +300,4 @@ class NodeCalibration:
                       f'{calibration.describe()}{notes}')
 
 
-__all__ = ['CalibrationGathering', 'NodeCalibration', 'default_calibration_path',
-           'fit_calibration', 'residual_bandwidth_hz']
+__all__ = ['CalibrationGathering', 'NodeCalibration', 'default_calibration_path']
