@@ -38,7 +38,11 @@ TRAJECTORY_TOPICS = ('/relay/joint_trajectory', '/joint_trajectory_controller/jo
 POSITION_COMMAND_TOPICS = ('/relay/position_command', '/arm_1/arm_controller/position_command')
 SIM_NAMES = ['__ns:=/arm_1', 'joint_states_topic:=/sim_joint_states',
              f'command_topic:={TRAJECTORY_TOPICS[1]}']
-STREAM_SIM = {'brics_position': ['real_time_factor:=2.0']}
+# streams need a link close to real time (test_command_interfaces): a chunk of
+# 'trajectory_stream' starts on receipt, so its delivery delay (wall time times the real-time
+# factor) sets the motion back by as much when it takes over from the chunk before
+STREAM_SIM = {'brics_position': ['real_time_factor:=2.0'],
+              'trajectory_stream': ['real_time_factor:=2.0']}
 STREAM_SLACK = {'brics_position': ['stream_lead_s:=0.3']}
 EXIT_CODE = {'cancel': 3, 'silent': 1}
 DRIVER_TIMEOUT_S = {'cancel': 30.0, 'silent': 1.0}
