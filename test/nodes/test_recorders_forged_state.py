@@ -49,7 +49,8 @@ DRIVER_TIMEOUT_S = {'cancel': 30.0, 'silent': 1.0}
 
 RELAY = (f'TRAJECTORY_TOPICS = {TRAJECTORY_TOPICS!r}\n'
          f'POSITION_COMMAND_TOPICS = {POSITION_COMMAND_TOPICS!r}\n') + textwrap.dedent('''
-    import copy, json, os, sys, time, rclpy
+    import copy, json, os, sys, threading, time, rclpy
+    from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
     from rclpy.qos import qos_profile_sensor_data
     from rosgraph_msgs.msg import Clock
@@ -59,12 +60,13 @@ RELAY = (f'TRAJECTORY_TOPICS = {TRAJECTORY_TOPICS!r}\n'
     out_path, trigger, mode, brics = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == '1'
     rclpy.init()
     node = Node('forging_relay')
-    out = open(out_path, 'w', buffering=1)
+    out, out_lock = open(out_path, 'w', buffering=1), threading.Lock()
     st = {'now': 0, 'forward': True, 'last': None, 'forged_at': None, 'cancel': None}
     def ns(t):
         return t.sec * 10**9 + t.nanosec
     def log(**kw):
-        out.write(json.dumps(kw) + '\\n')
+        with out_lock:
+            out.write(json.dumps(kw) + '\\n')
     def clock(m):
         st['now'] = ns(m.clock)
     pub = node.create_publisher(JointState, '/joint_states', 100)
@@ -85,8 +87,10 @@ RELAY = (f'TRAJECTORY_TOPICS = {TRAJECTORY_TOPICS!r}\n'
     if brics:
         from brics_actuator.msg import JointPositions
         commands.append((JointPositions, POSITION_COMMAND_TOPICS, setpoint, 1000))
+    # commands on their own node and thread: a backlog of joint states delays none of them
+    relay = Node('forging_relay_commands')
     # (publisher to the simulator, type, the recorder's topic, logger, depth) not yet relayed
-    unmatched = [(node.create_publisher(msg_type, topics[1], depth), msg_type, topics[0],
+    unmatched = [(relay.create_publisher(msg_type, topics[1], depth), msg_type, topics[0],
                   record, depth) for msg_type, topics, record, depth in commands]
     def relay_to(sim_pub, record):
         def forward(m):
@@ -96,9 +100,17 @@ RELAY = (f'TRAJECTORY_TOPICS = {TRAJECTORY_TOPICS!r}\n'
     def listen():
         for item in [u for u in unmatched if u[0].get_subscription_count() > 0]:
             sim_pub, msg_type, topic, record, depth = item
-            node.create_subscription(msg_type, topic, relay_to(sim_pub, record), depth)
+            relay.create_subscription(msg_type, topic, relay_to(sim_pub, record), depth)
             unmatched.remove(item)
-    node.create_timer(0.01, listen)
+    relay.create_timer(0.01, listen)
+    relaying = SingleThreadedExecutor()
+    relaying.add_node(relay)
+    def spin_relay():
+        try:
+            relaying.spin()
+        except Exception:        # the shutdown on terminate
+            pass
+    threading.Thread(target=spin_relay, daemon=True).start()
     cli = node.create_client(Trigger, '/trajectory_recorder/cancel')
     def forge():
         if st['forged_at'] is None and st['last'] is not None and os.path.exists(trigger):
