@@ -98,18 +98,25 @@ class LateStartTracker:
     plan is compared at ``t - lag``. An arm that has not left the pose ``max_lag_s`` after the
     planned departure is compared with the plan (which trips the monitor: the command is lost).
 
+    Only a motion sent as one timed command starts late as a whole. Set points that each keep
+    their own time (a stream of timestamped positions) are followed at those times once they
+    arrive: after a late first one the arm catches up, so with ``shifts`` False the late
+    departure is only measured (``departure_delay_ns``) and the plan is compared unshifted.
+
     Args:
         motion: the planned motion (``evaluate(t)`` gives ``(q, qd, qdd)``; ``duration_s``).
         start_ns: its planned start, ns (driver time); None: set ``start_ns`` before the first
             ``update`` (the tracker can be made before the motion is sent).
         monitor: the ``TrackingMonitor`` fed with each sample.
         max_lag_s: longest start lag taken as a late start, s.
+        shifts: a late start delays the whole motion (True), or only its first set points.
     """
 
-    def __init__(self, motion, start_ns, monitor, max_lag_s):
+    def __init__(self, motion, start_ns, monitor, max_lag_s, shifts=True):
         self.motion, self.monitor = motion, monitor
         self.start_ns = None if start_ns is None else int(start_ns)
         self.max_lag_s = float(max_lag_s)
+        self.shifts = bool(shifts)
         self.q0 = np.asarray(motion.evaluate(0.0)[0], float)
         self.planned_departure_s = None
         for k in range(int(motion.duration_s / PLAN_SCAN_STEP_S) + 2):   # until it moves
@@ -118,6 +125,7 @@ class LateStartTracker:
                 break
         # a motion that never moves has no lag to measure
         self.lag_ns = None if self.planned_departure_s is not None else 0
+        self.departure_delay_ns = self.lag_ns     # the arm's departure after the plan's, ns
 
     def update(self, stamp_ns, q):
         """Feed one measured pose (rad) at ``stamp_ns``.
@@ -131,7 +139,8 @@ class LateStartTracker:
         if self.lag_ns is None:
             if np.max(np.abs(q - self.q0)) > DEPART_RAD:
                 lag_s = t - self.planned_departure_s
-                self.lag_ns = int(lag_s * 1e9) if lag_s > LATE_START_MIN_S else 0
+                self.departure_delay_ns = int(lag_s * 1e9) if lag_s > LATE_START_MIN_S else 0
+                self.lag_ns = self.departure_delay_ns if self.shifts else 0
             elif t <= self.planned_departure_s + self.max_lag_s:
                 # still at the start pose: on time (the plan fits) or late (the pose fits)
                 planned = self.motion.evaluate(t)[0]

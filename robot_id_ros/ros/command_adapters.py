@@ -147,6 +147,7 @@ class FollowJointTrajectoryAdapter:
     """Motions as FollowJointTrajectory goals (see the module doc)."""
 
     missing = 'no FollowJointTrajectory action server on'
+    timed_setpoints = False          # one goal: a late one delays the whole motion
 
     def __init__(self, commander, action_name, path_tolerance_rad=0.0,
                  goal_tolerance_rad=0.0):
@@ -292,6 +293,8 @@ class BricsPositionAdapter:
     """Motions as streamed brics JointPositions set points (see the module doc)."""
 
     missing = 'nothing subscribes to the position command topic'
+    # each set point carries the time it is for: a late one delays none of the later ones
+    timed_setpoints = True
 
     def __init__(self, commander, topic, rate_hz, lead_s=STREAM_LEAD_S, queue_depth=10):
         """Create the JointPositions publisher.

@@ -4,12 +4,15 @@
 
 The simulator publishes its joint states on ``/sim_joint_states``; a relay (a subprocess, which
 also logs every command the recorder sends and every simulated state) forwards them to the
-recorder's ``/joint_states``. Mid-motion it stops forwarding and publishes one forged state with
-joint 1 moved by 2 rad, then either calls ``~/cancel`` or stays silent until the recorder's
-``driver_timeout_s`` fails the run. Either way the recorder stops the arm: its commands must
-continue the commanded path (no step faster than the joint speed limit) and the simulated arm's
-joint 1 must not jump. 'follow_joint_trajectory' stops by cancelling its goal (the driver holds
-its own set point): no position is sent at all.
+recorder's ``/joint_states``, and the recorder's commands to the simulator: it subscribes to the
+recorder's command topics only once its publisher on each matched the simulator (a listener on
+the simulator's own topics would let the recorder send before the simulator matched it, and its
+first commands would be lost). Mid-motion it stops forwarding states and publishes one forged
+state with joint 1 moved by 2 rad, then either calls ``~/cancel`` or stays silent until the
+recorder's ``driver_timeout_s`` fails the run. Either way the recorder stops the arm: its commands
+must continue the commanded path (no step faster than the joint speed limit) and the simulated
+arm's joint 1 must not jump. 'follow_joint_trajectory' stops by cancelling its goal (the driver
+holds its own set point): no position is sent at all.
 """
 import json
 import subprocess
@@ -30,15 +33,24 @@ SPEED_MARGIN = 1.5
 STEP_ALLOWANCE_RAD = 0.05              # per command or sample: noise and rounding
 FORGED_OFFSET_RAD = 2.0
 STOP_DISTANCE_RAD = 0.3                # joint 1 stops within this of where it was at the forgery
+# the command topics (the recorder's, the simulator's) the relay forwards between
+TRAJECTORY_TOPICS = ('/relay/joint_trajectory', '/joint_trajectory_controller/joint_trajectory')
+POSITION_COMMAND_TOPICS = ('/relay/position_command', '/arm_1/arm_controller/position_command')
 SIM_NAMES = ['__ns:=/arm_1', 'joint_states_topic:=/sim_joint_states',
-             'command_topic:=/joint_trajectory_controller/joint_trajectory']
-STREAM_SIM = {'brics_position': ['real_time_factor:=2.0']}
+             f'command_topic:={TRAJECTORY_TOPICS[1]}']
+# streams need a link close to real time (test_command_interfaces): a chunk of
+# 'trajectory_stream' starts on receipt, so its delivery delay (wall time times the real-time
+# factor) sets the motion back by as much when it takes over from the chunk before
+STREAM_SIM = {'brics_position': ['real_time_factor:=2.0'],
+              'trajectory_stream': ['real_time_factor:=2.0']}
 STREAM_SLACK = {'brics_position': ['stream_lead_s:=0.3']}
 EXIT_CODE = {'cancel': 3, 'silent': 1}
 DRIVER_TIMEOUT_S = {'cancel': 30.0, 'silent': 1.0}
 
-RELAY = textwrap.dedent('''
-    import copy, json, os, sys, time, rclpy
+RELAY = (f'TRAJECTORY_TOPICS = {TRAJECTORY_TOPICS!r}\n'
+         f'POSITION_COMMAND_TOPICS = {POSITION_COMMAND_TOPICS!r}\n') + textwrap.dedent('''
+    import copy, json, os, sys, threading, time, rclpy
+    from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
     from rclpy.qos import qos_profile_sensor_data
     from rosgraph_msgs.msg import Clock
@@ -48,12 +60,13 @@ RELAY = textwrap.dedent('''
     out_path, trigger, mode, brics = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == '1'
     rclpy.init()
     node = Node('forging_relay')
-    out = open(out_path, 'w', buffering=1)
+    out, out_lock = open(out_path, 'w', buffering=1), threading.Lock()
     st = {'now': 0, 'forward': True, 'last': None, 'forged_at': None, 'cancel': None}
     def ns(t):
         return t.sec * 10**9 + t.nanosec
     def log(**kw):
-        out.write(json.dumps(kw) + '\\n')
+        with out_lock:
+            out.write(json.dumps(kw) + '\\n')
     def clock(m):
         st['now'] = ns(m.clock)
     pub = node.create_publisher(JointState, '/joint_states', 100)
@@ -70,12 +83,34 @@ RELAY = textwrap.dedent('''
             q=[v.value for v in m.positions])
     node.create_subscription(Clock, '/clock', clock, 10)
     node.create_subscription(JointState, '/sim_joint_states', js, qos_profile_sensor_data)
-    node.create_subscription(JointTrajectory, '/joint_trajectory_controller/joint_trajectory',
-                             traj, 100)
+    commands = [(JointTrajectory, TRAJECTORY_TOPICS, traj, 100)]
     if brics:
         from brics_actuator.msg import JointPositions
-        node.create_subscription(JointPositions, '/arm_1/arm_controller/position_command',
-                                 setpoint, 1000)
+        commands.append((JointPositions, POSITION_COMMAND_TOPICS, setpoint, 1000))
+    # commands on their own node and thread: a backlog of joint states delays none of them
+    relay = Node('forging_relay_commands')
+    # (publisher to the simulator, type, the recorder's topic, logger, depth) not yet relayed
+    unmatched = [(relay.create_publisher(msg_type, topics[1], depth), msg_type, topics[0],
+                  record, depth) for msg_type, topics, record, depth in commands]
+    def relay_to(sim_pub, record):
+        def forward(m):
+            sim_pub.publish(m)
+            record(m)
+        return forward
+    def listen():
+        for item in [u for u in unmatched if u[0].get_subscription_count() > 0]:
+            sim_pub, msg_type, topic, record, depth = item
+            relay.create_subscription(msg_type, topic, relay_to(sim_pub, record), depth)
+            unmatched.remove(item)
+    relay.create_timer(0.01, listen)
+    relaying = SingleThreadedExecutor()
+    relaying.add_node(relay)
+    def spin_relay():
+        try:
+            relaying.spin()
+        except Exception:        # the shutdown on terminate
+            pass
+    threading.Thread(target=spin_relay, daemon=True).start()
     cli = node.create_client(Trigger, '/trajectory_recorder/cancel')
     def forge():
         if st['forged_at'] is None and st['last'] is not None and os.path.exists(trigger):
@@ -170,7 +205,9 @@ def test_forged_joint_state_does_not_move_the_arm(driver_procs, tmp_path, interf
     rec = driver_procs.recorder('trajectory_recorder', [
         f'output_path:={out}',
         f'trajectory_file:={_excitation_file(tmp_path / "exc.yaml")}', 'periods:=20',
-        f'command_interface:={interface}', f'driver_timeout_s:={DRIVER_TIMEOUT_S[path]}', *FAST,
+        f'command_interface:={interface}', f'driver_timeout_s:={DRIVER_TIMEOUT_S[path]}',
+        f'command_topic:={TRAJECTORY_TOPICS[0]}',
+        f'position_command_topic:={POSITION_COMMAND_TOPICS[0]}', *FAST,
         *STREAM_SLACK.get(interface, [])], 'recorder')
     _wait_until(log_file, _moving, 120, 'the arm moving under the recorder')
     trigger.touch()

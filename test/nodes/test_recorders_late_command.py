@@ -30,14 +30,17 @@ def _ns(stamp):
 
 class LateRelay:
     """Forward the recorder's commands to the simulator ``delay_s`` of sim time after their start
-    stamps (a stamp of 0, "start on receipt", is forwarded at once)."""
+    stamps (a stamp of 0, "start on receipt", is forwarded at once).
+
+    ``forwarded``: (sim ns, start stamp ns, simulator subscriptions matched) of each command.
+    """
 
     def __init__(self, node, delay_s):
         from rosgraph_msgs.msg import Clock
         from trajectory_msgs.msg import JointTrajectory
 
         self.delay_ns = int(delay_s * 1e9)
-        self.pending, self.forwarded = [], []       # (due ns, msg); (sim ns, start stamp ns)
+        self.pending, self.forwarded = [], []       # (due ns, msg); see the class doc
         self.now_ns = 0
         self.pub = node.create_publisher(JointTrajectory, SIM_TOPIC, 10)
         node.create_subscription(JointTrajectory, RECORDER_TOPIC, self._hold, 10)
@@ -55,7 +58,8 @@ class LateRelay:
         self.pending = [(t, m) for t, m in self.pending if t > self.now_ns]
         for _, msg in due:
             self.pub.publish(msg)
-            self.forwarded.append((self.now_ns, _ns(msg.header.stamp)))
+            self.forwarded.append((self.now_ns, _ns(msg.header.stamp),
+                                   self.pub.get_subscription_count()))
 
 
 @pytest.fixture
@@ -75,16 +79,20 @@ def test_trajectory_command_arriving_late_starts_late_without_abort(tmp_path, ha
         procs.start('robot_id_ros.ros.nodes.youbot_sim', [
             'real_time_factor:=2.0', 'publish_rate_hz:=50.0', 'seed:=3',
             'start_time_sec:=1000.0', f'command_topic:={SIM_TOPIC}'], 'sim')
+        # the recorder sends once the relay subscribes; a command the relay forwarded before
+        # its publisher matched the simulator would be lost (the arm never starts)
+        assert harness.spin(until=lambda: relay.pub.get_subscription_count() > 0,
+                            timeout=60), 'the simulator never subscribed to ' + SIM_TOPIC
         traj = _excitation_file(tmp_path / 'exc.yaml')
         out = tmp_path / 'late'
         rec = procs.recorder('trajectory_recorder', [
             f'output_path:={out}', f'trajectory_file:={traj}', 'periods:=2'], 'late')
         assert harness.spin(until=lambda: rec.poll() is not None, timeout=180), _log(rec)[-3000:]
-        assert rec.returncode == 0, _log(rec)[-4000:]
+        assert rec.returncode == 0, f'forwarded {relay.forwarded}\n' + _log(rec)[-4000:]
     finally:
         procs.close()
     # the command really arrived late: after its start stamp by the delay
-    late = [(now - stamp) * 1e-9 for now, stamp in relay.forwarded if stamp]
+    late = [(now - stamp) * 1e-9 for now, stamp, _ in relay.forwarded if stamp]
     assert late and min(late) >= DELAY_S, late
     sc = read_sidecar(sidecar_path(out))
     assert sc['complete'] and sc['info']['status'] == 'finished'

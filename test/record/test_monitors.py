@@ -61,3 +61,39 @@ def test_a_motion_never_started_trips_after_the_longest_lag():
             break
     assert m.tripped and tr.lag_ns is None and tr.never_started(int(s * 1e9))
     assert 0.5 < s < 0.5 + 0.3     # the plan moves away within a few hundred ms of the limit
+
+
+def _catch_up(motion, start_ns, lost_s, catch_up_s=0.04, dt_s=0.005, lag_s=0.01):
+    """Stamps and measured poses of a driver of timed set points whose first ones were lost:
+    the arm waits at the start pose for ``lost_s``, then catches up with the set points in
+    ``catch_up_s`` and follows them ``lag_s`` behind."""
+    t = np.arange(0.0, motion.duration_s, dt_s)
+    q0 = motion.evaluate(0.0)[0]
+    caught = motion.evaluate(lost_s + catch_up_s - lag_s)[0]
+    q = [q0 if x < lost_s else
+         q0 + min((x - lost_s) / catch_up_s, 1.0) * (caught - q0) if x < lost_s + catch_up_s
+         else motion.evaluate(x - lag_s)[0] for x in t]
+    return start_ns + (t * 1e9).astype(np.int64), np.array(q)
+
+
+@pytest.mark.parametrize('shifts', [True, False])
+def test_timed_set_points_started_late_are_caught_up_with_not_shifted(shifts):
+    """Set points that keep their own times (a brics stream) whose first ones were lost: the arm
+    leaves its start pose late, then catches up. Shifting the plan by that late departure (right
+    for one timed command) trips the monitor; unshifted (``shifts`` False) it tracks."""
+    move = R.Sequence([R.QuinticMove([0.0, 0.0], [0.0, 0.0], 0.5),
+                       R.QuinticMove([0.0, 0.0], [0.8, -0.6], 1.0)])
+    stamps, q = _catch_up(move, 10**12, lost_s=0.7)
+    m = R.TrackingMonitor(2, 0.05, consecutive=3)
+    tr = R.LateStartTracker(move, 10**12, m, max_lag_s=2.0, shifts=shifts)
+    tripped = False
+    for s, x in zip(stamps, q):
+        tr.update(s, x)
+        tripped = tripped or m.tripped
+    left = stamps[np.argmax(np.max(np.abs(q - q[0]), axis=1) > R.monitors.DEPART_RAD)]
+    assert tr.departure_delay_ns * 1e-9 == pytest.approx(
+        (left - 10**12) * 1e-9 - tr.planned_departure_s, abs=1e-6)
+    assert tr.lag_ns == (tr.departure_delay_ns if shifts else 0)
+    assert tripped == shifts
+    if not shifts:
+        assert m.max_abs.max() < 0.04

@@ -63,8 +63,11 @@ class TrajectoryRecorder(RecorderBase):
         self.monitor = rec.TrackingMonitor(self.n, self.p['max_tracking_error_rad'],
                                            self.p['tracking_error_samples'])
         # the tracker listens before the motion is sent (its start is known once sent): the
-        # driver's samples between the two are checked too
-        tracker = rec.LateStartTracker(motion, None, self.monitor, MAX_START_LAG_S)
+        # driver's samples between the two are checked too; set points that keep their own
+        # times are caught up with after a late first one, so only a single command shifts
+        tracker = rec.LateStartTracker(
+            motion, None, self.monitor, MAX_START_LAG_S,
+            shifts=not getattr(self.commander.adapter, 'timed_setpoints', False))
         track = self._tracker(tracker, motion.duration_s)
         self.commander.add_listener(track)
         try:
@@ -77,6 +80,11 @@ class TrajectoryRecorder(RecorderBase):
             if lag:
                 self.log.warning(f'the driver started the motion {lag * 1e-9:.3f} s late (the '
                                  'command reached it after its start time): periods shifted')
+            elif tracker.departure_delay_ns:
+                late_s = tracker.departure_delay_ns * 1e-9
+                self.log.warning(f'the arm left its start pose {late_s:.3f} s late (the first '
+                                 'set points reached the driver late); the later ones keep '
+                                 'their times: periods not shifted')
             start += lag
             exc_start = start + int(ramp_in.duration_s * 1e9)
             end = start + int(motion.duration_s * 1e9)
