@@ -251,8 +251,9 @@ def _solve_weighted(neq: NormalEquations, weights, column_scaling, prior, prior_
     zero = d <= _UNEXCITED_COLUMN * max(d.max(), 1e-300)
     if zero.any() and not with_prior:
         bad = [names[i] if names else str(i) for i in np.flatnonzero(zero)]
+        listed = ', '.join(bad[:8]) + (f' and {len(bad) - 8} more' if len(bad) > 8 else '')
         raise IdentificationError(
-            f'the data do not excite parameter(s) {", ".join(bad)} at all (a joint that never '
+            f'the data do not excite parameter(s) {listed} at all (a joint that never '
             'moves or never accelerates in the fitted samples): record motion of every joint '
             '(robot-id design-excitation), or fix them with --known NAME=VALUE, or give a prior '
             'toward the URDF (--prior-weight 1)')
