@@ -72,8 +72,9 @@ class IdentificationRecord:
 
     ``to_dict`` gives the section: method, options, the data, static and sweep sources (``static``
     is the ``StaticFitRecord`` when static poses were fitted), then the entries of ``dynamics``
-    or of ``gravity`` (a static-only model) at the top level, fit_metrics (in-sample, with
-    trajectories) and timings_s (s per step).
+    or of ``gravity`` (a static-only model) at the top level, plausibility (the judgement of a
+    dynamic fit, ``identify.plausibility``), fit_metrics (in-sample, with trajectories) and
+    timings_s (s per step).
     """
 
     method: str
