@@ -74,7 +74,7 @@ class Plausibility:
     unseen: list = field(default_factory=list)  # lines: parameters moved where data are blind
 
     def summary_lines(self):
-        """Lines for the identification summary and the report."""
+        """Return the lines for the identification summary and the report."""
         if self.action == 'accepted':
             what = ('the consistent fit: offsets within the recorded torque, no unsupported '
                     'departure from the URDF' if self.consistency is not None else
@@ -168,7 +168,7 @@ def _standard_std(dyn: DynamicsResult, info: _DataInformation):
 
 
 def _negatives(dyn, theta, std, tq):
-    """Findings of the non-negative parameters below zero by more than their interval."""
+    """Return the findings of non-negative parameters below zero beyond their interval."""
     reg, out = dyn.regressor, []
     for kind in NON_NEGATIVE_KINDS:
         for k in _joint_columns(dyn, kind):
@@ -194,7 +194,7 @@ def recorded_torque_bound(trajectories, n):
 
 
 def _offsets(dyn, theta, std, tq, bound):
-    """Findings of the torque offsets beyond the recorded torque by more than their interval."""
+    """Return the findings of torque offsets beyond the recorded torque and interval."""
     reg, out = dyn.regressor, []
     for j, k in enumerate(_joint_columns(dyn, 'fo')):
         if abs(theta[k]) - tq * std[k] > bound[j]:
@@ -243,7 +243,7 @@ def _realisability(dyn, info, consistent: ConsistencyResult, confidence):
 
 
 def _unseen_moves(dyn, theta):
-    """Lines naming the standard parameters moved where the data are blind.
+    """Return lines naming the standard parameters moved where the data are blind.
 
     The part of ``theta``'s departure from the URDF that its base values do not ask for (their
     smallest departure, in typical sizes), where it exceeds the parameter's typical size.
