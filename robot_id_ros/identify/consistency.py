@@ -29,8 +29,9 @@ from robot_id_ros.model.pseudo_inertia import (PSEUDO_INERTIA_BASIS, is_physical
 # export_urdf lived here before it moved to the model layer; kept for one release
 from robot_id_ros.model.urdf_export import export_urdf  # noqa: E402,F401
 
-__all__ = ['ConsistencyResult', 'PSEUDO_INERTIA_MARGIN', 'URDF_PULL_WEIGHT',
-           'is_physically_consistent', 'physically_consistent_fit', 'pseudo_inertia']
+__all__ = ['ConsistencyResult', 'NON_NEGATIVE_KINDS', 'PSEUDO_INERTIA_MARGIN',
+           'URDF_PULL_WEIGHT', 'is_physically_consistent', 'physically_consistent_fit',
+           'pseudo_inertia', 'typical_parameter_size']
 
 # eps of J >= eps 1: the smallest eigenvalue each link's pseudo-inertia must keep
 PSEUDO_INERTIA_MARGIN = 1e-7
@@ -45,7 +46,7 @@ _LENGTH_SCALE_M = 0.1
 _SECOND_MOMENT_SCALE_M2 = 0.01
 _JOINT_PARAMETER_SCALE = 0.1
 # per-joint parameters kept non-negative: rotor inertia, viscous and Coulomb friction
-_NON_NEGATIVE_KINDS = ('Ia', 'fv', 'fc', 'fcp', 'fcn')
+NON_NEGATIVE_KINDS = ('Ia', 'fv', 'fc', 'fcp', 'fcn')
 _SOLVERS = ('CLARABEL', 'SCS')
 
 
@@ -101,8 +102,11 @@ class ConsistencyResult:
                 'residual_rms_nm': self.residual_rms_nm.tolist()}
 
 
-def _regulariser_scale(theta_ref, n, p, n_inertial):
-    """D of the regulariser: the typical size of each of the p standard parameters."""
+def typical_parameter_size(theta_ref, n, p, n_inertial):
+    """Return D of the regulariser: the typical size of each of the p standard parameters.
+
+    From the reference (URDF) link masses and body-size scales (see the module's constants).
+    """
     scale = np.ones(p)
     for i in range(n):
         m = max(abs(theta_ref[10 * i]), _MIN_MASS_SCALE_KG)
@@ -136,17 +140,19 @@ _PROBLEMS = {}
 _MAX_CACHED_PROBLEMS = 16
 
 
-def _problem(reg, b, known_idx, margin):
+def _problem(reg, b, known_idx, margin, bounded=False, fixed_rows=0):
     """Return the compiled LMI problem of this structure: (problem, theta, parameters).
 
     The parameters (cvxpy, DPP): ``M`` (b, p) and ``v`` (b,) of the fit term ||M theta - v||^2,
-    ``w`` and ``c`` (p,) of the pull ||w * theta - c||^2, ``known`` the fixed values.
+    ``w`` and ``c`` (p,) of the pull ||w * theta - c||^2, ``known`` the fixed values; with
+    ``bounded``, ``offset_max`` (n,) bounds each torque offset's magnitude; with ``fixed_rows``,
+    ``F`` (fixed_rows, p) theta = ``f`` holds those base parameters at given values.
     """
     import cvxpy as cp
 
     n, p = reg.n, reg.p
     key = (n, p, b, reg.n_inertial, tuple(reg.joint_kinds), tuple(int(i) for i in known_idx),
-           float(margin))
+           float(margin), bool(bounded), int(fixed_rows))
     if key in _PROBLEMS:
         return _PROBLEMS[key]
     th = cp.Variable(p)
@@ -161,8 +167,14 @@ def _problem(reg, b, known_idx, margin):
     nk = len(reg.joint_kinds)
     for k, kind in enumerate(reg.joint_kinds):
         idx = [reg.n_inertial + j * nk + k for j in range(n)]
-        if kind in _NON_NEGATIVE_KINDS:
+        if kind in NON_NEGATIVE_KINDS:
             cons.append(th[idx] >= 0)
+        if kind == 'fo' and bounded:
+            par['offset_max'] = cp.Parameter(n, nonneg=True)
+            cons.append(cp.abs(th[idx]) <= par['offset_max'])
+    if fixed_rows:
+        par['F'], par['f'] = cp.Parameter((fixed_rows, p)), cp.Parameter(fixed_rows)
+        cons.append(par['F'] @ th == par['f'])
     if len(known_idx):
         par['known'] = cp.Parameter(len(known_idx))
         cons.append(th[[int(i) for i in known_idx]] == par['known'])
@@ -173,17 +185,20 @@ def _problem(reg, b, known_idx, margin):
 
 
 def physically_consistent_fit(dyn: DynamicsResult, margin=PSEUDO_INERTIA_MARGIN,
-                              mu=URDF_PULL_WEIGHT, solver=None) -> ConsistencyResult:
+                              mu=URDF_PULL_WEIGHT, solver=None, offset_max_nm=None,
+                              fixed_base=()) -> ConsistencyResult:
     """Physically consistent standard parameters closest (in fit error) to the fit ``dyn``.
 
-    The problem is compiled once per structure (robot, regressor columns, known parameters)
-    and solved again with new data, so that cross-validation can afford one per fold.
+    The problem is compiled once per structure (robot, regressor columns, known parameters,
+    bounds) and solved again with new data, so that cross-validation can afford one per fold.
 
     Args:
         dyn: the least-squares dynamic fit.
         margin: eps of J >= eps 1 for every link.
         mu: weight of the pull toward the reference (URDF) parameters.
         solver: a cvxpy solver name; default CLARABEL, then SCS.
+        offset_max_nm: (n,) largest torque offset magnitude per joint (Nm), or None: unbounded.
+        fixed_base: indices of base parameters held at the reference's values.
 
     Returns:
         The ``ConsistencyResult``. Raises ``IdentificationError`` when no solver solves it.
@@ -199,8 +214,16 @@ def physically_consistent_fit(dyn: DynamicsResult, margin=PSEUDO_INERTIA_MARGIN,
     w = np.clip(w, 0, None)
     Ls = (V * np.sqrt(w)).T                      # Ls' Ls = As
     theta_ref = dyn.theta_reference
-    scale = _regulariser_scale(theta_ref, n, p, reg.n_inertial)
-    prob, th, par = _problem(reg, B.shape[0], dyn.known_idx, margin)
+    scale = typical_parameter_size(theta_ref, n, p, reg.n_inertial)
+    fixed_base = [int(i) for i in fixed_base]
+    prob, th, par = _problem(reg, B.shape[0], dyn.known_idx, margin,
+                             offset_max_nm is not None and 'fo' in reg.joint_kinds,
+                             len(fixed_base))
+    if 'offset_max' in par:
+        par['offset_max'].value = np.asarray(offset_max_nm, float)
+    if fixed_base:
+        par['F'].value = B[fixed_base]
+        par['f'].value = B[fixed_base] @ theta_ref
     M = Ls * d[None, :]                          # Ls diag(d)
     par['M'].value = M @ B
     par['v'].value = M @ ls.beta

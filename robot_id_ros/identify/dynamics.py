@@ -183,7 +183,9 @@ def _check_excitation(ls: LeastSquaresResult, base: BaseParameters, options):
             f'{base.n_base} base parameters (scaled condition number '
             f'{ls.condition_number_scaled:.3g} > {options.max_condition:g}); unidentifiable '
             f'groups: {"; ".join(groups[:8])}. Use a richer excitation (robot-id '
-            'design-excitation), or a prior (prior_weight > 0)')
+            'design-excitation; a joint that never moves leaves its friction unidentifiable), '
+            'fix them with --known NAME=VALUE, or give a prior toward the URDF (--prior-weight '
+            '1)')
 
 
 def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOptions,

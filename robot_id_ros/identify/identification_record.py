@@ -72,8 +72,9 @@ class IdentificationRecord:
 
     ``to_dict`` gives the section: method, options, the data, static and sweep sources (``static``
     is the ``StaticFitRecord`` when static poses were fitted), then the entries of ``dynamics``
-    or of ``gravity`` (a static-only model) at the top level, fit_metrics (in-sample, with
-    trajectories) and timings_s (s per step).
+    or of ``gravity`` (a static-only model) at the top level, plausibility (the judgement of a
+    dynamic fit, ``identify.plausibility``), fit_metrics (in-sample, with trajectories) and
+    timings_s (s per step).
     """
 
     method: str
@@ -87,6 +88,7 @@ class IdentificationRecord:
     fit_metrics: dict | None = None
     timings_s: dict = field(default_factory=dict)
     selection: dict | None = None
+    plausibility: dict | None = None     # ``identify.plausibility``: the judgement of the fit
 
     def to_dict(self) -> dict:
         """Return the section as plain data (key order as in the model file)."""
@@ -98,6 +100,8 @@ class IdentificationRecord:
         for part in (self.dynamics, self.gravity):
             if part is not None:
                 d.update(_fields(part))
+        if self.plausibility is not None:
+            d['plausibility'] = self.plausibility
         if self.fit_metrics is not None:
             d['fit_metrics'] = self.fit_metrics
         d['timings_s'] = dict(self.timings_s)

@@ -251,8 +251,12 @@ def _solve_weighted(neq: NormalEquations, weights, column_scaling, prior, prior_
     zero = d <= _UNEXCITED_COLUMN * max(d.max(), 1e-300)
     if zero.any() and not with_prior:
         bad = [names[i] if names else str(i) for i in np.flatnonzero(zero)]
-        raise IdentificationError(f'the data do not excite parameter(s) {", ".join(bad)} at all '
-                                  '(joint never moves, or never accelerates)')
+        listed = ', '.join(bad[:8]) + (f' and {len(bad) - 8} more' if len(bad) > 8 else '')
+        raise IdentificationError(
+            f'the data do not excite parameter(s) {listed} at all (a joint that never '
+            'moves or never accelerates in the fitted samples): record motion of every joint '
+            '(robot-id design-excitation), or fix them with --known NAME=VALUE, or give a prior '
+            'toward the URDF (--prior-weight 1)')
     S = np.where(zero, 1.0, 1.0 / np.where(zero, 1.0, d)) if column_scaling else np.ones(b)
     As = A * S[:, None] * S[None, :]
     cs = c * S
@@ -262,6 +266,9 @@ def _solve_weighted(neq: NormalEquations, weights, column_scaling, prior, prior_
         cs = cs + lam2 * (np.asarray(prior) / S)
     else:
         As_p = As
+    if not (np.all(np.isfinite(As_p)) and np.all(np.isfinite(cs))):
+        raise IdentificationError('the normal equations are not finite (a torque or state too '
+                                  'large to square): check the effort unit and the recording')
     try:
         L = np.linalg.cholesky(As_p)
         bs = np.linalg.solve(L.T, np.linalg.solve(L, cs))
@@ -270,6 +277,20 @@ def _solve_weighted(neq: NormalEquations, weights, column_scaling, prior, prior_
         bs = np.linalg.lstsq(As_p, cs, rcond=None)[0]
         inv = np.linalg.pinv(As_p)
     return _Solution(bs * S, A, As, inv, S)
+
+
+def _joint_weights(s2, count):
+    """Return the WLS weights 1 / s2 of the joints (their noise variances ``s2``, Nm^2).
+
+    A variance is floored at 1e-12 of the largest. A joint without rows weighs like the
+    noisiest (it adds nothing either way); without any residual to weigh by, every joint weighs
+    1 (ordinary least squares).
+    """
+    rows = count > 0
+    top = float(np.max(s2[rows])) if rows.any() else 0.0
+    if not (np.isfinite(top) and top > 0):
+        return np.ones(len(s2))
+    return 1.0 / np.where(rows, np.maximum(s2, 1e-12 * top), top)
 
 
 def _weak_directions(As, max_condition, names):
@@ -312,6 +333,10 @@ def solve_least_squares(neq: NormalEquations, weighting='wls', column_scaling=Tr
     """
     n, b = neq.c.shape
     N_rows = int(neq.count.sum())
+    if N_rows == 0:
+        raise IdentificationError('no sample left to fit: every row was left out (joints slower '
+                                  'than min_velocity_rad_s); lower --min-velocity-rad-s or '
+                                  'record motion')
     dof = max(N_rows - b, 1)
     w = np.ones(n)
     sol = _solve_weighted(neq, w, column_scaling, prior, prior_weight, names)
@@ -319,9 +344,8 @@ def solve_least_squares(neq: NormalEquations, weighting='wls', column_scaling=Tr
     sigma2 = ss / np.maximum(neq.count - b / n, 1)
     method = 'ols'
     if weighting == 'wls':
-        s2 = (np.asarray(sigma_nm, float) ** 2) if sigma_nm is not None else sigma2
-        s2 = np.maximum(s2, 1e-12 * max(s2.max(), 1e-300))
-        w = 1.0 / s2
+        w = _joint_weights((np.asarray(sigma_nm, float) ** 2) if sigma_nm is not None
+                           else sigma2, neq.count)
         sol = _solve_weighted(neq, w, column_scaling, prior, prior_weight, names)
         ss = neq.residual_ss(sol.beta)
         method = 'wls'

@@ -22,6 +22,10 @@ DERIVATIVE_METHODS = ('auto', 'periodic', 'savgol', 'spline', 'central')
 _STRIBECK_VELOCITY_PLACEHOLDER_RAD_S = 0.1
 
 
+# the fewest samples a recording of any kind must hold to be read for identification
+MIN_SERIES_SAMPLES = 10
+
+
 class IdentificationError(InputError):
     """Data or options that cannot give a model; the message says what is wrong and what to do."""
 
@@ -255,8 +259,9 @@ def check_series(series: JointStateSeries, robot: RobotModel, what):
     if series.effort is None:
         raise IdentificationError(f'{what} {src} has no effort: identification needs measured '
                                   'torque or current in JointState.effort')
-    if len(series) < 10:
-        raise IdentificationError(f'{what} {src} has only {len(series)} samples')
+    if len(series) < MIN_SERIES_SAMPLES:
+        raise IdentificationError(f'{what} {src} has only {len(series)} samples (at least '
+                                  f'{MIN_SERIES_SAMPLES}): record a longer run')
     bad = robot.check_in_limits(np.median(series.q, axis=0), margin_rad=-0.5)
     if len(bad) == robot.n:
         raise IdentificationError(f'{what} {src}: positions are far outside the URDF limits of '

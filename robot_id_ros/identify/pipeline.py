@@ -24,6 +24,7 @@ from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
 from robot_id_ros.identify.identification_record import (DynamicsRecord, GravityModelRecord,
                                                          IdentificationRecord, StaticFitRecord)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.plausibility import Plausibility, judge_fit
 from robot_id_ros.identify.selection import Selection, given_fields, select_options
 from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
                                           identify_gravity, point_mass_gravity, static_poses)
@@ -58,6 +59,7 @@ class IdentificationResult:
     stribeck_from_breaks: StribeckFromBreaks | None = None
     breakaway: BreakawayEstimate | None = None
     consistency: ConsistencyResult | None = None
+    plausibility: Plausibility | None = None
     trajectories: list[Trajectory] = field(default_factory=list)
     fit_metrics: dict = field(default_factory=dict)
     fit_predicted: list = field(default_factory=list)
@@ -164,12 +166,17 @@ def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progres
         lines.append('Stribeck velocity chosen by the fit: '
                      f'{reg_opts.stribeck_velocity_rad_s:.4g} rad/s')
     res.timings_s.update(dyn.time_s)
-    theta = dyn.theta
+    pc = None
     if options.physical_consistency:
-        res.consistency = pc = physically_consistent_fit(dyn)
+        pc = physically_consistent_fit(dyn)
         res.timings_s['physical_consistency'] = pc.time_s
-        theta = pc.theta
-        lines.append(pc.summary())
+    t0 = time.perf_counter()
+    theta, res.plausibility = judge_fit(dyn, res.trajectories, options.confidence, pc)
+    res.timings_s['plausibility'] = time.perf_counter() - t0
+    res.consistency = res.plausibility.consistency
+    if res.consistency is not None:
+        lines.append(res.consistency.summary())
+    lines.extend(res.plausibility.summary_lines())
     ls = dyn.ls
     lines.append(f'dynamics: {dyn.base.n_base} base parameters from {dyn.samples} samples, '
                  f'{ls.method}, condition number {ls.condition_number:.4g} (scaled '
@@ -200,14 +207,17 @@ def _assemble_dynamic_model(robot: RobotModel, options, res: IdentificationResul
         fs = res.friction_sweeps.friction
         friction.stribeck_nm = fs.stribeck_nm.copy()
         friction.stribeck_velocity_rad_s = fs.stribeck_velocity_rad_s.copy()
-    base_values = dyn.base.to_base(theta) if options.physical_consistency else ls.beta
+    consistent = res.consistency is not None
+    base_values = dyn.base.to_base(theta) if consistent else ls.beta
     model = IdentifiedModel(robot.copy(), reg_opts, theta, friction, theta_std, dyn.base,
                             base_values, ls.std, ls.covariance)
     f = model.friction
     f.breakaway_nm = np.maximum(f.coulomb_pos_nm, f.coulomb_neg_nm) + f.stribeck_nm
     if res.friction_sweeps is not None:  # breakaway from the sweeps where larger
         f.breakaway_nm = np.maximum(f.breakaway_nm, res.friction_sweeps.friction.breakaway_nm)
-    model.residual_std_nm = ls.residual_rms_nm.copy()
+    # the residual of the parameters written (a consistent fit's is its own)
+    model.residual_std_nm = (res.consistency.residual_rms_nm if consistent
+                             else ls.residual_rms_nm).copy()
     return model
 
 
@@ -337,8 +347,11 @@ def _fit_model(robot: RobotModel, options, res: IdentificationResult,
         theta = _fit_dynamics(robot, options, res, progress)
         model = _assemble_dynamic_model(robot, options, res, theta)
         record.method = res.dynamics.ls.method + (' + physical consistency (LMI)'
-                                                  if options.physical_consistency else '')
+                                                  if res.consistency is not None else '')
         record.dynamics = _dynamics_record(res.dynamics, res.trajectories, options)
+        record.plausibility = res.plausibility.to_dict()
+        if res.consistency is not None:   # the fallback too: the loader checks its inertias
+            record.options['physical_consistency'] = True
     else:
         model = _assemble_static_model(robot, options, res)
         record.method = 'static gravity (' + res.gravity.ls.method + ')'

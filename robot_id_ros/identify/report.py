@@ -99,6 +99,7 @@ def write_report(result, out_dir, validations=(), title='Identification report')
         '', '```'
     ]
     L += result.summary_lines + ['```', '']
+    L += _plausibility_section(result)
     L += _selection_section(result)
     L += _dynamics_section(result, out, names)
     L += _friction_section(result, out, names)
@@ -107,6 +108,42 @@ def write_report(result, out_dir, validations=(), title='Identification report')
     path = out / 'report.md'
     path.write_text('\n'.join(L) + '\n')
     return path
+
+
+_ACTIONS = {
+    'accepted': 'The fit is written as made: no check below found anything.',
+    'fallback': '**The least-squares fit was not written**: it is physically implausible '
+                '(below). The model is the physically consistent fit with the URDF as prior.',
+    'adjusted': '**The consistent fit was refitted** with the URDF as prior: it was implausible '
+                '(below).'}
+
+
+def _plausibility_section(result):
+    """Return the lines saying whether the fit was written as made, or replaced, and why."""
+    pl = getattr(result, 'plausibility', None)
+    if pl is None:
+        return []
+    L = ['## Plausibility', '', _ACTIONS[pl.action], '',
+         'Checked (identify/plausibility.py, docs/theory.md#plausibility): no negative rotor '
+         'inertia, friction or link mass; torque offsets within the torque each joint recorded; '
+         'a physically consistent set within the fit\'s confidence region; no inertial base '
+         'parameter farther from the URDF than its typical size unless the data tell it apart.',
+         '']
+    if pl.findings:
+        L += _table(['finding', 'parameter', 'why'],
+                    [[f.kind, f'`{f.parameter}`' if f.parameter else '',
+                      f.text.replace('|', '\\|')] for f in pl.findings])
+        L.append('')
+    if pl.held:
+        L += ['Held at the URDF\'s values: ' + ', '.join(f'`{h}`' for h in pl.held) + '.', '']
+    if pl.action != 'accepted':
+        c = pl.consistency
+        L += [f'Cost of the replacement: relative fit error {100 * c.relative_error_ls:.4g} % '
+              f'-> {100 * c.relative_error:.4g} %.', '']
+    if pl.unseen:
+        L += ['Moved by the consistency constraints where the data are blind (more than their '
+              'typical size from the URDF): ' + '; '.join(pl.unseen) + '.', '']
+    return L
 
 
 def _selection_section(result):

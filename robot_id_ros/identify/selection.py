@@ -285,7 +285,10 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
     search = CandidateScorer(robot, data, options, stribeck_velocity_rad_s, CUTOFF_GRID_HZ)
     rate_hz = min(1.0 / float(np.median(np.diff(s.t_s))) for s, _ in data)
     has_velocity = all(s.qd is not None for s, _ in data)
-    stick, ratios = prepared_stick_slip(search, options)
+    try:
+        stick, ratios = prepared_stick_slip(search, options)
+    except IdentificationError:   # a diagnostic: a fit it cannot make leaves the slow rows in
+        stick, ratios = 0.0, None
     if 0 < stick <= max(MIN_VELOCITY_GRID_RAD_S):
         search.score_velocity_rad_s = stick
     cands = []

@@ -303,8 +303,9 @@ def _resampled(series: JointStateSeries, options: IdentificationOptions, sidecar
             window = None  # the window is applied; the periodic path does not follow
     use_v = options.velocity_source == 'measured'
     if use_v and series.qd is None:
-        raise IdentificationError(f'trajectory {series.source} has no velocity; use '
-                                  'velocity_source "position"')
+        raise IdentificationError(f'trajectory {series.source} has no velocity: use '
+                                  'velocity_source "position" (--velocity-source position, '
+                                  'the default): the positions are differentiated')
     try:
         res = signals.resample_uniform(
             series.t_s, np.hstack([series.q, tau] + ([series.qd] if use_v else [])),
