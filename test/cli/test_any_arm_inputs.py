@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import BENT
 from robots import example_robot_data_dir
 from robot_id_ros.cli.common import read_series
 from robot_id_ros.cli.main import main
@@ -15,6 +14,10 @@ from robot_id_ros.identify import IdentificationOptions
 from robot_id_ros.identify.payload import payload_motion_regressor
 from robot_id_ros.identify.validation import validation_metrics
 from robot_id_ros.io.bags import BagWriter, read_joint_states
+
+# rad, the youBot away from its joint limits (test/cli/conftest.py's; a module named conftest
+# is not importable from every test run)
+BENT = np.array([2.9496, 1.6344, -1.6482, 2.189, 2.9234])
 
 
 def test_design_excitation_on_continuous_joints_without_limits_says_one_line(tmp_path, capsys):
