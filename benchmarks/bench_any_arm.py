@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Every acceptance figure of issue 13 (any arm, any recording) from one script.
+"""Every figure of the any-arm claims (any arm, any recording) from one script.
 
 Calls the benchmarks that measure each figure (no copy of their code):
 
@@ -89,7 +89,7 @@ def main():
     ap.add_argument('--demo', help='demo output folder with bags/ (the youBot identify line)')
     a = ap.parse_args()
     t0 = time.perf_counter()
-    _section('identification with defaults (issue 13: Panda, LWR4+, youBot)')
+    _section('identification with defaults (Panda, LWR4+, youBot)')
     identification(a.quick, a.demo)
     _section('drive gains from motor currents (target: within 5 % where identifiable)')
     _main_of(bench_drive_gains, ['--arms', 'youbot'] if a.quick else [])

@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The demo pipeline through each command interface, compared with 'trajectory' (issue 15).
+"""The demo pipeline through each command interface, compared with 'trajectory'.
 
 Runs the demo (quick by default, ``--full`` for the full configuration) once per command
 interface with the same seed: every recording stage (static poses, friction sweeps, both

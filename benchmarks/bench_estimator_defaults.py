@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Estimator defaults from the model (issue 13 item 6): force RMS over the true-model floor.
+"""Estimator defaults from the model: force RMS over the true-model floor.
 
 Arms of other makes (UR5, Panda from example-robot-data) and the youBot, simulated with a known
 friction law and known wrench bursts (test/estimate/defaults_cases.py): 'smooth' friction is

@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 17's acceptance figures: force control closed on the estimate, simulated youBot.
+"""Force control closed on the estimate, simulated youBot: its figures.
 
 The closed loop without ROS (``robot_id_ros.control.harness.ClosedLoop``): ``SimulatedArm``
 (seed 3, or --seed) -> ``WrenchEstimator.update`` (the model identified from that arm the way

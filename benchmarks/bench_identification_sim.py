@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Identification on the simulated youBot (issue 6's simulator acceptance), ROS-free.
+"""Identification on the simulated youBot, ROS-free.
 
 Data made like the recorders make them (see test/identify/test_identification_sim.py): one
 excitation run and a held-out run of a second designed excitation (``--periods`` periods of 8 s,

@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Payload mass and COM on the simulated youBot (issue 6's acceptance, 0.3 kg).
+"""Payload mass and COM on the simulated youBot (a 0.3 kg payload).
 
 Acceptance: mass within 2 %, COM within 5 mm.
 
@@ -18,7 +18,7 @@ then with 0.3 kg at (10, -5, 30) mm in the tool frame. Per seed, ``identify_payl
 and prints mass error (% of 0.3 kg) with the reported standard deviation, the COM error (mm) per
 axis with its norm and the reported standard deviations.
 
-Trajectory (issue 13, item 5; skipped with --no-trajectory): per seed, the unloaded model is
+Trajectory (skipped with --no-trajectory): per seed, the unloaded model is
 identified on an excitation run without payload (the demo's options), then another excitation is
 recorded with the payload and ``payload_from_trajectory`` fits it (``record_motion_runs`` of
 test/identify/test_payload_motion_sim.py); the same figures plus the inertia status.

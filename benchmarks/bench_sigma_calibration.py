@@ -8,7 +8,7 @@ the force phase's joint states through the estimator core's ``update`` (the node
 demo's estimator settings (config/wrench_estimator.yaml, the youBot's) and the node's tares, as
 the demo's report does (``demo.report.replay_force_phase``), and prints per phase and axis
 x, y, z the 2-sigma coverage, the RMS and the 99th percentile of |error| / sigma, against the
-issue's targets (coverage >= 0.90, RMS 0.7-1.3, p99 <= 3.5). A folder takes seconds, not a demo
+targets (coverage >= 0.90, RMS 0.7-1.3, p99 <= 3.5). A folder takes seconds, not a demo
 run, so each change of the uncertainty model is measured on every recording at once.
 
 Reproduce:

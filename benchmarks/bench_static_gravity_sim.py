@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Static gravity model on held-out static poses of the simulated youBot (issue 6 acceptance).
+"""Static gravity model on held-out static poses of the simulated youBot.
 
 Leave-one-pose-out: the static (gravity) fit on all other poses predicts the held-out pose; the
 measurement is the mean of the pose's two holds (approached from opposite directions, as the static

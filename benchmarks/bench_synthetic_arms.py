@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 13's held-back check on arms of our own making: the commands with defaults, end to end.
+"""Arms of our own making with a hidden truth: the commands with defaults, end to end.
 
 For each arm of example-robot-data (SO-100 with its gripper, UR5, Panda with its fingers, Kinova
 Jaco), a truth unknown to the commands: the URDF's masses, COMs and inertias perturbed

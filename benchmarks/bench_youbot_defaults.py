@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""youBot demo: the identify line without expert flags against the hand-tuned recipe (issue 13).
+"""youBot demo: the identify line without expert flags against the hand-tuned recipe.
 
 Offline, on the bags of one ``robot-id demo`` run (DIR/bags/{excitation,static,sweeps,
 validation,force_phase}, DIR/force_script_log.json, DIR/truth/true_parameters.yaml); the demo is
