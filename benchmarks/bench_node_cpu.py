@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """CPU time of the wrench_estimator node per joint-state sample, and the samples it loses.
 
-The node runs in a subprocess (youBot model, config/wrench_estimator.yaml, the shipped QoS);
-this process publishes JointState (7 joints like the youBot driver: 5 arm joints moving on
-0.05 rad sinusoids, efforts from the inverse dynamics, 2 fingers) at each --rates Hz for
---seconds, paced by sleep, and subscribes to ~/wrench (reliable, deep queue) and /diagnostics
+The node runs in a subprocess (youBot model, config/wrench_estimator.yaml, the shipped QoS;
+with --arm ur5 or panda that arm's URDF model and the core defaults);
+this process publishes JointState (like the youBot driver: 5 arm joints moving on
+0.05 rad sinusoids, efforts from the inverse dynamics, 2 fingers; another arm: its joints) at
+each --rates Hz for --seconds, paced by sleep, and subscribes to ~/wrench (reliable, deep queue)
+and /diagnostics
 (--all-outputs: ~/wrench_std and ~/external_joint_torques too; the node fills a topic only for
 subscribers). The node's CPU is the run time of its threads (/proc/<pid>/task/*/schedstat,
 exact: executor, DDS, Python) over the feed, divided by the samples sent; the tick counts of
@@ -30,7 +32,8 @@ input_batch_period_s:=0.0`` measures it waking for every sample instead. Before/
 machine state: run twice with ``--node-tree`` (the former checkout, then this one).
 
 Reproduce:
-    .venv/bin/python benchmarks/bench_node_cpu.py [--seconds 20] [--rates 200 1000] [--hog 2]
+    .venv/bin/python benchmarks/bench_node_cpu.py [--arm youbot|ur5|panda] [--seconds 20]
+        [--rates 200 1000] [--hog 2]
         [--feeder-qos reliable|best_effort] [--sink single|events|bare|waitset]
         [--param NAME:=VALUE] [--all-outputs] [--node-tree DIR] [--profile FILE]
 """
@@ -143,22 +146,48 @@ def cpu_s(pid):
     return sum(thread_cpu_s(pid).values())
 
 
-def trajectory(model, rate_hz, period_s=2.0):
+def arm_model(arm):
+    """Return (model, centre pose rad, extra joint names) of ``--arm``.
+
+    The youBot: the benchmarks' model at a bent pose, with its two fingers in the joint states.
+    Another arm (example-robot-data): its URDF's parameters, the same simple friction and
+    residual std, at the middle of its joint ranges.
+    """
+    if arm == 'youbot':
+        return bench_model(), np.asarray(BENT), FINGERS
+    from robots import panda, ur5
+    from robot_id_ros.io.model_file import nominal_model
+    from robot_id_ros.model.friction import FrictionModel
+    from robot_id_ros.model.robot import RobotModel
+
+    robot = RobotModel(*{'ur5': ur5, 'panda': panda}[arm]())
+    n = robot.n
+    model = nominal_model(robot, FrictionModel(coulomb_pos_nm=[0.3] * n,
+                                               coulomb_neg_nm=[0.3] * n,
+                                               viscous_nm_s_rad=[0.2] * n, offset_nm=0.0))
+    model.residual_std_nm = np.full(n, 0.05)
+    lo, hi = robot.limits.lower_rad, robot.limits.upper_rad
+    centre = np.where(np.isfinite(lo) & np.isfinite(hi), (lo + hi) / 2, 0.0)
+    return model, centre, []
+
+
+def trajectory(model, centre, extra, rate_hz, period_s=2.0):
     """One period of the fed motion: (positions, velocities, efforts) lists per sample.
 
-    The 5 arm joints move on 0.05 rad sinusoids around a bent pose [rad, rad/s]; the efforts
-    are the model's inverse dynamics [Nm]; the two fingers read 0.
+    The arm joints move on 0.05 rad sinusoids around ``centre`` [rad, rad/s]; the efforts are
+    the model's inverse dynamics [Nm]; the ``extra`` joints (fingers) read 0.
     """
     n = int(round(period_s * rate_hz))
     out = []
     w = 2 * np.pi / period_s
+    zeros = [0.0] * len(extra)
     for k in range(n):
         t = k / rate_hz
-        phase = w * t + np.arange(5)
-        q, qd = BENT + 0.05 * np.sin(phase), 0.05 * w * np.cos(phase)
+        phase = w * t + np.arange(model.n)
+        q, qd = centre + 0.05 * np.sin(phase), 0.05 * w * np.cos(phase)
         tau = model.robot.inverse_dynamics(q, qd, -0.05 * w * w * np.sin(phase))
-        out.append(([float(x) for x in q] + [0.0, 0.0], [float(x) for x in qd] + [0.0, 0.0],
-                    [float(x) for x in tau] + [0.0, 0.0]))
+        out.append(([float(x) for x in q] + zeros, [float(x) for x in qd] + zeros,
+                    [float(x) for x in tau] + zeros))
     return out
 
 
@@ -206,13 +235,12 @@ class Feeder:
         time.sleep(1.0)
         return True
 
-    def feed(self, traj, rate_hz, seconds):
+    def feed(self, names, traj, rate_hz, seconds):
         """Publish ``seconds`` of ``traj`` at ``rate_hz``; return the stamps and the time taken.
 
         Stamped like a driver's clock: the start's wall time plus k periods (a late publication
         does not move its stamp, so a gap in the stamps is a lost sample).
         """
-        names = [f'arm_joint_{i}' for i in range(1, 6)] + FINGERS
         period, total = 1.0 / rate_hz, int(seconds * rate_hz)
         sent = []
         start_ns, period_ns = time.time_ns(), int(round(1e9 / rate_hz))
@@ -246,7 +274,7 @@ def stop(proc):
         proc.kill()
 
 
-def run_rate(model, rate_hz, a):
+def run_rate(arm, rate_hz, a):
     """Feed one node (or sink) at ``rate_hz`` for ``a.seconds``; print and return the figures."""
     domain = unique_domain_id() + 20
     prof = ['-c', PROFILE, f'{a.profile}.{rate_hz:g}'] if a.profile else []
@@ -258,19 +286,22 @@ def run_rate(model, rate_hz, a):
     else:
         # -P: not the current directory (this checkout) first on sys.path, PYTHONPATH's tree
         safe = ['-P'] if a.node_tree else []
-        proc = start_node(model, domain, True, [x for p in a.param for x in ('-p', p)],
-                          safe + prof)
+        # the youBot with its shipped settings, another arm with the core defaults
+        proc = start_node(arm[0], domain, a.arm == 'youbot',
+                          [x for p in a.param for x in ('-p', p)], safe + prof)
     feeder = Feeder(domain, a.feeder_qos == 'reliable', a.all_outputs)
     try:
         if not feeder.wait_matched(proc, outputs=not a.sink):
             print('node did not come up:', proc.stdout.read() if proc.poll() is not None else '')
             return None
-        traj = trajectory(model, rate_hz)
+        model, centre, extra = arm
+        traj = trajectory(model, centre, extra, rate_hz)
         idle0 = cpu_s(proc.pid)
         time.sleep(2.0)
         idle_s = cpu_s(proc.pid) - idle0
         c0, t0, k0 = cpu_s(proc.pid), thread_cpu_s(proc.pid), tick_cpu_s(proc.pid)
-        sent, elapsed = feeder.feed(traj, rate_hz, a.seconds)
+        sent, elapsed = feeder.feed(list(model.joint_names) + list(extra), traj, rate_hz,
+                                    a.seconds)
         n_prev, t_end = -1, time.monotonic() + 10
         while time.monotonic() < t_end and (a.sink or len(feeder.got) != n_prev):
             n_prev = len(feeder.got)
@@ -282,7 +313,8 @@ def run_rate(model, rate_hz, a):
         # the first and last windows hold the start and end of the feed: the median is its rate
         in_rate = f'{np.median(feeder.rates_hz):.1f}' if feeder.rates_hz else 'n/a'
         n_out = max(len(feeder.got), 1)
-        print(f'{a.sink + " sink" if a.sink else "wrench_estimator"} at {rate_hz:g} Hz for '
+        who = f'{a.sink} sink' if a.sink else f'wrench_estimator ({a.arm})'
+        print(f'{who} at {rate_hz:g} Hz for '
               f'{a.seconds:g} s ({len(sent) / elapsed:.0f} Hz achieved), feeder '
               f'{a.feeder_qos}, {a.hog} CPU hog(s): CPU {used * 1e3 / len(sent):.3f} ms/sample '
               f'({100 * used / elapsed:.1f} % of a core; idle {idle_s * 50:.2f} %)' +
@@ -311,6 +343,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seconds', type=float, default=20.0)
+    ap.add_argument('--arm', choices=['youbot', 'ur5', 'panda'], default='youbot',
+                    help='the model and joint states: the youBot (its shipped settings) or a '
+                    '6- or 7-axis arm (the core defaults)')
     ap.add_argument('--rates', type=float, nargs='+', default=[200.0, 1000.0])
     ap.add_argument('--hog', type=int, default=0, help='busy-loop processes beside the node')
     ap.add_argument('--feeder-qos', choices=['reliable', 'best_effort'], default='reliable',
@@ -329,16 +364,16 @@ def main():
     a = ap.parse_args()
     if a.node_tree:
         os.environ['PYTHONPATH'] = str(Path(a.node_tree).resolve())
-    model = bench_model()
+    arm = arm_model(a.arm)
     hogs = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(a.hog)]
     try:
         for rate in a.rates:
-            run_rate(model, rate, a)
+            run_rate(arm, rate, a)
     finally:
         for h in hogs:
             h.kill()
             h.wait()
-    print('reproduce: .venv/bin/python benchmarks/bench_node_cpu.py --seconds '
+    print(f'reproduce: .venv/bin/python benchmarks/bench_node_cpu.py --arm {a.arm} --seconds '
           f'{a.seconds:g} --rates {" ".join(f"{r:g}" for r in a.rates)} --hog {a.hog} '
           f'--feeder-qos {a.feeder_qos}' + (f' --sink {a.sink}' if a.sink else '') +
           ''.join(f' --param {p}' for p in a.param) +
