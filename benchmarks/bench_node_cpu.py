@@ -166,9 +166,24 @@ def arm_model(arm):
                                                coulomb_neg_nm=[0.3] * n,
                                                viscous_nm_s_rad=[0.2] * n, offset_nm=0.0))
     model.residual_std_nm = np.full(n, 0.05)
-    lo, hi = robot.limits.lower_rad, robot.limits.upper_rad
-    centre = np.where(np.isfinite(lo) & np.isfinite(hi), (lo + hi) / 2, 0.0)
-    return model, centre, []
+    return model, well_conditioned_pose(robot), []
+
+
+def well_conditioned_pose(robot, tries=200, seed=0):
+    """Return the pose (rad), of ``tries`` within the joint limits, farthest from a singularity.
+
+    The one whose tool Jacobian's smallest singular value is largest: the estimator's usual case,
+    not its damped one.
+    """
+    lo = np.maximum(robot.limits.lower_rad, -np.pi)
+    hi = np.minimum(robot.limits.upper_rad, np.pi)
+    rows = 6 if robot.n >= 6 else 3
+    best, best_s = None, -1.0
+    for q in np.random.default_rng(seed).uniform(lo, hi, (tries, robot.n)):
+        s = np.linalg.svd(robot.tool_jacobian(q, 'base')[:rows], compute_uv=False)[-1]
+        if s > best_s:
+            best, best_s = q, s
+    return best
 
 
 def trajectory(model, centre, extra, rate_hz, period_s=2.0):

@@ -143,7 +143,8 @@ class WrenchEstimator:
         self._params = step_parameters(
             self.n, model.friction, self.friction.v_s, c.friction_sign,
             self.statistics, self.contact, c, self.band_rate, self.lag.K,
-            self.mapper.lam_min, self.mapper.block_start, self.joint_scale(np.zeros(self.n)))
+            self.mapper.lam_min, self.mapper.block_start, self.joint_scale(np.zeros(self.n)),
+            len(self.mapper.rows) == 6)
         self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
         self._state = new_state(self.n)
         self._st = field_views(self._state)

@@ -233,15 +233,46 @@ def _stiction_torque(pr, st):
 
 
 @compiled
-def _closed_form_map(pr, st, J):
-    """Map ``st.tau_map`` to ``st.wrench`` in closed form (three consecutive rows, not singular).
+def _gram_map(pr, st, J):
+    """Map ``st.tau_map`` to all six wrench rows through their Gram matrix, if not singular.
 
-    Sets ``st.mapped`` False where the damped map (Python) is needed.
+    As ``mapping.WrenchMapper.matrices`` away from a singularity: W = (J J^T)^-1 J tau with the
+    joint weights, sigma_min^2 the Gram matrix's smallest eigenvalue.
+    """
+    n = st.tau_map.shape[0]
+    scale, tm = st.joint_scale, st.tau_map
+    G, y = np.zeros((6, 6)), np.zeros(6)
+    for i in range(6):
+        for k in range(i, 6):
+            acc = 0.0
+            for j in range(n):
+                acc += (J[i, j] * scale[j]) * (J[k, j] * scale[j])
+            G[i, k] = G[k, i] = acc
+        acc = 0.0
+        for j in range(n):
+            acc += (J[i, j] * scale[j]) * (tm[j] * scale[j])
+        y[i] = acc
+    if not np.all(np.isfinite(G)):
+        return
+    lam = np.linalg.eigvalsh(G)[0]
+    if lam > pr.lam_min:
+        st.wrench[:] = np.linalg.solve(G, y)
+        st.mapped, st.damped, st.sigma_min = True, False, math.sqrt(lam)
+
+
+@compiled
+def _closed_form_map(pr, st, J):
+    """Map ``st.tau_map`` to ``st.wrench`` where not near a singularity.
+
+    In closed form for three consecutive rows, through their Gram matrix for all six. Sets
+    ``st.mapped`` False where the damped map (Python) is needed.
     """
     n, k0 = st.tau_map.shape[0], pr.block0
     scale, tm, W = st.joint_scale, st.tau_map, st.wrench
     st.mapped = False
     if k0 < 0:
+        if pr.full_rows:
+            _gram_map(pr, st, J)
         return
     G = np.zeros((3, 4))
     for i in range(3):

@@ -64,6 +64,7 @@ def parameter_fields(n):
         ('lag_k', np.float64),                 # 1/s, LagVariance.K
         ('lam_min', np.float64),               # the smallest undamped Gram eigenvalue
         ('block0', np.int64),                  # the first of 3 consecutive mapped rows, or -1
+        ('full_rows', np.bool_),               # all six wrench rows are mapped
         ('envelope_period_s', np.float64),
         ('tare_window_s', np.float64)])
 
@@ -86,7 +87,7 @@ def state_fields(n):
 
 
 def step_parameters(n, friction, stiction_velocity_rad_s, law, statistics, detector,
-                    config, band_rate, lag_k, lam_min, block0, scale_free):
+                    config, band_rate, lag_k, lam_min, block0, scale_free, full_rows=False):
     """Return the kernel's fixed parameters: a structured array of one (``parameter_fields``).
 
     Args:
@@ -102,6 +103,8 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, statistics, detec
         lam_min: the mapper's smallest undamped Gram eigenvalue.
         block0: the first of three consecutive mapped rows, -1 if the rows are not such.
         scale_free: (n,) the joint weights with no joint in a band.
+        full_rows: all six wrench rows are mapped (the step maps them through their Gram
+            matrix when it is not near singular).
     """
     model_law = law == 'model'
     values = {
@@ -125,7 +128,8 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, statistics, detec
         'combined': bool(detector.combined),
         'contact_k2': detector.contact_sigma2, 'collision_k2': detector.collision_sigma2,
         'release_ratio': detector.release_ratio, 'lag_k': lag_k, 'lam_min': lam_min,
-        'block0': block0, 'envelope_period_s': config.covariance_period_s,
+        'block0': block0, 'full_rows': bool(full_rows),
+        'envelope_period_s': config.covariance_period_s,
         'tare_window_s': config.tare_window_s}
     params = _zeros(parameter_fields, n)
     for name, value in values.items():
