@@ -138,15 +138,17 @@ def effects_for(name, arm):
     """Return the ``DriveEffects`` of effect ``name`` (one of ``EFFECTS``) on ``arm``."""
     if name not in EFFECTS:
         raise ValueError(f'unknown effect {name!r}; one of {", ".join(EFFECTS)}')
+    # every random size drawn for every effect: 'all' is exactly the union of the single ones
     rng = np.random.default_rng(1000 + arm.seed)
     n, fc = arm.robot.n, np.asarray(arm.case.coulomb_nm)
+    ripple_phase, cogging_phase = rng.uniform(0, 2 * np.pi, (2, n))
+    gain_error, offset_a = rng.uniform(-0.05, 0.05, n), rng.uniform(-0.15, 0.15, n)
     every = name == 'all'
     friction = {}
     if name == 'position' or every:
         friction.update(ripple_fraction=0.3, ripple_period_rad=0.5,
-                        ripple_phase_rad=rng.uniform(0, 2 * np.pi, n), cogging_nm=0.2 * fc,
-                        cogging_period_rad=2 * np.pi / 100,
-                        cogging_phase_rad=rng.uniform(0, 2 * np.pi, n))
+                        ripple_phase_rad=ripple_phase, cogging_nm=0.2 * fc,
+                        cogging_period_rad=2 * np.pi / 100, cogging_phase_rad=cogging_phase)
     if name == 'load' or every:
         friction.update(load_coulomb_per_nm=0.1)
     if name == 'drift' or every:
@@ -155,8 +157,7 @@ def effects_for(name, arm):
     if name == 'compliance' or every:
         fx.stiffness_nm_rad = arm.peak_motor_nm / DEFLECTION_AT_PEAK_RAD
     if name == 'current' or every:
-        fx.current_sensor = CurrentSensor(drive_gains(arm), rng.uniform(-0.05, 0.05, n),
-                                          rng.uniform(-0.15, 0.15, n))
+        fx.current_sensor = CurrentSensor(drive_gains(arm), gain_error, offset_a)
     if name == 'quantization' or every:
         fx.encoder_resolution_rad = COARSE_ENCODER_RAD
     return fx

@@ -110,6 +110,12 @@ def test_compliant_transmission_deflects_by_torque_over_stiffness(arm):
     smooth = (t > 0.55) & (t < t[-1])    # and not at the one-sided last difference
     np.testing.assert_allclose(run.motor_velocity_rad_s[smooth], dq[smooth], atol=1e-4)
     assert np.abs(run.motor_velocity_rad_s - QD).max() > 1e-3
+    # a resting link's motor side rests too: no sliding friction there (exact-sign law); the
+    # last resting sample's central difference reaches into the motion
+    rest = t < 0.5 - 1 / RATE_HZ
+    assert np.all(run.motor_velocity_rad_s[rest] == 0.0)
+    np.testing.assert_allclose(run.friction_nm[rest],
+                               np.broadcast_to(law().offset_nm, Q[rest].shape), atol=1e-12)
 
 
 def test_load_dependent_coulomb_grows_with_the_load_torque(arm):

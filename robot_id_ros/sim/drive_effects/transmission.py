@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# a deflection rate below this is rounding (np.gradient on a float time axis), not motion: an
+# exact-sign friction law would read it as sliding at full Coulomb friction
+RESTING_RATE_RAD_S = 1e-12
+
 
 def compliant_motor_side(t_s, Q, QD, link_torque_nm, stiffness_nm_rad):
     """Return the motor side's position (N, n) rad and velocity (N, n) rad/s.
@@ -24,5 +28,6 @@ def compliant_motor_side(t_s, Q, QD, link_torque_nm, stiffness_nm_rad):
     if not np.all(K > 0) or not np.all(np.isfinite(K)):
         raise ValueError(f'stiffness_nm_rad must be finite and > 0, got {K}')
     tau = np.asarray(link_torque_nm, dtype=float)
-    dtau = np.gradient(tau, np.asarray(t_s, dtype=float), axis=0)
-    return np.asarray(Q, dtype=float) + tau / K, np.asarray(QD, dtype=float) + dtau / K
+    rate = np.gradient(tau, np.asarray(t_s, dtype=float), axis=0) / K
+    rate[np.abs(rate) < RESTING_RATE_RAD_S] = 0.0
+    return np.asarray(Q, dtype=float) + tau / K, np.asarray(QD, dtype=float) + rate
