@@ -90,12 +90,21 @@ def chosen_options(model_path):
                      if opts.get(k, v) != getattr(core, k, None)) or 'core defaults'
 
 
+def plausibility_text(judgement):
+    """Return 'accepted', or the action and the kinds of finding (``identify.plausibility``)."""
+    if not judgement:
+        return 'not judged'
+    kinds = sorted({f['kind'] for f in judgement.get('findings', [])})
+    return judgement['action'] + (f' ({", ".join(kinds)})' if kinds else '')
+
+
 def fit_models(arm, effect, bags, tmp):
     """Fit the package's and the plain model on the training bag; write the true model.
 
     Returns:
-        ({model: path}, seconds of ``robot-id identify``, chosen options), or None when
-        ``robot-id identify`` fails (printed).
+        ({model: path}, seconds of ``robot-id identify``, a line: the package's chosen options,
+        the plausibility judgement of both fits), or None when ``robot-id identify`` fails
+        (printed).
     """
     flags = effort_flags(arm, effect)
     paths = {m: tmp / f'{effect}_{m}.yaml' for m in MODELS}
@@ -111,11 +120,16 @@ def fit_models(arm, effect, bags, tmp):
     if flags:
         opts.effort_unit, opts.drive_gains_nm_per_a = 'current', list(drive_gains(arm))
     train = read_joint_states(bags['train'], arm.robot.joint_names)
-    identify(arm.robot, [train], options=opts).model.save(paths['plain'])
+    plain = identify(arm.robot, [train], options=opts)
+    plain.model.save(paths['plain'])
     true_model = nominal_model(arm.truth, arm.law)
     true_model.residual_std_nm = arm.sigma
     true_model.save(paths['true'])
-    return paths, dt, chosen_options(paths['package'])
+    package = load_model(paths['package']).identification.get('plausibility')
+    plain_judged = plain.plausibility.to_dict() if plain.plausibility is not None else None
+    return paths, dt, (f'chosen {chosen_options(paths["package"])}; fit '
+                       f'{plausibility_text(package)}, plain fit '
+                       f'{plausibility_text(plain_judged)}')
 
 
 def judge(arm, effect, paths, bags):
@@ -152,10 +166,10 @@ def run_case(arm, effect, tmp):
     fitted = fit_models(arm, effect, bags, d)
     if fitted is None:
         return []
-    paths, dt, chosen = fitted
+    paths, dt, about = fitted
     res = judge(arm, effect, paths, bags)
     print(f'{arm.case.name} seed {arm.seed}, {EFFECT_LABELS[effect]}: identify {dt:.0f} s; '
-          f'chosen {chosen}', flush=True)
+          f'{about}', flush=True)
     rows = []
     for motion in JUDGED:
         r = res[motion]
