@@ -175,6 +175,15 @@ def robot_id(*args):
     return p.returncode, p.stdout, p.stderr, time.perf_counter() - t0
 
 
+def bounded_limits(robot):
+    """Return ``robot``'s n and limits for an excitation: continuous joints (Kinova's) +-pi."""
+    lim = robot.limits
+    return SimpleNamespace(n=robot.n, limits=SimpleNamespace(
+        lower_rad=np.where(np.isfinite(lim.lower_rad), lim.lower_rad, -np.pi),
+        upper_rad=np.where(np.isfinite(lim.upper_rad), lim.upper_rad, np.pi),
+        velocity_rad_s=lim.velocity_rad_s))
+
+
 def arm_runs(case: ArmCase, seed=0):
     """Return one arm's truth and recordings (no commands run).
 
@@ -189,12 +198,7 @@ def arm_runs(case: ArmCase, seed=0):
     rng = np.random.default_rng(seed)
     truth = perturbed(robot, rng)
     friction, fr_model = true_friction(case)
-    # continuous joints (Kinova's) get a band of +-pi about 0 for the excitation
-    lim = robot.limits
-    bounded = SimpleNamespace(n=robot.n, limits=SimpleNamespace(
-        lower_rad=np.where(np.isfinite(lim.lower_rad), lim.lower_rad, -np.pi),
-        upper_rad=np.where(np.isfinite(lim.upper_rad), lim.upper_rad, np.pi),
-        velocity_rad_s=lim.velocity_rad_s))
+    bounded = bounded_limits(robot)
     runs = {}
     for name, periods, traj_seed in (('train', 8, seed + 1), ('held_out', 2, seed + 7),
                                      ('contact', 2, seed + 11)):
