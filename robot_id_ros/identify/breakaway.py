@@ -23,15 +23,20 @@ distribution-free confidence interval of a median (order statistics). The joint'
 half-width of the band offset +- b the model carries, is the larger of b+ - offset and
 b- + offset. Joints with fewer than ``MIN_EVENTS`` events in either direction have no estimate.
 
-The break also gives the Stribeck amplitude where the fit has no Stribeck term
-(``stribeck_from_breakaway``): the sliding friction starts from the breakaway and falls to the
-Coulomb level, so fs = (friction at the break) - (Coulomb + offset) per direction. A fit that
-leaves the slow rows out (stick-slip, identify/selection.py) cannot see the bump, and a model
-without it under-predicts the friction of every slow joint by up to fs, which the estimator
-then reads as an external force. Only the Stribeck velocity is
-chosen, per joint, on the training rows of joints moving at least ``STRIBECK_ROWS_MIN_SPEED_RAD_S``
-(the slow rows the fit left out included: they are what the bump predicts), and the term is kept
-only where it lowers those rows' squared error by more than ``STRIBECK_MIN_IMPROVEMENT``.
+The break also gives the Stribeck amplitude (``stribeck_amplitude_from_breaks``): the sliding
+friction starts from the breakaway and falls to the Coulomb level, so fs = (friction at the
+break) - (Coulomb + offset) per direction. A fit that leaves the slow rows out (stick-slip,
+identify/selection.py) cannot see the bump: a model without it under-predicts the friction of
+every slow joint by up to fs, and a fitted Stribeck column sees only the bump's tail on the
+fitted rows, so its amplitude at zero speed is an extrapolation that can be off by several times
+fs (it absorbs whatever the model misses near the slowest fitted rows, such as a smooth sign's
+shortfall). Either error is what the estimator reads as an external force on a joint sliding
+slowly. Where the fit has no Stribeck term (``stribeck_from_breakaway``) only the Stribeck
+velocity is chosen, per joint, on the training rows of joints moving at least
+``STRIBECK_ROWS_MIN_SPEED_RAD_S`` (the slow rows the fit left out included: they are what the bump
+predicts), and the term is kept only where it lowers those rows' squared error by more than
+``STRIBECK_MIN_IMPROVEMENT``; a fitted Stribeck term keeps its velocity and takes the breaks'
+amplitude (identify/pipeline.py).
 """
 from __future__ import annotations
 
@@ -217,6 +222,23 @@ class StribeckFromBreaks:
         return lines
 
 
+def stribeck_amplitude_from_breaks(friction, estimate: BreakawayEstimate):
+    """Return the Stribeck amplitude (n,) Nm the breaks give: the sliding friction at zero speed.
+
+    Per direction the friction at the break less the Coulomb level and the offset, the mean of
+    the two directions, at least 0; NaN where the breakaway is not measured.
+
+    Args:
+        friction: the model's ``FrictionModel`` (Coulomb and offset).
+        estimate: the breakaway (``estimate_breakaway``), with the friction at the break per
+            direction.
+    """
+    d = estimate.direction_nm
+    fs = np.maximum(0.5 * ((d[:, 0] - friction.offset_nm - friction.coulomb_pos_nm)
+                           + (d[:, 1] + friction.offset_nm - friction.coulomb_neg_nm)), 0.0)
+    return np.where(estimate.measured, fs, np.nan)
+
+
 def stribeck_from_breakaway(friction, estimate: BreakawayEstimate, qd_runs,
                             residual_runs) -> StribeckFromBreaks:
     """Return the Stribeck term the breaks give a friction law that has none.
@@ -233,10 +255,7 @@ def stribeck_from_breakaway(friction, estimate: BreakawayEstimate, qd_runs,
         The ``StribeckFromBreaks``; ``adopted`` joints take (amplitude, velocity).
     """
     n = len(friction.offset_nm)
-    d = estimate.direction_nm
-    fs = np.maximum(0.5 * ((d[:, 0] - friction.offset_nm - friction.coulomb_pos_nm)
-                           + (d[:, 1] + friction.offset_nm - friction.coulomb_neg_nm)), 0.0)
-    fs = np.where(estimate.measured, fs, np.nan)
+    fs = stribeck_amplitude_from_breaks(friction, estimate)
     qd = np.concatenate([np.asarray(q, float) for q in qd_runs])
     r = np.concatenate([np.asarray(x, float) for x in residual_runs])
     s = smooth_sign(qd, friction.sign_velocity_rad_s)

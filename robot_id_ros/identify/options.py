@@ -64,7 +64,8 @@ class IdentificationOptions:
         'smooth sign of the velocity', unit='rad', lo=0.0, hi=0.1, node=False)
     stribeck_column: bool = setting(
         False, 'a Stribeck term fs * s * exp(-(qd/vs)^2) per joint in the trajectory fit '
-        '(velocity from the sweeps, else chosen by the fit)', read_only=False)
+        '(velocity from the sweeps, else chosen by the fit; amplitude from the break-free '
+        'moments where they are measured)', read_only=False)
     stribeck_velocity_rad_s: float | None = setting(
         None, "vs of the Stribeck column; none: from the sweeps' Stribeck fit when they have one, "
         'else the best of a grid by the fit residual', unit='rad/s', node=False, flag='')

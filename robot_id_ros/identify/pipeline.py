@@ -3,8 +3,8 @@
 """The whole identification (ROS-free).
 
 Static poses, friction sweeps, trajectories, the dynamic or static model, physical consistency,
-the breakaway from the moments the joints break free (and from them the Stribeck term of a fit
-that has none) and the in-sample metrics, in that order;
+the breakaway from the moments the joints break free (and from them the Stribeck amplitude, the
+friction at zero speed) and the in-sample metrics, in that order;
 the model file's ``identification:`` section is the ``IdentificationRecord`` the steps fill.
 """
 from __future__ import annotations
@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from robot_id_ros.identify.breakaway import (BreakawayEstimate, StribeckFromBreaks,
-                                             estimate_breakaway, stribeck_from_breakaway)
+                                             estimate_breakaway, stribeck_amplitude_from_breaks,
+                                             stribeck_from_breakaway)
 from robot_id_ros.identify.consistency import ConsistencyResult, physically_consistent_fit
 from robot_id_ros.identify.drive_gains import drive_gains_step
 from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
@@ -317,16 +318,29 @@ def _breakaway_from_events(model: IdentifiedModel, runs, options, res: Identific
 
 
 def _stribeck_from_breaks(model: IdentifiedModel, options, res: IdentificationResult):
-    """Give a friction law without a Stribeck term the one its breaks show (``breakaway``).
+    """Give the friction law the Stribeck amplitude its breaks show (``breakaway``).
 
-    Only after a dynamic fit with friction, where the fit has no Stribeck column and the sweeps
-    gave none, for the joints whose breakaway was measured.
+    Only after a dynamic fit with friction, for the joints whose breakaway was measured. A law
+    with a Stribeck term (the fitted column's, or the sweeps') keeps its velocity and takes the
+    breaks' amplitude, because the fit only extrapolates to zero speed; a law without one gets
+    the term where the training rows show it (``stribeck_from_breakaway``).
     """
     f = model.friction
-    if (not res.trajectories or not options.friction or np.any(f.stribeck_nm)
+    if (not res.trajectories or not options.friction
             or res.breakaway is None or not res.breakaway.measured.any()):
         return
     t0 = time.perf_counter()
+    if np.any(f.stribeck_nm):
+        fs = stribeck_amplitude_from_breaks(f, res.breakaway)
+        res.summary_lines.append(
+            'Stribeck amplitude from the breaks (the friction at zero speed, which the fitted '
+            'term extrapolates to), Nm: ' + ', '.join(
+                f'{name} {a:.4g} -> {b:.4g}' for name, a, b in zip(model.joint_names,
+                                                                   f.stribeck_nm, fs)
+                if np.isfinite(b)))
+        f.stribeck_nm = np.where(np.isfinite(fs), fs, f.stribeck_nm)
+        res.timings_s['stribeck_from_breaks'] = time.perf_counter() - t0
+        return
     residual = [tr.tau - model.predict(tr.q, tr.qd, tr.qdd) for tr in res.trajectories]
     res.stribeck_from_breaks = st = stribeck_from_breakaway(
         f, res.breakaway, [tr.qd for tr in res.trajectories], residual)

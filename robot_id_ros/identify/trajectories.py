@@ -158,6 +158,12 @@ def _periodic_window(sidecar):
     return segs[0]['t_start_ns'], segs[-1]['t_end_ns'], float(np.median(durations))
 
 
+def excitation_window(sidecar, options: IdentificationOptions):
+    """Return ``_periodic_window`` where the processing cuts a run to it, else None."""
+    periodic = options.derivative_method in ('auto', 'periodic') or options.sidecar_window
+    return _periodic_window(sidecar) if periodic else None
+
+
 def _acceleration_bandwidth(q, rate, period_s, snr=30.0):
     """Cut-off (Hz) just above the highest harmonic of the period that stands out of the noise.
 
@@ -290,9 +296,7 @@ def _resampled(series: JointStateSeries, options: IdentificationOptions, sidecar
     """Cut to the sidecar's excitation periods (when used) and resample to a uniform grid."""
     n = len(series.joint_names)
     tau = effort_to_torque(series.effort, options, n)
-    window = (_periodic_window(sidecar)
-              if options.derivative_method in ('auto', 'periodic') or options.sidecar_window
-              else None)
+    window = excitation_window(sidecar, options)
     notes = []
     if window is not None:
         t0, t1, period_from_sidecar = window

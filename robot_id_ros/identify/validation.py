@@ -14,12 +14,12 @@ import numpy as np
 import scipy.interpolate
 
 import robot_id_ros.signals as signals
-from robot_id_ros.identify.options import (IdentificationOptions, check_motion_selection,
-                                           effort_to_torque)
+from robot_id_ros.identify.options import (IdentificationError, IdentificationOptions,
+                                           check_motion_selection, effort_to_torque)
 from robot_id_ros.identify.samples import split_at_gaps, usable_samples
 from robot_id_ros.identify.trajectories import (MAX_CUTOFF_RATE_FRACTION, Trajectory,
-                                                joined_trajectory, motion_mask,
-                                                prepare_trajectory)
+                                                excitation_window, joined_trajectory,
+                                                motion_mask, prepare_trajectory)
 from robot_id_ros.io.bags import JointStateSeries
 from robot_id_ros.io.model_file import IdentifiedModel, ResidualBySpeed, speed_band
 
@@ -232,6 +232,7 @@ def validate(model: IdentifiedModel, series: JointStateSeries,
     check_motion_selection(vmin, scope, margin)
     # a run with pauses: each piece processed on its own (nothing interpolated across a pause)
     pieces, gap_notes = split_at_gaps(series, 'held-out run')
+    pieces = _in_excitation_periods(pieces, opts, sidecar, gap_notes)
     parts = []
     for piece in pieces:
         tr = prepare_trajectory(piece, dataclasses.replace(opts, torque_filter=False), sidecar,
@@ -258,6 +259,26 @@ def validate(model: IdentifiedModel, series: JointStateSeries,
     m['derivative_method'] = tr.method
     m['effort_unit'] = opts.effort_unit
     return ValidationResult(m, tr, pred, t_rec, tau_rec, pred_rec)
+
+
+def _in_excitation_periods(pieces, opts, sidecar, notes):
+    """Return the pieces of a held-out run that hold a sample of its excitation periods.
+
+    Where processing cuts a run to the sidecar's excitation periods (``excitation_window``), a
+    piece of the wait or the ramps around them would be cut to nothing: it is left out, with a
+    line in ``notes``. Raises ``IdentificationError`` when no piece holds one.
+    """
+    window = excitation_window(sidecar, opts)
+    if window is None:
+        return pieces
+    inside = [p for p in pieces if len(p.slice_stamp(window[0], window[1])) > 0]
+    if not inside:
+        raise IdentificationError(f'held-out run {pieces[0].source}: no sample inside the '
+                                  "excitation periods of its sidecar; give the run's own sidecar")
+    if len(inside) < len(pieces):
+        notes.append(f'held-out run: {len(pieces) - len(inside)} piece(s) between gaps outside '
+                     'the excitation periods left out')
+    return inside
 
 
 def _joined(parts, notes):

@@ -79,14 +79,59 @@ def test_breakaway_is_the_torque_where_the_joints_break_free(fitted):
     assert np.sum((lo <= truth) & (truth <= hi)) >= 4, (est.interval_nm, truth)
 
 
+def _fitted_stribeck_nm(res):
+    """Return the amplitude of the fit's Stribeck column (n,) Nm, before the breaks set it."""
+    reg = res.dynamics.regressor
+    kinds = reg.joint_kinds
+    return res.dynamics.theta[reg.n_inertial + kinds.index('fs')::len(kinds)]
+
+
 def test_friction_law_extrapolated_to_rest_misses_the_breakaway(fitted):
-    """The check above can fail: the former rule, Coulomb + the fitted Stribeck amplitude (the
-    law at zero speed), is 6.7 % and 15 % off on joints 1 and 5 of the same fit."""
+    """The check above can fail: the former rule, Coulomb + the fitted Stribeck column's amplitude
+    (the law at zero speed), is 6.7 % and 15 % off on joints 1 and 5 of the same fit."""
     arm, res = fitted
     f = res.model.friction
-    law = np.maximum(f.coulomb_pos_nm, f.coulomb_neg_nm) + f.stribeck_nm
+    law = np.maximum(f.coulomb_pos_nm, f.coulomb_neg_nm) + _fitted_stribeck_nm(res)
     truth = np.maximum(arm.breakaway_pos, arm.breakaway_neg)
     assert np.max(np.abs(law / truth - 1)) > 0.05, law / truth
+
+
+@pytest.fixture(scope='module')
+def fitted_soft_sign(runs):
+    """The fit with the smooth sign at 0.05 rad/s, the slowest fitted speed: a choice the option
+    search makes on some recordings of the youBot demo."""
+    return _fit(runs, sign_velocity_rad_s=0.05)
+
+
+@pytest.mark.parametrize('fit', ['fitted', 'fitted_soft_sign'])
+def test_a_joint_sliding_slowly_gets_the_friction_it_has(fit, request):
+    """The friction law where the joints creep (0.01-0.04 rad/s, either way), with the exact sign
+    the youBot's estimator gives a joint measured moving, is within one residual std of the
+    simulator's.
+
+    The Stribeck column is fitted on the rows above 0.05 rad/s, which see only the bump's tail
+    (at most exp(-1) of it); there its amplitude also makes up for whatever the law misses on the
+    slowest fitted rows, such as a smooth sign that is not yet 1 at 0.05 rad/s. Its amplitude
+    at rest was 1.07 0.73 0.59 0.25 0.22 Nm with that smooth sign (the simulator's bump: 0.24
+    0.18 0.15 0.06 0.045 Nm), so the law read up to 15 residual std high at creeping speed,
+    which the estimator takes for an external torque: the demo's false contacts in contact-free
+    motion. With the smooth sign at 0.01 rad/s it was 1.4 std off on joint 1. The breaks measure
+    the friction at zero speed; the law now starts from it (0.5 std at most here)."""
+    arm, res = request.getfixturevalue(fit)
+    v = np.r_[np.linspace(0.01, 0.04, 7), -np.linspace(0.01, 0.04, 7)]
+    law = res.model.friction.sliding_torque(np.repeat(v[:, None], arm.n, axis=1))
+    truth = np.array([arm._stiction.slip([x] * arm.n, [int(np.sign(x))] * arm.n, range(arm.n))
+                      for x in v])
+    worst = np.max(np.abs(law - truth), axis=0) / res.model.residual_std_nm
+    assert np.all(worst < 1.0), worst
+    # the law keeps the fitted Stribeck velocity and starts from the breaks' friction
+    fr = res.model.friction
+    vs = res.model.regressor_options.stribeck_velocity_rad_s
+    assert np.all(fr.stribeck_velocity_rad_s == vs), (fr.stribeck_velocity_rad_s, vs)
+    d = res.breakaway.direction_nm
+    at_rest = 0.5 * (d[:, 0] - fr.offset_nm - fr.coulomb_pos_nm + d[:, 1] + fr.offset_nm
+                     - fr.coulomb_neg_nm)
+    np.testing.assert_allclose(fr.stribeck_nm, np.maximum(at_rest, 0.0), atol=1e-12)
 
 
 def test_a_fit_without_the_stribeck_column_gets_the_bump_from_the_breaks(fitted_without_column):

@@ -141,3 +141,26 @@ def test_velocity_bandwidth_of_a_band_limited_motion():
     keep[500:504] = False                                   # gaps are allowed
     assert velocity_bandwidth_hz(t[keep], X[keep]) == pytest.approx(0.5, abs=0.03)
     assert velocity_bandwidth_hz(t, np.zeros((len(t), 2))) is None
+
+
+def test_a_piece_before_the_excitation_periods_is_left_out_of_the_held_out_figures(robot):
+    """A recorder starts recording before the excitation (the wait and the ramp in); a pause
+    there (a loaded machine's late messages) cuts the held-out run into a piece before the
+    sidecar's excitation periods and one holding them. The figures are over the periods, so the
+    first piece has nothing to add; it was cut to no sample and validate stopped with an
+    IndexError traceback."""
+    t, Q, QD, E = _run(robot, 50.0)
+    keep = np.ones(len(t), bool)
+    j = np.searchsorted(t, 5.0)
+    keep[j:j + int(1.2 * SPLIT_GAP_MAX_S * 50)] = False       # a pause of 0.3 s at 5 s
+    paused = _series(robot, t, Q, QD, E, keep)
+    assert len(split_at_gaps(paused)[0]) == 2
+    periods = {'kind': 'trajectory', 'segments': [
+        {'type': 'excitation_period', 't_start_ns': STAMP0_NS + int((k + 1) * PERIOD_S * 1e9),
+         't_end_ns': STAMP0_NS + int((k + 2) * PERIOD_S * 1e9)} for k in range(2)]}
+    truth = nominal_model(robot, _friction(robot.n))
+    m = validate(truth, paused, None, periods).metrics
+    whole = validate(truth, _series(robot, t, Q, QD, E, np.ones(len(t), bool)), None,
+                     periods).metrics
+    assert m['samples'] == whole['samples'], (m['samples'], whole['samples'])
+    np.testing.assert_allclose(m['rmse_nm'], whole['rmse_nm'], rtol=1e-9)
