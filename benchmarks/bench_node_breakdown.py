@@ -44,7 +44,7 @@ from geometry_msgs.msg import WrenchStamped  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from bench_estimator_latency import bench_model  # noqa: E402
+from bench_estimator_latency import BENT, bench_model  # noqa: E402
 from bench_node_cpu import FINGERS, trajectory  # noqa: E402
 from ros_helpers import unique_domain_id  # noqa: E402
 
@@ -112,7 +112,7 @@ def main():
         setattr(node.monitor, name, timed(getattr(node.monitor, name), 'monitor', acc))
     for p in (node.pub_wrench, node.pub_std, node.pub_tau, node.pub_contact):
         p.publish = timed(p.publish, 'publish', acc)
-    traj = trajectory(model, 1000.0)
+    traj = trajectory(model, np.asarray(BENT), FINGERS, 1000.0)
     names = [f'arm_joint_{i}' for i in range(1, 6)] + FINGERS
     start_ns, k = time.time_ns(), 0
     rows = []

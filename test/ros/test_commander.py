@@ -249,25 +249,38 @@ def test_nothing_commanded_nothing_held(rig_factory):
 
 
 def test_streamed_motion_is_sent_in_chunks_on_receipt(rig_factory):
+    """'trajectory_stream' sends the motion in chunks stamped 0 (start on receipt), each a chunk
+    and the lead long, timed from receipt, the last ending at the motion's end. A chunk the
+    commander reaches only after its time (a starved thread) is sent from the present on, or not
+    at all when wholly past: so a long motion, and its end must always be commanded."""
     rig = rig_factory(settings=CommandSettings(interface='trajectory_stream', lead_s=0.1,
                                                point_period_s=0.05, chunk_s=0.2))
     c = rig.commander
     c.wait_for_state(10.0)
     c.wait_for_subscriber(10.0)
-    move = rec.QuinticMove([0.1, -0.2], [0.2, -0.1], 0.6)
+    move = rec.QuinticMove([0.1, -0.2], [0.2, -0.1], 3.0)
     start = c.send_motion(move)                  # blocks until the last chunk is sent
-    assert c.time_ref_ns() >= start + 300_000_000
-    _wait_commands(rig, 3)
-    assert len(rig.commands) == 3
+    assert c.time_ref_ns() >= start + 2_700_000_000  # the last chunk: a lead before 2.8 s
+    chunks = int(np.ceil(3.0 / 0.2))
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline and not (
+            rig.commands and np.allclose(rig.commands[-1].points[-1].positions, [0.2, -0.1],
+                                         atol=2e-3)):
+        time.sleep(0.01)
+    assert 1 <= len(rig.commands) <= chunks
     assert all(stamp_ns(m.header.stamp) == 0 for m in rig.commands)
-    # point times count from receipt: each chunk reaches one chunk and the lead ahead, and the
-    # first (sent a lead before the start) begins at the motion's start, a lead after receipt
+    # point times count from receipt: each chunk reaches at most one chunk and the lead ahead
     for m in rig.commands:
         times = [stamp_ns(p.time_from_start) * 1e-9 for p in m.points]
         assert 0.0 < times[0] and times[-1] <= 0.2 + 2 * 0.1 + 0.05
+        assert np.all(np.diff(times) > 0)
+    # the motion's end is commanded (its last sampled point, within 2 mrad of the goal)
+    last = rig.commands[-1].points[-1]
+    assert np.allclose(last.positions, [0.2, -0.1], atol=2e-3)
     first = rig.commands[0].points[0]
-    assert 0.0 < stamp_ns(first.time_from_start) * 1e-9 <= 0.1
-    assert np.allclose(first.positions, move.evaluate(0.0)[0])
+    if len(rig.commands) == chunks:              # the first chunk on time: the motion's start
+        assert 0.0 < stamp_ns(first.time_from_start) * 1e-9 <= 0.1
+        assert np.allclose(first.positions, move.evaluate(0.0)[0])
 
 
 def test_passive_commander_never_commands(rig_factory):
