@@ -38,6 +38,7 @@ import pinocchio as pin
 from robot_id_ros.identify.drive_gain_fit import MIN_TORQUE_NM, GainStatistics, solve_drive_gains
 from robot_id_ros.identify.drive_gain_result import DriveGainsResult
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.payload_friction import fit_with_friction_change, unloaded_rigid_torque
 from robot_id_ros.identify.static import StaticPoses, static_poses
 from robot_id_ros.identify.trajectories import Trajectory, motion_mask
 from robot_id_ros.model.robot import RobotModel
@@ -367,7 +368,7 @@ def _inertia_about_com(x, cov):
 
 def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
                             min_velocity_rad_s=None, weighting='wls',
-                            inertia='auto') -> PayloadResult:
+                            inertia='auto', friction_change=True) -> PayloadResult:
     """Payload mass, COM and (where excited) inertia from a run of any motion with the payload.
 
     Args:
@@ -377,6 +378,8 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
             the model's identification threshold, else ``DEFAULT_MIN_VELOCITY_RAD_S``.
         weighting: 'wls' or 'ols'.
         inertia: 'auto' (fit it when the motion excites it), 'fit' or 'none' (point mass).
+        friction_change: fit, per joint, the change of Coulomb friction with the load beside the
+            payload (identify/payload_friction.py); False: the payload's columns alone.
 
     Returns:
         The ``PayloadResult`` (method 'trajectory'); see the module docstring.
@@ -395,10 +398,22 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
             'holds')
     Y = payload_motion_regressor(robot, tr.q, tr.qd, tr.qdd)
     y = dtau.reshape(-1)
+    rigid = unloaded_rigid_torque(model, tr.q, tr.qd, tr.qdd) if friction_change else None
+
+    def fit(cols):
+        if rigid is None:
+            x, cov, rms, cond, rw = _weighted_fit(cols, y, n, keep, weighting)
+            A = cols
+        else:
+            x, cov, rms, cond, rw, A = fit_with_friction_change(
+                lambda a, b: _weighted_fit(a, b, n, keep, weighting), cols, y, n, rigid, tr.qd)
+        p = cols.shape[1]
+        extra = model_error_covariance(model, A, rw, tr.q, tr.qd, tr.qdd)[:p, :p]
+        return x, cov + extra, rms, cond
+
     I_c = I_std = None
     if inertia in ('auto', 'fit'):
-        x, cov, rms, cond, rw = _weighted_fit(Y, y, n, keep, weighting)
-        cov = cov + model_error_covariance(model, Y, rw, tr.q, tr.qd, tr.qdd)
+        x, cov, rms, cond = fit(Y)
         I_c, I_std = _inertia_about_com(x, cov)
         scale = np.abs(np.linalg.eigvalsh(_sym(I_c))).max()
         I_c = np.where((I_std < INERTIA_MAX_RELATIVE_STD * scale)
@@ -408,8 +423,7 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
         if inertia == 'auto' and not (np.isfinite(I_c[[0, 2, 5]]).all() and _physical(I_c, I_std)):
             I_c = I_std = None
     if I_c is None:
-        x, cov, rms, cond, rw = _weighted_fit(Y[:, :4], y, n, keep, weighting)
-        cov = cov + model_error_covariance(model, Y[:, :4], rw, tr.q, tr.qd, tr.qdd)
+        x, cov, rms, cond = fit(Y[:, :4])
     if cond > 1e4 * MAX_CONDITION_WITH_INERTIA:
         raise IdentificationError(
             f'trajectory {tr.source} does not identify the payload centre of mass: move the '
