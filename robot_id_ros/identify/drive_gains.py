@@ -219,24 +219,27 @@ def drive_gains_from_recordings(robot: RobotModel, data, options: Identification
     return r, dataclasses.replace(options, drive_gains_nm_per_a=list(r.gains_nm_per_a))
 
 
-def drive_gains_step(robot: RobotModel, data, options: IdentificationOptions, loaded, res):
+def drive_gains_step(robot: RobotModel, data, options: IdentificationOptions, loaded, res,
+                     stage='on the core model structure'):
     """Run the identification pipeline's drive-gain step (``identify.pipeline.identify``).
 
     Args:
         robot: the model.
         data: ``(series, sidecar)`` pairs of the excitation runs.
-        options: the options (effort_unit 'current', no gains).
+        options: the options (effort_unit 'current', no gains): the model structure of the fit.
         loaded: ``(series, sidecar, Payload)`` runs with a known payload.
-        res: the ``IdentificationResult``: gets the summary lines and the step time.
+        res: the ``IdentificationResult``: gets the summary lines and the step time (added).
+        stage: which model structure the summary line names.
 
     Returns:
         (``DriveGainsResult``, the options with the identified gains).
     """
     t0 = time.perf_counter()
     r, options = drive_gains_from_recordings(robot, data, options, loaded)
-    res.timings_s['drive_gains'] = time.perf_counter() - t0
+    res.timings_s['drive_gains'] = (res.timings_s.get('drive_gains', 0.0)
+                                    + time.perf_counter() - t0)
     res.summary_lines.append(
-        'drive gains (Nm/A) identified with the dynamics: ' + ', '.join(
+        f'drive gains (Nm/A) identified with the dynamics {stage}: ' + ', '.join(
             f'{g:.4g} +- {s:.2g}' for g, s in zip(r.gains_nm_per_a, r.std)))
     res.summary_lines.append(f'  {r.note}')
     res.summary_lines.append(

@@ -419,6 +419,12 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
     if sweeps:
         _fit_sweeps(robot, sweeps, options, res)
     options = _choose_options(robot, data, options, given, res)
+    if gains is not None and res.selection is not None:
+        # the gains again on the model structure the search chose: on the core one they absorb
+        # the friction it misses, most on a joint whose torque is mostly friction
+        gains, options = drive_gains_step(
+            robot, data, dataclasses.replace(options, drive_gains_nm_per_a=None),
+            drive_gain_runs, res, 'on the chosen model structure')
     t_prep = time.perf_counter()
     res.trajectories = [prepare_trajectory(s, options, sc, robot).decimated(options.max_samples)
                         for s, sc in data]
