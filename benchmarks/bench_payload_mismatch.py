@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""A known payload from one loaded excitation, on an arm whose drives do what the models do not say.
+"""A known payload from one loaded excitation, on an arm whose drives do what models do not say.
 
 The UR5 of example-robot-data with the mismatch bench's hidden truth (test/identify/
 mismatch_cases.py: perturbed rigid body, exact-sign friction, noise 1 % of the peak torque) and
@@ -143,8 +143,9 @@ def main():
                       + ' | '.join(cell(r[k]) for k in ESTIMATES) + ' |', flush=True)
     print('worst |error|: ' + ', '.join(f'{k} {100 * v:.1f} %' for k, v in worst.items()))
     print(f'{time.perf_counter() - t0:.0f} s')
-    print('reproduce: OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_payload_mismatch.py '
-          f'--effects {" ".join(a.effects)} --seeds {" ".join(map(str, a.seeds))} '
+    print('reproduce: OPENBLAS_NUM_THREADS=1 .venv/bin/python '
+          f'benchmarks/bench_payload_mismatch.py --effects {" ".join(a.effects)} '
+          f'--seeds {" ".join(map(str, a.seeds))} '
           f'--train-periods {a.train_periods}'
           + ('' if a.load_coulomb_per_nm is None else
              f' --load-coulomb-per-nm {a.load_coulomb_per_nm:g}'))
