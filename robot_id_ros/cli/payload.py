@@ -23,8 +23,10 @@ from robot_id_ros.io.files import Outputs, yaml_output
 from robot_id_ros.identify import (IdentificationOptions, prepare_trajectory, processing_options,
                                    static_poses)
 from robot_id_ros.io.model_file import Payload, load_model
-from robot_id_ros.identify.payload import (estimate_drive_gains, identify_payload,
-                                           payload_from_trajectory, recording_kind)
+from robot_id_ros.identify.drive_gains import estimate_drive_gains
+from robot_id_ros.identify.payload_outliers import OUTLIER_SIGMAS
+from robot_id_ros.identify.payload import (identify_payload, payload_from_trajectory,
+                                           recording_kind)
 from robot_id_ros.identify.samples import split_at_gaps
 from robot_id_ros.identify.trajectories import joined_trajectory
 from robot_id_ros.io.sidecar import find_sidecar
@@ -87,6 +89,10 @@ def _estimate(model, args, opts):
                                                model.robot) for x in pieces], gap_notes)
     d = payload_from_trajectory(model, tr, inertia=args.inertia).to_dict()
     d['notes'] = list(tr.notes)     # samples left out, gaps: never dropped silently
+    if d['outlier_samples']:
+        d['notes'].append(f'{d["outlier_samples"]} samples left out of the payload fit: a joint '
+                          f'beyond {OUTLIER_SIGMAS:g} robust standard deviations of the fit (a '
+                          'hard stop, a drive at its limit, a knock)')
     return d
 
 

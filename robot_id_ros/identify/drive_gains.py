@@ -22,7 +22,7 @@ flagged identifiable when the scale comes from a payload run or a known paramete
 scale no gain is flagged: its error is the URDF's common mass error, which the data cannot see
 (the gravity of the dominant joints fixes it, so the gains stay right relative to each other).
 
-The static payload experiment (``payload.estimate_drive_gains``) is the case with no unknown
+The static payload experiment (``estimate_drive_gains``) is the case with no unknown
 dynamics: paired differences, beta empty, b = the known payload's torque.
 """
 from __future__ import annotations
@@ -38,6 +38,8 @@ from robot_id_ros.identify.drive_gain_fit import (MIN_TORQUE_NM, GainStatistics,
 from robot_id_ros.identify.drive_gain_result import GAIN_TOLERANCE, DriveGainsResult
 from robot_id_ros.identify.least_squares import free_columns, regressor_chunks, structural_base
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.payload import match_poses, payload_regressor
+from robot_id_ros.identify.static import StaticPoses
 from robot_id_ros.identify.trajectories import fit_mask, prepare_trajectory
 from robot_id_ros.io.model_file import Payload
 from robot_id_ros.model.regressor import Regressor
@@ -253,3 +255,30 @@ def drive_gains_step(robot: RobotModel, data, options: IdentificationOptions, lo
     if advice:
         res.summary_lines.append(f'  {advice}')
     return r, options
+
+
+def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: StaticPoses,
+                         without_current: StaticPoses, tolerance_rad=0.02,
+                         min_torque_nm=MIN_TORQUE_NM) -> DriveGainsResult:
+    """Estimate each joint's current-to-torque gain (Nm/A) with and without a known payload.
+
+    From static poses held with and without the payload, efforts recorded as motor current (A):
+    the paired current change di times the gain is the payload torque dtau, i.e. the fit of
+    ``identify.drive_gains`` with no unknown dynamics (di_j = dtau_j / k_j per joint, the error
+    in the measured current). Joints the payload barely loads (RMS dtau below
+    ``min_torque_nm``) get NaN: this experiment does not identify them.
+    """
+    pairs = match_poses(with_current.q, without_current.q, tolerance_rad)
+    if len(pairs) < 2:
+        raise IdentificationError(
+            'need at least 2 poses recorded both with and without the payload')
+    iw, io = (np.array(x) for x in zip(*pairs))
+    Q = with_current.q[iw]
+    di = with_current.tau[iw] - without_current.tau[io]
+    x = np.concatenate([[payload.mass_kg], payload.mass_kg * np.asarray(payload.com_m, float)])
+    dtau = (payload_regressor(robot, Q) @ x).reshape(-1, robot.n)
+    stats = GainStatistics.zeros(robot.n, 0)
+    stats.add(np.zeros((dtau.size, 0)), dtau, di)
+    return solve_drive_gains(stats, 'payload', min_torque_nm,
+                             f'scale from the known payload ({payload.mass_kg:g} kg), '
+                             f'{len(Q)} paired static poses')

@@ -18,7 +18,9 @@ minus the unloaded model's torque (rigid body and friction, ``IdentifiedModel.pr
 same samples: static holds with qd = qdd = 0, or a processed trajectory of any motion (velocity
 and acceleration by the zero-phase derivatives of identification, ``prepare_trajectory``; rows of
 joints slower than the model's ``min_velocity_rad_s``, where friction is anywhere in the stiction
-band, left out). Weighted least squares (per-joint weights iterated from the residual) gives pi
+band, left out, and samples no model explains, ``payload_outliers``; along a trajectory the fit
+also carries the friction the payload changes, ``payload_friction``). Weighted least squares
+(per-joint weights iterated from the residual) gives pi
 and its covariance scaled by the residual variance; c = (m c) / m and the inertia about the centre
 of mass follow by first-order propagation. The inertia is fitted only when the motion excites it
 (column-scaled regressor well conditioned) and each element is reported only where its standard
@@ -26,7 +28,7 @@ deviation is below ``INERTIA_MAX_RELATIVE_STD`` of the largest principal moment;
 'not excited' (the fit then holds the payload's own inertia at zero).
 
 Drive gains: with a known payload, the current change between paired poses times the gain is
-the payload torque (``estimate_drive_gains``, the simplest case of ``identify.drive_gains``).
+the payload torque (``identify.drive_gains.estimate_drive_gains``).
 """
 from __future__ import annotations
 
@@ -35,10 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from robot_id_ros.identify.drive_gain_fit import MIN_TORQUE_NM, GainStatistics, solve_drive_gains
-from robot_id_ros.identify.drive_gain_result import DriveGainsResult
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.payload_friction import fit_with_friction_change, unloaded_rigid_torque
+from robot_id_ros.identify.payload_outliers import outlier_samples
 from robot_id_ros.identify.static import StaticPoses, static_poses
 from robot_id_ros.identify.trajectories import Trajectory, motion_mask
 from robot_id_ros.model.robot import RobotModel
@@ -209,7 +210,8 @@ class PayloadResult:
     residual_rms_nm per joint; poses (static holds used; 0 for a trajectory); method 'paired',
     'model' (static holds against the model) or 'trajectory'; samples used (trajectory);
     inertia_kg_m2 (6,) about the COM in tool axes (ixx, ixy, iyy, ixz, iyz, izz), NaN where not
-    excited, with inertia_std_kg_m2; None when the inertia was not fitted.
+    excited, with inertia_std_kg_m2; None when the inertia was not fitted; outlier_samples:
+    trajectory samples left out as no model's (``identify.payload_outliers``).
     """
 
     payload: Payload
@@ -221,6 +223,7 @@ class PayloadResult:
     inertia_kg_m2: np.ndarray | None = None
     inertia_std_kg_m2: np.ndarray | None = None
     inertia_fitted: bool = True
+    outlier_samples: int = 0
 
     @property
     def inertia_status(self):
@@ -244,6 +247,7 @@ class PayloadResult:
         }
         if self.method == 'trajectory':
             d['samples'] = int(self.samples)
+            d['outlier_samples'] = int(self.outlier_samples)
             d['inertia'] = self.inertia_status
             for key, v in (('inertia_com_kg_m2', self.inertia_kg_m2),
                            ('inertia_com_std_kg_m2', self.inertia_std_kg_m2)):
@@ -368,7 +372,7 @@ def _inertia_about_com(x, cov):
 
 def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
                             min_velocity_rad_s=None, weighting='wls',
-                            inertia='auto', friction_change=True) -> PayloadResult:
+                            inertia='auto', friction_change=True, outliers=True) -> PayloadResult:
     """Payload mass, COM and (where excited) inertia from a run of any motion with the payload.
 
     Args:
@@ -380,6 +384,7 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
         inertia: 'auto' (fit it when the motion excites it), 'fit' or 'none' (point mass).
         friction_change: fit, per joint, the change of Coulomb friction with the load beside the
             payload (identify/payload_friction.py); False: the payload's columns alone.
+        outliers: leave out the samples no model explains (identify/payload_outliers.py).
 
     Returns:
         The ``PayloadResult`` (method 'trajectory'); see the module docstring.
@@ -411,6 +416,9 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
         extra = model_error_covariance(model, A, rw, tr.q, tr.qd, tr.qdd)[:p, :p]
         return x, cov + extra, rms, cond
 
+    x0 = fit(Y[:, :4])[0]
+    dropped = outlier_samples((y - Y[:, :4] @ x0).reshape(-1, n), keep.reshape(-1, n)) & outliers
+    keep &= np.repeat(~dropped, n)
     I_c = I_std = None
     if inertia in ('auto', 'fit'):
         x, cov, rms, cond = fit(Y)
@@ -429,7 +437,7 @@ def payload_from_trajectory(model: IdentifiedModel, trajectory: Trajectory,
             f'trajectory {tr.source} does not identify the payload centre of mass: move the '
             'wrist joints (turn the tool about different axes)')
     return PayloadResult(_mass_and_com(x, cov), cov, rms, 0, 'trajectory', len(tr), I_c, I_std,
-                         inertia != 'none')
+                         inertia != 'none', int(dropped.sum()))
 
 
 def recording_kind(series: JointStateSeries, options: IdentificationOptions, sidecar=None,
@@ -469,30 +477,3 @@ def _distinct_poses(q_rad):
         if all(np.max(np.abs(q - k)) > DISTINCT_POSE_RAD for k in kept):
             kept.append(q)
     return len(kept)
-
-
-def estimate_drive_gains(robot: RobotModel, payload: Payload, with_current: StaticPoses,
-                         without_current: StaticPoses, tolerance_rad=0.02,
-                         min_torque_nm=MIN_TORQUE_NM) -> DriveGainsResult:
-    """Estimate each joint's current-to-torque gain (Nm/A) with and without a known payload.
-
-    From static poses held with and without the payload, efforts recorded as motor current (A):
-    the paired current change di times the gain is the payload torque dtau, i.e. the fit of
-    ``identify.drive_gains`` with no unknown dynamics (di_j = dtau_j / k_j per joint, the error
-    in the measured current). Joints the payload barely loads (RMS dtau below
-    ``min_torque_nm``) get NaN: this experiment does not identify them.
-    """
-    pairs = match_poses(with_current.q, without_current.q, tolerance_rad)
-    if len(pairs) < 2:
-        raise IdentificationError(
-            'need at least 2 poses recorded both with and without the payload')
-    iw, io = (np.array(x) for x in zip(*pairs))
-    Q = with_current.q[iw]
-    di = with_current.tau[iw] - without_current.tau[io]
-    x = np.concatenate([[payload.mass_kg], payload.mass_kg * np.asarray(payload.com_m, float)])
-    dtau = (payload_regressor(robot, Q) @ x).reshape(-1, robot.n)
-    stats = GainStatistics.zeros(robot.n, 0)
-    stats.add(np.zeros((dtau.size, 0)), dtau, di)
-    return solve_drive_gains(stats, 'payload', min_torque_nm,
-                             f'scale from the known payload ({payload.mass_kg:g} kg), '
-                             f'{len(Q)} paired static poses')

@@ -7,7 +7,8 @@ import pytest
 from robot_id_ros.identify import IdentificationError, StaticPoses
 from robot_id_ros.model.robot import youbot_model
 from robot_id_ros.io.model_file import Payload, nominal_model
-from robot_id_ros.identify.payload import estimate_drive_gains, identify_payload, payload_regressor
+from robot_id_ros.identify.drive_gains import estimate_drive_gains
+from robot_id_ros.identify.payload import identify_payload, payload_regressor
 
 from test_identification import perturbed
 

@@ -42,22 +42,28 @@ def test_friction_change_columns_are_per_joint_load_and_coulomb():
     np.testing.assert_allclose(E[1, 1], [0.0, 0.0, 0.0, 0.0])     # at rest: no friction change
 
 
-def test_payload_under_load_dependent_friction_with_the_true_unloaded_model():
-    """A gear of 70 % efficiency: the model right about everything but the load term."""
+@pytest.fixture(scope='module')
+def geared():
+    """(true unloaded model, loaded series) of the UR5 whose gears lose 30 % (mu = 0.3)."""
     arm = mismatch_arm(ARMS['ur5'], 0, train_periods=1)
     _, loaded = payload_runs(arm, 'none', load_coulomb_per_nm=0.3, periods=2)
     model = nominal_model(arm.truth, arm.law)
     model.residual_std_nm = arm.sigma
+    return model, loaded.series
+
+
+def test_payload_under_load_dependent_friction_with_the_true_unloaded_model(geared):
+    """A gear of 70 % efficiency: the model right about everything but the load term."""
+    model, series = geared
     opts = IdentificationOptions()
-    err, r = relative_mass_error(model, loaded.series, opts)
+    err, r = relative_mass_error(model, series, opts)
     assert abs(err) < 0.005, err
     assert np.linalg.norm(r.payload.com_m - PAYLOAD_COM_M) < 0.002, r.payload.com_m
     assert abs(err) < 3 * r.payload.mass_std_kg / PAYLOAD_KG + 1e-3
     # the payload's columns alone take the load friction for payload: the textbook OLS fit loses
     # a sixth of the mass, the weighted one several percent
-    ols, _ = relative_mass_error(model, loaded.series, opts, friction_change=False,
-                                 weighting='ols')
-    wls, _ = relative_mass_error(model, loaded.series, opts, friction_change=False)
+    ols, _ = relative_mass_error(model, series, opts, friction_change=False, weighting='ols')
+    wls, _ = relative_mass_error(model, series, opts, friction_change=False)
     assert ols < -0.08 and abs(wls) > 5 * abs(err), (ols, wls, err)
 
 
