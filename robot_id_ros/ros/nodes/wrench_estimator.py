@@ -148,7 +148,7 @@ class WrenchEstimatorNode(Node):
         self._last_wake_s = -1.0        # time.monotonic() of the last wake-up by a sample
         self._interval_s = self.batch_period_s    # running mean of the input interval
         self.wakeups = 0                # callbacks that took input (per sample or per batch)
-        self._outputs = (True, True, True)   # which outputs have subscribers (see _wake)
+        self._outputs = (True, True, True)   # which outputs have subscribers (see _see_outputs)
         self.batch_timer = None
         if input_thread and self.take_queued is not None and input_thread_available():
             try:
@@ -212,17 +212,23 @@ class WrenchEstimatorNode(Node):
         super().destroy_node()
 
     def _on_input(self):
-        """Take the queued samples (the input thread's wake-up); return how many."""
+        """Take the queued samples (the input thread's wake-up); return how many.
+
+        A wait that ended by its timeout finds none: it is not counted as a wake-up.
+        """
         with self.lock:
-            self._wake()
-            return self.drain()
+            self._see_outputs()
+            taken = self.drain()
+            self.wakeups += taken > 0
+            return taken
 
     def _on_input_error(self, exc):
         self.get_logger().error('joint_states input failed: ' + ''.join(
             traceback.format_exception(exc)).strip())
 
     def _on_joint_state(self, msg: JointState):
-        self._wake()
+        self.wakeups += 1
+        self._see_outputs()
         stamp = msg.header.stamp
         self._process(stamp.sec, stamp.nanosec, msg.name, msg.position, msg.velocity, msg.effort)
         if self.take_queued:
@@ -247,15 +253,15 @@ class WrenchEstimatorNode(Node):
 
     def _on_batch(self):
         """Take the queued samples (batched input); none: wake for each sample again."""
-        self._wake()
+        self.wakeups += 1
+        self._see_outputs()
         if not self.drain():
             self.input_group.batched = False
             self.batch_timer.cancel()
             self._last_wake_s, self._interval_s = -1.0, self.batch_period_s
 
-    def _wake(self):
-        """Count a wake-up and see which outputs have subscribers (once per wake-up)."""
-        self.wakeups += 1
+    def _see_outputs(self):
+        """See which outputs have subscribers (once per wake-up)."""
         self._outputs = (self.pub_wrench.get_subscription_count() > 0,
                          self.pub_std.get_subscription_count() > 0,
                          self.pub_tau.get_subscription_count() > 0)
@@ -308,7 +314,7 @@ class WrenchEstimatorNode(Node):
 
         A publication without a matched subscriber reaches no one (the topics are volatile), so
         skipping it changes no subscriber's messages and saves its serialisation. The
-        subscribers are counted once per wake-up (``_wake``), not per sample.
+        subscribers are counted once per wake-up (``_see_outputs``), not per sample.
         """
         wrench_out, std_out, tau_out = self._outputs
         pack_wrench = self.pack_wrench
