@@ -37,6 +37,7 @@ at start (a warning) and in /diagnostics (level WARN).
 """
 from __future__ import annotations
 
+from pathlib import Path
 import threading
 import time
 import traceback
@@ -66,6 +67,8 @@ from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.input_thread import InputThread, input_thread_available
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.node_calibration import NodeCalibration
+from robot_id_ros.ros.node_friction import (default_tracked_model_path, save_tracked_friction,
+                                            tracking_values)
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros.refused_writes import RefusedWrites
 from robot_id_ros.ros import parameter_tables as tables
@@ -171,6 +174,11 @@ class WrenchEstimatorNode(Node):
         # reentrant: a second call is answered (refused) while the first one gathers
         self.create_service(Trigger, '~/calibrate', self.calibration.handle,
                             callback_group=ReentrantCallbackGroup())
+        tracked = p['tracked_model_file']
+        self.tracked_model_path = (Path(tracked) if tracked else
+                                   default_tracked_model_path(self.get_fully_qualified_name()))
+        self.create_service(Trigger, '~/save_friction', trigger_handler(
+            lambda: save_tracked_friction(self.est, self.tracked_model_path, self.lock), info))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
@@ -406,6 +414,7 @@ class WrenchEstimatorNode(Node):
                 level = 'warn' if level == 'ok' else level
             values += calibration_values
             values += observability_values(self.est)     # which wrench axes are sensed, and why
+            values += tracking_values(self.est)
             batched = (self.input_group.batched if self.input_thread is None
                        else self.input_thread.batched)
             values += [('input_batched', batched), ('input_wakeups', self.wakeups),
