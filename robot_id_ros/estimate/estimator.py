@@ -150,7 +150,7 @@ class WrenchEstimator:
         self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
         self.tracker = None if not c.friction_tracking else FrictionTracker(
             model.friction, self.residual_std_nm, c.residual_bandwidth_hz, 2.0 * self.friction.v_s,
-            c.friction_tracking_time_s, c.friction_tracking_holdoff_s, c.contact_release_ratio)
+            c.friction_tracking_time_s, c.friction_tracking_holdoff_s)
         self._state = new_state(self.n)
         self._st = field_views(self._state)
         self.bias = self.statistics.mean_nm.copy()   # a calibration's mean, taken as a tare
@@ -356,6 +356,15 @@ class WrenchEstimator:
             for name, value in self.tracker.terms().items():
                 params[name][0] = value
             self.uncertainty.tracking_var_nm2 = self.tracker.variance_nm2(qd)
+
+    def continue_tracking(self, other):
+        """Start from the friction ``other`` (an estimator of this model) tracked, if both track."""
+        if self.tracker is None or other.tracker is None:
+            return
+        for name in ('theta', 'cov', 'used'):
+            self.tracker.state[0][name] = other.tracker.state[0][name]
+        for name, value in self.tracker.terms().items():
+            self._params[name][0] = value
 
     def tracked_friction(self):
         """Return the model's ``FrictionModel`` with the tracked terms (None: not tracking)."""

@@ -148,3 +148,13 @@ def test_process_with_tracking_lists_a_bad_sample_and_goes_on():
     assert [k for k, _ in r.rejected] == [100] and r.rejected[0][1].kind == 'nonfinite'
     assert len(r.index) == len(t) - 1 and 100 not in r.index
     assert np.all(np.abs(r.wrench[50:, :3]) < 1.0)
+
+
+def test_a_rebuilt_estimator_continues_the_tracking(case):
+    est, _ = case['runs'][True]
+    again = WrenchEstimator(est.model, EstimatorConfig(friction_tracking=True))
+    again.continue_tracking(est)
+    for name, value in est.tracker.terms().items():
+        np.testing.assert_array_equal(again.tracker.terms()[name], value)
+        np.testing.assert_array_equal(again._params[name][0], value)     # the step runs on them
+    np.testing.assert_array_equal(again.tracker.samples_used, est.tracker.samples_used)

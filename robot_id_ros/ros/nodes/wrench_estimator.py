@@ -383,8 +383,10 @@ class WrenchEstimatorNode(Node):
     def replace_estimator(self, est):
         """Run ``est`` from the next sample on (under ``lock``): a calibration's rebuild.
 
-        It shares the model (so the payload is kept) and starts from a reset observer.
+        It shares the model (so the payload is kept), goes on from the friction tracked so far
+        and starts from a reset observer.
         """
+        est.continue_tracking(self.est)
         self.est = est
         self.monitor.observer_reset()
 
