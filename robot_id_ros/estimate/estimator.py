@@ -358,7 +358,7 @@ class WrenchEstimator:
             self.uncertainty.tracking_var_nm2 = self.tracker.variance_nm2(qd)
 
     def continue_tracking(self, other):
-        """Start from the friction ``other`` (an estimator of this model) tracked, if both track."""
+        """Start from the friction ``other`` (an estimator of this model) tracked, if both do."""
         if self.tracker is None or other.tracker is None:
             return
         for name in ('theta', 'cov', 'used'):
