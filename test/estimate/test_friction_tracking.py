@@ -158,3 +158,25 @@ def test_a_rebuilt_estimator_continues_the_tracking(case):
         np.testing.assert_array_equal(again.tracker.terms()[name], value)
         np.testing.assert_array_equal(again._params[name][0], value)     # the step runs on them
     np.testing.assert_array_equal(again.tracker.samples_used, est.tracker.samples_used)
+
+
+def test_a_changed_friction_is_named_and_a_push_is_not_taken_for_one(case):
+    from robot_id_ros.estimate.friction_change import friction_change, friction_notes
+
+    t, QD = case['t'], case['QD']
+    est, r = case['runs'][False]
+    changed = {c.joint: c for c in friction_change(est, r, QD[r.index])}
+    assert {'arm_joint_1', 'arm_joint_2', 'arm_joint_3'} <= set(changed)
+    for c in changed.values():       # the warm arm's Coulomb friction is lower
+        assert c.change['coulomb_pos_nm'] < 0 and c.change['coulomb_neg_nm'] < 0, c.line()
+    tracked, r_tracked = case['runs'][True]
+    assert friction_change(tracked, r_tracked, QD[r_tracked.index]) == []
+    assert friction_notes(tracked, r_tracked, QD)[0].startswith('friction tracked from')
+    # no drift, the same push: nothing to say
+    robot = case['robot']
+    model = model_with(robot, youbot_friction())
+    E = measured(model, case['Q'], QD, np.gradient(QD, t, axis=0), case['F'])
+    E = E + np.random.default_rng(6).normal(0.0, NOISE_NM, E.shape)
+    plain = WrenchEstimator(model, EstimatorConfig())
+    r = plain.process(stamps(t), case['Q'], QD, E)
+    assert friction_notes(plain, r, QD[r.index]) == []
