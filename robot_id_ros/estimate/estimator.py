@@ -36,6 +36,7 @@ import pinocchio as pin
 
 from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
+from robot_id_ros.estimate.damped_map import damped_map_one
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
 from robot_id_ros.estimate.batch import BatchResult, process_batch, process_by_update
 from robot_id_ros.estimate.envelope import BiasEnvelope
@@ -49,7 +50,7 @@ from robot_id_ros.estimate.samples import (NONFINITE_REASON, NONFINITE_STATE, Es
 from robot_id_ros.estimate.statistics import residual_statistics
 from robot_id_ros.estimate.stiction import StictionFriction, deadzone
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
-                                               damping_bias_one, white_noise_gain, wrench_prior)
+                                               white_noise_gain, wrench_prior)
 from robot_id_ros.io.calibration_file import ResidualCalibration
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
@@ -377,13 +378,13 @@ class WrenchEstimator:
         st = self._st
         sw = st.joint_scale.copy()
         if not st.mapped[0]:                 # the SVD, damped near a singularity
-            A, smin, damped = self.mapper.matrices(J * sw)
-            tau_map = st.tau_map.copy()
-            st.wrench[:] = A @ (tau_map * sw)
+            bias = np.empty(6)
+            smin, damped = damped_map_one(J, st.tau_map, sw, self.mapper.rows,
+                                          self.mapper.sigma_guard, self.mapper.damping,
+                                          self.wrench_prior, st.wrench, bias)
             st.sigma_min[0], st.damped[0] = float(smin), bool(damped)
             if damped:
-                st.damping_bias[:] = damping_bias_one(J, tau_map, sw, st.wrench,
-                                                      self.mapper.rows, self.wrench_prior)
+                st.damping_bias[:] = bias
                 st.have_bias[0] = True
         if due:
             st.held_cov[:], st.cov_rows[:] = self._covariance_one(q, qd, dt, st.band.copy(), J,

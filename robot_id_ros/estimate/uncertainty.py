@@ -432,19 +432,6 @@ def damping_bias(J, tau_nm, wrench, rows, damped=None, prior=None):
     return out
 
 
-def damping_bias_one(J, tau_nm, weight, wrench, rows, prior):
-    """Return ``damping_bias`` (6,) of one damped sample mapped with joint ``weight`` (or None).
-
-    Args:
-        J: (6, n) the tool Jacobian; tau_nm: n floats, Nm; weight: n floats or None;
-        wrench: (6,) the damped estimate; rows: the estimated rows; prior: ``wrench_prior``.
-    """
-    tm = np.asarray(tau_nm, dtype=float)
-    if weight is not None:
-        J, tm = J * np.asarray(weight), tm * np.asarray(weight)
-    return damping_bias(J, tm, wrench, rows, None, prior)
-
-
 def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias, env=None,
                      E=None):
     """Return the wrench std (N, 6) over N samples (a batch).
