@@ -150,8 +150,9 @@ class WrenchEstimator:
             len(self.mapper.rows) == 6)
         self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
         self.tracker = None if not c.friction_tracking else FrictionTracker(
-            model.friction, self.residual_std_nm, c.residual_bandwidth_hz, 2.0 * self.friction.v_s,
-            c.friction_tracking_time_s, c.friction_tracking_holdoff_s)
+            model.friction, self.sign_velocity_rad_s, self.residual_std_nm,
+            c.residual_bandwidth_hz, 2.0 * self.friction.v_s, c.friction_tracking_time_s,
+            c.friction_tracking_holdoff_s)
         self._state = new_state(self.n)
         self._st = field_views(self._state)
         self.bias = self.statistics.mean_nm.copy()   # a calibration's mean, taken as a tare
@@ -210,6 +211,11 @@ class WrenchEstimator:
     @bias.setter
     def bias(self, value):
         self._st.tare_bias[:] = value
+
+    @property
+    def sign_velocity_rad_s(self):
+        """The friction law's sign as the step runs it: tanh(qd / this); 0: the exact sign."""
+        return float(self._params['sign_velocity_rad_s'][0])
 
     @property
     def stiction_band(self):

@@ -62,7 +62,7 @@ def friction_change(est, result, QD) -> list:
     if len(dt) == 0:
         return []
     a = math.exp(-2.0 * math.pi * est.config.residual_bandwidth_hz * float(np.median(dt)))
-    phi = friction_regressors(QD, est.model.friction.sign_velocity_rad_s)     # (N, n, 4)
+    phi = friction_regressors(QD, est.sign_velocity_rad_s)     # (N, n, 4)
     phi_f = lfilter([0.5 * (1 - a), 0.5 * (1 - a)], [1.0, -a], phi, axis=0)
     free = result.contact_state == 0
     std = est.residual_std_nm

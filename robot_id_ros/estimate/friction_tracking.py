@@ -126,6 +126,8 @@ class FrictionTracker:
 
     Args:
         friction: the model's ``FrictionModel`` (the start, and the size of each term).
+        sign_velocity_rad_s: the sign of the friction law the estimator runs: tanh(qd / this),
+            0 the exact sign (``friction_sign``).
         residual_std_nm: (n,) Nm, the residual std the estimator runs on.
         bandwidth_hz: the residual's bandwidth, Hz.
         learn_speed_rad_s: (n,) rad/s, a joint learns only faster than this.
@@ -134,8 +136,8 @@ class FrictionTracker:
             level, s.
     """
 
-    def __init__(self, friction, residual_std_nm, bandwidth_hz, learn_speed_rad_s, time_s,
-                 holdoff_s):
+    def __init__(self, friction, sign_velocity_rad_s, residual_std_nm, bandwidth_hz,
+                 learn_speed_rad_s, time_s, holdoff_s):
         start = np.stack([np.asarray(getattr(friction, t), float) for t in TERMS], -1)
         self.n = n = start.shape[0]
         self.state = zero_record(tracker_fields, n)
@@ -146,7 +148,7 @@ class FrictionTracker:
         tr['walk_var_per_s'], tr['max_var'] = size ** 2 / float(time_s), size ** 2
         tr['residual_var_nm2'] = var
         tr['learn_speed_rad_s'] = np.broadcast_to(np.asarray(learn_speed_rad_s, float), (n,))
-        tr['sign_velocity_rad_s'] = float(friction.sign_velocity_rad_s)
+        tr['sign_velocity_rad_s'] = float(sign_velocity_rad_s)
         tr['bandwidth_rad_s'] = 2.0 * math.pi * float(bandwidth_hz)
         self.settle_s = settle_s(bandwidth_hz)
         self.holdoff_s = float(holdoff_s)
