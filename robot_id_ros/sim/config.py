@@ -87,16 +87,16 @@ class SimConfig:
         25.0, 'ambient temperature: the joints start at it, and coulomb_nm and viscous_nm_s_rad '
         'are the friction at it', unit='degC', lo=-40.0, hi=80.0)
     thermal_time_constant_s: float = setting(
-        600.0, 'thermal time constant of a joint: its temperature relaxes towards ambient + '
+        900.0, 'thermal time constant of a joint: its temperature relaxes towards ambient + '
         'thermal_resistance_k_w * power with it', unit='s', lo=1.0, hi=1.0e5)
     thermal_resistance_k_w: float = setting(
-        12.0, 'steady temperature rise of a joint per watt it dissipates (friction power + '
+        25.0, 'steady temperature rise of a joint per watt it dissipates (friction power + '
         'copper losses)', unit='K/W', lo=0.0, hi=1000.0)
     coulomb_temperature_coefficient_per_k: float = setting(
-        0.012, 'Coulomb friction = its ambient value * exp(-c (T - ambient))', unit='1/K', lo=0.0,
+        0.015, 'Coulomb friction = its ambient value * exp(-c (T - ambient))', unit='1/K', lo=0.0,
         hi=0.2)
     viscous_temperature_coefficient_per_k: float = setting(
-        0.025, 'viscous friction = its ambient value * exp(-c (T - ambient))', unit='1/K', lo=0.0,
+        0.03, 'viscous friction = its ambient value * exp(-c (T - ambient))', unit='1/K', lo=0.0,
         hi=0.2)
     load_coulomb_per_nm: float = setting(
         0.02, 'Coulomb friction grows by this many Nm per Nm of torque the drive carries', lo=0.0,

@@ -144,7 +144,7 @@ class JointThermalState:
         self._relax = -math.expm1(-dt_s / law.thermal_time_constant_s)
 
     def friction(self, tau_motor_nm):
-        """Return (fc+, fc-, fv) lists at the present temperatures and the load ``tau_motor_nm``."""
+        """Return (fc+, fc-, fv) lists at the present temperatures and load ``tau_motor_nm``."""
         law = self.law
         t_amb, ac, av, mu = (law.ambient_temperature_c, law.coulomb_per_k, law.viscous_per_k,
                              law.load_coulomb_per_nm)

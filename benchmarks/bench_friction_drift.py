@@ -1,0 +1,187 @@
+# Copyright 2026 The robot_id_ros Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Friction that drifts: the force error of a warming arm without adaptation, beside the floor.
+
+The simulated youBot with ``friction_drift`` on (robot_id_ros/demo/friction_drift.py) starts at
+the ambient temperature and works through the warm-up scenario: mixed motion with force steps
+and holds, a constant 10 N push held for 10 s at the start and at the end. The simulator core
+runs it without ROS, as fast as it computes, joint states at 200 Hz. The estimator core
+(``WrenchEstimator``, update by update, the youBot settings of config/wrench_estimator.yaml, no
+tare) reads them with
+
+  cold   the true parameters of the cold arm: its friction at the ambient temperature and at
+         the mean load of the scenario's motion (what an identification of the cold arm on such
+         motion gives), kept for the whole run (no adaptation);
+  floor  the true parameters of the moment: the friction at each --floor-window's mean
+         temperature and mean load, the estimator run from 5 s before the window.
+
+Per time bin: the joints' mean temperature rise, the RMS force error in contact-free motion and
+at rest, cold and floor, and their ratio; then the 10 N pushes' error at their end (mean of the
+last 0.5 s). A ``FrictionModel`` has no load term: the load's change within a window is in the
+floor.
+
+    .venv/bin/python benchmarks/bench_friction_drift.py [--seed 0] [--minutes 30] [--bin 5]
+"""
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from robot_id_ros.demo import results as R  # noqa: E402
+from robot_id_ros.demo.friction_drift import (PUSH_LABEL, scenario_sim_config,  # noqa: E402
+                                              warm_up_scenario)
+from robot_id_ros.estimate import EstimatorConfig  # noqa: E402
+from robot_id_ros.model.robot import youbot_model  # noqa: E402
+from robot_id_ros.ros.parameter_files import youbot_estimator_settings  # noqa: E402
+from robot_id_ros.sim.true_model import true_model_of  # noqa: E402
+from robot_id_ros.sim.youbot_arm import SimulatedArm  # noqa: E402
+
+RATE_HZ = 200.0
+LEAD_S = 5.0          # the floor's estimator runs this long before its window
+PUSH_END_S = 0.5      # the push is scored over its last this many seconds
+
+
+class Run:
+    """The joint states, the truth and the temperatures of one run (arrays over samples)."""
+
+    def __init__(self):
+        self.t, self.q, self.qd, self.effort, self.force, self.temp = [], [], [], [], [], []
+        self.load, self.moving = [], []
+
+    def __call__(self, m):
+        self.t.append(m.t_s)
+        self.q.append(m.position_rad)
+        self.qd.append(m.velocity_rad_s)
+        self.effort.append(m.effort_nm)
+        self.force.append(m.true_wrench_base[:3])
+        self.temp.append(m.true_joint_temperature_c)
+        self.load.append(np.abs(m.true_motor_torque_nm))
+        self.moving.append(~m.stuck)
+
+    def arrays(self):
+        for name in ('t', 'q', 'qd', 'effort', 'force', 'temp', 'load', 'moving'):
+            setattr(self, name, np.array(getattr(self, name)))
+        self.stamp_ns = np.round(self.t * 1e9).astype(np.int64)
+        return self
+
+
+def estimate(model, run, settings, sel=slice(None)):
+    """Return (times s, forces (N, 3)) of the estimator core with ``model`` over ``run[sel]``."""
+    st, F, _, _ = R.estimate_batch(model, run.stamp_ns[sel], run.q[sel], run.qd[sel],
+                                   run.effort[sel], [], settings)
+    return st * 1e-9, F
+
+
+def window_model(truth, law, run, inside, temperature_c=None):
+    """Return the true model with the friction of a window: its mean temperature and load.
+
+    The load per joint is the mean |motor torque| over the samples where the joint slides;
+    ``temperature_c``: this temperature instead of the window's.
+    """
+    moving = run.moving[inside]
+    load = (run.load[inside] * moving).sum(axis=0) / np.maximum(moving.sum(axis=0), 1)
+    temp = run.temp[inside].mean(axis=0) if temperature_c is None else temperature_c
+    return dataclasses.replace(truth, friction=law.friction_at(truth.friction, temp, load))
+
+
+def floor_forces(law, truth, run, settings, window_s):
+    """Return the floor's forces on the run's samples: each window's true friction."""
+    F = np.full((len(run.t), 3), np.nan)
+    t0, t_end = run.t[0], run.t[-1]
+    w = t0
+    while w < t_end:
+        inside = (run.t >= w) & (run.t < w + window_s)
+        model = window_model(truth, law, run, inside)
+        sel = np.flatnonzero((run.t >= w - LEAD_S) & (run.t < w + window_s))
+        t, f = estimate(model, run, settings, slice(sel[0], sel[-1] + 1))
+        keep = t >= w
+        idx = np.searchsorted(run.t, t[keep] - 1e-9)
+        F[idx] = f[keep]
+        w += window_s
+    return F
+
+
+def rms_by_bin(t, F, timeline, phases, bins):
+    """Return [(rest RMS, motion RMS)] per time bin [(t0, t1)] over the given phases, N."""
+    out = []
+    for b0, b1 in bins:
+        inside = [R.Phase(p.kind, max(p.t0_s, b0), min(p.t1_s, b1)) for p in phases
+                  if p.t1_s > b0 and p.t0_s < b1]
+        e = R.force_errors(t, F, timeline, inside)
+        out.append((e.rms_rest_n, e.rms_motion_n))
+    return out
+
+
+def push_errors(t, F, timeline, pushes):
+    """Return each push's relative error at its end: |mean estimate - applied| / |applied|."""
+    out = []
+    for p in pushes:
+        m = (t >= p.t1_s - PUSH_END_S) & (t < p.t1_s)
+        applied = timeline.at(np.array([p.t1_s - 1e-3]))[0]
+        out.append(float(np.linalg.norm(F[m].mean(axis=0) - applied) / np.linalg.norm(applied)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--seed', type=int, default=0, help='the simulated arm and the scenario')
+    ap.add_argument('--minutes', type=float, default=30.0, help='length of the warm-up')
+    ap.add_argument('--bin', type=float, default=5.0, help='minutes per row of the table')
+    ap.add_argument('--floor-window', type=float, default=30.0,
+                    help='s between the floor\'s friction updates')
+    a = ap.parse_args()
+    robot = youbot_model()
+    sc = warm_up_scenario(robot, 60.0 * a.minutes, a.seed)
+    q0 = tuple(sc.waypoints[0][1])
+    arm = SimulatedArm(scenario_sim_config(a.seed, initial_positions_rad=q0))
+    truth = true_model_of(arm)     # the friction at the ambient temperature, no load
+    settings = EstimatorConfig(**youbot_estimator_settings())
+    wall = time.perf_counter()
+    run = Run()
+    sc.play(arm, RATE_HZ, run)
+    run.arrays()
+    sim_wall = time.perf_counter() - wall
+    print(f'scenario: seed {a.seed}, {sc.duration_s:.0f} s simulated in {sim_wall:.0f} s wall '
+          f'({sc.duration_s / sim_wall:.1f}x real time), {len(run.t)} joint states')
+    law = arm.friction_drift.law
+    cold = window_model(truth, law, run, np.ones(len(run.t), bool), law.ambient_temperature_c)
+    t_cold, F_cold = estimate(cold, run, settings)
+    F_floor = floor_forces(law, truth, run, settings, a.floor_window)
+    timeline = sc.timeline(run.t[0] - 1.0 / RATE_HZ)
+    t0 = run.t[0] - 1.0 / RATE_HZ
+    free = [R.Phase('rest' if p.kind == 'rest_free' else 'motion', p.t0_s, p.t1_s)
+            for p in sc.phases_at(t0, ('rest_free', 'motion_free'))]
+    step = 60.0 * a.bin
+    bins = [(t0 + b, t0 + min(b + step, sc.duration_s)) for b in np.arange(0, sc.duration_s, step)]
+    ok = np.all(np.isfinite(F_floor), axis=1)
+    cold_rms = rms_by_bin(t_cold, F_cold, timeline, free, bins)
+    floor_rms = rms_by_bin(run.t[ok], F_floor[ok], timeline, free, bins)
+    print('contact-free force error RMS, N (cold: true parameters of the cold arm; floor: true '
+          'parameters at the present temperatures)')
+    print(f'{"min":>9s} {"dT J1..J5 K":>28s} | {"motion cold":>11s} {"floor":>6s} {"ratio":>6s} '
+          f'| {"rest cold":>9s} {"floor":>6s} {"ratio":>6s}')
+    amb = arm.config.ambient_temperature_c
+    for (b0, b1), (rc, mc), (rf, mf) in zip(bins, cold_rms, floor_rms):
+        m = (run.t >= b0) & (run.t < b1)
+        dT = ' '.join(f'{x:5.1f}' for x in run.temp[m].mean(axis=0) - amb)
+        print(f'{(b0 - t0) / 60:4.0f}-{(b1 - t0) / 60:<4.0f} {dT:>28s} | {mc:11.3f} {mf:6.3f} '
+              f'{mc / mf:6.2f} | {rc:9.3f} {rf:6.3f} {rc / rf:6.2f}')
+    pushes = sc.phases_at(t0, ('rest',))
+    pushes = [p for p in pushes if p.label == PUSH_LABEL]
+    pc = push_errors(t_cold, F_cold, timeline, pushes)
+    pf = push_errors(run.t[ok], F_floor[ok], timeline, pushes)
+    for p, c, f in zip(pushes, pc, pf):
+        print(f'10 N push held 10 s at {(p.t0_s - t0) / 60:4.1f} min: error at its end '
+              f'{100 * c:.1f} % cold, {100 * f:.1f} % floor')
+    print(f'reproduce: .venv/bin/python benchmarks/bench_friction_drift.py --seed {a.seed} '
+          f'--minutes {a.minutes:g} --bin {a.bin:g}')
+
+
+if __name__ == '__main__':
+    main()
