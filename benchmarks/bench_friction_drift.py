@@ -13,12 +13,12 @@ tare) reads them with
          the mean load of the scenario's motion (what an identification of the cold arm on such
          motion gives), kept for the whole run (no adaptation);
   floor  the true parameters of the moment: the friction at each --floor-window's mean
-         temperature and mean load, the estimator run from 5 s before the window.
+         temperature (and the same mean load), the estimator run from 5 s before the window.
 
 Per time bin: the joints' mean temperature rise, the RMS force error in contact-free motion and
 at rest, cold and floor, and their ratio; then the 10 N pushes' error at their end (mean of the
-last 0.5 s). A ``FrictionModel`` has no load term: the load's change within a window is in the
-floor.
+last 0.5 s). A ``FrictionModel`` has no load term: both carry the load's changes about its
+mean.
 
     .venv/bin/python benchmarks/bench_friction_drift.py [--seed 0] [--minutes 30] [--bin 5]
 """
@@ -78,26 +78,26 @@ def estimate(model, run, settings, sel=slice(None)):
     return st * 1e-9, F
 
 
-def window_model(truth, law, run, inside, temperature_c=None):
-    """Return the true model with the friction of a window: its mean temperature and load.
+def mean_load_nm(run):
+    """Return each joint's mean |motor torque| over the samples where it slides, Nm."""
+    return (run.load * run.moving).sum(axis=0) / np.maximum(run.moving.sum(axis=0), 1)
 
-    The load per joint is the mean |motor torque| over the samples where the joint slides;
-    ``temperature_c``: this temperature instead of the window's.
-    """
-    moving = run.moving[inside]
-    load = (run.load[inside] * moving).sum(axis=0) / np.maximum(moving.sum(axis=0), 1)
-    temp = run.temp[inside].mean(axis=0) if temperature_c is None else temperature_c
-    return dataclasses.replace(truth, friction=law.friction_at(truth.friction, temp, load))
+
+def model_at(truth, law, temperature_c, load_nm):
+    """Return the true model with the friction at ``temperature_c`` and ``load_nm``."""
+    return dataclasses.replace(truth, friction=law.friction_at(truth.friction, temperature_c,
+                                                               load_nm))
 
 
 def floor_forces(law, truth, run, settings, window_s):
     """Return the floor's forces on the run's samples: each window's true friction."""
     F = np.full((len(run.t), 3), np.nan)
     t0, t_end = run.t[0], run.t[-1]
+    load = mean_load_nm(run)
     w = t0
     while w < t_end:
         inside = (run.t >= w) & (run.t < w + window_s)
-        model = window_model(truth, law, run, inside)
+        model = model_at(truth, law, run.temp[inside].mean(axis=0), load)
         sel = np.flatnonzero((run.t >= w - LEAD_S) & (run.t < w + window_s))
         t, f = estimate(model, run, settings, slice(sel[0], sel[-1] + 1))
         keep = t >= w
@@ -150,7 +150,7 @@ def main():
     print(f'scenario: seed {a.seed}, {sc.duration_s:.0f} s simulated in {sim_wall:.0f} s wall '
           f'({sc.duration_s / sim_wall:.1f}x real time), {len(run.t)} joint states')
     law = arm.friction_drift.law
-    cold = window_model(truth, law, run, np.ones(len(run.t), bool), law.ambient_temperature_c)
+    cold = model_at(truth, law, law.ambient_temperature_c, mean_load_nm(run))
     t_cold, F_cold = estimate(cold, run, settings)
     F_floor = floor_forces(law, truth, run, settings, a.floor_window)
     timeline = sc.timeline(run.t[0] - 1.0 / RATE_HZ)
