@@ -3,11 +3,11 @@
 """The friction-drift scenario: a cold arm warmed up by 30 minutes of work (ROS-free).
 
 The simulated youBot with ``friction_drift`` on (``scenario_sim_config``) starts at the ambient
-temperature and is worked by ``warm_up_scenario``: blocks of mixed motion (point-to-point moves
-through random poses, some with a force step on the tool while moving), each followed by a rest
-pose with a contact-free hold and a force step held at rest; the first and the last rest carry a
-constant 10 N push held for 10 s. The scenario is a plan: one trajectory for the drives and the
-hand's force steps over time, with the phases that say what each stretch is, so that the
+temperature and is worked by ``warm_up_scenario``: blocks of mixed motion (smooth moves through
+random poses, every other block with a force step on the tool while moving), each followed by a
+rest pose with a contact-free hold and a force step held at rest; the first and the last rest
+carry a constant 10 N push held for 10 s. The scenario is a plan: one trajectory for the drives
+and the hand's force steps over time, with the phases that say what each stretch is, so that the
 simulator core plays it as fast as it computes (``play``) and a benchmark scores each phase.
 """
 from __future__ import annotations
