@@ -16,9 +16,10 @@ tare) reads them with
          temperature (and the same mean load), the estimator run from 5 s before the window.
 
 Per time bin: the joints' mean temperature rise, the RMS force error in contact-free motion and
-at rest, cold and floor, and their ratio; then the 10 N pushes' error at their end (mean of the
-last 0.5 s). A ``FrictionModel`` has no load term: both carry the load's changes about its
-mean.
+at rest, cold and floor, and their ratio; the published sigma's 2-sigma coverage over every
+phase and the false contact samples in the contact-free ones; then the 10 N pushes' error at
+their end (mean of the last 0.5 s). A ``FrictionModel`` has no load term: both carry the load's
+changes about its mean.
 
     .venv/bin/python benchmarks/bench_friction_drift.py [--seed 0] [--minutes 30] [--bin 5]
 """
@@ -45,6 +46,7 @@ from robot_id_ros.sim.youbot_arm import SimulatedArm  # noqa: E402
 RATE_HZ = 200.0
 LEAD_S = 5.0          # the floor's estimator runs this long before its window
 PUSH_END_S = 0.5      # the push is scored over its last this many seconds
+RELEASE_S = 0.5       # contacts are counted from this long after a phase's start (a release)
 
 
 class Run:
@@ -72,10 +74,13 @@ class Run:
 
 
 def estimate(model, run, settings, sel=slice(None)):
-    """Return (times s, forces (N, 3)) of the estimator core with ``model`` over ``run[sel]``."""
-    st, F, _, _ = R.estimate_batch(model, run.stamp_ns[sel], run.q[sel], run.qd[sel],
-                                   run.effort[sel], [], settings)
-    return st * 1e-9, F
+    """Return the estimator core's output with ``model`` over ``run[sel]``.
+
+    (times s, forces (N, 3) N, contact flags (N,), published force std (N, 3) N).
+    """
+    st, F, C, sd = R.estimate_batch(model, run.stamp_ns[sel], run.q[sel], run.qd[sel],
+                                    run.effort[sel], [], settings)
+    return st * 1e-9, F, C, sd
 
 
 def mean_load_nm(run):
@@ -89,9 +94,9 @@ def model_at(truth, law, temperature_c, load_nm):
                                                                load_nm))
 
 
-def floor_forces(law, truth, run, settings, window_s):
-    """Return the floor's forces on the run's samples: each window's true friction."""
-    F = np.full((len(run.t), 3), np.nan)
+def floor_estimates(law, truth, run, settings, window_s):
+    """Return the floor's output (as ``estimate``'s): each window's true friction."""
+    parts = []
     t0, t_end = run.t[0], run.t[-1]
     load = mean_load_nm(run)
     w = t0
@@ -99,12 +104,11 @@ def floor_forces(law, truth, run, settings, window_s):
         inside = (run.t >= w) & (run.t < w + window_s)
         model = model_at(truth, law, run.temp[inside].mean(axis=0), load)
         sel = np.flatnonzero((run.t >= w - LEAD_S) & (run.t < w + window_s))
-        t, f = estimate(model, run, settings, slice(sel[0], sel[-1] + 1))
-        keep = t >= w
-        idx = np.searchsorted(run.t, t[keep] - 1e-9)
-        F[idx] = f[keep]
+        out = estimate(model, run, settings, slice(sel[0], sel[-1] + 1))
+        keep = out[0] >= w
+        parts.append([x[keep] for x in out])
         w += window_s
-    return F
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
 
 
 def rms_by_bin(t, F, timeline, phases, bins):
@@ -115,6 +119,24 @@ def rms_by_bin(t, F, timeline, phases, bins):
                   if p.t1_s > b0 and p.t0_s < b1]
         e = R.force_errors(t, F, timeline, inside)
         out.append((e.rms_rest_n, e.rms_motion_n))
+    return out
+
+
+def sigma_and_contacts_by_bin(t, F, C, sd, timeline, phases, free, bins):
+    """Return [(2-sigma coverage, false contact samples)] per time bin.
+
+    The coverage is the fraction of samples in ``phases`` (transients included) whose error is
+    within twice the published std, the lowest of x, y, z; false contacts are counted in the
+    contact-free ``free`` phases.
+    """
+    z = np.abs(F - timeline.at(t)) / np.maximum(sd, 1e-12)
+    out = []
+    for b0, b1 in bins:
+        clip = [(max(p.t0_s, b0), min(p.t1_s, b1)) for p in phases]
+        m = R.in_windows(t, [c for c in clip if c[1] > c[0]])
+        cover = float(np.min(np.mean(z[m] <= 2.0, axis=0))) if m.any() else float('nan')
+        clip = [(max(p.t0_s, b0), min(p.t1_s, b1)) for p in free]
+        out.append((cover, R.false_contacts(t, C, [c for c in clip if c[1] > c[0]])[0]))
     return out
 
 
@@ -151,19 +173,18 @@ def main():
           f'({sc.duration_s / sim_wall:.1f}x real time), {len(run.t)} joint states')
     law = arm.friction_drift.law
     cold = model_at(truth, law, law.ambient_temperature_c, mean_load_nm(run))
-    t_cold, F_cold = estimate(cold, run, settings)
-    F_floor = floor_forces(law, truth, run, settings, a.floor_window)
+    t_cold, F_cold, C_cold, sd_cold = estimate(cold, run, settings)
+    t_fl, F_fl, C_fl, sd_fl = floor_estimates(law, truth, run, settings, a.floor_window)
     timeline = sc.timeline(run.t[0] - 1.0 / RATE_HZ)
     t0 = run.t[0] - 1.0 / RATE_HZ
     free = [R.Phase('rest' if p.kind == 'rest_free' else 'motion', p.t0_s, p.t1_s)
             for p in sc.phases_at(t0, ('rest_free', 'motion_free'))]
     step = 60.0 * a.bin
     bins = [(t0 + b, t0 + min(b + step, sc.duration_s)) for b in np.arange(0, sc.duration_s, step)]
-    ok = np.all(np.isfinite(F_floor), axis=1)
     cold_rms = rms_by_bin(t_cold, F_cold, timeline, free, bins)
-    floor_rms = rms_by_bin(run.t[ok], F_floor[ok], timeline, free, bins)
-    print('contact-free force error RMS, N (cold: true parameters of the cold arm; floor: true '
-          'parameters at the present temperatures)')
+    floor_rms = rms_by_bin(t_fl, F_fl, timeline, free, bins)
+    print('contact-free force error RMS, N (cold: true parameters of the cold arm; floor: the '
+          'true parameters of the moment)')
     print(f'{"min":>9s} {"dT J1..J5 K":>28s} | {"motion cold":>11s} {"floor":>6s} {"ratio":>6s} '
           f'| {"rest cold":>9s} {"floor":>6s} {"ratio":>6s}')
     amb = arm.config.ambient_temperature_c
@@ -172,10 +193,25 @@ def main():
         dT = ' '.join(f'{x:5.1f}' for x in run.temp[m].mean(axis=0) - amb)
         print(f'{(b0 - t0) / 60:4.0f}-{(b1 - t0) / 60:<4.0f} {dT:>28s} | {mc:11.3f} {mf:6.3f} '
               f'{mc / mf:6.2f} | {rc:9.3f} {rf:6.3f} {rc / rf:6.2f}')
-    pushes = sc.phases_at(t0, ('rest',))
-    pushes = [p for p in pushes if p.label == PUSH_LABEL]
+    every = sc.phases_at(t0)
+    free_windows = [R.Phase(p.kind, p.t0_s + RELEASE_S, p.t1_s)
+                    for p in sc.phases_at(t0, ('rest_free', 'motion_free'))]
+    print('published sigma over every phase (2-sigma coverage, lowest axis) and false contact '
+          f'samples in contact-free phases (from {RELEASE_S:g} s after their start)')
+    print(f'{"min":>9s} | {"coverage cold":>13s} {"floor":>6s} | {"false cold":>10s} '
+          f'{"floor":>6s} | {"samples":>7s}')
+    sc_cold = sigma_and_contacts_by_bin(t_cold, F_cold, C_cold, sd_cold, timeline, every,
+                                        free_windows, bins)
+    sc_fl = sigma_and_contacts_by_bin(t_fl, F_fl, C_fl, sd_fl, timeline, every, free_windows,
+                                      bins)
+    for (b0, b1), (cc, fc), (cf, ff) in zip(bins, sc_cold, sc_fl):
+        n_free = R.false_contacts(t_cold, C_cold, [(max(p.t0_s, b0), min(p.t1_s, b1))
+                                                   for p in free_windows])[1]
+        print(f'{(b0 - t0) / 60:4.0f}-{(b1 - t0) / 60:<4.0f} | {cc:13.3f} {cf:6.3f} | '
+              f'{fc:10d} {ff:6d} | {n_free:7d}')
+    pushes = [p for p in sc.phases_at(t0, ('rest',)) if p.label == PUSH_LABEL]
     pc = push_errors(t_cold, F_cold, timeline, pushes)
-    pf = push_errors(run.t[ok], F_floor[ok], timeline, pushes)
+    pf = push_errors(t_fl, F_fl, timeline, pushes)
     for p, c, f in zip(pushes, pc, pf):
         print(f'10 N push held 10 s at {(p.t0_s - t0) / 60:4.1f} min: error at its end '
               f'{100 * c:.1f} % cold, {100 * f:.1f} % floor')
