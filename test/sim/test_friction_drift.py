@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+import yaml
 
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.friction_drift import FrictionDriftLaw, JointThermalState
@@ -155,7 +156,7 @@ def test_with_the_drift_off_the_arm_is_unchanged():
         'temperature_c'] > arms[1].config.ambient_temperature_c
 
 
-def test_the_truth_tells_the_friction_of_the_present_temperatures():
+def test_the_truth_tells_the_friction_of_the_present_temperatures(tmp_path):
     arm = SimulatedArm(SimConfig(seed=4, friction_drift=True))
     arm.friction_drift.set_temperature([30.0, 40.0, 50.0, 35.0, 28.0])
     cold, now = true_model_of(arm), true_model_of(arm, friction_now=True)
@@ -169,3 +170,7 @@ def test_the_truth_tells_the_friction_of_the_present_temperatures():
     joints = arm.true_parameters_dict()['friction_drift']['joints']
     assert [joints[n]['temperature_c'] for n in arm.joint_names] == [30.0, 40.0, 50.0, 35.0,
                                                                      28.0]
+    # the truth file carries it
+    written = yaml.safe_load(arm.write_true_parameters(tmp_path / 'truth.yaml').read_text())
+    assert written['friction_drift']['joints'] == joints
+    assert written['friction_drift']['law']['coulomb_per_k'] == law.coulomb_per_k
