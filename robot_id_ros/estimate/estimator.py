@@ -28,6 +28,7 @@ is in ``batch``.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,8 +37,9 @@ import pinocchio as pin
 from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
-from robot_id_ros.estimate.batch import BatchResult, process_batch
+from robot_id_ros.estimate.batch import BatchResult, process_batch, process_by_update
 from robot_id_ros.estimate.envelope import BiasEnvelope
+from robot_id_ros.estimate.friction_tracking import TERMS, FrictionTracker
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 import robot_id_ros.estimate.sample_step as sample_step
@@ -146,6 +148,9 @@ class WrenchEstimator:
             self.mapper.lam_min, self.mapper.block_start, self.joint_scale(np.zeros(self.n)),
             len(self.mapper.rows) == 6)
         self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
+        self.tracker = None if not c.friction_tracking else FrictionTracker(
+            model.friction, self.residual_std_nm, c.residual_bandwidth_hz, 2.0 * self.friction.v_s,
+            c.friction_tracking_time_s, c.friction_tracking_holdoff_s)
         self._state = new_state(self.n)
         self._st = field_views(self._state)
         self.bias = self.statistics.mean_nm.copy()   # a calibration's mean, taken as a tare
@@ -228,6 +233,8 @@ class WrenchEstimator:
         """``reset`` but the stamp gate (which has just taken the sample that restarts)."""
         self.residual.reset()
         self.covariance_schedule.reset()
+        if self.tracker is not None:
+            self.tracker.restart()
         self.last_q = self._qd_prev = None      # last_q: the last sample's q (rad)
         bias = self.bias
         self._state[...] = new_state(self.n)   # the step's state, the tare kept
@@ -328,6 +335,8 @@ class WrenchEstimator:
                 self._map_and_covariance(q, qd, dt, J, due)
                 code, tau, band, wrench, cov = sample_step.uncertainty(params, state, dt)
         self.last_q, self._qd_prev = q, qd
+        if self.tracker is not None and code != Stage.NONFINITE:
+            self._track_friction(dt, qd, due)
         if code == Stage.NONFINITE:
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
@@ -335,6 +344,33 @@ class WrenchEstimator:
         return EstimateResult(stamp_ns, tau, band, wrench, cov, _STATES[st.contact_level[0]],
                               st.score_contact[0], st.sigma_min[0], bool(st.damped[0]),
                               self.frame_id, reason)
+
+    def _track_friction(self, dt, qd, due):
+        """Let the tracker see this sample; on a covariance sample, run on what it learnt."""
+        st, params = self._st, self._params
+        applied = np.stack([params[name][0] for name in TERMS], -1)
+        free = (st.contact_level[0] == 0
+                and st.score_contact[0] < self.config.contact_release_ratio)
+        self.tracker.observe(dt, qd, applied, st.residual - st.tare_bias, free)
+        if due:
+            for name, value in self.tracker.terms().items():
+                params[name][0] = value
+            self.uncertainty.tracking_var_nm2 = self.tracker.variance_nm2(qd)
+
+    def continue_tracking(self, other):
+        """Start from the friction ``other`` (an estimator of this model) tracked, if both do."""
+        if self.tracker is None or other.tracker is None:
+            return
+        for name in ('theta', 'cov', 'used'):
+            self.tracker.state[0][name] = other.tracker.state[0][name]
+        for name, value in self.tracker.terms().items():
+            self._params[name][0] = value
+
+    def tracked_friction(self):
+        """Return the model's ``FrictionModel`` with the tracked terms (None: not tracking)."""
+        if self.tracker is None:
+            return None
+        return dataclasses.replace(self.model.friction, **self.tracker.terms())
 
     def _map_and_covariance(self, q, qd, dt, J, due):
         """Run update's Python part of a sample: the damped map and its bias, the covariance."""
@@ -391,4 +427,6 @@ class WrenchEstimator:
         Raises:
             EstimatorInputError: (kind 'shape') arrays of the wrong shape.
         """
+        if self.tracker is not None:    # what it learns from one sample acts on the next
+            return process_by_update(self, stamp_ns, Q, QD, E, tare_at_s, progress)
         return process_batch(self, stamp_ns, Q, QD, E, tare_at_s, progress)
