@@ -1,6 +1,6 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Friction that drifts: the force error of a warming arm without adaptation, beside the floor.
+"""Friction that drifts: the force error of a warming arm, with and without tracking, and floor.
 
 The simulated youBot with ``friction_drift`` on (robot_id_ros/demo/friction_drift.py) starts at
 the ambient temperature and works through the warm-up scenario: mixed motion with force steps
@@ -9,17 +9,19 @@ runs it without ROS, as fast as it computes, joint states at 200 Hz. The estimat
 (``WrenchEstimator``, update by update, the youBot settings of config/wrench_estimator.yaml, no
 tare) reads them with
 
-  cold   the true parameters of the cold arm: its friction at the ambient temperature and at
-         the mean load of the scenario's motion (what an identification of the cold arm on such
-         motion gives), kept for the whole run (no adaptation);
-  floor  the true parameters of the moment: the friction at each --floor-window's mean
-         temperature (and the same mean load), the estimator run from 5 s before the window.
+  cold     the true parameters of the cold arm: its friction at the ambient temperature and at
+           the mean load of the scenario's motion (what an identification of the cold arm on
+           such motion gives), kept for the whole run (no adaptation);
+  tracked  the same with ``friction_tracking`` on (the estimator follows the friction while the
+           arm moves without contact);
+  floor    the true parameters of the moment: the friction at each --floor-window's mean
+           temperature (and the same mean load), the estimator run from 5 s before the window.
 
 Per time bin: the joints' mean temperature rise, the RMS force error in contact-free motion and
-at rest, cold and floor, and their ratio; the published sigma's 2-sigma coverage over every
+at rest of each, and their ratios to the floor; the published sigma's 2-sigma coverage over every
 phase and the false contact samples in the contact-free ones; then the 10 N pushes' error at
-their end (mean of the last 0.5 s). A ``FrictionModel`` has no load term: both carry the load's
-changes about its mean.
+their end (mean of the last 0.5 s). A ``FrictionModel`` has no load term: all three carry the
+load's changes about its mean.
 
     .venv/bin/python benchmarks/bench_friction_drift.py [--seed 0] [--minutes 30] [--bin 5]
 """
@@ -47,6 +49,9 @@ RATE_HZ = 200.0
 LEAD_S = 5.0          # the floor's estimator runs this long before its window
 PUSH_END_S = 0.5      # the push is scored over its last this many seconds
 RELEASE_S = 0.5       # contacts are counted from this long after a phase's start (a release)
+LABELS = {'cold': 'true parameters of the cold arm, no adaptation',
+          'tracked': 'the same, friction_tracking on',
+          'floor': 'true parameters of the moment'}
 
 
 class Run:
@@ -150,6 +155,42 @@ def push_errors(t, F, timeline, pushes):
     return out
 
 
+def error_table(outs, run, timeline, free, bins, t0, ambient_c):
+    """Print the contact-free RMS force error per time bin of each estimator, and the ratios."""
+    names = list(outs)
+    rms = {k: rms_by_bin(o[0], o[1], timeline, free, bins) for k, o in outs.items()}
+    print('contact-free force error RMS, N, and over the floor (' + '; '.join(
+        f'{k}: {LABELS[k]}' for k in names) + ')')
+    head = ' '.join(f'{k:>7s}' for k in names) + ' ' + ' '.join(
+        f'{k[:5] + "/fl":>8s}' for k in names[:-1])
+    print(f'{"min":>9s} {"dT J1..J5 K":>28s} | motion {head} | rest {head}')
+    for b, (b0, b1) in enumerate(bins):
+        m = (run.t >= b0) & (run.t < b1)
+        dT = ' '.join(f'{x:5.1f}' for x in run.temp[m].mean(axis=0) - ambient_c)
+        cols = []
+        for part in (1, 0):           # motion, then rest
+            v = [rms[k][b][part] for k in names]
+            cols.append(' '.join(f'{x:7.3f}' for x in v) + ' ' + ' '.join(
+                f'{x / v[-1]:8.2f}' for x in v[:-1]))
+        print(f'{(b0 - t0) / 60:4.0f}-{(b1 - t0) / 60:<4.0f} {dT:>28s} | motion {cols[0]} | '
+              f'rest {cols[1]}')
+
+
+def sigma_table(outs, timeline, every, free_windows, bins, t0):
+    """Print each estimator's 2-sigma coverage and false contact samples per time bin."""
+    names = list(outs)
+    got = {k: sigma_and_contacts_by_bin(*o, timeline, every, free_windows, bins)
+           for k, o in outs.items()}
+    print('published sigma over every phase (2-sigma coverage, lowest axis) and false contact '
+          f'samples in contact-free phases (from {RELEASE_S:g} s after their start)')
+    head = ' '.join(f'{k:>7s}' for k in names)
+    print(f'{"min":>9s} | coverage {head} | false {head}')
+    for b, (b0, b1) in enumerate(bins):
+        cover = ' '.join(f'{got[k][b][0]:7.3f}' for k in names)
+        false = ' '.join(f'{got[k][b][1]:7d}' for k in names)
+        print(f'{(b0 - t0) / 60:4.0f}-{(b1 - t0) / 60:<4.0f} | coverage {cover} | false {false}')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--seed', type=int, default=0, help='the simulated arm and the scenario')
@@ -173,48 +214,24 @@ def main():
           f'({sc.duration_s / sim_wall:.1f}x real time), {len(run.t)} joint states')
     law = arm.friction_drift.law
     cold = model_at(truth, law, law.ambient_temperature_c, mean_load_nm(run))
-    t_cold, F_cold, C_cold, sd_cold = estimate(cold, run, settings)
-    t_fl, F_fl, C_fl, sd_fl = floor_estimates(law, truth, run, settings, a.floor_window)
-    timeline = sc.timeline(run.t[0] - 1.0 / RATE_HZ)
+    outs = {'cold': estimate(cold, run, settings),
+            'tracked': estimate(cold, run, dataclasses.replace(settings, friction_tracking=True)),
+            'floor': floor_estimates(law, truth, run, settings, a.floor_window)}
     t0 = run.t[0] - 1.0 / RATE_HZ
+    timeline = sc.timeline(t0)
     free = [R.Phase('rest' if p.kind == 'rest_free' else 'motion', p.t0_s, p.t1_s)
             for p in sc.phases_at(t0, ('rest_free', 'motion_free'))]
     step = 60.0 * a.bin
     bins = [(t0 + b, t0 + min(b + step, sc.duration_s)) for b in np.arange(0, sc.duration_s, step)]
-    cold_rms = rms_by_bin(t_cold, F_cold, timeline, free, bins)
-    floor_rms = rms_by_bin(t_fl, F_fl, timeline, free, bins)
-    print('contact-free force error RMS, N (cold: true parameters of the cold arm; floor: the '
-          'true parameters of the moment)')
-    print(f'{"min":>9s} {"dT J1..J5 K":>28s} | {"motion cold":>11s} {"floor":>6s} {"ratio":>6s} '
-          f'| {"rest cold":>9s} {"floor":>6s} {"ratio":>6s}')
-    amb = arm.config.ambient_temperature_c
-    for (b0, b1), (rc, mc), (rf, mf) in zip(bins, cold_rms, floor_rms):
-        m = (run.t >= b0) & (run.t < b1)
-        dT = ' '.join(f'{x:5.1f}' for x in run.temp[m].mean(axis=0) - amb)
-        print(f'{(b0 - t0) / 60:4.0f}-{(b1 - t0) / 60:<4.0f} {dT:>28s} | {mc:11.3f} {mf:6.3f} '
-              f'{mc / mf:6.2f} | {rc:9.3f} {rf:6.3f} {rc / rf:6.2f}')
-    every = sc.phases_at(t0)
+    error_table(outs, run, timeline, free, bins, t0, law.ambient_temperature_c)
     free_windows = [R.Phase(p.kind, p.t0_s + RELEASE_S, p.t1_s)
                     for p in sc.phases_at(t0, ('rest_free', 'motion_free'))]
-    print('published sigma over every phase (2-sigma coverage, lowest axis) and false contact '
-          f'samples in contact-free phases (from {RELEASE_S:g} s after their start)')
-    print(f'{"min":>9s} | {"coverage cold":>13s} {"floor":>6s} | {"false cold":>10s} '
-          f'{"floor":>6s} | {"samples":>7s}')
-    sc_cold = sigma_and_contacts_by_bin(t_cold, F_cold, C_cold, sd_cold, timeline, every,
-                                        free_windows, bins)
-    sc_fl = sigma_and_contacts_by_bin(t_fl, F_fl, C_fl, sd_fl, timeline, every, free_windows,
-                                      bins)
-    for (b0, b1), (cc, fc), (cf, ff) in zip(bins, sc_cold, sc_fl):
-        n_free = R.false_contacts(t_cold, C_cold, [(max(p.t0_s, b0), min(p.t1_s, b1))
-                                                   for p in free_windows])[1]
-        print(f'{(b0 - t0) / 60:4.0f}-{(b1 - t0) / 60:<4.0f} | {cc:13.3f} {cf:6.3f} | '
-              f'{fc:10d} {ff:6d} | {n_free:7d}')
+    sigma_table(outs, timeline, sc.phases_at(t0), free_windows, bins, t0)
     pushes = [p for p in sc.phases_at(t0, ('rest',)) if p.label == PUSH_LABEL]
-    pc = push_errors(t_cold, F_cold, timeline, pushes)
-    pf = push_errors(t_fl, F_fl, timeline, pushes)
-    for p, c, f in zip(pushes, pc, pf):
-        print(f'10 N push held 10 s at {(p.t0_s - t0) / 60:4.1f} min: error at its end '
-              f'{100 * c:.1f} % cold, {100 * f:.1f} % floor')
+    errors = {k: push_errors(o[0], o[1], timeline, pushes) for k, o in outs.items()}
+    for i, p in enumerate(pushes):
+        print(f'10 N push held 10 s at {(p.t0_s - t0) / 60:4.1f} min: error at its end ' +
+              ', '.join(f'{100 * e[i]:.1f} % {k}' for k, e in errors.items()))
     print(f'reproduce: .venv/bin/python benchmarks/bench_friction_drift.py --seed {a.seed} '
           f'--minutes {a.minutes:g} --bin {a.bin:g}')
 
