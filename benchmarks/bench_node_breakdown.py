@@ -128,7 +128,7 @@ def main():
         time.sleep(0.3)                     # all delivered to the node's queue
         for key in acc:
             acc[key] = 0.0
-        node._wake()                        # the subscriber counts, once per wake-up
+        node._see_outputs()                 # the subscriber counts, once per wake-up
         t0 = time.thread_time()
         taken = node.drain()
         total = time.thread_time() - t0

@@ -361,6 +361,9 @@ def main():
     ap.add_argument('--arm', choices=['youbot', 'ur5', 'panda'], default='youbot',
                     help='the model and joint states: the youBot (its shipped settings) or a '
                     '6- or 7-axis arm (the core defaults)')
+    ap.add_argument('--near-singularity', action='store_true',
+                    help='with --arm ur5: about its zero pose (stretched out: the damped map on '
+                    'every sample) instead of its best-conditioned pose')
     ap.add_argument('--rates', type=float, nargs='+', default=[200.0, 1000.0])
     ap.add_argument('--hog', type=int, default=0, help='busy-loop processes beside the node')
     ap.add_argument('--feeder-qos', choices=['reliable', 'best_effort'], default='reliable',
@@ -380,6 +383,10 @@ def main():
     if a.node_tree:
         os.environ['PYTHONPATH'] = str(Path(a.node_tree).resolve())
     arm = arm_model(a.arm)
+    if a.near_singularity:
+        if a.arm != 'ur5':
+            raise SystemExit('--near-singularity is for --arm ur5 (its zero pose is singular)')
+        arm = (arm[0], np.zeros(arm[0].n), arm[2])
     hogs = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(a.hog)]
     try:
         for rate in a.rates:
@@ -393,6 +400,7 @@ def main():
           f'--feeder-qos {a.feeder_qos}' + (f' --sink {a.sink}' if a.sink else '') +
           ''.join(f' --param {p}' for p in a.param) +
           (' --all-outputs' if a.all_outputs else '') +
+          (' --near-singularity' if a.near_singularity else '') +
           (f' --node-tree {a.node_tree}' if a.node_tree else ''))
     return 0
 

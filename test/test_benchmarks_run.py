@@ -41,3 +41,11 @@ def test_node_breakdown_benchmark_runs():
     for label in ('take', 'convert', 'update', 'monitor', 'publish', 'other', 'total',
                   'reproduce:'):
         assert label in out, out
+
+
+def test_friction_drift_benchmark_runs():
+    # a short warm-up: the table, the pushes and the command are printed (not the figures)
+    out = _run(['benchmarks/bench_friction_drift.py', '--minutes', '1', '--bin', '1'], 600)
+    for label in ('scenario: seed 0', 'cold/fl', 'track/fl', 'coverage', '10 N push held 10 s',
+                  'reproduce:'):
+        assert label in out, out

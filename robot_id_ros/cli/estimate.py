@@ -37,6 +37,7 @@ import numpy as np
 from robot_id_ros.io.bag_marks import mark, marked_bag_output
 from robot_id_ros.io.bags import BagWriter
 from robot_id_ros.estimate import CONTACT_STATE_NAMES
+from robot_id_ros.estimate.friction_change import friction_notes
 from robot_id_ros.estimate.rejections import rejection_summary
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.files import PLOT_OUTPUT, Outputs, text_output
@@ -129,6 +130,8 @@ def run(args) -> int:
         print(f'  skipped sample {k}: {reason}')
     for k, reason in res.resets[:5]:
         print(f'  reset at sample {k}: {reason}')
+    for line in friction_notes(est, res, run.qd[res.index]):
+        print(f'note: {line}', file=sys.stderr)
     return 0
 
 

@@ -69,6 +69,54 @@ def process_batch(est, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> Bat
     return _joined(parts, why, cuts, est.frame_id)
 
 
+def process_by_update(est, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
+    """Run ``est.update`` over N samples, for an estimator whose samples change the next ones.
+
+    ``process``'s inputs and result (a tare taken after the first sample ``tare_at_s`` after the
+    first one accepted); a sample ``update`` refuses is listed with its reason.
+    """
+    stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
+    Q, QD, E = (np.asarray(a, dtype=float) for a in (Q, QD, E))
+    N, n = Q.shape
+    if QD.shape != Q.shape or E.shape != Q.shape or stamp_ns.shape != (N,) or n != est.n:
+        raise EstimatorInputError('shape', f'expected (N, {est.n}) arrays and N stamps, got '
+                                  f'{Q.shape}, {QD.shape}, {E.shape}, {stamp_ns.shape}')
+    est.reset('process')
+    rows, index, rejected, resets, tare_ns = [], [], [], [], None
+    for k in range(N):
+        try:
+            r = est.update(int(stamp_ns[k]), Q[k], QD[k], E[k])
+        except EstimatorInputError as exc:
+            rejected.append((k, Rejection(exc.kind, str(exc))))
+            if exc.kind == NONFINITE_STATE:
+                resets.append((k, NONFINITE_REASON))
+            continue
+        if r.reset_reason is not None and index:
+            resets.append((k, r.reset_reason))
+        rows.append(r)
+        index.append(k)
+        if tare_at_s is not None and tare_ns is None:
+            tare_ns = int(stamp_ns[k]) + int(tare_at_s * 1e9)
+        if tare_ns is not None and tare_ns != -1 and stamp_ns[k] >= tare_ns:
+            est.tare()
+            tare_ns = -1
+        if progress is not None and k % 1000 == 0:
+            progress(k, N)
+    if progress is not None:
+        progress(N, N)
+    est.reset('process done')
+
+    def stacked(values, shape):
+        return np.array(values, dtype=float).reshape((len(rows),) + shape)
+    return BatchResult(
+        np.array([r.stamp_ns for r in rows], dtype=np.int64),
+        stacked([r.tau_ext for r in rows], (n,)), stacked([r.wrench for r in rows], (6,)),
+        stacked([np.sqrt(np.maximum(np.diag(r.wrench_covariance), 0.0)) for r in rows], (6,)),
+        np.array([int(r.contact_state) for r in rows], dtype=int),
+        stacked([r.sigma_min for r in rows], ()), est.frame_id, np.array(index, dtype=np.int64),
+        rejected, resets)
+
+
 def _joined(parts, why, cuts, frame_id):
     """Join parts ``[(first input index, BatchResult)]``; ``why`` {index: reason} first."""
     def cat(name):

@@ -27,7 +27,8 @@ except ImportError:         # the kernels run as plain Python (see the module do
 # whether the kernels are compiled (numba installed)
 COMPILED = njit is not None
 # the modules whose functions are kernels (compiled) or define the kernels' records
-KERNEL_MODULES = ('compiled', 'contact_rule', 'over_samples', 'sample_step', 'step_state')
+KERNEL_MODULES = ('compiled', 'contact_rule', 'damped_map', 'friction_tracking', 'over_samples',
+                  'sample_step', 'step_state')
 _HERE = Path(__file__).resolve().parent
 
 

@@ -142,6 +142,17 @@ class EstimatorConfig:
         "requires. With 'deadzone' or 'hold', a tare removes only the part of a resting joint's "
         'residual that static friction cannot explain', choices=STICTION_MODES)
 
+    friction_tracking: bool = setting(
+        False, 'follow each joint\'s Coulomb, viscous and offset friction while the arm moves '
+        'without contact (a gear that warms up or carries more load); nothing is learnt while a '
+        'contact may be present')
+    friction_tracking_time_s: float = setting(
+        600.0, 'friction tracking: the time in which a friction term may change by its own size '
+        '(shorter follows faster, trusts the model less)', unit='s', lo=1.0, hi=1e6)
+    friction_tracking_holdoff_s: float = setting(
+        1.0, 'friction tracking: nothing is learnt for this long after the contact statistic was '
+        'at its release level', unit='s', lo=0.0, hi=3600.0)
+
     def __post_init__(self):
         self.validated()
 

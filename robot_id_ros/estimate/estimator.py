@@ -28,6 +28,7 @@ is in ``batch``.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,9 +36,11 @@ import pinocchio as pin
 
 from robot_id_ros.errors import InputError, OperationError
 from robot_id_ros.estimate.config import EstimatorConfig
+from robot_id_ros.estimate.damped_map import damped_map_one
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
-from robot_id_ros.estimate.batch import BatchResult, process_batch
+from robot_id_ros.estimate.batch import BatchResult, process_batch, process_by_update
 from robot_id_ros.estimate.envelope import BiasEnvelope
+from robot_id_ros.estimate.friction_tracking import TERMS, FrictionTracker
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 import robot_id_ros.estimate.sample_step as sample_step
@@ -47,7 +50,7 @@ from robot_id_ros.estimate.samples import (NONFINITE_REASON, NONFINITE_STATE, Es
 from robot_id_ros.estimate.statistics import residual_statistics
 from robot_id_ros.estimate.stiction import StictionFriction, deadzone
 from robot_id_ros.estimate.uncertainty import (CovarianceSchedule, LagVariance, TorqueUncertainty,
-                                               damping_bias_one, white_noise_gain, wrench_prior)
+                                               white_noise_gain, wrench_prior)
 from robot_id_ros.io.calibration_file import ResidualCalibration
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 
@@ -146,6 +149,10 @@ class WrenchEstimator:
             self.mapper.lam_min, self.mapper.block_start, self.joint_scale(np.zeros(self.n)),
             len(self.mapper.rows) == 6)
         self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
+        self.tracker = None if not c.friction_tracking else FrictionTracker(
+            model.friction, self.sign_velocity_rad_s, self.residual_std_nm,
+            c.residual_bandwidth_hz, 2.0 * self.friction.v_s, c.friction_tracking_time_s,
+            c.friction_tracking_holdoff_s)
         self._state = new_state(self.n)
         self._st = field_views(self._state)
         self.bias = self.statistics.mean_nm.copy()   # a calibration's mean, taken as a tare
@@ -206,6 +213,11 @@ class WrenchEstimator:
         self._st.tare_bias[:] = value
 
     @property
+    def sign_velocity_rad_s(self):
+        """The friction law's sign as the step runs it: tanh(qd / this); 0: the exact sign."""
+        return float(self._params['sign_velocity_rad_s'][0])
+
+    @property
     def stiction_band(self):
         """(n,) Nm, the stiction band half-width at the last sample; None after a reset."""
         return self._st.band.copy() if self._st.have_band[0] else None
@@ -228,6 +240,8 @@ class WrenchEstimator:
         """``reset`` but the stamp gate (which has just taken the sample that restarts)."""
         self.residual.reset()
         self.covariance_schedule.reset()
+        if self.tracker is not None:
+            self.tracker.restart()
         self.last_q = self._qd_prev = None      # last_q: the last sample's q (rad)
         bias = self.bias
         self._state[...] = new_state(self.n)   # the step's state, the tare kept
@@ -328,6 +342,8 @@ class WrenchEstimator:
                 self._map_and_covariance(q, qd, dt, J, due)
                 code, tau, band, wrench, cov = sample_step.uncertainty(params, state, dt)
         self.last_q, self._qd_prev = q, qd
+        if self.tracker is not None and code != Stage.NONFINITE:
+            self._track_friction(dt, qd, due)
         if code == Stage.NONFINITE:
             self.reset(NONFINITE_REASON)
             raise EstimatorInputError(NONFINITE_STATE, f'sample at {stamp_ns} ns made the '
@@ -336,18 +352,45 @@ class WrenchEstimator:
                               st.score_contact[0], st.sigma_min[0], bool(st.damped[0]),
                               self.frame_id, reason)
 
+    def _track_friction(self, dt, qd, due):
+        """Let the tracker see this sample; on a covariance sample, run on what it learnt."""
+        st, params = self._st, self._params
+        applied = np.stack([params[name][0] for name in TERMS], -1)
+        free = (st.contact_level[0] == 0
+                and st.score_contact[0] < self.config.contact_release_ratio)
+        self.tracker.observe(dt, qd, applied, st.residual - st.tare_bias, free)
+        if due:
+            for name, value in self.tracker.terms().items():
+                params[name][0] = value
+            self.uncertainty.tracking_var_nm2 = self.tracker.variance_nm2(qd)
+
+    def continue_tracking(self, other):
+        """Start from the friction ``other`` (an estimator of this model) tracked, if both do."""
+        if self.tracker is None or other.tracker is None:
+            return
+        for name in ('theta', 'cov', 'used'):
+            self.tracker.state[0][name] = other.tracker.state[0][name]
+        for name, value in self.tracker.terms().items():
+            self._params[name][0] = value
+
+    def tracked_friction(self):
+        """Return the model's ``FrictionModel`` with the tracked terms (None: not tracking)."""
+        if self.tracker is None:
+            return None
+        return dataclasses.replace(self.model.friction, **self.tracker.terms())
+
     def _map_and_covariance(self, q, qd, dt, J, due):
         """Run update's Python part of a sample: the damped map and its bias, the covariance."""
         st = self._st
         sw = st.joint_scale.copy()
         if not st.mapped[0]:                 # the SVD, damped near a singularity
-            A, smin, damped = self.mapper.matrices(J * sw)
-            tau_map = st.tau_map.copy()
-            st.wrench[:] = A @ (tau_map * sw)
+            bias = np.empty(6)
+            smin, damped = damped_map_one(J, st.tau_map, sw, self.mapper.rows,
+                                          self.mapper.sigma_guard, self.mapper.damping,
+                                          self.wrench_prior, st.wrench, bias)
             st.sigma_min[0], st.damped[0] = float(smin), bool(damped)
             if damped:
-                st.damping_bias[:] = damping_bias_one(J, tau_map, sw, st.wrench,
-                                                      self.mapper.rows, self.wrench_prior)
+                st.damping_bias[:] = bias
                 st.have_bias[0] = True
         if due:
             st.held_cov[:], st.cov_rows[:] = self._covariance_one(q, qd, dt, st.band.copy(), J,
@@ -391,4 +434,6 @@ class WrenchEstimator:
         Raises:
             EstimatorInputError: (kind 'shape') arrays of the wrong shape.
         """
+        if self.tracker is not None:    # what it learns from one sample acts on the next
+            return process_by_update(self, stamp_ns, Q, QD, E, tare_at_s, progress)
         return process_batch(self, stamp_ns, Q, QD, E, tare_at_s, progress)

@@ -131,7 +131,7 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, statistics, detec
         'block0': block0, 'full_rows': bool(full_rows),
         'envelope_period_s': config.covariance_period_s,
         'tare_window_s': config.tare_window_s}
-    params = _zeros(parameter_fields, n)
+    params = zero_record(parameter_fields, n)
     for name, value in values.items():
         params[name] = value
     return params
@@ -146,14 +146,14 @@ def _record_dtype(fields, n):
     return np.dtype(fields(n), align=True)
 
 
-def _zeros(fields, n):
+def zero_record(fields, n):
     """Return a zero structured array of one record of ``fields(n)``."""
     return np.zeros(1, dtype=_record_dtype(fields, n)).view(_RECORDS)
 
 
 def new_state(n):
     """Return a reset state: a structured array of one (``state_fields``)."""
-    state = _zeros(state_fields, n)
+    state = zero_record(state_fields, n)
     state['cov_finite'] = True
     return state
 

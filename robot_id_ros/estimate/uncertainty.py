@@ -74,6 +74,7 @@ class TorqueUncertainty:
             self._excess_var = np.where(np.isfinite(excess), np.maximum(excess, 0.0), 0.0)
             self._v_s = np.broadcast_to(np.asarray(stiction_velocity_rad_s, float),
                                         (len(self.res_var),))
+        self.tracking_var_nm2 = None   # (n,) what tracked friction terms still carry, Nm^2
         self.kind = 'none'
         if model.base is not None and model.base_covariance is not None:
             self.kind = 'base'
@@ -138,7 +139,8 @@ class TorqueUncertainty:
         residual's filter (all of it when measured at the output: a calibration), the stiction
         band as a uniform error (band^2 / 3), the residual by speed (``speed_error_var``) and the
         errors that grow with the model torque, the speed and the measured torque
-        (``statistics.ResidualStatistics``).
+        (``statistics.ResidualStatistics``), and what tracked friction terms still carry
+        (``friction_tracking``).
 
         Args:
             qd: (n,) or (N, n) rad/s.
@@ -149,6 +151,8 @@ class TorqueUncertainty:
         """
         noise = noise_gain * self.res_var if self.noise_filtered else self.res_var
         var = noise + np.asarray(band) ** 2 / 3.0 + self.speed_error_var(qd, band)
+        if self.tracking_var_nm2 is not None:
+            var = var + self.tracking_var_nm2
         if self.grows:
             zero = np.zeros_like(np.asarray(qd, dtype=float))
             m = zero if model_nm is None else np.asarray(model_nm, dtype=float)
@@ -426,19 +430,6 @@ def damping_bias(J, tau_nm, wrench, rows, damped=None, prior=None):
     else:
         out[rows] = d
     return out
-
-
-def damping_bias_one(J, tau_nm, weight, wrench, rows, prior):
-    """Return ``damping_bias`` (6,) of one damped sample mapped with joint ``weight`` (or None).
-
-    Args:
-        J: (6, n) the tool Jacobian; tau_nm: n floats, Nm; weight: n floats or None;
-        wrench: (6,) the damped estimate; rows: the estimated rows; prior: ``wrench_prior``.
-    """
-    tm = np.asarray(tau_nm, dtype=float)
-    if weight is not None:
-        J, tm = J * np.asarray(weight), tm * np.asarray(weight)
-    return damping_bias(J, tm, wrench, rows, None, prior)
 
 
 def batch_wrench_std(unc, lag, cov_idx, gain, A, Q, QD, dt, band, starts, R, bias, env=None,

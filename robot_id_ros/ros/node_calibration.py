@@ -55,8 +55,13 @@ def default_calibration_path(node_fqn) -> Path:
     ``node_fqn`` is the fully qualified node name (``/arm/wrench_estimator``: <node> is
     ``arm.wrench_estimator``); ROS_HOME defaults to ~/.ros, as for ROS's own files.
     """
+    return node_home_file(node_fqn, 'calibration.yaml')
+
+
+def node_home_file(node_fqn, suffix) -> Path:
+    """Return ``$ROS_HOME/robot_id_ros/<node>_<suffix>``, a file the node ``node_fqn`` keeps."""
     home = Path(os.environ.get('ROS_HOME') or Path.home() / '.ros')
-    return home / 'robot_id_ros' / f'{node_fqn.strip("/").replace("/", ".")}_calibration.yaml'
+    return home / 'robot_id_ros' / f'{node_fqn.strip("/").replace("/", ".")}_{suffix}'
 
 
 class CalibrationGathering:

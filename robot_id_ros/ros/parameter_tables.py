@@ -51,6 +51,9 @@ def wrench_estimator_parameters() -> dict:
             'how much contact-free motion ~/calibrate gathers (by the stamps of the joint '
             'states) before it fits, s', 1.0, 120.0)),
         **settings_table(EstimatorConfig),
+        'tracked_model_file': ('', desc(
+            'where ~/save_friction writes the model file with the tracked friction (the previous '
+            "one kept beside it); '' = $ROS_HOME/robot_id_ros/<node>_tracked_model.yaml", True)),
         'max_payload_kg': (-1.0, float_desc(
             'largest payload_mass_kg accepted, kg; -1 = from the model: the rated payload of the '
             "youBot arm (0.5 kg), for another arm its total link mass", -1.0, 1000.0, True)),

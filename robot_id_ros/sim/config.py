@@ -79,6 +79,31 @@ class SimConfig:
     stribeck_velocity_rad_s: float = setting(
         0.05, 'Stribeck velocity: friction decays from breakaway to Coulomb over this speed',
         unit='rad/s', lo=1e-4, hi=10.0)
+    # --- friction that drifts: joint temperatures and load (sim/friction_drift.py) -----------
+    friction_drift: bool = setting(
+        False, 'joint friction follows each joint\'s temperature, which rises with the power it '
+        'dissipates, and Coulomb friction grows with the load torque (off: constant friction)')
+    ambient_temperature_c: float = setting(
+        25.0, 'ambient temperature: the joints start at it, and coulomb_nm and viscous_nm_s_rad '
+        'are the friction at it', unit='degC', lo=-40.0, hi=80.0)
+    thermal_time_constant_s: float = setting(
+        900.0, 'thermal time constant of a joint: its temperature relaxes towards ambient + '
+        'thermal_resistance_k_w * power with it', unit='s', lo=1.0, hi=1.0e5)
+    thermal_resistance_k_w: float = setting(
+        25.0, 'steady temperature rise of a joint per watt it dissipates (friction power + '
+        'copper losses)', unit='K/W', lo=0.0, hi=1000.0)
+    coulomb_temperature_coefficient_per_k: float = setting(
+        0.015, 'Coulomb friction = its ambient value * exp(-c (T - ambient))', unit='1/K', lo=0.0,
+        hi=0.2)
+    viscous_temperature_coefficient_per_k: float = setting(
+        0.03, 'viscous friction = its ambient value * exp(-c (T - ambient))', unit='1/K', lo=0.0,
+        hi=0.2)
+    load_coulomb_per_nm: float = setting(
+        0.02, 'Coulomb friction grows by this many Nm per Nm of torque the drive carries', lo=0.0,
+        hi=1.0)
+    winding_resistance_ohm: float = setting(
+        1.0, 'motor winding resistance: copper losses R I^2 heat the joint', unit='Ohm', lo=0.0,
+        hi=100.0, node=False)
     # --- drives (youbot_facts.md) -----------------------------------------------------------
     gear_ratios: tuple = setting(YOUBOT_GEAR_RATIOS, 'gear ratio N per joint (> 0)', node=False)
     torque_constants_nm_a: tuple = setting(

@@ -36,6 +36,21 @@ class StictionSolver:
         self._bp = (breakaway_ratio * np.asarray(coulomb_pos_nm, dtype=float)).tolist()
         self._bn = (breakaway_ratio * np.asarray(coulomb_neg_nm, dtype=float)).tolist()
 
+    def set_friction(self, coulomb_pos_nm, coulomb_neg_nm, viscous_nm_s_rad):
+        """Replace the friction per joint (lists of floats; the breakaway follows the Coulomb)."""
+        r = self._ratio
+        self._fcp, self._fcn, self._fv = coulomb_pos_nm, coulomb_neg_nm, viscous_nm_s_rad
+        self._bp = [r * f for f in coulomb_pos_nm]
+        self._bn = [r * f for f in coulomb_neg_nm]
+
+    def power(self, qd, d):
+        """Return the power [W] each joint's friction dissipates (list; 0 for a stuck joint)."""
+        moving = [j for j in range(self.n) if d[j] != 0]
+        out = [0.0] * self.n
+        for j, f in zip(moving, self.slip(qd, d, moving)):
+            out[j] = f * qd[j]
+        return out
+
     def slip(self, qd, d, joints):
         """Return the friction torques [Nm] of the slipping ``joints``.
 

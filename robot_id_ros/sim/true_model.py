@@ -71,6 +71,17 @@ def load_true_model(path, with_payload=False) -> IdentifiedModel:
     return true_model_from_dict(read_yaml(path, 'true parameters file'), with_payload)
 
 
-def true_model_of(arm, with_payload=False) -> IdentifiedModel:
-    """Return the IdentifiedModel of a ``SimulatedArm``'s true parameters."""
-    return true_model_from_dict(arm.true_parameters_dict(), with_payload)
+def true_model_of(arm, with_payload=False, friction_now=False) -> IdentifiedModel:
+    """Return the IdentifiedModel of a ``SimulatedArm``'s true parameters.
+
+    Args:
+        arm: the ``SimulatedArm``.
+        with_payload: the payload's inertia added to the last link.
+        friction_now: with friction drift, the friction at the joints' present temperatures
+            (no load term: a ``FrictionModel`` has none); else the friction of the cold arm.
+    """
+    model = true_model_from_dict(arm.true_parameters_dict(), with_payload)
+    drift = arm.friction_drift
+    if friction_now and drift is not None:
+        model.friction = drift.law.friction_at(model.friction, drift.temperature_c)
+    return model

@@ -13,7 +13,9 @@ Deterministic per seed.  For every link (uniform draws, bounds from ``SimConfig`
 - rotor inertia J_m * N^2 with J_m scaled by U[1 - rotor_inertia_rel_bound, 1 + ...];
 - Coulomb friction fc+ = fc (1 + a / 2), fc- = fc (1 - a / 2) with a in
   U[-coulomb_asymmetry_bound, coulomb_asymmetry_bound]; viscous as configured; stiction
-  breakaway = breakaway_ratio * Coulomb per direction, reached through a Stribeck bump.
+  breakaway = breakaway_ratio * Coulomb per direction, reached through a Stribeck bump;
+- with ``friction_drift``, the law by which that friction follows the joints' temperatures and
+  loads (``friction_drift``).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import pinocchio as pin
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.robot import RobotModel
 from robot_id_ros.sim.config import SimConfig
+from robot_id_ros.sim.friction_drift import FrictionDriftLaw
 
 
 @dataclass
@@ -33,7 +36,8 @@ class TrueParameters:
     standard_parameters: np.ndarray
     nominal_parameters: np.ndarray    # the URDF's, same layout
     rotor_inertia_kg_m2: np.ndarray   # (n,) at the joint, J_m N^2
-    friction: FrictionModel
+    friction: FrictionModel           # at the ambient temperature and no load
+    friction_drift: FrictionDriftLaw | None = None   # how it changes (None: it does not)
 
 
 def _rotation(axis_angle):
@@ -82,4 +86,4 @@ def make_true_parameters(nominal: RobotModel, cfg: SimConfig) -> TrueParameters:
         stribeck_velocity_rad_s=np.full(n, cfg.stribeck_velocity_rad_s),
         breakaway_nm=cfg.breakaway_ratio * np.maximum(fcp, fcn),
     )
-    return TrueParameters(theta, theta0, rotor, fric)
+    return TrueParameters(theta, theta0, rotor, fric, FrictionDriftLaw.from_config(cfg))

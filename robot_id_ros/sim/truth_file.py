@@ -3,7 +3,8 @@
 """The simulator's ground truth as a file (ROS-free).
 
 The true inertial parameters per link (with and without the payload), rotor inertias, friction,
-drive gains and the configuration of a ``SimulatedArm`` (``youbot_sim`` writes it on request;
+drive gains and the configuration of a ``SimulatedArm``, and with friction drift its law, the
+joints' present temperatures and the friction they give (``youbot_sim`` writes it on request;
 ``true_model.true_model_of`` reads it back).
 """
 from __future__ import annotations
@@ -69,7 +70,18 @@ def true_parameters_dict(arm) -> dict:
             'inertia_com_kg_m2': [[float(v) for v in row] for row in payload[2]]},
         'links_true_with_payload': links(arm.true_standard_parameters(with_payload=True)),
         'config': cfg.to_dict(),
+        **_friction_drift(arm),
     }
+
+
+def _friction_drift(arm) -> dict:
+    """Return the drift's law and present state as ``{'friction_drift': ...}`` ({} without)."""
+    drift = arm.friction_drift
+    if drift is None:
+        return {}
+    return {'friction_drift': {
+        'law': drift.law.to_dict(), 'time_s': float(arm.t),
+        'joints': drift.state_dict(arm.joint_names, arm.true.friction)}}
 
 
 def write_true_parameters(arm, path) -> Path:

@@ -22,6 +22,9 @@ Physics
   whose velocity would change sign within a step sticks.
 - End stops at the joint limits: a joint reaching a limit stops (inelastic by default) and is
   held there while the net torque pushes into the stop (or while it is inside the stiction band).
+- Friction drift (``SimConfig.friction_drift``, off by default): the friction above follows each
+  joint's temperature, which rises with the power it dissipates, and its Coulomb part grows with
+  the load torque (``friction_drift``).
 - Drives: a PID position controller per joint (the drive's position mode) producing motor torque,
   saturated at the drive torque limits; the drives measure what the youBot driver reports
   (``drives.DriveModel``): encoder-quantised position, integer-rpm velocity, motor current in mA
@@ -43,6 +46,7 @@ from robot_id_ros.model.robot import RobotModel, youbot_model
 from robot_id_ros.sim.config import SimConfig, SimConfigError
 from robot_id_ros.sim import truth_file
 from robot_id_ros.sim.drives import DriveModel, quantised
+from robot_id_ros.sim.friction_drift import JointThermalState
 from robot_id_ros.sim.stiction import StictionSolver
 from robot_id_ros.sim.trajectory import TrajectoryError, TrajectoryPlan, validate_command
 from robot_id_ros.sim.true_parameters import make_true_parameters
@@ -69,6 +73,7 @@ class Measurement:
     stuck: np.ndarray              # (n,) bool, joint held by stiction or an end stop
     in_contact_with_surface: bool = False  # the contact plane pushed in the last step
     true_contact_force_n: np.ndarray | None = None  # (3,) the plane's force, base axes [N]
+    true_joint_temperature_c: np.ndarray | None = None  # (n,) with friction drift [degC]
 
 
 class SimulatedArm:
@@ -135,6 +140,9 @@ class SimulatedArm:
         self._tril = np.tril_indices(n, -1)
         # constants of the step as lists of floats (see step())
         self._stiction = StictionSolver(self._fcp, self._fcn, self._fv, self._ratio, self._vs)
+        # joint temperatures and the friction they give (None: the friction is constant)
+        self.friction_drift = None if self.true.friction_drift is None else JointThermalState(
+            self.true.friction_drift, self._fcp, self._fcn, self._fv, self.dt)
         self._lower_l, self._upper_l = self.lower.tolist(), self.upper.tolist()
         if self._pos_res is not None:
             self._pos_res_l, self._vel_res_l = self._pos_res.tolist(), self._vel_res.tolist()
@@ -352,6 +360,9 @@ class SimulatedArm:
         q, qd = q_arr.tolist(), qd_arr.tolist()
         tau = self._control(q, qd, dt)
         self.tau_motor = np.array(tau)
+        drift = self.friction_drift
+        if drift is not None:
+            self._stiction.set_friction(*drift.friction(tau))
         self._update_tau_ext(self.t + dt)
         tau_net = [a + b for a, b in zip(tau, self.tau_ext.tolist())]
         d = self.dir.tolist()
@@ -370,6 +381,8 @@ class SimulatedArm:
             self.dir = np.array(d, dtype=np.int8)
             self.stop = np.array(stop, dtype=np.int8)
         self._integrate(q, qd, qdd, d, dt)
+        if drift is not None:
+            drift.heat(self._stiction.power(self.qd.tolist(), self.dir.tolist()), tau)
 
     def _integrate(self, q, qd, qdd, d, dt):
         """Semi-implicit Euler from (q, qd) with ``qdd`` (lists), then the end stops."""
@@ -429,6 +442,8 @@ class SimulatedArm:
             stuck=self.dir == 0,
             in_contact_with_surface=self.loads.in_contact,
             true_contact_force_n=self.loads.contact_force_n.copy(),
+            true_joint_temperature_c=(None if self.friction_drift is None
+                                      else np.array(self.friction_drift.temperature_c)),
         )
 
     # --- ground truth helpers ------------------------------------------------------------------

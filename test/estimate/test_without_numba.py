@@ -51,7 +51,8 @@ def run():
     F = np.zeros((len(t), 6))
     F[(t > 1.0) & (t < 2.0), 2] = -8.0
     E = measured(model, Q, QD, QDD, F, noise_nm=0.01, seed=1)
-    est = WrenchEstimator(model, EstimatorConfig(stiction_mode='hold', band_weighting=True))
+    est = WrenchEstimator(model, EstimatorConfig(stiction_mode='hold', band_weighting=True,
+                                                 friction_tracking=True))
     S = stamps(t)
     W = np.array([est.update(S[k], Q[k], QD[k], E[k]).wrench for k in range(len(t))])
     return est, W

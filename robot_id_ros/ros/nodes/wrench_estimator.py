@@ -37,6 +37,7 @@ at start (a warning) and in /diagnostics (level WARN).
 """
 from __future__ import annotations
 
+from pathlib import Path
 import threading
 import time
 import traceback
@@ -66,6 +67,8 @@ from robot_id_ros.ros.diagnostics import diagnostic_array
 from robot_id_ros.ros.input_thread import InputThread, input_thread_available
 from robot_id_ros.ros.main import run_node
 from robot_id_ros.ros.node_calibration import NodeCalibration
+from robot_id_ros.ros.node_friction import (default_tracked_model_path, save_tracked_friction,
+                                            tracking_values)
 from robot_id_ros.ros.msg_helpers import joint_state_taker, trigger_handler
 from robot_id_ros.ros.refused_writes import RefusedWrites
 from robot_id_ros.ros import parameter_tables as tables
@@ -148,7 +151,7 @@ class WrenchEstimatorNode(Node):
         self._last_wake_s = -1.0        # time.monotonic() of the last wake-up by a sample
         self._interval_s = self.batch_period_s    # running mean of the input interval
         self.wakeups = 0                # callbacks that took input (per sample or per batch)
-        self._outputs = (True, True, True)   # which outputs have subscribers (see _wake)
+        self._outputs = (True, True, True)   # which outputs have subscribers (see _see_outputs)
         self.batch_timer = None
         if input_thread and self.take_queued is not None and input_thread_available():
             try:
@@ -171,6 +174,11 @@ class WrenchEstimatorNode(Node):
         # reentrant: a second call is answered (refused) while the first one gathers
         self.create_service(Trigger, '~/calibrate', self.calibration.handle,
                             callback_group=ReentrantCallbackGroup())
+        tracked = p['tracked_model_file']
+        self.tracked_model_path = (Path(tracked) if tracked else
+                                   default_tracked_model_path(self.get_fully_qualified_name()))
+        self.create_service(Trigger, '~/save_friction', trigger_handler(
+            lambda: save_tracked_friction(self.est, self.tracked_model_path, self.lock), info))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
@@ -212,17 +220,23 @@ class WrenchEstimatorNode(Node):
         super().destroy_node()
 
     def _on_input(self):
-        """Take the queued samples (the input thread's wake-up); return how many."""
+        """Take the queued samples (the input thread's wake-up); return how many.
+
+        A wait that ended by its timeout finds none: it is not counted as a wake-up.
+        """
         with self.lock:
-            self._wake()
-            return self.drain()
+            self._see_outputs()
+            taken = self.drain()
+            self.wakeups += taken > 0
+            return taken
 
     def _on_input_error(self, exc):
         self.get_logger().error('joint_states input failed: ' + ''.join(
             traceback.format_exception(exc)).strip())
 
     def _on_joint_state(self, msg: JointState):
-        self._wake()
+        self.wakeups += 1
+        self._see_outputs()
         stamp = msg.header.stamp
         self._process(stamp.sec, stamp.nanosec, msg.name, msg.position, msg.velocity, msg.effort)
         if self.take_queued:
@@ -247,15 +261,15 @@ class WrenchEstimatorNode(Node):
 
     def _on_batch(self):
         """Take the queued samples (batched input); none: wake for each sample again."""
-        self._wake()
+        self.wakeups += 1
+        self._see_outputs()
         if not self.drain():
             self.input_group.batched = False
             self.batch_timer.cancel()
             self._last_wake_s, self._interval_s = -1.0, self.batch_period_s
 
-    def _wake(self):
-        """Count a wake-up and see which outputs have subscribers (once per wake-up)."""
-        self.wakeups += 1
+    def _see_outputs(self):
+        """See which outputs have subscribers (once per wake-up)."""
         self._outputs = (self.pub_wrench.get_subscription_count() > 0,
                          self.pub_std.get_subscription_count() > 0,
                          self.pub_tau.get_subscription_count() > 0)
@@ -308,7 +322,7 @@ class WrenchEstimatorNode(Node):
 
         A publication without a matched subscriber reaches no one (the topics are volatile), so
         skipping it changes no subscriber's messages and saves its serialisation. The
-        subscribers are counted once per wake-up (``_wake``), not per sample.
+        subscribers are counted once per wake-up (``_see_outputs``), not per sample.
         """
         wrench_out, std_out, tau_out = self._outputs
         pack_wrench = self.pack_wrench
@@ -369,8 +383,10 @@ class WrenchEstimatorNode(Node):
     def replace_estimator(self, est):
         """Run ``est`` from the next sample on (under ``lock``): a calibration's rebuild.
 
-        It shares the model (so the payload is kept) and starts from a reset observer.
+        It shares the model (so the payload is kept), goes on from the friction tracked so far
+        and starts from a reset observer.
         """
+        est.continue_tracking(self.est)
         self.est = est
         self.monitor.observer_reset()
 
@@ -400,6 +416,7 @@ class WrenchEstimatorNode(Node):
                 level = 'warn' if level == 'ok' else level
             values += calibration_values
             values += observability_values(self.est)     # which wrench axes are sensed, and why
+            values += tracking_values(self.est)
             batched = (self.input_group.batched if self.input_thread is None
                        else self.input_thread.batched)
             values += [('input_batched', batched), ('input_wakeups', self.wakeups),
