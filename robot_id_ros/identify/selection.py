@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from robot_id_ros.identify.held_out import CandidateScorer
+from robot_id_ros.identify.hold_out_folds import HOLD_OUT_RUNS
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
-from robot_id_ros.identify.selection_record import FOLDS, Candidate, Selection
+from robot_id_ros.identify.selection_record import Candidate, ExpectedError, Selection
 from robot_id_ros.identify.stick_slip import prepared_stick_slip
 from robot_id_ros.identify.trajectories import MAX_CUTOFF_RATE_FRACTION
 
@@ -96,9 +98,41 @@ def _try(search, options, **kw):
         return {}, str(exc).split(';')[0][:80], exc
 
 
-def _better(err, best):
-    """Return True when ``err`` beats ``best`` by more than ``MIN_IMPROVEMENT``."""
-    return err is not None and (best is None or err < best * (1.0 - MIN_IMPROVEMENT))
+@dataclass
+class _Scored:
+    """A candidate as ``_pick`` weighs it: its error, record, options and held-out units.
+
+    ``units``: the squared held-out errors per fold and time segment (``held_out._HeldOut``),
+    on the same rows for every candidate; None when it failed.
+    """
+
+    error: float | None
+    candidate: Candidate
+    options: IdentificationOptions
+    units: np.ndarray | None = None
+    count: np.ndarray | None = None
+
+
+def _beats(a: _Scored, b: _Scored) -> bool:
+    """Return True when ``a``'s held-out error is lower than ``b``'s beyond its own noise.
+
+    Lower by more than ``MIN_IMPROVEMENT``, and the squared held-out error lower by more than
+    one standard error of the difference: sqrt(units) times the spread of the per-unit
+    differences (fold and time segment, paired: both are scored on the same rows). A
+    difference within it is what other data of the same kind could turn around.
+    """
+    if a.error is None:
+        return False
+    if b.error is None:
+        return True
+    if not a.error < b.error * (1.0 - MIN_IMPROVEMENT):
+        return False
+    if a.units is None or b.units is None:
+        return True
+    d = (a.units - b.units)[a.count > 0]
+    if len(d) < 2:
+        return True
+    return float(d.sum()) < -np.sqrt(len(d)) * float(np.std(d, ddof=1))
 
 
 def _choose(search, cands, dimension, cur, variants, **kw):
@@ -110,39 +144,50 @@ def _choose(search, cands, dimension, cur, variants, **kw):
     scored, first = [], None
     for v in variants:
         opts = dataclasses.replace(cur, **v)
-        errs, note, exc = _try(search, opts, **kw)
+        held, note, exc = _try(search, opts, per_joint=True, **kw)
         first = first or exc
-        e = errs.get((opts.weighting, opts.physical_consistency))
+        h = held.get((opts.weighting, opts.physical_consistency))
+        e = None if h is None else h.error
         cands.append(Candidate(dimension, v, e, note, pass_index=search.pass_index))
-        scored.append((e, cands[-1], opts))
+        scored.append(_Scored(e, cands[-1], opts, *_units(h)))
     return _pick(scored, first)
 
 
+def _units(held, weighted=False):
+    """Return (units, count) of ``held`` (``_HeldOut`` or None) for ``_Scored``.
+
+    ``weighted``: each joint's squared errors over its noise (the weighting's score).
+    """
+    if held is None:
+        return None, None
+    return (held.weighted_units if weighted else held.units), held.unit_count
+
+
 def _pick(scored, first=None):
-    """Return (options, error) of the best of ``scored`` [(error, candidate, options)].
+    """Return (options, error) of the best of ``scored`` (``_Scored``; the first is current).
 
     Raises ``first`` (the first candidate's error) when no candidate could be fitted.
 
-    The first (the current choice) stays unless the lowest error beats it by
-    ``MIN_IMPROVEMENT``. Then, of the candidates the lowest does not beat by that margin (a tie
-    the held-out data cannot settle), the one with the fewest friction columns (``_columns``)
-    wins, the lowest error among those: a column the held-out data cannot tell apart from none
-    costs accuracy on other trajectories.
+    The one-standard-error rule: the candidates the lowest does not beat (``_beats``: within
+    ``MIN_IMPROVEMENT`` or one standard error of the difference) are a tie the held-out
+    data cannot settle; of those the simplest wins (fewest friction columns, ``_columns``), then
+    the current choice, then the lowest error. A column the held-out data cannot tell apart
+    from none costs accuracy on other motions, and a change the data cannot tell apart from the
+    current choice is not made.
     """
-    best = scored[0]
-    ok = [item for item in scored if item[0] is not None]
-    low = min(ok, key=lambda item: item[0]) if ok else best
-    if _better(low[0], best[0]):
-        ties = [item for item in ok if not _better(low[0], item[0])]
-        best = min(ties, key=lambda item: (_columns(item[2]), item[0]))
-    if best[0] is None and first is not None:
-        raise first
-    if best[0] is None:
+    ok = [item for item in scored if item.error is not None]
+    if not ok:
+        if first is not None:
+            raise first
         raise IdentificationError('cross-validation: no candidate could be fitted on the '
-                                  'training blocks; give the processing options (e.g. '
+                                  'training folds; give the processing options (e.g. '
                                   '--no-auto-options)')
-    best[1].chosen = True
-    return best[2], best[0]
+    low = min(ok, key=lambda item: item.error)
+    ties = [item for item in ok if not _beats(low, item)]
+    best = min(ties, key=lambda item: (_columns(item.options), item is not scored[0],
+                                       item.error))
+    best.candidate.chosen = True
+    return best.options, best.error
 
 
 def _columns(options):
@@ -192,8 +237,8 @@ def _search_pair(search, cands, cur, dimension, name, values, key_of):
         e = None if h is None else h.error
         why = note or (f'noise-weighted {weighted[key_of(v)]:.4f}' if by_noise and h else '')
         cands.append(Candidate(dimension, {name: v}, e, why, pass_index=search.pass_index))
-        scored.append((weighted.get(key_of(v)) if by_noise else e, cands[-1],
-                       dataclasses.replace(cur, **{name: v})))
+        scored.append(_Scored(weighted.get(key_of(v)) if by_noise else e, cands[-1],
+                              dataclasses.replace(cur, **{name: v}), *_units(h, by_noise)))
     return _pick(scored, exc)[0]
 
 
@@ -291,6 +336,7 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
         stick, ratios = 0.0, None
     if 0 < stick <= max(MIN_VELOCITY_GRID_RAD_S):
         search.score_velocity_rad_s = stick
+    _check_run_folds(search, options)
     cands = []
     cur = options
     for k in range(MAX_PASSES):
@@ -304,5 +350,32 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
         cur = _search_pass(search, cands, cur, given, rate_hz, has_velocity)
         if cur.physical_consistency == consistent:
             break
-    return Selection(cur, cands, searched, given, FOLDS, search.samples,
-                     time.perf_counter() - t0, search.score_velocity_rad_s, ratios, stick)
+    return Selection(cur, cands, searched, given, search.n_folds, search.samples,
+                     time.perf_counter() - t0, search.score_velocity_rad_s, ratios, stick,
+                     search.hold_out, expected_error(search, cur))
+
+
+def _check_run_folds(search, options):
+    """Hold out velocity regions when the runs cannot be fitted without one of them.
+
+    A run that alone excites a parameter leaves it unseen by the others' fit.
+    """
+    if search.hold_out != HOLD_OUT_RUNS:
+        return
+    try:
+        search.errors(options)
+    except IdentificationError:
+        search.use_velocity_regions()
+
+
+def expected_error(search, options) -> dict | None:
+    """Return the held-out error of the chosen ``options``: what to expect on other motions.
+
+    Over every fold (``ExpectedError``); None when the chosen options cannot be scored.
+    """
+    try:
+        held = search.errors(options, per_joint=True)[(options.weighting,
+                                                      options.physical_consistency)]
+    except IdentificationError:
+        return None
+    return ExpectedError.of(held, search.hold_out, search.n_folds)
