@@ -155,6 +155,11 @@ class IdentificationOptions:
     physical_consistency: bool = setting(
         False, 'constrain the inertias to be physically valid (LMI); reports the cost in fit '
         'error', read_only=False)
+    plausibility_fallback: bool = setting(
+        True, 'replace a physically implausible fit (negative friction, an offset beyond the '
+        'recorded torque, inertias no body has or the data cannot support) by the physically '
+        'consistent fit with the URDF as prior; false: keep the fit as made and only report '
+        'the findings (an ordinary least-squares baseline)', node=False)
     chunk_samples: int = setting(4000, 'samples per chunk of the normal equations', node=False,
                                  flag='')
 

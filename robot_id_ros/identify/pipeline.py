@@ -172,7 +172,8 @@ def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progres
         pc = physically_consistent_fit(dyn)
         res.timings_s['physical_consistency'] = pc.time_s
     t0 = time.perf_counter()
-    theta, res.plausibility = judge_fit(dyn, res.trajectories, options.confidence, pc)
+    theta, res.plausibility = judge_fit(dyn, res.trajectories, options.confidence, pc,
+                                        fallback=options.plausibility_fallback)
     res.timings_s['plausibility'] = time.perf_counter() - t0
     res.consistency = res.plausibility.consistency
     if res.consistency is not None:

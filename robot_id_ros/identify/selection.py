@@ -191,13 +191,15 @@ def _pick(scored, first=None):
 
 
 def _columns(options):
-    """Return the friction columns per joint that ``options`` add to Coulomb and viscous.
+    """Return the model's complexity: the friction columns per joint beyond the textbook model.
 
-    The ``STRUCTURE`` toggles set (offset, fc- apart from fc+, rotor inertia, Stribeck term),
-    and the presliding law.
+    The textbook model (Coulomb + viscous + an offset, which every real drive's sensor bias
+    needs) counts 0; each of fc- apart from fc+, rotor inertia, the Stribeck term and the
+    presliding law adds one, and so does leaving the offset out (a model that has no word for a
+    bias is not the simpler bet on other motions).
     """
-    toggles = sum(bool(getattr(options, name)) for name in STRUCTURE)
-    return toggles + int(options.presliding_rad > 0)
+    toggles = sum(bool(getattr(options, name)) for name in STRUCTURE if name != 'offset')
+    return toggles + int(not options.offset) + int(options.presliding_rad > 0)
 
 
 def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
