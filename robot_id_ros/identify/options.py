@@ -44,8 +44,9 @@ class IdentificationOptions:
     auto_options: bool = setting(
         True, 'choose the processing options not given (slow rows, derivative method and '
         'cut-off, velocity source, weighting, friction structure, physical consistency) by '
-        'blocked cross-validation on the training data; the candidates and their held-out '
-        'errors are printed',
+        'cross-validation on the training data (whole runs held out when several are given, '
+        'else velocity regions; the simpler within one standard error); the candidates, their '
+        'held-out errors and the expected error on other motions are printed',
         read_only=False)
     # model structure
     friction: bool = setting(True, 'Coulomb and viscous friction per joint', read_only=False)
