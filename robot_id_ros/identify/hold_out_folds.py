@@ -10,11 +10,13 @@ before, so they measure the noise, not what leaving the training motion costs. T
   more runs than ``MAX_RUN_FOLDS``, run i is in fold i mod ``MAX_RUN_FOLDS``): the fit is made
   on the other runs and scored on one it has not seen a sample of.
 - ``velocity regions``: with one run, each joint's rows are cut into ``STATE_FOLDS`` bands of
-  that joint's signed velocity (equal counts, by quantile), fast backwards to fast forwards; a
-  fold holds out one band of every joint. A held-out fast band is a speed the fit never saw (an
-  extrapolation, as a faster or slower motion is), the middle band the slow rows and reversals
-  where the friction laws differ most; a friction term that only fits the training speeds loses
-  there.
+  that joint's signed velocity (equal counts, by quantile), fast backwards, slow backwards, slow
+  forwards, fast forwards; a fold holds out one band of every joint. A held-out fast band is a
+  speed the fit never saw (an extrapolation, as a faster motion is), a slow band the rows near
+  the reversals where the friction laws differ most; a friction term that only fits the
+  training speeds loses there. An even count puts a band edge near zero velocity, so that every
+  fit keeps the slow rows of one direction: without them an offset and a direction-dependent
+  Coulomb term are the same columns.
 
 Either way every row is held out exactly once, and a fold is a set of (sample, joint) rows:
 ``(N, n)`` fold indices per run, -1 for rows in no fold.
@@ -26,7 +28,7 @@ import numpy as np
 # at most this many folds of whole runs (runs beyond it share folds)
 MAX_RUN_FOLDS = 10
 # velocity bands of each joint with one training run
-STATE_FOLDS = 5
+STATE_FOLDS = 4
 HOLD_OUT_RUNS = 'runs'
 HOLD_OUT_VELOCITY = 'velocity regions'
 

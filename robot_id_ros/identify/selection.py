@@ -284,7 +284,7 @@ def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
         if stick and 'stribeck_column' not in given and cur.friction:
             # the Stribeck term lives in the slow rows: each cut with and without it
             variants += [dict(v, stribeck_column=not cur.stribeck_column) for v in variants]
-        if stick and 'coulomb_asymmetric' not in given and cur.friction and cur.offset:
+        if 'coulomb_asymmetric' not in given and cur.friction and cur.offset:
             # an offset and an asymmetric Coulomb term differ only at rest (under a sharp sign):
             # with the slow rows kept, each with the other Coulomb structure
             variants += [dict(v, coulomb_asymmetric=not cur.coulomb_asymmetric)
