@@ -196,10 +196,12 @@ def _columns(options):
     The textbook model (Coulomb + viscous + an offset, which every real drive's sensor bias
     needs) counts 0; each of fc- apart from fc+, rotor inertia, the Stribeck term and the
     presliding law adds one, and so does leaving the offset out (a model that has no word for a
-    bias is not the simpler bet on other motions).
+    bias is not the simpler bet on other motions). An unconstrained fit counts one more than a
+    physically consistent one: the constraints take freedom away that the data did not need.
     """
     toggles = sum(bool(getattr(options, name)) for name in STRUCTURE if name != 'offset')
-    return toggles + int(not options.offset) + int(options.presliding_rad > 0)
+    return (toggles + int(not options.offset) + int(options.presliding_rad > 0)
+            + int(not options.physical_consistency))
 
 
 def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
