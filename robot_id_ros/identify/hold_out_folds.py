@@ -10,13 +10,13 @@ before, so they measure the noise, not what leaving the training motion costs. T
   more runs than ``MAX_RUN_FOLDS``, run i is in fold i mod ``MAX_RUN_FOLDS``): the fit is made
   on the other runs and scored on one it has not seen a sample of.
 - ``velocity regions``: with one run, each joint's rows are cut into ``STATE_FOLDS`` bands of
-  that joint's signed velocity (equal counts, by quantile), fast backwards, slow backwards, slow
-  forwards, fast forwards; a fold holds out one band of every joint. A held-out fast band is a
-  speed the fit never saw (an extrapolation, as a faster motion is), a slow band the rows near
-  the reversals where the friction laws differ most; a friction term that only fits the
-  training speeds loses there. An even count puts a band edge near zero velocity, so that every
-  fit keeps the slow rows of one direction: without them an offset and a direction-dependent
-  Coulomb term are the same columns.
+  that joint's speed |qd| (equal counts, by quantile), slowest to fastest; a fold holds out one
+  band of every joint. Every held-out band is a range of speeds the fit never saw in either
+  direction: the slowest (the reversals, slow moves and rests) is predicted from faster rows, the
+  fastest from slower ones, as another motion at other speeds is. A friction term that only
+  bends to the training speeds (a Stribeck column, a smooth sign's scale) loses there; one that
+  the faster rows cannot tell apart from others (fc+ / fc- beside an offset) cannot be fitted
+  without the slowest band and is not chosen.
 
 Either way every row is held out exactly once, and a fold is a set of (sample, joint) rows:
 ``(N, n)`` fold indices per run, -1 for rows in no fold.
@@ -27,7 +27,7 @@ import numpy as np
 
 # at most this many folds of whole runs (runs beyond it share folds)
 MAX_RUN_FOLDS = 10
-# velocity bands of each joint with one training run
+# speed bands of each joint with one training run
 STATE_FOLDS = 4
 HOLD_OUT_RUNS = 'runs'
 HOLD_OUT_VELOCITY = 'velocity regions'
@@ -54,22 +54,22 @@ def run_folds(reference_qd: list) -> list:
 
 
 def velocity_folds(reference_qd: list, k: int = STATE_FOLDS) -> list:
-    """Return per run the (N, n) fold of each row: its joint's signed-velocity band.
+    """Return per run the (N, n) fold of each row: its joint's speed band.
 
-    The band edges are each joint's velocity quantiles over every run, so that the ``k`` bands
-    hold equal counts; band 0 is the fastest backwards, band ``k - 1`` the fastest forwards.
+    The band edges are each joint's speed quantiles over every run, so that the ``k`` bands hold
+    equal counts; band 0 is the slowest, band ``k - 1`` the fastest.
 
     Args:
         reference_qd: per run the (N, n) velocity (rad/s) that places the rows.
         k: the number of bands.
     """
-    qd = np.concatenate(reference_qd, axis=0)
-    edges = np.quantile(qd, np.linspace(0.0, 1.0, k + 1)[1:-1], axis=0)   # (k - 1, n)
+    speed = np.abs(np.concatenate(reference_qd, axis=0))
+    edges = np.quantile(speed, np.linspace(0.0, 1.0, k + 1)[1:-1], axis=0)   # (k - 1, n)
     out = []
     for v in reference_qd:
         fold = np.zeros(v.shape, dtype=int)
         for j in range(v.shape[1]):
-            fold[:, j] = np.searchsorted(edges[:, j], v[:, j], side='right')
+            fold[:, j] = np.searchsorted(edges[:, j], np.abs(v[:, j]), side='right')
         out.append(fold)
     return out
 
@@ -78,5 +78,5 @@ def describe(kind: str, k: int) -> str:
     """Return how the held-out error was estimated, as the summary and the model file say it."""
     if kind == HOLD_OUT_RUNS:
         return f'leave-one-run-out over the training runs ({k} folds)'
-    return (f"{k} regions of each joint's signed velocity held out in turn (one training run: "
-            'fitted on the other speeds)')
+    return (f"{k} bands of each joint's speed held out in turn (one training run: fitted on the "
+            'other speeds)')
