@@ -54,9 +54,9 @@ STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
 # velocity (lubricated gears, simulators' laws) fits a wider scale, an exact sign a narrow one
 SIGN_VELOCITY_GRID_RAD_S = (0.002, 0.005, 0.02, 0.05, 0.1)
 # candidates (rad) of the Coulomb term's presliding (Dahl) displacement, besides none (0): friction
-# that builds up with the travel after a reversal (harmonic drives). It is searched with the
-# friction structure, not beside the slow-row cuts, where it can make the unconstrained fit win
-# the first pass for the wrong reason
+# that builds up with the travel after a reversal (harmonic drives). Searched with the friction
+# structure, and with the slow rows kept beside the slow-row cuts: held out by speed, the slowest
+# rows are where a presliding law differs from a smooth sign, and without it they are cut
 PRESLIDING_GRID_RAD = (0.001, 0.002, 0.004)
 # a chosen presliding displacement is then refined by these factors, each way in turn: the fit is
 # sensitive to it within about +-30 %, finer than the grid
@@ -296,6 +296,10 @@ def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
             variants += [dict(v, sign_velocity_rad_s=sv) for v in variants
                          if v['min_velocity_rad_s'] == 0.0 for sv in SIGN_VELOCITY_GRID_RAD_S
                          if sv != cur.sign_velocity_rad_s]
+        if 'presliding_rad' not in given and cur.friction:
+            # a presliding law shapes the slow rows too: with them kept, each displacement
+            variants += [{'min_velocity_rad_s': 0.0, 'presliding_rad': p}
+                         for p in PRESLIDING_GRID_RAD if p != cur.presliding_rad]
         cur, _ = _choose(search, cands, 'slow rows left out', cur, variants,
                          score_velocity_rad_s=SCORE_VELOCITY_RAD_S)
     cur = _search_signals(search, cands, cur, given, rate_hz, has_velocity)
