@@ -38,8 +38,9 @@ from robot_id_ros.identify.dynamics import (DynamicsResult, _best_stribeck_veloc
 from robot_id_ros.identify.holds import find_holds
 from robot_id_ros.identify.least_squares import (NormalEquations, accumulate, free_columns,
                                                  solve_least_squares, structural_base)
-from robot_id_ros.identify.hold_out_folds import (HOLD_OUT_RUNS, HOLD_OUT_VELOCITY, fold_count,
-                                                  hold_out_kind, run_folds, velocity_folds)
+from robot_id_ros.identify.hold_out_folds import (HOLD_OUT_RUNS, HOLD_OUT_TIME, fold_count,
+                                                  hold_out_kind, run_folds, time_folds,
+                                                  velocity_folds)
 from robot_id_ros.identify.trajectories import fit_mask, motion_mask, prepare_trajectory
 from robot_id_ros.model.regressor import Regressor
 
@@ -139,14 +140,16 @@ class CandidateScorer:
         """Return per run the (N, n) fold of each row, by ``self.hold_out``."""
         if self.hold_out == HOLD_OUT_RUNS:
             return run_folds(reference_qd)
+        if self.hold_out == HOLD_OUT_TIME:
+            return time_folds(reference_qd, self.n_folds)
         return velocity_folds(reference_qd, self.n_folds)
 
-    def use_velocity_regions(self):
-        """Hold out velocity regions instead of runs (the other runs could not be fitted alone).
+    def use_hold_out(self, kind):
+        """Hold out ``kind`` (identify/hold_out_folds.py) instead: the folds could not be fitted.
 
         Forgets every prepared signal and score, which were made for the other folds.
         """
-        self.hold_out, self.n_folds = HOLD_OUT_VELOCITY, fold_count(HOLD_OUT_VELOCITY, 1)
+        self.hold_out, self.n_folds = kind, fold_count(kind, len(self.data))
         self.cache, self.equations, self.scores = {}, {}, {}
 
     def stribeck_velocity(self, options, reg, base, sig):

@@ -18,7 +18,11 @@ before, so they measure the noise, not what leaving the training motion costs. T
   the faster rows cannot tell apart from others (fc+ / fc- beside an offset) cannot be fitted
   without the slowest band and is not chosen.
 
-Either way every row is held out exactly once, and a fold is a set of (sample, joint) rows:
+- ``time blocks``: only where the options cannot be fitted without a speed band (a Stribeck
+  column the caller gives lives in the slowest rows), ``TIME_FOLDS`` contiguous blocks of each
+  run; the summary says so, since these measure the noise more than other motions.
+
+Every way, every row is held out exactly once, and a fold is a set of (sample, joint) rows:
 ``(N, n)`` fold indices per run, -1 for rows in no fold.
 """
 from __future__ import annotations
@@ -29,8 +33,11 @@ import numpy as np
 MAX_RUN_FOLDS = 10
 # speed bands of each joint with one training run
 STATE_FOLDS = 4
+# contiguous blocks of each run, where the speed bands cannot be fitted
+TIME_FOLDS = 5
 HOLD_OUT_RUNS = 'runs'
 HOLD_OUT_VELOCITY = 'velocity regions'
+HOLD_OUT_TIME = 'time blocks'
 
 
 def hold_out_kind(n_runs: int) -> str:
@@ -40,7 +47,9 @@ def hold_out_kind(n_runs: int) -> str:
 
 def fold_count(kind: str, n_runs: int) -> int:
     """Return the number of folds of ``kind`` for ``n_runs`` training runs."""
-    return min(n_runs, MAX_RUN_FOLDS) if kind == HOLD_OUT_RUNS else STATE_FOLDS
+    if kind == HOLD_OUT_RUNS:
+        return min(n_runs, MAX_RUN_FOLDS)
+    return TIME_FOLDS if kind == HOLD_OUT_TIME else STATE_FOLDS
 
 
 def run_folds(reference_qd: list) -> list:
@@ -74,9 +83,21 @@ def velocity_folds(reference_qd: list, k: int = STATE_FOLDS) -> list:
     return out
 
 
+def time_folds(reference_qd: list, k: int = TIME_FOLDS) -> list:
+    """Return per run the (N, n) fold of each row: its contiguous time block (``k`` per run)."""
+    out = []
+    for v in reference_qd:
+        block = np.minimum(np.arange(len(v)) * k // max(len(v), 1), k - 1)
+        out.append(np.repeat(block[:, None], v.shape[1], axis=1))
+    return out
+
+
 def describe(kind: str, k: int) -> str:
     """Return how the held-out error was estimated, as the summary and the model file say it."""
     if kind == HOLD_OUT_RUNS:
         return f'leave-one-run-out over the training runs ({k} folds)'
+    if kind == HOLD_OUT_TIME:
+        return (f'{k} time blocks of each run (the options cannot be fitted without a speed '
+                'band: an estimate of the noise more than of other motions)')
     return (f"{k} bands of each joint's speed held out in turn (one training run: fitted on the "
             'other speeds)')

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robot_id_ros.identify.held_out import CandidateScorer
-from robot_id_ros.identify.hold_out_folds import HOLD_OUT_RUNS
+from robot_id_ros.identify.hold_out_folds import HOLD_OUT_TIME, HOLD_OUT_VELOCITY
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.selection_record import Candidate, ExpectedError, Selection
 from robot_id_ros.identify.stick_slip import prepared_stick_slip
@@ -344,7 +344,7 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
         stick, ratios = 0.0, None
     if 0 < stick <= max(MIN_VELOCITY_GRID_RAD_S):
         search.score_velocity_rad_s = stick
-    _check_run_folds(search, options)
+    _check_folds(search, options)
     cands = []
     cur = options
     for k in range(MAX_PASSES):
@@ -363,17 +363,20 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
                      search.hold_out, expected_error(search, cur))
 
 
-def _check_run_folds(search, options):
-    """Hold out velocity regions when the runs cannot be fitted without one of them.
+def _check_folds(search, options):
+    """Hold out what the options can be fitted without: runs, else speed bands, else time.
 
-    A run that alone excites a parameter leaves it unseen by the others' fit.
+    A run that alone excites a parameter leaves it unseen by the others' fit; a column that
+    lives in the slowest rows (a given Stribeck column) is unseen without them.
     """
-    if search.hold_out != HOLD_OUT_RUNS:
-        return
-    try:
-        search.errors(options)
-    except IdentificationError:
-        search.use_velocity_regions()
+    kinds = [HOLD_OUT_VELOCITY, HOLD_OUT_TIME]
+    kinds = kinds[kinds.index(search.hold_out) + 1:] if search.hold_out in kinds else kinds
+    for kind in kinds:
+        try:
+            search.errors(options)
+            return
+        except IdentificationError:
+            search.use_hold_out(kind)
 
 
 def expected_error(search, options) -> dict | None:
