@@ -131,18 +131,29 @@ class CandidateScorer:
         ref = dataclasses.replace(self.base_options, velocity_source='position')
         if key == _signal_key(ref):
             qd = [tr.qd for tr in trs]
-            return (self.fold_rows(qd), qd, [_hold_rows(tr, ref) for tr in trs])
+            holds = [_hold_rows(tr, ref) for tr in trs]
+            return (self.fold_rows(qd, holds), qd, holds)
         r = self.signals(ref)
         return tuple([_on_grid(x.t_s, v, tr.t_s) for x, v, tr in zip(r.trajectories, col, trs)]
                      for col in (r.folds, [x.qd for x in r.trajectories], r.holds))
 
-    def fold_rows(self, reference_qd):
-        """Return per run the (N, n) fold of each row, by ``self.hold_out``."""
+    def fold_rows(self, reference_qd, holds):
+        """Return per run the (N, n) fold of each row, by ``self.hold_out``.
+
+        Held out by speed, the static holds (``holds``: per run (N,) bool) are held out by time
+        block instead: at rest a joint's torque is gravity and its offset, which tells the
+        offset from fc+ / fc- (the same columns in motion); in the slowest band every fit would
+        lose them.
+        """
         if self.hold_out == HOLD_OUT_RUNS:
             return run_folds(reference_qd)
+        times = time_folds(reference_qd, self.n_folds)
         if self.hold_out == HOLD_OUT_TIME:
-            return time_folds(reference_qd, self.n_folds)
-        return velocity_folds(reference_qd, self.n_folds)
+            return times
+        folds = velocity_folds(reference_qd, self.n_folds)
+        for f, t, h in zip(folds, times, holds):
+            f[h] = t[h]
+        return folds
 
     def use_hold_out(self, kind):
         """Hold out ``kind`` (identify/hold_out_folds.py) instead: the folds could not be fitted.
