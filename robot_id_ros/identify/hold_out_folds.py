@@ -14,9 +14,9 @@ before, so they measure the noise, not what leaving the training motion costs. T
   band of every joint. Every held-out band is a range of speeds the fit never saw in either
   direction: the slowest (the reversals, slow moves and rests) is predicted from faster rows, the
   fastest from slower ones, as another motion at other speeds is. A friction term that only
-  bends to the training speeds (a Stribeck column, a smooth sign's scale) loses there; one that
-  the faster rows cannot tell apart from others (fc+ / fc- beside an offset) cannot be fitted
-  without the slowest band and is not chosen.
+  bends to the training speeds (a Stribeck column, a smooth sign's scale) loses there. The
+  static holds are held out by time block instead (``CandidateScorer.fold_rows``): they tell
+  an offset from fc+ / fc-, the same columns in motion.
 
 - ``time blocks``: only where the options cannot be fitted without a speed band (a Stribeck
   column the caller gives lives in the slowest rows), ``TIME_FOLDS`` contiguous blocks of each
