@@ -1,10 +1,11 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Processing options chosen from the data by blocked cross-validation (ROS-free).
+"""Processing options chosen from the data by cross-validation (ROS-free).
 
 The options a caller did not give (derivative cut-off, velocity source, weighting, friction
 structure, physical consistency) are chosen on the training runs alone: each candidate is scored
-by its held-out error on blocks of the runs (identify/held_out.py).
+by its held-out error on what the fit has not seen, whole runs when several are given, else
+bands of each joint's speed (identify/hold_out_folds.py, identify/held_out.py).
 
 The search is greedy, one dimension at a time, over a few candidates each: slow rows left out (with
 stick-slip read, each cut with and without the Stribeck column, and with the slow rows kept the
@@ -19,10 +20,11 @@ torque filter is not searched: it is a parallel filter (the effort and every reg
 through the same low-pass, ``Trajectory.lowpassed_like_torque``), which changes the fit little on
 white noise, while an effort-only filter wins inside the training run and loses on other
 trajectories. A torque filter the caller gives is applied to the final fit only; the candidates
-are scored without it. A candidate replaces the
-current choice only when it lowers the held-out error by more than ``MIN_IMPROVEMENT``; then the
-lowest wins, or of those within ``MIN_IMPROVEMENT`` of it the one with the fewest friction
-columns. A pass that switches physical consistency (chosen last) is followed by another (at most
+are scored without it. One-standard-error rule (``_beats``, ``_pick``): a candidate beats
+another only when its held-out error is lower by more than ``MIN_IMPROVEMENT`` and by more than
+one standard error of the difference; of the candidates the lowest does not beat, the simplest
+(``_columns``: the complexity order) wins, then the current choice, then the lowest. A pass
+that switches physical consistency (chosen last) is followed by another (at most
 ``MAX_PASSES``), so that the other options are chosen for the fit that is made, e.g. the derivative
 cut-off for a physically consistent fit; that pass starts every other option again from its
 default, so that a choice made for the other fit does not keep the incumbent's ``MIN_IMPROVEMENT``
@@ -316,7 +318,7 @@ def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
 
 def select_options(robot, data, options: IdentificationOptions, given=(),
                    stribeck_velocity_rad_s=None) -> Selection | None:
-    """Choose the options not ``given`` by blocked cross-validation on the training runs.
+    """Choose the options not ``given`` by cross-validation on the training runs.
 
     Args:
         robot: the model.
