@@ -12,8 +12,11 @@ robot_id_ros/sim/drive_effects how):
    drives record currents), every processing option chosen by the command itself;
 2. beside it the plain fit on the same run (``bench_identification_defaults.VARIANTS``' plain
    Butterworth + OLS: positions low-passed at 10 Hz, central differences, OLS, Coulomb + viscous
-   + offset), and the true model (the truth's rigid body and friction law, without the effects:
-   what the effects cost a model that is right about everything else);
+   + offset), a true ordinary least-squares fit: the plausibility fallback off
+   (``--no-plausibility-fallback``; ``--plain-fallback`` lets it replace an implausible plain
+   fit by the physically consistent one, as identification does by default), and the true
+   model (the truth's rigid body and friction law, without the effects: what the effects cost
+   a model that is right about everything else);
 3. judged by ``robot-id validate --json`` on runs of other kinds: point-to-point moves, slow
    moves (<= 0.1 rad/s), another excitation. The figure: relative error (||e|| / ||tau||, every
    joint, the effort as recorded) and, in brackets, the RMSE over the torque noise std, median
@@ -28,6 +31,7 @@ rows the package is no worse than the plain fit (within 1 %) and better on.
 Reproduce:
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_mismatch.py
         [--arms ur5 panda] [--effects none position ...] [--seeds 0] [--train-periods 8]
+        [--plain-fallback]
 """
 import argparse
 import contextlib
@@ -98,7 +102,7 @@ def plausibility_text(judgement):
     return judgement['action'] + (f' ({", ".join(kinds)})' if kinds else '')
 
 
-def fit_models(arm, effect, bags, tmp):
+def fit_models(arm, effect, bags, tmp, plain_fallback=False):
     """Fit the package's and the plain model on the training bag; write the true model.
 
     Returns:
@@ -116,7 +120,7 @@ def fit_models(arm, effect, bags, tmp):
         print(f'  {effect}: robot-id identify FAILED (exit {rc}): {err.strip()[-400:]}',
               flush=True)
         return None
-    opts = dataclasses.replace(VARIANTS[2][1])
+    opts = dataclasses.replace(VARIANTS[2][1], plausibility_fallback=plain_fallback)
     if flags:
         opts.effort_unit, opts.drive_gains_nm_per_a = 'current', list(drive_gains(arm))
     train = read_joint_states(bags['train'], arm.robot.joint_names)
@@ -154,7 +158,7 @@ def judge(arm, effect, paths, bags):
     return out
 
 
-def run_case(arm, effect, tmp):
+def run_case(arm, effect, tmp, plain_fallback=False):
     """Record, fit and judge one arm under one effect; print its rows; return them."""
     d = tmp / f'{arm.case.name}_s{arm.seed}_{effect}'
     d.mkdir()
@@ -163,7 +167,7 @@ def run_case(arm, effect, tmp):
     for k, r in runs.items():
         bags[k] = d / k
         write_bag(bags[k], r.series, arm.case.extra_joints)
-    fitted = fit_models(arm, effect, bags, d)
+    fitted = fit_models(arm, effect, bags, d, plain_fallback)
     if fitted is None:
         return []
     paths, dt, about = fitted
@@ -209,6 +213,8 @@ def main():
     ap.add_argument('--seeds', nargs='+', type=int, default=[0])
     ap.add_argument('--train-periods', type=int, default=TRAIN_PERIODS,
                     help='periods of the 10 s training excitation (fewer: a shorter run)')
+    ap.add_argument('--plain-fallback', action='store_true',
+                    help='the plain fit takes the plausibility fallback (default: a true OLS fit)')
     a = ap.parse_args()
     t0 = time.perf_counter()
     rows = []
@@ -217,7 +223,7 @@ def main():
             for seed in a.seeds:
                 arm = mismatch_arm(ARMS[name], seed, a.train_periods)
                 for effect in a.effects:
-                    rows += run_case(arm, effect, Path(tmp))
+                    rows += run_case(arm, effect, Path(tmp), a.plain_fallback)
     print()
     print('relative error on the judged run (RMSE / noise std, median over joints)')
     print('| arm | seed | drive effect | judged motion | this package | plain fit | true model |')
@@ -229,7 +235,8 @@ def main():
     print(f'{time.perf_counter() - t0:.0f} s')
     print('reproduce: OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_mismatch.py '
           f'--arms {" ".join(a.arms)} --effects {" ".join(a.effects)} --seeds '
-          f'{" ".join(map(str, a.seeds))} --train-periods {a.train_periods}')
+          f'{" ".join(map(str, a.seeds))} --train-periods {a.train_periods}'
+          + (' --plain-fallback' if a.plain_fallback else ''))
 
 
 if __name__ == '__main__':

@@ -1,13 +1,14 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Held-out error of one set of processing options on blocks of the training runs (ROS-free).
+"""Held-out error of one set of processing options on folds of the training runs (ROS-free).
 
-Each run is cut into ``FOLDS`` blocks (phase segments of the period across every cycle when the
-run is periodic, else contiguous time segments), the fit is made without one block and scored on
-it, and the held-out error ``sqrt(sum ||tau - Y beta||^2 / sum ||tau||^2)`` over all blocks
-compares the candidates of the option search (identify/selection.py).
+The folds (identify/hold_out_folds.py) are whole runs when several are given, else regions of
+each joint's velocity; the fit is made without one fold and scored on it, and the held-out error
+``sqrt(sum ||tau - Y beta||^2 / sum ||tau||^2)`` over all folds compares the candidates of the
+option search (identify/selection.py), which also weighs each fold's error on its own (the
+search's one-standard-error rule).
 
-Every candidate is scored in the same blocks and on the same rows, picked by one reference velocity
+Every candidate is scored in the same folds and on the same rows, picked by one reference velocity
 (the positions' derivative with the options as given; ``CandidateScorer.reference``), those of
 joints at least as fast as the stick-slip speed read from the runs (identify/stick_slip.py) where
 a friction model can predict the torque, when that speed is above 0 and at most the largest cut
@@ -21,7 +22,7 @@ taken as white noise) so that noise does not hide differences.
 The LMI problem of physical consistency is compiled once per structure and solved again per fold
 (identify/consistency.py). The signals are prepared once per cut-off and velocity source and
 decimated to at most ``SEARCH_MAX_SAMPLES`` samples; each candidate costs one regressor evaluation
-and ``FOLDS`` small solves (``FOLDS`` LMI solves for physical consistency).
+and one small solve per fold (one LMI solve per fold for physical consistency).
 """
 from __future__ import annotations
 
@@ -37,7 +38,9 @@ from robot_id_ros.identify.dynamics import (DynamicsResult, _best_stribeck_veloc
 from robot_id_ros.identify.holds import find_holds
 from robot_id_ros.identify.least_squares import (NormalEquations, accumulate, free_columns,
                                                  solve_least_squares, structural_base)
-from robot_id_ros.identify.selection_record import FOLDS
+from robot_id_ros.identify.hold_out_folds import (HOLD_OUT_RUNS, HOLD_OUT_TIME, fold_count,
+                                                  hold_out_kind, run_folds, time_folds,
+                                                  velocity_folds)
 from robot_id_ros.identify.trajectories import fit_mask, motion_mask, prepare_trajectory
 from robot_id_ros.model.regressor import Regressor
 
@@ -47,21 +50,22 @@ from robot_id_ros.model.regressor import Regressor
 # MIN_IMPROVEMENT
 NOISE_CUTOFF_HZ = 40.0
 NOISE_CUTOFF_RATE_FRACTION = 0.25
+# each run's scored rows of each fold are cut into this many time segments: the units whose
+# spread gives the standard error of a difference between two candidates (identify/selection.py)
+_UNIT_SEGMENTS = 4
 # the search's trajectories are decimated to at most this many samples in all
 SEARCH_MAX_SAMPLES = 6000
-# rows within this many periods of the lowest candidate cut-off of a block's edge are in no block
-# (the filters smear each sample over about 1 / cut-off)
-GUARD_CUTOFF_PERIODS = 0.5
 
 
 @dataclass
 class _Signals:
     """The training runs prepared with one cut-off and velocity source, with their folds.
 
-    trajectories (decimated ``Trajectory`` list, effort as recorded), folds (per run, (N,) block
-    index, -1 in a guard band), the cut-off (Hz) each run got; per run the (N, n) noise energy
-    of each sample (Nm^2, the noise floor), the (N,) samples of the static holds and the (N, n)
-    reference velocity (rad/s) that pick the scored rows (both ``CandidateScorer.reference``).
+    trajectories (decimated ``Trajectory`` list, effort as recorded), folds (per run, (N, n)
+    fold of each row, ``CandidateScorer.fold_rows``), the cut-off (Hz) each run got; per run
+    the (N, n) noise energy of each sample (Nm^2, the noise floor), the (N,) samples of the
+    static holds and the (N, n) reference velocity (rad/s) that pick the scored rows (both
+    ``CandidateScorer.reference``).
     """
 
     trajectories: list
@@ -72,27 +76,6 @@ class _Signals:
     reference_qd: list
 
 
-def _folds(tr, k, guard_s):
-    """Return the (N,) block index of each sample of ``tr`` (-1: in a guard band).
-
-    Phase blocks across the cycles of a periodic run with at least two cycles, else contiguous
-    time blocks.
-    """
-    N = len(tr)
-    t = tr.t_s - tr.t_s[0]
-    if tr.period_s and tr.cycles >= 2:
-        pos = (t % tr.period_s) / tr.period_s * k
-        span = tr.period_s / k
-    else:
-        pos = np.arange(N) * k / N
-        span = (t[-1] if N > 1 else 1.0) / k
-    fold = np.minimum(np.floor(pos).astype(int), k - 1)
-    frac = pos - np.floor(pos)
-    g = min(guard_s / span, 0.25)
-    fold[(frac < g) | (frac > 1 - g)] = -1
-    return fold
-
-
 class CandidateScorer:
     """The training runs, the options being searched and the cache of prepared signals."""
 
@@ -100,7 +83,9 @@ class CandidateScorer:
         self.robot, self.data, self.base_options = robot, data, options
         self.sweep_vs = stribeck_velocity_rad_s
         low = min([c for c in cutoffs if c] + [options.cutoff_hz or 10.0])
-        self.guard_s = GUARD_CUTOFF_PERIODS / low
+        # what is held out (identify/hold_out_folds.py): whole runs when there are several
+        self.hold_out = hold_out_kind(len(data))
+        self.n_folds = fold_count(self.hold_out, len(data))
         # one trim for every candidate, so that all are scored on the same samples
         self.trim_s = options.trim_s if options.trim_s is not None else 1.0 / low
         self.cache = {}
@@ -130,28 +115,53 @@ class CandidateScorer:
         return self.cache[key]
 
     def reference(self, key, trs):
-        """Return (the blocks, the reference velocity, the hold rows) of each run of ``trs``.
+        """Return (the folds, the reference velocity, the hold rows) of each run of ``trs``.
 
         On the grid of ``trs``. All from the runs prepared as given (the options' derivative
         method and cut-off) with the velocity from the positions: every candidate is scored in
-        the same blocks, on the rows this velocity picks and the holds found in these positions
+        the same folds, on the rows this velocity picks and the holds found in these positions
         (``_hold_rows``), not on its own: found in each candidate's own filtered positions the
         holds would differ between candidates, and picked by its own velocity a lagged candidate
-        (encoder differences) would leave the rows where it errs most out of its own score. A
-        local filter inside the periods (savgol) would get time blocks where the periodic run
-        has phase blocks.
+        (encoder differences) would leave the rows where it errs most out of its own score, and
+        placed by its own velocity each candidate would hold out other rows.
 
         Returns:
-            (per run (N,) block index, -1 in a guard band; per run (N, n) rad/s; per run (N,)
-            bool).
+            (per run (N, n) fold index; per run (N, n) rad/s; per run (N,) bool).
         """
         ref = dataclasses.replace(self.base_options, velocity_source='position')
         if key == _signal_key(ref):
-            return ([_folds(tr, FOLDS, self.guard_s) for tr in trs], [tr.qd for tr in trs],
-                    [_hold_rows(tr, ref) for tr in trs])
+            qd = [tr.qd for tr in trs]
+            holds = [_hold_rows(tr, ref) for tr in trs]
+            return (self.fold_rows(qd, holds), qd, holds)
         r = self.signals(ref)
         return tuple([_on_grid(x.t_s, v, tr.t_s) for x, v, tr in zip(r.trajectories, col, trs)]
                      for col in (r.folds, [x.qd for x in r.trajectories], r.holds))
+
+    def fold_rows(self, reference_qd, holds):
+        """Return per run the (N, n) fold of each row, by ``self.hold_out``.
+
+        Held out by speed, the static holds (``holds``: per run (N,) bool) are held out by time
+        block instead: at rest a joint's torque is gravity and its offset, which tells the
+        offset from fc+ / fc- (the same columns in motion); in the slowest band every fit would
+        lose them.
+        """
+        if self.hold_out == HOLD_OUT_RUNS:
+            return run_folds(reference_qd)
+        times = time_folds(reference_qd, self.n_folds)
+        if self.hold_out == HOLD_OUT_TIME:
+            return times
+        folds = velocity_folds(reference_qd, self.n_folds)
+        for f, t, h in zip(folds, times, holds):
+            f[h] = t[h]
+        return folds
+
+    def use_hold_out(self, kind):
+        """Hold out ``kind`` (identify/hold_out_folds.py) instead: the folds could not be fitted.
+
+        Forgets every prepared signal and score, which were made for the other folds.
+        """
+        self.hold_out, self.n_folds = kind, fold_count(kind, len(self.data))
+        self.cache, self.equations, self.scores = {}, {}, {}
 
     def stribeck_velocity(self, options, reg, base, sig):
         """Return the Stribeck velocity (rad/s) of the column: given, the sweeps', else fitted."""
@@ -209,7 +219,7 @@ class CandidateScorer:
             theta_ref[reg.names.index(k)] = v
         if folds is None:
             folds = _fold_equations(reg, base, sig, options, known_idx, theta_ref,
-                                    score_velocity_rad_s)
+                                    self.n_folds, score_velocity_rad_s)
             self.equations[key] = (reg, folds)
         out = {}
         for w in weightings or (options.weighting,):
@@ -259,19 +269,23 @@ def _trimmed(tr, trim_s):
                                tau=tr.tau[s])
 
 
-def _fold_equations(reg, base, sig, options, known_idx, theta_ref, score_velocity_rad_s=None):
-    """Return the normal equations of each block, for the fit and for the score.
+def _fold_equations(reg, base, sig, options, known_idx, theta_ref, n_folds,
+                    score_velocity_rad_s=None):
+    """Return the normal equations of each fold, for the fit and for the score.
 
     The effort is as recorded (the torque filter is not searched). The regressor is evaluated
     once per run. Returns:
-        (fit, score, noise): lists of ``FOLDS`` normal equations, and the (FOLDS, n) noise
-        energy (Nm^2) of the scored rows: those the reference velocity
+        (fit, score, noise, units): lists of ``n_folds`` normal equations, the (n_folds, n)
+        noise energy (Nm^2) of the scored rows: those the reference velocity
         (``CandidateScorer.reference``) keeps at the fit's cut, or at ``score_velocity_rad_s``
-        when given, and the static holds' (``_hold_rows``).
+        when given, and the static holds' (``_hold_rows``); and per fold the scored rows'
+        equations per time segment (``_UNIT_SEGMENTS`` of each run), every joint together,
+        plain and each joint weighed by its noise (the units of the search's standard error).
     """
-    neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(FOLDS)]
-    score = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(FOLDS)]
-    noise = np.zeros((FOLDS, reg.n))
+    neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(n_folds)]
+    score = [NormalEquations.zeros(reg.n, base.n_base) for _ in range(n_folds)]
+    noise = np.zeros((n_folds, reg.n))
+    runs = []
     for i, (tr, fold) in enumerate(zip(sig.trajectories, sig.folds)):
         W = reg.stack_along(tr.q, tr.qd, tr.qdd)
         known = (W[:, known_idx] @ theta_ref[known_idx]).reshape(tr.tau.shape) if len(
@@ -285,12 +299,62 @@ def _fold_equations(reg, base, sig, options, known_idx, theta_ref, score_velocit
                            else score_velocity_rad_s, options.min_velocity_scope,
                            options.min_velocity_margin_s)
         fast = fast | sig.holds[i][:, None]
-        for k in range(FOLDS):
-            neqs[k].add(Wb, Y, keep & (fold == k)[:, None])
-            held = fast & (fold == k)[:, None]
+        for k in range(n_folds):
+            neqs[k].add(Wb, Y, keep & (fold == k))
+            held = fast & (fold == k)
             score[k].add(Wb, Y, held)
             noise[k] += np.where(held, sig.noise_sq[i], 0.0).sum(axis=0)
-    return neqs, score, noise
+        runs.append((Wb, Y, fast, fold))
+    total_noise = noise.sum(axis=0)
+    weights = np.where(total_noise > 0, 1.0 / np.where(total_noise > 0, total_noise, 1.0), 0.0)
+    units = [(_Units.zeros(base.n_base), _Units.zeros(base.n_base)) for _ in range(n_folds)]
+    for Wb, Y, fast, fold in runs:
+        segment = np.minimum(np.arange(len(Y)) * _UNIT_SEGMENTS // len(Y), _UNIT_SEGMENTS - 1)
+        for k in range(n_folds):
+            plain, weighted = units[k]
+            plain.add(Wb, Y, fast & (fold == k), segment, np.ones(reg.n))
+            weighted.add(Wb, Y, fast & (fold == k), segment, weights)
+    return neqs, score, noise, units
+
+
+@dataclass
+class _Units:
+    """Normal equations per time segment of the scored rows of one fold, joints summed.
+
+    A (S, b, b), c (S, b), yy (S,), count (S,): segment s's rows of every joint, each joint's
+    rows weighed by its weight (``add``).
+    """
+
+    A: np.ndarray
+    c: np.ndarray
+    yy: np.ndarray
+    count: np.ndarray
+
+    @classmethod
+    def zeros(cls, b):
+        """Empty sums of ``b`` parameters over ``_UNIT_SEGMENTS`` segments."""
+        S = _UNIT_SEGMENTS
+        return cls(np.zeros((S, b, b)), np.zeros((S, b)), np.zeros(S), np.zeros(S, dtype=int))
+
+    def add(self, Wb, Y, mask, segment, weights):
+        """Add rows: Wb (N*n, b) sample-major, Y (N, n), mask (N, n), segment (N,), (n,)."""
+        n = Y.shape[1]
+        W3 = Wb.reshape(-1, n, Wb.shape[1])
+        for j in range(n):
+            for s in range(_UNIT_SEGMENTS):
+                rows = mask[:, j] & (segment == s)
+                if not rows.any():
+                    continue
+                Wj, yj = W3[rows, j, :], Y[rows, j]
+                self.A[s] += weights[j] * (Wj.T @ Wj)
+                self.c[s] += weights[j] * (Wj.T @ yj)
+                self.yy[s] += weights[j] * (yj @ yj)
+                self.count[s] += len(yj)
+
+    def residual_ss(self, beta):
+        """Return each segment's (weighted) residual sum of squares at ``beta``."""
+        return np.maximum(self.yy - 2 * self.c @ beta
+                          + np.einsum('i,sik,k->s', beta, self.A, beta), 0.0)
 
 
 def _hold_rows(tr, options):
@@ -314,11 +378,18 @@ def _minus(a: NormalEquations, b: NormalEquations) -> NormalEquations:
 
 @dataclass
 class _HeldOut:
-    """Held-out sums per block and joint (K, n): squared errors, torques, noise energy (Nm^2)."""
+    """Held-out sums per fold and joint (K, n): squared errors, torques, noise energy (Nm^2).
+
+    And the squared errors per unit (fold and time segment, every joint together), whose spread
+    is the noise of a difference between two candidates scored on the same rows.
+    """
 
     ss: np.ndarray
     yy: np.ndarray
     nn: np.ndarray
+    units: np.ndarray = None            # (units,) squared errors per fold and time segment
+    weighted_units: np.ndarray = None   # the same, each joint's over its noise
+    unit_count: np.ndarray = None       # (units,) rows in each
 
     @property
     def error(self) -> float:
@@ -329,6 +400,17 @@ class _HeldOut:
         ss, yy, nn = self.ss.sum(), self.yy.sum(), self.nn.sum()
         # a floor estimated above the error (signal above the noise cut-off) keeps the order
         return float(np.sqrt(max(ss - nn, 0.01 * ss) / max(yy - nn, 1e-300)))
+
+    def raw_fold_errors(self) -> np.ndarray:
+        """Return each fold's held-out ||e|| / ||tau||, noise included (NaN: no torque)."""
+        ss, yy = self.ss.sum(axis=1), self.yy.sum(axis=1)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            return np.where(yy > 0, np.sqrt(ss / yy), np.nan)
+
+    @property
+    def raw_error(self) -> float:
+        """Return the held-out ||e|| / ||tau|| over every fold, noise included."""
+        return float(np.sqrt(self.ss.sum() / max(self.yy.sum(), 1e-300)))
 
     def noise_weighted(self) -> float | None:
         """Return the RMS over joints of each joint's held-out model error / its noise.
@@ -344,13 +426,14 @@ class _HeldOut:
 
 
 def _held_out_error(folds, reg, base, options, weighting, consistent, known_idx, theta_ref):
-    """Return the ``_HeldOut`` sums of each block and joint, fitted without that block."""
-    folds, score, noise = folds
+    """Return the ``_HeldOut`` sums of each fold and joint, fitted without that fold."""
+    folds, score, noise, units = folds
     total = NormalEquations.zeros(reg.n, base.n_base)
     for ne in folds:
         total += ne
     prior = base.to_base(theta_ref) if options.prior_weight > 0 else None
-    out = _HeldOut(*(np.zeros((len(folds), reg.n)) for _ in range(3)))
+    out = _HeldOut(*(np.zeros((len(folds), reg.n)) for _ in range(3)),
+                   *(np.zeros((len(folds), _UNIT_SEGMENTS)) for _ in range(3)))
     for k, (ne, held, held_noise) in enumerate(zip(folds, score, noise)):
         if held.count.sum() == 0:
             continue
@@ -368,4 +451,9 @@ def _held_out_error(folds, reg, base, options, weighting, consistent, known_idx,
                                  int(train.count.max()), {})
             beta = physically_consistent_fit(dyn).beta
         out.ss[k], out.yy[k], out.nn[k] = held.residual_ss(beta), held.yy, held_noise
+        plain, weighted = units[k]
+        out.units[k], out.weighted_units[k] = plain.residual_ss(beta), weighted.residual_ss(beta)
+        out.unit_count[k] = plain.count
+    out.units, out.weighted_units, out.unit_count = (
+        x.ravel() for x in (out.units, out.weighted_units, out.unit_count))
     return out

@@ -44,8 +44,9 @@ class IdentificationOptions:
     auto_options: bool = setting(
         True, 'choose the processing options not given (slow rows, derivative method and '
         'cut-off, velocity source, weighting, friction structure, physical consistency) by '
-        'blocked cross-validation on the training data; the candidates and their held-out '
-        'errors are printed',
+        'cross-validation on the training data (whole runs held out when several are given, '
+        'else velocity regions; the simpler within one standard error); the candidates, their '
+        'held-out errors and the expected error on other motions are printed',
         read_only=False)
     # model structure
     friction: bool = setting(True, 'Coulomb and viscous friction per joint', read_only=False)
@@ -155,6 +156,11 @@ class IdentificationOptions:
     physical_consistency: bool = setting(
         False, 'constrain the inertias to be physically valid (LMI); reports the cost in fit '
         'error', read_only=False)
+    plausibility_fallback: bool = setting(
+        True, 'replace a physically implausible fit (negative friction, an offset beyond the '
+        'recorded torque, inertias no body has or the data cannot support) by the physically '
+        'consistent fit with the URDF as prior; false: keep the fit as made and only report '
+        'the findings (an ordinary least-squares baseline)', node=False)
     chunk_samples: int = setting(4000, 'samples per chunk of the normal equations', node=False,
                                  flag='')
 

@@ -172,7 +172,17 @@ def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progres
         pc = physically_consistent_fit(dyn)
         res.timings_s['physical_consistency'] = pc.time_s
     t0 = time.perf_counter()
-    theta, res.plausibility = judge_fit(dyn, res.trajectories, options.confidence, pc)
+    theta, res.plausibility = judge_fit(dyn, res.trajectories, options.confidence, pc,
+                                        fallback=options.plausibility_fallback)
+    if (res.plausibility.action == 'fallback' and res.selection is not None
+            and 'physical_consistency' in res.selection.searched):
+        # the search scored the consistent fit, not the fallback's URDF prior: that is the one
+        found = res.plausibility.findings
+        pc = physically_consistent_fit(dyn)
+        theta, res.plausibility = judge_fit(dyn, res.trajectories, options.confidence, pc)
+        res.plausibility.findings = found + res.plausibility.findings
+        lines.append('the least-squares fit is physically implausible: made physically '
+                     'consistent, as the option search scored it')
     res.timings_s['plausibility'] = time.perf_counter() - t0
     res.consistency = res.plausibility.consistency
     if res.consistency is not None:

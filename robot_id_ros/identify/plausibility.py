@@ -57,8 +57,9 @@ class Plausibility:
     """The judgement of a dynamic fit and what was done about it.
 
     ``action``: 'accepted' (the fit as made), 'fallback' (the least-squares fit had findings:
-    the physically consistent fit replaces it) or 'adjusted' (a consistent fit refitted with its
-    offsets bounded or unsupported parameters held at the URDF's values). ``findings`` are those
+    the physically consistent fit replaces it), 'adjusted' (a consistent fit refitted with its
+    offsets bounded or unsupported parameters held at the URDF's values) or 'kept' (findings,
+    but the fallback was turned off: the fit as made). ``findings`` are those
     of the fit as first made; ``held`` the base parameters held at the URDF's values;
     ``offset_max_nm`` the bound on each joint's offset (the largest recorded |torque|).
     """
@@ -86,11 +87,15 @@ class Plausibility:
             head = {'fallback': 'the least-squares fit is physically implausible; the '
                                 'physically consistent fit with the URDF as prior replaces it',
                     'adjusted': 'the consistent fit is implausible; refitted with the URDF as '
-                                'prior'}[self.action]
+                                'prior',
+                    'kept': 'the fit is physically implausible; kept as made (the fallback '
+                            'is off)'}[self.action]
             lines = [f'plausibility: {head}:'] + [f'  {f.text}' for f in self.findings]
             if self.held:
                 lines.append('  held at the URDF\'s values: ' + ', '.join(self.held))
             c = self.consistency
+            if self.action == 'kept':
+                return lines
             lines.append(f'  cost: relative fit error {100 * c.relative_error_ls:.4g} % -> '
                          f'{100 * c.relative_error:.4g} % (the prior weighs the fit\'s noise x '
                          f'{self.prior_noise_factor:.3g}, the mismatch the realisability test '
@@ -272,7 +277,7 @@ def _consistent(dyn, bound, held, mu):
 
 
 def judge_fit(dyn: DynamicsResult, trajectories, confidence,
-              consistent: ConsistencyResult | None = None):
+              consistent: ConsistencyResult | None = None, fallback=True):
     """Judge the dynamic fit ``dyn``; return (standard parameters to use, ``Plausibility``).
 
     The fit that replaces an implausible one is the physically consistent fit with the URDF as
@@ -285,6 +290,8 @@ def judge_fit(dyn: DynamicsResult, trajectories, confidence,
         trajectories: the fitted runs (their recorded torque bounds the offsets).
         confidence: level of the intervals and of the realisability test.
         consistent: the physically consistent fit the options asked for, or None.
+        fallback: False: a fit with findings is kept as made (action 'kept'), the findings
+            only reported.
 
     Returns:
         (theta, plausibility). ``plausibility.consistency`` is the consistent fit the theta
@@ -317,6 +324,9 @@ def judge_fit(dyn: DynamicsResult, trajectories, confidence,
             return dyn.theta, Plausibility('accepted', offset_max_nm=bound.tolist(),
                                            realisable_chi2=chi2, realisable_limit=limit)
         action = 'fallback'
+    if not fallback:
+        made = consistent.theta if consistent is not None else dyn.theta
+        return made, Plausibility('kept', findings, [], bound.tolist(), chi2, limit, consistent)
     pc = _consistent(dyn, bound, held, info.noise * factor)
     return pc.theta, Plausibility(action, findings, names, bound.tolist(), chi2, limit, pc,
                                   factor, _unseen_moves(dyn, pc.theta))

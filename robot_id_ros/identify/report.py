@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from robot_id_ros.identify.hold_out_folds import describe
+
 
 def _plt():
     import matplotlib
@@ -115,7 +117,9 @@ _ACTIONS = {
     'fallback': '**The least-squares fit was not written**: it is physically implausible '
                 '(below). The model is the physically consistent fit with the URDF as prior.',
     'adjusted': '**The consistent fit was refitted** with the URDF as prior: it was implausible '
-                '(below).'}
+                '(below).',
+    'kept': '**The fit is written as made although it is implausible** (below): the fallback '
+            'was turned off (--no-plausibility-fallback).'}
 
 
 def _plausibility_section(result):
@@ -136,7 +140,7 @@ def _plausibility_section(result):
         L.append('')
     if pl.held:
         L += ['Held at the URDF\'s values: ' + ', '.join(f'`{h}`' for h in pl.held) + '.', '']
-    if pl.action != 'accepted':
+    if pl.action not in ('accepted', 'kept'):
         c = pl.consistency
         L += [f'Cost of the replacement: relative fit error {100 * c.relative_error_ls:.4g} % '
               f'-> {100 * c.relative_error:.4g} %.', '']
@@ -152,9 +156,9 @@ def _selection_section(result):
     if sel is None:
         return []
     L = ['## Options chosen from the data', '',
-         f'{sel.folds}-fold blocked cross-validation on the training runs ({sel.samples} '
-         f'samples, {sel.time_s:.1f} s); held-out relative error above the noise floor; '
-         '**bold**: chosen.', '']
+         f'Cross-validation, {describe(sel.hold_out, sel.folds)} ({sel.samples} samples, '
+         f'{sel.time_s:.1f} s); held-out relative error above the noise floor; a candidate '
+         'within one standard error of the best: the simpler; **bold**: chosen.', '']
     rows = []
     for c in sel.candidates:
         desc = ', '.join(f'{k}={"default" if v is None else v}' for k, v in c.settings.items())
@@ -164,6 +168,8 @@ def _selection_section(result):
     L += _table(['dimension', 'candidate', 'held-out error'], rows)
     if sel.given:
         L += ['', 'Given (not searched): ' + ', '.join(sel.given) + '.']
+    if sel.expected is not None:
+        L += ['', sel.expected.line()[0].upper() + sel.expected.line()[1:] + '.']
     return L + ['']
 
 

@@ -1,10 +1,11 @@
 # Copyright 2026 The robot_id_ros Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Processing options chosen from the data by blocked cross-validation (ROS-free).
+"""Processing options chosen from the data by cross-validation (ROS-free).
 
 The options a caller did not give (derivative cut-off, velocity source, weighting, friction
 structure, physical consistency) are chosen on the training runs alone: each candidate is scored
-by its held-out error on blocks of the runs (identify/held_out.py).
+by its held-out error on what the fit has not seen, whole runs when several are given, else
+bands of each joint's speed (identify/hold_out_folds.py, identify/held_out.py).
 
 The search is greedy, one dimension at a time, over a few candidates each: slow rows left out (with
 stick-slip read, each cut with and without the Stribeck column, and with the slow rows kept the
@@ -19,10 +20,11 @@ torque filter is not searched: it is a parallel filter (the effort and every reg
 through the same low-pass, ``Trajectory.lowpassed_like_torque``), which changes the fit little on
 white noise, while an effort-only filter wins inside the training run and loses on other
 trajectories. A torque filter the caller gives is applied to the final fit only; the candidates
-are scored without it. A candidate replaces the
-current choice only when it lowers the held-out error by more than ``MIN_IMPROVEMENT``; then the
-lowest wins, or of those within ``MIN_IMPROVEMENT`` of it the one with the fewest friction
-columns. A pass that switches physical consistency (chosen last) is followed by another (at most
+are scored without it. One-standard-error rule (``_beats``, ``_pick``): a candidate beats
+another only when its held-out error is lower by more than ``MIN_IMPROVEMENT`` and by more than
+one standard error of the difference; of the candidates the lowest does not beat, the simplest
+(``_columns``: the complexity order) wins, then the current choice, then the lowest. A pass
+that switches physical consistency (chosen last) is followed by another (at most
 ``MAX_PASSES``), so that the other options are chosen for the fit that is made, e.g. the derivative
 cut-off for a physically consistent fit; that pass starts every other option again from its
 default, so that a choice made for the other fit does not keep the incumbent's ``MIN_IMPROVEMENT``
@@ -32,12 +34,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from robot_id_ros.identify.held_out import CandidateScorer
+from robot_id_ros.identify.hold_out_folds import HOLD_OUT_TIME, HOLD_OUT_VELOCITY
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
-from robot_id_ros.identify.selection_record import FOLDS, Candidate, Selection
+from robot_id_ros.identify.selection_record import Candidate, ExpectedError, Selection
 from robot_id_ros.identify.stick_slip import prepared_stick_slip
 from robot_id_ros.identify.trajectories import MAX_CUTOFF_RATE_FRACTION
 
@@ -52,9 +56,9 @@ STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
 # velocity (lubricated gears, simulators' laws) fits a wider scale, an exact sign a narrow one
 SIGN_VELOCITY_GRID_RAD_S = (0.002, 0.005, 0.02, 0.05, 0.1)
 # candidates (rad) of the Coulomb term's presliding (Dahl) displacement, besides none (0): friction
-# that builds up with the travel after a reversal (harmonic drives). It is searched with the
-# friction structure, not beside the slow-row cuts, where it can make the unconstrained fit win
-# the first pass for the wrong reason
+# that builds up with the travel after a reversal (harmonic drives). Searched with the friction
+# structure, and with the slow rows kept beside the slow-row cuts: held out by speed, the slowest
+# rows are where a presliding law differs from a smooth sign, and without it they are cut
 PRESLIDING_GRID_RAD = (0.001, 0.002, 0.004)
 # a chosen presliding displacement is then refined by these factors, each way in turn: the fit is
 # sensitive to it within about +-30 %, finer than the grid
@@ -96,9 +100,41 @@ def _try(search, options, **kw):
         return {}, str(exc).split(';')[0][:80], exc
 
 
-def _better(err, best):
-    """Return True when ``err`` beats ``best`` by more than ``MIN_IMPROVEMENT``."""
-    return err is not None and (best is None or err < best * (1.0 - MIN_IMPROVEMENT))
+@dataclass
+class _Scored:
+    """A candidate as ``_pick`` weighs it: its error, record, options and held-out units.
+
+    ``units``: the squared held-out errors per fold and time segment (``held_out._HeldOut``),
+    on the same rows for every candidate; None when it failed.
+    """
+
+    error: float | None
+    candidate: Candidate
+    options: IdentificationOptions
+    units: np.ndarray | None = None
+    count: np.ndarray | None = None
+
+
+def _beats(a: _Scored, b: _Scored) -> bool:
+    """Return True when ``a``'s held-out error is lower than ``b``'s beyond its own noise.
+
+    Lower by more than ``MIN_IMPROVEMENT``, and the squared held-out error lower by more than
+    one standard error of the difference: sqrt(units) times the spread of the per-unit
+    differences (fold and time segment, paired: both are scored on the same rows). A
+    difference within it is what other data of the same kind could turn around.
+    """
+    if a.error is None:
+        return False
+    if b.error is None:
+        return True
+    if not a.error < b.error * (1.0 - MIN_IMPROVEMENT):
+        return False
+    if a.units is None or b.units is None:
+        return True
+    d = (a.units - b.units)[a.count > 0]
+    if len(d) < 2:
+        return True
+    return float(d.sum()) < -np.sqrt(len(d)) * float(np.std(d, ddof=1))
 
 
 def _choose(search, cands, dimension, cur, variants, **kw):
@@ -110,49 +146,64 @@ def _choose(search, cands, dimension, cur, variants, **kw):
     scored, first = [], None
     for v in variants:
         opts = dataclasses.replace(cur, **v)
-        errs, note, exc = _try(search, opts, **kw)
+        held, note, exc = _try(search, opts, per_joint=True, **kw)
         first = first or exc
-        e = errs.get((opts.weighting, opts.physical_consistency))
+        h = held.get((opts.weighting, opts.physical_consistency))
+        e = None if h is None else h.error
         cands.append(Candidate(dimension, v, e, note, pass_index=search.pass_index))
-        scored.append((e, cands[-1], opts))
+        scored.append(_Scored(e, cands[-1], opts, *_units(h)))
     return _pick(scored, first)
 
 
+def _units(held, weighted=False):
+    """Return (units, count) of ``held`` (``_HeldOut`` or None) for ``_Scored``.
+
+    ``weighted``: each joint's squared errors over its noise (the weighting's score).
+    """
+    if held is None:
+        return None, None
+    return (held.weighted_units if weighted else held.units), held.unit_count
+
+
 def _pick(scored, first=None):
-    """Return (options, error) of the best of ``scored`` [(error, candidate, options)].
+    """Return (options, error) of the best of ``scored`` (``_Scored``; the first is current).
 
     Raises ``first`` (the first candidate's error) when no candidate could be fitted.
 
-    The first (the current choice) stays unless the lowest error beats it by
-    ``MIN_IMPROVEMENT``. Then, of the candidates the lowest does not beat by that margin (a tie
-    the held-out data cannot settle), the one with the fewest friction columns (``_columns``)
-    wins, the lowest error among those: a column the held-out data cannot tell apart from none
-    costs accuracy on other trajectories.
+    The one-standard-error rule: the candidates the lowest does not beat (``_beats``: within
+    ``MIN_IMPROVEMENT`` or one standard error of the difference) are a tie the held-out
+    data cannot settle; of those the simplest wins (fewest friction columns, ``_columns``), then
+    the current choice, then the lowest error. A column the held-out data cannot tell apart
+    from none costs accuracy on other motions, and a change the data cannot tell apart from the
+    current choice is not made.
     """
-    best = scored[0]
-    ok = [item for item in scored if item[0] is not None]
-    low = min(ok, key=lambda item: item[0]) if ok else best
-    if _better(low[0], best[0]):
-        ties = [item for item in ok if not _better(low[0], item[0])]
-        best = min(ties, key=lambda item: (_columns(item[2]), item[0]))
-    if best[0] is None and first is not None:
-        raise first
-    if best[0] is None:
+    ok = [item for item in scored if item.error is not None]
+    if not ok:
+        if first is not None:
+            raise first
         raise IdentificationError('cross-validation: no candidate could be fitted on the '
-                                  'training blocks; give the processing options (e.g. '
+                                  'training folds; give the processing options (e.g. '
                                   '--no-auto-options)')
-    best[1].chosen = True
-    return best[2], best[0]
+    low = min(ok, key=lambda item: item.error)
+    ties = [item for item in ok if not _beats(low, item)]
+    best = min(ties, key=lambda item: (_columns(item.options), item is not scored[0],
+                                       item.error))
+    best.candidate.chosen = True
+    return best.options, best.error
 
 
 def _columns(options):
-    """Return the friction columns per joint that ``options`` add to Coulomb and viscous.
+    """Return the model's complexity: the friction columns per joint beyond the textbook model.
 
-    The ``STRUCTURE`` toggles set (offset, fc- apart from fc+, rotor inertia, Stribeck term),
-    and the presliding law.
+    The textbook model (Coulomb + viscous + an offset, which every real drive's sensor bias
+    needs) counts 0; each of fc- apart from fc+, rotor inertia, the Stribeck term and the
+    presliding law adds one, and so does leaving the offset out (a model that has no word for a
+    bias is not the simpler bet on other motions). An unconstrained fit counts one more than a
+    physically consistent one: the constraints take freedom away that the data did not need.
     """
-    toggles = sum(bool(getattr(options, name)) for name in STRUCTURE)
-    return toggles + int(options.presliding_rad > 0)
+    toggles = sum(bool(getattr(options, name)) for name in STRUCTURE if name != 'offset')
+    return (toggles + int(not options.offset) + int(options.presliding_rad > 0)
+            + int(not options.physical_consistency))
 
 
 def _search_signals(search, cands, cur, given, rate_hz, has_velocity):
@@ -192,8 +243,8 @@ def _search_pair(search, cands, cur, dimension, name, values, key_of):
         e = None if h is None else h.error
         why = note or (f'noise-weighted {weighted[key_of(v)]:.4f}' if by_noise and h else '')
         cands.append(Candidate(dimension, {name: v}, e, why, pass_index=search.pass_index))
-        scored.append((weighted.get(key_of(v)) if by_noise else e, cands[-1],
-                       dataclasses.replace(cur, **{name: v})))
+        scored.append(_Scored(weighted.get(key_of(v)) if by_noise else e, cands[-1],
+                              dataclasses.replace(cur, **{name: v}), *_units(h, by_noise)))
     return _pick(scored, exc)[0]
 
 
@@ -237,7 +288,7 @@ def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
         if stick and 'stribeck_column' not in given and cur.friction:
             # the Stribeck term lives in the slow rows: each cut with and without it
             variants += [dict(v, stribeck_column=not cur.stribeck_column) for v in variants]
-        if stick and 'coulomb_asymmetric' not in given and cur.friction and cur.offset:
+        if 'coulomb_asymmetric' not in given and cur.friction and cur.offset:
             # an offset and an asymmetric Coulomb term differ only at rest (under a sharp sign):
             # with the slow rows kept, each with the other Coulomb structure
             variants += [dict(v, coulomb_asymmetric=not cur.coulomb_asymmetric)
@@ -247,6 +298,10 @@ def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
             variants += [dict(v, sign_velocity_rad_s=sv) for v in variants
                          if v['min_velocity_rad_s'] == 0.0 for sv in SIGN_VELOCITY_GRID_RAD_S
                          if sv != cur.sign_velocity_rad_s]
+        if 'presliding_rad' not in given and cur.friction:
+            # a presliding law shapes the slow rows too: with them kept, each displacement
+            variants += [{'min_velocity_rad_s': 0.0, 'presliding_rad': p}
+                         for p in PRESLIDING_GRID_RAD if p != cur.presliding_rad]
         cur, _ = _choose(search, cands, 'slow rows left out', cur, variants,
                          score_velocity_rad_s=SCORE_VELOCITY_RAD_S)
     cur = _search_signals(search, cands, cur, given, rate_hz, has_velocity)
@@ -263,7 +318,7 @@ def _search_pass(search, cands, cur, given, rate_hz, has_velocity):
 
 def select_options(robot, data, options: IdentificationOptions, given=(),
                    stribeck_velocity_rad_s=None) -> Selection | None:
-    """Choose the options not ``given`` by blocked cross-validation on the training runs.
+    """Choose the options not ``given`` by cross-validation on the training runs.
 
     Args:
         robot: the model.
@@ -291,6 +346,7 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
         stick, ratios = 0.0, None
     if 0 < stick <= max(MIN_VELOCITY_GRID_RAD_S):
         search.score_velocity_rad_s = stick
+    _check_folds(search, options)
     cands = []
     cur = options
     for k in range(MAX_PASSES):
@@ -304,5 +360,35 @@ def select_options(robot, data, options: IdentificationOptions, given=(),
         cur = _search_pass(search, cands, cur, given, rate_hz, has_velocity)
         if cur.physical_consistency == consistent:
             break
-    return Selection(cur, cands, searched, given, FOLDS, search.samples,
-                     time.perf_counter() - t0, search.score_velocity_rad_s, ratios, stick)
+    return Selection(cur, cands, searched, given, search.n_folds, search.samples,
+                     time.perf_counter() - t0, search.score_velocity_rad_s, ratios, stick,
+                     search.hold_out, expected_error(search, cur))
+
+
+def _check_folds(search, options):
+    """Hold out what the options can be fitted without: runs, else speed bands, else time.
+
+    A run that alone excites a parameter leaves it unseen by the others' fit; a column that
+    lives in the slowest rows (a given Stribeck column) is unseen without them.
+    """
+    kinds = [HOLD_OUT_VELOCITY, HOLD_OUT_TIME]
+    kinds = kinds[kinds.index(search.hold_out) + 1:] if search.hold_out in kinds else kinds
+    for kind in kinds:
+        try:
+            search.errors(options)
+            return
+        except IdentificationError:
+            search.use_hold_out(kind)
+
+
+def expected_error(search, options) -> dict | None:
+    """Return the held-out error of the chosen ``options``: what to expect on other motions.
+
+    Over every fold (``ExpectedError``); None when the chosen options cannot be scored.
+    """
+    try:
+        held = search.errors(options, per_joint=True)[(options.weighting,
+                                                      options.physical_consistency)]
+    except IdentificationError:
+        return None
+    return ExpectedError.of(held, search.hold_out, search.n_folds)

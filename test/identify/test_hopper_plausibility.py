@@ -70,7 +70,8 @@ def test_prior_weight_on_the_contact_free_samples_makes_a_model(hopper, tmp_path
     assert rc == 0, cap.err
     assert 'Traceback' not in cap.err and 'plausibility:' in cap.out
     model = load_model(out)
-    assert model.identification['plausibility']['action'] in ('accepted', 'fallback')
+    action = model.identification['plausibility']['action']
+    assert action in ('accepted', 'fallback', 'adjusted')
     assert np.all(model.parameters[0:10 * robot.n:10] > 0)
 
 
@@ -78,8 +79,11 @@ def test_the_contact_free_stretches_fit_is_replaced_by_a_physical_one(hopper):
     robot, run, free = hopper
     pieces = _stretches(run, free)
     assert len(pieces) >= 8
-    res = identify(robot, pieces, options=IdentificationOptions(cutoff_hz=50.0, trim_s=0.01),
-                   given=['cutoff_hz', 'trim_s'])
+    # the options a search on blocks of these stretches chose (a rich friction law): the fit
+    # this test judges, fixed so that it does not follow the search
+    res = identify(robot, pieces, options=IdentificationOptions(
+        cutoff_hz=50.0, trim_s=0.01, auto_options=False, weighting='ols', rotor_inertia=True,
+        stribeck_column=True, sign_velocity_rad_s=0.1, presliding_rad=0.004))
     dyn, pl, m = res.dynamics, res.plausibility, res.model
     names = list(dyn.regressor.names)
     kinds = {(f.kind, f.parameter) for f in pl.findings}
