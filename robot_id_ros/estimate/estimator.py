@@ -360,7 +360,11 @@ class WrenchEstimator:
                 and st.score_contact[0] < self.config.contact_release_ratio)
         self.tracker.observe(dt, qd, applied, st.residual - st.tare_bias, free)
         if due:
-            for name, value in self.tracker.terms().items():
+            terms = self.tracker.terms()
+            for name, value in terms.items():
+                params[name][0] = value
+            # the Stribeck bump and the stiction band scale with the Coulomb friction
+            for name, value in self.tracker.coulomb_scaled(terms).items():
                 params[name][0] = value
             self.uncertainty.tracking_var_nm2 = self.tracker.variance_nm2(qd)
 

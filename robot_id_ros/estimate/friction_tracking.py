@@ -150,6 +150,9 @@ class FrictionTracker:
         tr['learn_speed_rad_s'] = np.broadcast_to(np.asarray(learn_speed_rad_s, float), (n,))
         tr['sign_velocity_rad_s'] = float(sign_velocity_rad_s)
         tr['bandwidth_rad_s'] = 2.0 * math.pi * float(bandwidth_hz)
+        self.scaled_start = {name: np.asarray(getattr(friction, name), float).copy()
+                             for name in ('stribeck_nm', 'breakaway_nm')}
+        self.coulomb_start_nm = np.maximum(start[:, 0], start[:, 1])
         self.settle_s = settle_s(bandwidth_hz)
         self.holdoff_s = float(holdoff_s)
         self.restart()
@@ -178,6 +181,13 @@ class FrictionTracker:
         self._quiet_s = self._quiet_s + dt_s if free else -self.holdoff_s
         track_sample(self.state, np.asarray(qd, float), np.asarray(tau_ext_nm, float),
                      float(dt_s), bool(self._quiet_s >= 0.0 and dt_s > 0.0))
+
+    def coulomb_scaled(self, terms):
+        """Return the Stribeck and breakaway terms scaled as the larger Coulomb term moved."""
+        now = np.maximum(terms['coulomb_pos_nm'], terms['coulomb_neg_nm'])
+        ratio = np.divide(now, self.coulomb_start_nm, out=np.ones(self.n),
+                          where=self.coulomb_start_nm > 0)
+        return {name: value * ratio for name, value in self.scaled_start.items()}
 
     def variance_nm2(self, qd):
         """Return the variance (n,) Nm^2 the tracked terms carry at joint velocities ``qd``."""
