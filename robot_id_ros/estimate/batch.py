@@ -36,14 +36,25 @@ class BatchResult:
     resets: list = field(default_factory=list)     # (input index, reason)
 
 
-def process_batch(est, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
-    """Run the estimator ``est`` over N samples (``WrenchEstimator.process`` says how)."""
+def checked_arrays(est, stamp_ns, Q, QD, E):
+    """Return ``process``'s inputs as arrays (int64 stamps, float rest), their shapes checked.
+
+    Raises:
+        EstimatorInputError: (kind 'shape') arrays of the wrong shape.
+    """
     stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
     Q, QD, E = (np.asarray(a, dtype=float) for a in (Q, QD, E))
-    N0, n = Q.shape
-    if QD.shape != Q.shape or E.shape != Q.shape or stamp_ns.shape != (N0,) or n != est.n:
+    if (Q.ndim != 2 or QD.shape != Q.shape or E.shape != Q.shape
+            or stamp_ns.shape != (len(Q),) or Q.shape[1] != est.n):
         raise EstimatorInputError('shape', f'expected (N, {est.n}) arrays and N stamps, got '
                                   f'{Q.shape}, {QD.shape}, {E.shape}, {stamp_ns.shape}')
+    return stamp_ns, Q, QD, E
+
+
+def process_batch(est, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) -> BatchResult:
+    """Run the estimator ``est`` over N samples (``WrenchEstimator.process`` says how)."""
+    stamp_ns, Q, QD, E = checked_arrays(est, stamp_ns, Q, QD, E)
+    N0 = len(Q)
     usable = np.isfinite(Q).all(1) & np.isfinite(QD).all(1) & np.isfinite(E).all(1)
     why = {}
     for k in np.flatnonzero(usable & ~est.bounds.inside(*(np.where(
@@ -75,12 +86,8 @@ def process_by_update(est, stamp_ns, Q, QD, E, tare_at_s=None, progress=None) ->
     ``process``'s inputs and result (a tare taken after the first sample ``tare_at_s`` after the
     first one accepted); a sample ``update`` refuses is listed with its reason.
     """
-    stamp_ns = np.asarray(stamp_ns, dtype=np.int64)
-    Q, QD, E = (np.asarray(a, dtype=float) for a in (Q, QD, E))
+    stamp_ns, Q, QD, E = checked_arrays(est, stamp_ns, Q, QD, E)
     N, n = Q.shape
-    if QD.shape != Q.shape or E.shape != Q.shape or stamp_ns.shape != (N,) or n != est.n:
-        raise EstimatorInputError('shape', f'expected (N, {est.n}) arrays and N stamps, got '
-                                  f'{Q.shape}, {QD.shape}, {E.shape}, {stamp_ns.shape}')
     est.reset('process')
     rows, index, rejected, resets, tare_ns = [], [], [], [], None
     for k in range(N):
