@@ -40,7 +40,7 @@ from robot_id_ros.estimate.damped_map import damped_map_one
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
 from robot_id_ros.estimate.batch import BatchResult, process_batch, process_by_update
 from robot_id_ros.estimate.envelope import BiasEnvelope
-from robot_id_ros.estimate.friction_tracking import TERMS, FrictionTracker
+from robot_id_ros.estimate.friction_tracking import FrictionTracker
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 import robot_id_ros.estimate.sample_step as sample_step
@@ -354,19 +354,18 @@ class WrenchEstimator:
 
     def _track_friction(self, dt, qd, due):
         """Let the tracker see this sample; on a covariance sample, run on what it learnt."""
-        st, params = self._st, self._params
-        applied = np.stack([params[name][0] for name in TERMS], -1)
+        st = self._st
         free = (st.contact_level[0] == 0
                 and st.score_contact[0] < self.config.contact_release_ratio)
-        self.tracker.observe(dt, qd, applied, st.residual - st.tare_bias, free)
+        self.tracker.observe(dt, qd, st.residual - st.tare_bias, free)
         if due:
-            terms = self.tracker.terms()
-            for name, value in terms.items():
-                params[name][0] = value
-            # the Stribeck bump and the stiction band scale with the Coulomb friction
-            for name, value in self.tracker.coulomb_scaled(terms).items():
-                params[name][0] = value
+            self._run_on_tracked_terms()
             self.uncertainty.tracking_var_nm2 = self.tracker.variance_nm2(qd)
+
+    def _run_on_tracked_terms(self):
+        """Put the tracker's friction law into the step's parameters."""
+        for name, value in self.tracker.take_terms().items():
+            self._params[name][0] = value
 
     def continue_tracking(self, other):
         """Start from the friction ``other`` (an estimator of this model) tracked, if both do."""
@@ -374,8 +373,7 @@ class WrenchEstimator:
             return
         for name in ('theta', 'cov', 'used'):
             self.tracker.state[0][name] = other.tracker.state[0][name]
-        for name, value in self.tracker.terms().items():
-            self._params[name][0] = value
+        self._run_on_tracked_terms()
 
     def tracked_friction(self):
         """Return the model's ``FrictionModel`` with the tracked terms (None: not tracking)."""

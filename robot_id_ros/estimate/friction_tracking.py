@@ -167,27 +167,36 @@ class FrictionTracker:
         self.state[0]['have_filter'] = False
         self._quiet_s = -self.settle_s      # the residual settles after a restart
 
-    def observe(self, dt_s, qd, applied, tau_ext_nm, free):
-        """Take one sample.
+    def observe(self, dt_s, qd, tau_ext_nm, free):
+        """Take one sample, which the estimator's step ran on the terms of ``take_terms``.
 
         Args:
             dt_s: s since the previous sample (0 after a restart).
             qd: (n,) rad/s.
-            applied: (n, 4) the terms the estimator's step ran this sample with.
             tau_ext_nm: (n,) Nm, the residual as the contact test sees it.
             free: no contact flagged and the contact statistic below its release level.
         """
-        self.state[0]['applied'] = applied
         self._quiet_s = self._quiet_s + dt_s if free else -self.holdoff_s
         track_sample(self.state, np.asarray(qd, float), np.asarray(tau_ext_nm, float),
                      float(dt_s), bool(self._quiet_s >= 0.0 and dt_s > 0.0))
 
-    def coulomb_scaled(self, terms):
-        """Return the Stribeck and breakaway terms scaled as the larger Coulomb term moved."""
+    def model_terms(self):
+        """Return {friction term name: (n,) values} of the friction law as tracked.
+
+        The tracked terms, and the Stribeck bump and the stiction band scaled as the larger
+        Coulomb term moved (the model's proportions).
+        """
+        terms = self.terms()
         now = np.maximum(terms['coulomb_pos_nm'], terms['coulomb_neg_nm'])
         ratio = np.divide(now, self.coulomb_start_nm, out=np.ones(self.n),
                           where=self.coulomb_start_nm > 0)
-        return {name: value * ratio for name, value in self.scaled_start.items()}
+        return {**terms, **{name: value * ratio for name, value in self.scaled_start.items()}}
+
+    def take_terms(self):
+        """Return ``model_terms`` for the estimator's step, which runs on them from now on."""
+        terms = self.model_terms()
+        self.state[0]['applied'] = np.stack([terms[name] for name in TERMS], -1)
+        return terms
 
     def variance_nm2(self, qd):
         """Return the variance (n,) Nm^2 the tracked terms carry at joint velocities ``qd``."""
