@@ -376,10 +376,13 @@ class WrenchEstimator:
         self._run_on_tracked_terms()
 
     def tracked_friction(self):
-        """Return the model's ``FrictionModel`` with the tracked terms (None: not tracking)."""
+        """Return the model's ``FrictionModel`` as tracked (``FrictionTracker.model_terms``).
+
+        None when not tracking. A model file with it runs the law the tracking ran.
+        """
         if self.tracker is None:
             return None
-        return dataclasses.replace(self.model.friction, **self.tracker.terms())
+        return dataclasses.replace(self.model.friction, **self.tracker.model_terms())
 
     def _map_and_covariance(self, q, qd, dt, J, due):
         """Run update's Python part of a sample: the damped map and its bias, the covariance."""

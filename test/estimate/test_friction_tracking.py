@@ -180,3 +180,17 @@ def test_a_changed_friction_is_named_and_a_push_is_not_taken_for_one(case):
     plain = WrenchEstimator(model, EstimatorConfig())
     r = plain.process(stamps(t), case['Q'], QD, E)
     assert friction_notes(plain, r, QD[r.index]) == []
+
+
+def test_the_saved_law_is_the_one_tracking_ran(case):
+    est, _ = case['runs'][True]
+    saved, start = est.tracked_friction(), est.model.friction
+    for name, value in est.tracker.terms().items():
+        np.testing.assert_array_equal(getattr(saved, name), value)
+    # the Stribeck bump and the stiction band in the model's proportion to the Coulomb friction,
+    # as the step ran them: the warm arm's band is narrower
+    ratio = (np.maximum(saved.coulomb_pos_nm, saved.coulomb_neg_nm)
+             / np.maximum(start.coulomb_pos_nm, start.coulomb_neg_nm))
+    np.testing.assert_allclose(saved.breakaway_nm, start.breakaway_nm * ratio, rtol=1e-12)
+    np.testing.assert_allclose(saved.stribeck_nm, start.stribeck_nm * ratio, rtol=1e-12)
+    assert np.all(saved.breakaway_nm < start.breakaway_nm)
