@@ -166,19 +166,7 @@ class WrenchEstimatorNode(Node):
         elif self.batch_period_s > 0.0:
             self.batch_timer = self.create_timer(self.batch_period_s, self._on_batch, clock=steady)
             self.batch_timer.cancel()
-        info = self.get_logger().info
-        self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
-        self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
-        self.create_service(Trigger, '~/clear_tare', trigger_handler(self._clear_tare, info))
-        # answers when done, awaiting the gathering without holding the executor (a coroutine);
-        # reentrant: a second call is answered (refused) while the first one gathers
-        self.create_service(Trigger, '~/calibrate', self.calibration.handle,
-                            callback_group=ReentrantCallbackGroup())
-        tracked = p['tracked_model_file']
-        self.tracked_model_path = (Path(tracked) if tracked else
-                                   default_tracked_model_path(self.get_fully_qualified_name()))
-        self.create_service(Trigger, '~/save_friction', trigger_handler(
-            lambda: save_tracked_friction(self.est, self.tracked_model_path, self.lock), info))
+        self._create_services(p['tracked_model_file'])
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.create_timer(float(p['diagnostics_period_s']), self._on_timer, clock=steady)
         self.get_logger().info(startup_summary(p['model_file'], self.model, self.est))
@@ -188,6 +176,21 @@ class WrenchEstimatorNode(Node):
                 'without contact, or give calibration_file (robot-id calibrate)')
         if self.input_thread is not None:
             self.input_thread.start()
+
+    def _create_services(self, tracked_model_file):
+        """Create the services (``tracked_model_file``: where ~/save_friction writes)."""
+        info = self.get_logger().info
+        self.create_service(Trigger, '~/tare', trigger_handler(self._tare, info))
+        self.create_service(Trigger, '~/reset', trigger_handler(self._reset))
+        self.create_service(Trigger, '~/clear_tare', trigger_handler(self._clear_tare, info))
+        # answers when done, awaiting the gathering without holding the executor (a coroutine);
+        # reentrant: a second call is answered (refused) while the first one gathers
+        self.create_service(Trigger, '~/calibrate', self.calibration.handle,
+                            callback_group=ReentrantCallbackGroup())
+        self.tracked_model_path = (Path(tracked_model_file) if tracked_model_file else
+                                   default_tracked_model_path(self.get_fully_qualified_name()))
+        self.create_service(Trigger, '~/save_friction', trigger_handler(
+            lambda: save_tracked_friction(self.est, self.tracked_model_path, self.lock), info))
 
     def _create_outputs(self):
         """Create the publishers and the output messages and serialisers they reuse."""
