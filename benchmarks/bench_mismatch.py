@@ -158,6 +158,15 @@ def judge(arm, effect, paths, bags):
     return out
 
 
+def each_case(arms, seeds, effects, train_periods=TRAIN_PERIODS):
+    """Yield (arm, effect) for every arm name x seed x effect, each arm's truth made once."""
+    for name in arms:
+        for seed in seeds:
+            arm = mismatch_arm(ARMS[name], seed, train_periods)
+            for effect in effects:
+                yield arm, effect
+
+
 def run_case(arm, effect, tmp, plain_fallback=False):
     """Record, fit and judge one arm under one effect; print its rows; return them."""
     d = tmp / f'{arm.case.name}_s{arm.seed}_{effect}'
@@ -219,11 +228,8 @@ def main():
     t0 = time.perf_counter()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in a.arms:
-            for seed in a.seeds:
-                arm = mismatch_arm(ARMS[name], seed, a.train_periods)
-                for effect in a.effects:
-                    rows += run_case(arm, effect, Path(tmp), a.plain_fallback)
+        for arm, effect in each_case(a.arms, a.seeds, a.effects, a.train_periods):
+            rows += run_case(arm, effect, Path(tmp), a.plain_fallback)
     print()
     print('relative error on the judged run (RMSE / noise std, median over joints)')
     print('| arm | seed | drive effect | judged motion | this package | plain fit | true model |')

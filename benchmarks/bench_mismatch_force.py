@@ -32,11 +32,11 @@ sys.path.insert(0, str(ROOT / 'test'))
 sys.path.insert(0, str(ROOT / 'test' / 'identify'))
 sys.path.insert(0, str(ROOT / 'benchmarks'))
 
-from bench_mismatch import MODELS, fit_models  # noqa: E402
+from bench_mismatch import MODELS, each_case, fit_models  # noqa: E402
 from bench_node_cpu import well_conditioned_pose  # noqa: E402
 from bench_synthetic_arms import ARMS, write_bag  # noqa: E402
 from mismatch_cases import (EFFECT_LABELS, EFFECTS, RATE_HZ, drive_gains,  # noqa: E402
-                            effects_for, mismatch_arm, recorded_runs)
+                            effects_for, recorded_runs)
 
 from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator, effort_scale  # noqa: E402
 from robot_id_ros.io.model_file import load_model  # noqa: E402
@@ -131,12 +131,9 @@ def main():
     t0 = time.perf_counter()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in a.arms:
-            for seed in a.seeds:
-                arm = mismatch_arm(ARMS[name], seed)
-                for effect in a.effects:
-                    row = run_case(arm, effect, Path(tmp))
-                    rows += [row] if row else []
+        for arm, effect in each_case(a.arms, a.seeds, a.effects):
+            row = run_case(arm, effect, Path(tmp))
+            rows += [row] if row else []
     print()
     print('force RMS error over the contact run (ratio to the true model), time flagged as '
           'contact outside the bursts')
