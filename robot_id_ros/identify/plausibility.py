@@ -20,7 +20,8 @@ the prior):
 A fit with any finding falls back to the physically consistent fit, with each torque offset
 bounded by the recorded torque and each unsupported base parameter held at the URDF's value;
 what the fallback cannot make (the LMI unsolved) is refused with one line. A fit the options made
-consistent is checked for the offsets and unsupported parameters and refitted the same way.
+consistent is checked for the offsets and unsupported parameters and refitted with them bounded
+and held, keeping its own pull toward the URDF (the fit the option search scored).
 """
 from __future__ import annotations
 
@@ -86,8 +87,8 @@ class Plausibility:
         else:
             head = {'fallback': 'the least-squares fit is physically implausible; the '
                                 'physically consistent fit with the URDF as prior replaces it',
-                    'adjusted': 'the consistent fit is implausible; refitted with the URDF as '
-                                'prior',
+                    'adjusted': 'the consistent fit is implausible; refitted with its offsets '
+                                'bounded and unsupported parameters held at the URDF',
                     'kept': 'the fit is physically implausible; kept as made (the fallback '
                             'is off)'}[self.action]
             lines = [f'plausibility: {head}:'] + [f'  {f.text}' for f in self.findings]
@@ -96,10 +97,12 @@ class Plausibility:
             c = self.consistency
             if self.action == 'kept':
                 return lines
+            prior = ('the consistent fit\'s own pull toward the URDF'
+                     if self.prior_noise_factor is None else
+                     f'the prior weighs the fit\'s noise x {self.prior_noise_factor:.3g}, the '
+                     'mismatch the realisability test measured')
             lines.append(f'  cost: relative fit error {100 * c.relative_error_ls:.4g} % -> '
-                         f'{100 * c.relative_error:.4g} % (the prior weighs the fit\'s noise x '
-                         f'{self.prior_noise_factor:.3g}, the mismatch the realisability test '
-                         'measured)')
+                         f'{100 * c.relative_error:.4g} % ({prior})')
         if self.unseen:
             lines.append('  moved by the consistency constraints where the data are blind '
                          '(more than their typical size from the URDF): ' + '; '.join(self.unseen))
@@ -327,6 +330,13 @@ def judge_fit(dyn: DynamicsResult, trajectories, confidence,
     if not fallback:
         made = consistent.theta if consistent is not None else dyn.theta
         return made, Plausibility('kept', findings, [], bound.tolist(), chi2, limit, consistent)
-    pc = _consistent(dyn, bound, held, info.noise * factor)
+    if action == 'adjusted':
+        # the consistent fit the options asked for (and the option search scored), with only
+        # its offsets bounded and its unsupported parameters held: a stronger pull toward the
+        # URDF would make a fit that no candidate was scored as
+        mu, factor = URDF_PULL_WEIGHT, None
+    else:
+        mu = info.noise * factor
+    pc = _consistent(dyn, bound, held, mu)
     return pc.theta, Plausibility(action, findings, names, bound.tolist(), chi2, limit, pc,
                                   factor, _unseen_moves(dyn, pc.theta))
