@@ -69,7 +69,8 @@ class IdentificationOptions:
         'moments where they are measured)', read_only=False)
     load_coulomb: bool = setting(
         False, 'Coulomb friction that grows with the load: a column |tau| s(qd) per joint, tau '
-        'the measured joint torque (a gear carrying more torque rubs harder)', read_only=False)
+        "the model's rigid-body torque (a gear carrying more torque rubs harder)",
+        read_only=False)
     friction_drift: bool = setting(
         False, 'friction that drifts within each recording (a warm-up): the Coulomb and viscous '
         "columns times 1 - the run's elapsed fraction; the model keeps the friction of the "

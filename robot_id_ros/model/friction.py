@@ -202,9 +202,9 @@ class FrictionModel:
                 'presliding_rad': float(self.presliding_rad[j]),
             }
             # written only where a model has them: files without them stay as they were
-            for name in _OPTIONAL_TERMS:
-                if np.any(getattr(self, name)):
-                    out[name][name] = float(getattr(self, name)[j])
+            for term in _OPTIONAL_TERMS:
+                if np.any(getattr(self, term)):
+                    out[name][term] = float(getattr(self, term)[j])
         return {'sign_velocity_rad_s': float(self.sign_velocity_rad_s), 'joints': out}
 
     @classmethod
