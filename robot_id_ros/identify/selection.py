@@ -202,7 +202,8 @@ def _columns(options):
 
     The textbook model (Coulomb + viscous + an offset, which every real drive's sensor bias
     needs) counts 0; each of fc- apart from fc+, rotor inertia, the Stribeck term, the
-    load-dependent Coulomb term, the drift terms and the presliding law adds one, and so does leaving the offset out (a model that has no word for a
+    load-dependent Coulomb term, the drift terms and the presliding law adds one, and so does
+    leaving the offset out (a model that has no word for a
     bias is not the simpler bet on other motions). An unconstrained fit counts one more than a
     physically consistent one: the constraints take freedom away that the data did not need.
     """

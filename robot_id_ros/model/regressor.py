@@ -12,7 +12,8 @@ Columns, in this order:
    Coulomb ``fc{j}`` (or ``fcp{j}`` / ``fcn{j}`` when direction-dependent), Stribeck ``fs{j}``
    (column s * exp(-(qd / vs)^2) with s the smooth sign and vs a given Stribeck velocity, so the
    column stays linear in fs), load-dependent Coulomb ``fcl{j}`` (column |tau_j| s, tau_j the
-   rigid-body torque of ``Regressor.load_parameters``, the URDF's until a fit sets its own), drift ``fcd{j}`` / ``fvd{j}`` (the Coulomb and viscous columns times
+   rigid-body torque of ``Regressor.load_parameters``, the URDF's until a fit sets its own),
+   drift ``fcd{j}`` / ``fvd{j}`` (the Coulomb and viscous columns times
    the run's drift coordinate, ``friction.drift_coordinate``: their coefficients are the
    friction at the run's start minus at its end), offset ``fo{j}``,
    drive-gain column ``kd{j}`` is not a column: drive gains are fitted separately.
