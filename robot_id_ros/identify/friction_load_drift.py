@@ -4,8 +4,8 @@
 
 With ``load_coulomb`` the model's Coulomb friction grows by mu Nm per Nm of rigid-body torque;
 with ``friction_drift`` the fit found how much the Coulomb and viscous friction fell (or rose)
-from each run's start to its end, and the model's friction is the runs' end: the warmest state
-of a warm-up. A model used on a colder arm sees more friction than it holds, on a warmer arm
+from each run's start to its end, and the model's friction is the runs' mean. A model used on
+an arm colder than the runs were on average sees more friction than it holds, on a warmer arm
 less (``estimate/friction_change.py`` says which).
 """
 from __future__ import annotations
@@ -29,17 +29,18 @@ def load_drift_lines(friction: FrictionModel, joint_names) -> list:
 
 def drift_line(friction: FrictionModel, joint_names) -> str:
     """Return the line saying how the friction changed over the recordings, per joint."""
-    fc = 0.5 * (friction.coulomb_pos_nm + friction.coulomb_neg_nm)
-    start = fc + friction.coulomb_drift_nm
+    mean = 0.5 * (friction.coulomb_pos_nm + friction.coulomb_neg_nm)
+    start = mean + 0.5 * friction.coulomb_drift_nm
+    end = mean - 0.5 * friction.coulomb_drift_nm
     with np.errstate(divide='ignore', invalid='ignore'):
         share = np.where(np.abs(start) > 0, friction.coulomb_drift_nm / np.abs(start), np.nan)
     parts = [f'{name} Coulomb {a:.3g} -> {b:.3g} Nm'
              + (f' ({-100 * s:+.0f} %)' if np.isfinite(s) else '')
-             + f', viscous {dv:+.3g} Nm s/rad at the start'
-             for name, a, b, s, dv in zip(joint_names, start, fc, share,
+             + f', viscous {dv:+.3g} Nm s/rad start - end'
+             for name, a, b, s, dv in zip(joint_names, start, end, share,
                                           friction.viscous_drift_nm_s_rad)]
     cooler = bool(np.sum(friction.coulomb_drift_nm) > 0)
     return ('friction drift within the recordings (start -> end of each run): '
-            + '; '.join(parts) + '. The model holds the end\'s friction'
-            + (' (the warmest state: an arm used colder has more friction than it holds)'
-               if cooler else ''))
+            + '; '.join(parts) + '. The model holds the runs\' mean friction'
+            + (' (an arm used colder than that has more friction than it holds, a warm one '
+               'less)' if cooler else ''))

@@ -24,8 +24,8 @@ Coulomb term grows by mu |tau_load| s, with tau_load the joint's measured torque
 gear's tooth forces grow with the torque it transmits, an external one included). Drift
 (``coulomb_drift_nm``, ``viscous_drift_nm_s_rad``): how much higher the Coulomb and viscous
 friction were at the start of the identification run than at its end (a warm-up); the law's
-own terms are the end's, the warmest state, and the drift is not part of the law (it describes
-the run the model was identified on).
+own terms are the run's mean, and the drift is not part of the law (it describes the run the
+model was identified on).
 
 At rest (|qd| below the stiction band) the friction torque is unknown within offset +-
 breakaway; the estimator carries that band (``estimate/stiction.py``).
@@ -153,7 +153,7 @@ class FrictionModel:
     def drift_torque(self, QD, t_s):
         """Return the drift's friction torque (N, n), Nm, along the identification run at ``t_s``.
 
-        What the run's friction had above the law's (its end's): the drift terms times the
+        What the run's friction had above the law's (the run's mean): the drift terms times the
         run's drift coordinate (``drift_coordinate``), with the smooth sign.
         """
         QD = np.asarray(QD, dtype=float)
@@ -225,17 +225,19 @@ class FrictionModel:
 
 
 def drift_coordinate(t_s):
-    """Return the run's drift coordinate (N,): 1 at its first sample, falling linearly to 0.
+    """Return the run's drift coordinate (N,): +1/2 at its first sample, falling linearly to -1/2.
 
-    1 - (t - t_0) / (t_end - t_0) of the times ``t_s`` (N,) s; zeros for a run without
+    1/2 - (t - t_0) / (t_end - t_0) of the times ``t_s`` (N,) s; zeros for a run without
     duration. The drift columns (``model.regressor``) are the friction terms times it, so their
-    coefficients are the start's friction minus the end's.
+    coefficients are the start's friction minus the end's, and the law's own terms the run's
+    mean: the best constant for another run of the same kind, which warms up again from its
+    own start.
     """
     t = np.asarray(t_s, dtype=float)
     span = float(t[-1] - t[0]) if len(t) else 0.0
     if not span > 0:
         return np.zeros(len(t))
-    return 1.0 - (t - t[0]) / span
+    return 0.5 - (t - t[0]) / span
 
 
 def presliding_state(Q, presliding_rad, z0=None):

@@ -15,7 +15,8 @@ Columns, in this order:
    rigid-body torque of ``Regressor.load_parameters``, the URDF's until a fit sets its own),
    drift ``fcd{j}`` / ``fvd{j}`` (the Coulomb and viscous columns times
    the run's drift coordinate, ``friction.drift_coordinate``: their coefficients are the
-   friction at the run's start minus at its end), offset ``fo{j}``,
+   friction at the run's start minus at its end, the law's own terms the run's mean), offset
+   ``fo{j}``,
    drive-gain column ``kd{j}`` is not a column: drive gains are fitted separately.
 
 The stacked regressor of N samples is sample-major: rows k*n .. k*n+n-1 are sample k.
