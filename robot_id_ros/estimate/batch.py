@@ -154,7 +154,7 @@ def _process_part(est, stamp_ns, Q, QD, E, usable, tare, progress):
     dt[starts] = 0.0
     seg = np.flatnonzero(starts)
     seg_end = np.r_[seg[1:], N]
-    F, band = est.friction(QD, _presliding_states(est, Q, QD, seg, seg_end))
+    F, band = est.friction(QD, _presliding_states(est, Q, QD, seg, seg_end), E)
     band = hold_band(band, dt, est.band_rate, starts)
     U = H + F - E
     R = np.empty((N, n))

@@ -46,7 +46,22 @@ class FrictionChange:
                 f'{c["coulomb_pos_nm"]:+.3g} / {c["coulomb_neg_nm"]:+.3g} Nm, viscous '
                 f'{c["viscous_nm_s_rad"]:+.3g} Nm s/rad, offset {c["offset_nm"]:+.3g} Nm '
                 'against the model' + (f' (over samples {100 * self.contact_share:.0f} % flagged '
-                                       'in contact)' if self.contact_share else ''))
+                                       'in contact)' if self.contact_share else '')
+                + self.reading())
+
+    def reading(self) -> str:
+        """Return what the Coulomb change says of the arm (empty when its two signs differ).
+
+        Gear friction falls as a joint warms and grows with its load: Coulomb friction lower in
+        both directions reads as a warmer arm (or a lighter load), higher as a colder one (or a
+        heavier load).
+        """
+        pos, neg = self.change['coulomb_pos_nm'], self.change['coulomb_neg_nm']
+        if pos < 0 and neg < 0:
+            return ': less friction, the arm is warmer (or the load lighter) than when identified'
+        if pos > 0 and neg > 0:
+            return ': more friction, the arm is colder (or the load heavier) than when identified'
+        return ''
 
 
 def friction_change(est, result, QD) -> list:

@@ -48,7 +48,8 @@ def parameter_fields(n):
     joint = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm', 'stribeck_nm',
              'stribeck_velocity_rad_s', 'stiction_velocity_rad_s', 'breakaway_nm',
              'residual_var_nm2', 'contact_nm', 'collision_nm',
-             'scale_free', 'presliding_rad', 'model_relative_error', 'speed_error_nm_s_rad')
+             'scale_free', 'presliding_rad', 'model_relative_error', 'speed_error_nm_s_rad',
+             'load_coulomb_per_nm')
     return ([(name, np.float64, (n,)) for name in joint] + [
         ('sign_velocity_rad_s', np.float64),   # 0: the exact sign of the velocity
         ('banded', np.bool_),                  # some joint has a stiction band
@@ -120,6 +121,7 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, statistics, detec
         'contact_nm': detector.contact_nm, 'collision_nm': detector.collision_nm,
         'scale_free': scale_free,
         'presliding_rad': friction.presliding_rad if model_law else 0.0,
+        'load_coulomb_per_nm': friction.load_coulomb_per_nm,
         'sign_velocity_rad_s': friction.sign_velocity_rad_s if model_law else 0.0,
         'banded': bool((np.asarray(stiction_velocity_rad_s) > 0).any()),
         'band_rate': band_rate, 'observer_k': 2.0 * math.pi * config.observer_gain_hz,

@@ -151,7 +151,7 @@ def identify_drive_gains(robot: RobotModel, trajectories, options: Identificatio
         block_of = np.arange(len(tr)) * BLOCKS // max(len(tr), 1)
         for s, e, W in regressor_chunks(
                 reg, tr.q, tr.qd, tr.qdd, options.chunk_samples,
-                tr.regressor_filter):
+                tr.regressor_filter, drift=reg.run_drift(tr.t_s)):
             B = (W[:, known_idx] @ theta_ref[known_idx]).reshape(e - s, robot.n)
             if x_pay is not None:
                 B = B + (W[:, last] @ x_pay).reshape(e - s, robot.n)

@@ -18,6 +18,7 @@ from robot_id_ros.identify.least_squares import (LeastSquaresResult, NormalEquat
                                                  free_columns, solve_least_squares,
                                                  structural_base)
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
+from robot_id_ros.identify.payload_friction import LOAD_ITERATIONS
 from robot_id_ros.identify.trajectories import fit_mask
 from robot_id_ros.model.base_parameters import BaseParameters
 from robot_id_ros.model.regressor import Regressor
@@ -80,7 +81,7 @@ def _normal_equations(reg, base, trajectories, options, known_idx, theta_ref, gr
         accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx,
                    theta_ref[known_idx], options.chunk_samples, neqs if grid else neq, prog, mask,
                    grid if grid else None,
-                   tr.regressor_filter)
+                   tr.regressor_filter, reg.run_drift(tr.t_s))
         done[0] += len(tr)
     return (neqs if grid else neq), total
 
@@ -103,16 +104,18 @@ def slow_equations(reg, base, trajectories, options, known_idx, theta_ref, grid)
         rows = np.flatnonzero(slow.any(axis=1))
         if not len(rows):
             continue
+        drift = reg.run_drift(tr.t_s)
         if tr.regressor_filter is None and not reg.options.presliding_rad > 0:
             # only the samples that hold a slow row (a filter along time, or a Dahl state run
             # along the recording, needs the whole run)
             accumulate(reg, base.independent, tr.q[rows], tr.qd[rows], tr.qdd[rows],
                        tr.tau[rows], known_idx, theta_ref[known_idx], options.chunk_samples,
-                       neqs, None, slow[rows], grid)
+                       neqs, None, slow[rows], grid, None,
+                       None if drift is None else drift[rows])
         else:
             accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, known_idx,
                        theta_ref[known_idx], options.chunk_samples, neqs, None, slow, grid,
-                       tr.regressor_filter)
+                       tr.regressor_filter, drift)
     return neqs
 
 
@@ -188,6 +191,28 @@ def _check_excitation(ls: LeastSquaresResult, base: BaseParameters, options):
             '1)')
 
 
+def _refit_with_fitted_load(reg, base, trajectories, options, known_idx, theta_ref, theta,
+                            prior):
+    """Fit again with the load columns' rigid-body torque from the fit before.
+
+    The load columns start from the URDF's rigid-body torque (``Regressor.load_parameters``);
+    each refit takes the one fitted before (as the payload fit does, ``payload_friction``), so
+    that the model's load coefficients go with its own rigid-body torque, which is what
+    ``IdentifiedModel.predict`` gives the term. Returns (normal equations, least squares,
+    theta) of the last fit; ``reg`` keeps the load parameters it was made with.
+    """
+    for _ in range(LOAD_ITERATIONS):
+        reg.load_parameters = theta[:reg.n_inertial].copy()
+        neq, _ = _normal_equations(reg, base, trajectories, options, known_idx, theta_ref,
+                                   None, None)
+        ls = solve_least_squares(neq, options.weighting, options.column_scaling, prior,
+                                 options.prior_weight, options.confidence,
+                                 names=list(base.names), max_condition=options.max_condition)
+        _check_excitation(ls, base, options)
+        theta = base.to_standard(ls.beta, theta_ref)
+    return neq, ls, theta
+
+
 def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOptions,
                       progress=None) -> DynamicsResult:
     """Base-parameter fit on processed trajectories (see ``solve_least_squares``).
@@ -239,6 +264,9 @@ def identify_dynamics(robot: RobotModel, trajectories, options: IdentificationOp
                              max_condition=options.max_condition)
     _check_excitation(ls, base, options)
     theta = base.to_standard(ls.beta, theta_ref)
+    if reg.load_parameters is not None:
+        neq, ls, theta = _refit_with_fitted_load(reg, base, trajectories, options, known_idx,
+                                                 theta_ref, theta, prior)
     t3 = time.perf_counter()
     return DynamicsResult(reg, base, ls, theta, theta_ref, known_idx, neq, total,
                           {'base': t1 - t0, 'regressor': t2 - t1, 'solve': t3 - t2,

@@ -173,7 +173,8 @@ class CandidateScorer:
         neqs = [NormalEquations.zeros(reg.n, base.n_base) for _ in grid]
         for tr in sig.trajectories:
             accumulate(reg, base.independent, tr.q, tr.qd, tr.qdd, tr.tau, chunk=4000, neq=neqs,
-                       mask=fit_mask(tr, options), stribeck_velocities=grid)
+                       mask=fit_mask(tr, options), stribeck_velocities=grid,
+                       drift=reg.run_drift(tr.t_s))
         # a near tie judged as the final fit judges it (by the slow rows the fit leaves out)
         none = np.zeros(0, dtype=int)
         slow = slow_equations(reg, base, sig.trajectories, options, none,
@@ -287,7 +288,7 @@ def _fold_equations(reg, base, sig, options, known_idx, theta_ref, n_folds,
     noise = np.zeros((n_folds, reg.n))
     runs = []
     for i, (tr, fold) in enumerate(zip(sig.trajectories, sig.folds)):
-        W = reg.stack_along(tr.q, tr.qd, tr.qdd)
+        W = reg.stack_along(tr.q, tr.qd, tr.qdd, tr.t_s)
         known = (W[:, known_idx] @ theta_ref[known_idx]).reshape(tr.tau.shape) if len(
             known_idx) else 0.0
         Y = tr.tau - known

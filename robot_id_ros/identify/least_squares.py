@@ -104,8 +104,11 @@ class NormalEquations:
         return self
 
 
-def regressor_chunks(regressor: Regressor, Q, QD, QDD, chunk=4000, column_filter=None):
+def regressor_chunks(regressor: Regressor, Q, QD, QDD, chunk=4000, column_filter=None,
+                     drift=None):
     """Yield (start, end, W) over the run: the regressor of samples start..end-1, sample-major.
+
+    ``drift`` (N,): the drift columns' input (``Regressor.stack``).
 
     ``column_filter`` ((N, m) -> (N, m), the filter the torque went through): every column
     passes it over the whole run (parallel filtering); the regressor is then held whole
@@ -115,7 +118,8 @@ def regressor_chunks(regressor: Regressor, Q, QD, QDD, chunk=4000, column_filter
     z = regressor.presliding_state(Q)   # the Dahl state runs along the whole run
 
     def part(s, e):
-        return regressor.stack(Q[s:e], QD[s:e], QDD[s:e], None if z is None else z[s:e])
+        return regressor.stack(Q[s:e], QD[s:e], QDD[s:e], None if z is None else z[s:e],
+                               None, None if drift is None else drift[s:e])
 
     if column_filter is None:
         for s in range(0, N, chunk):
@@ -132,7 +136,7 @@ def regressor_chunks(regressor: Regressor, Q, QD, QDD, chunk=4000, column_filter
 
 def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), known_values=(),
                chunk=4000, neq=None, progress=None, mask=None, stribeck_velocities=None,
-               column_filter=None):
+               column_filter=None, drift=None):
     """Accumulate the normal equations of TAU - W[:, known] theta_known = W[:, columns] beta.
 
     Args:
@@ -151,6 +155,8 @@ def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), kno
         column_filter: (N, m) -> (N, m), the filter TAU went through (parallel filtering,
             ``Trajectory.lowpassed_like_torque``), applied to every regressor column
             (``regressor_chunks``).
+        drift: (N,) the run's drift coordinate (``Regressor.run_drift`` of the whole run, or
+            its rows), for the drift columns.
 
     Returns:
         The ``NormalEquations`` (a list of them with ``stribeck_velocities``).
@@ -173,7 +179,7 @@ def accumulate(regressor: Regressor, columns, Q, QD, QDD, TAU, known_idx=(), kno
 
     fs_whole = ({vs: column_filter(stribeck_columns(QD, vs)) for vs in stribeck_velocities}
                 if multi and column_filter is not None else None)
-    for s, e, W in regressor_chunks(regressor, Q, QD, QDD, chunk, column_filter):
+    for s, e, W in regressor_chunks(regressor, Q, QD, QDD, chunk, column_filter, drift):
         m = None if mask is None else mask[s:e]
         variants = [(neq, None)] if not multi else list(zip(neqs, stribeck_velocities))
         for target, vs in variants:

@@ -67,6 +67,14 @@ class IdentificationOptions:
         False, 'a Stribeck term fs * s * exp(-(qd/vs)^2) per joint in the trajectory fit '
         '(velocity from the sweeps, else chosen by the fit; amplitude from the break-free '
         'moments where they are measured)', read_only=False)
+    load_coulomb: bool = setting(
+        False, 'Coulomb friction that grows with the load: a column |tau| s(qd) per joint, tau '
+        "the model's rigid-body torque (a gear carrying more torque rubs harder)",
+        read_only=False)
+    friction_drift: bool = setting(
+        False, 'friction that drifts within each recording (a warm-up): the Coulomb and viscous '
+        "columns times 1 - the run's elapsed fraction; the model keeps the friction of the "
+        "recordings' end and reports the drift", read_only=False)
     stribeck_velocity_rad_s: float | None = setting(
         None, "vs of the Stribeck column; none: from the sweeps' Stribeck fit when they have one, "
         'else the best of a grid by the fit residual', unit='rad/s', node=False, flag='')
@@ -179,7 +187,9 @@ class IdentificationOptions:
                                 presliding_rad=float(self.presliding_rad) if self.friction
                                 else 0.0,
                                 stribeck=bool(self.stribeck_column and self.friction),
-                                stribeck_velocity_rad_s=vs)
+                                stribeck_velocity_rad_s=vs,
+                                load_coulomb=bool(self.load_coulomb and self.friction),
+                                friction_drift=bool(self.friction_drift and self.friction))
 
     def to_dict(self):
         """Every field, as plain data (the model file's ``identification.options``)."""
@@ -210,8 +220,13 @@ class IdentificationOptions:
             raise IdentificationError('prior_weight must be >= 0')
         check_motion_selection(self.min_velocity_rad_s, self.min_velocity_scope,
                                self.min_velocity_margin_s)
-        if self.stribeck_column and not self.friction:
-            raise IdentificationError('stribeck_column needs friction')
+        for name in ('stribeck_column', 'load_coulomb', 'friction_drift'):
+            if getattr(self, name) and not self.friction:
+                raise IdentificationError(f'{name} needs friction (--friction)')
+        if self.load_coulomb and self.effort_unit == 'current' and not self.drive_gains_nm_per_a:
+            raise IdentificationError('load_coulomb needs the torque: with effort_unit current '
+                                      'give the drive gains (--drive-gains), or leave '
+                                      'load_coulomb off')
         if self.stribeck_velocity_rad_s is not None and not self.stribeck_velocity_rad_s > 0:
             raise IdentificationError('stribeck_velocity_rad_s must be > 0 (or None: from the '
                                       'sweeps or the fit)')

@@ -24,6 +24,7 @@ from robot_id_ros.identify.drive_gains import drive_gains_step
 from robot_id_ros.identify.dynamics import DynamicsResult, identify_dynamics
 from robot_id_ros.identify.identification_record import (DynamicsRecord, GravityModelRecord,
                                                          IdentificationRecord, StaticFitRecord)
+from robot_id_ros.identify.friction_load_drift import load_drift_lines
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.plausibility import Plausibility, judge_fit
 from robot_id_ros.identify.selection import Selection, given_fields, select_options
@@ -229,6 +230,7 @@ def _assemble_dynamic_model(robot: RobotModel, options, res: IdentificationResul
     # the residual of the parameters written (a consistent fit's is its own)
     model.residual_std_nm = (res.consistency.residual_rms_nm if consistent
                              else ls.residual_rms_nm).copy()
+    res.summary_lines.extend(load_drift_lines(f, model.joint_names))
     return model
 
 
@@ -288,7 +290,8 @@ def _in_sample_metrics(model: IdentifiedModel, trajectories, options, torque_cut
     """
     preds, meas, masks = [], [], []
     for i, tr in enumerate(trajectories):
-        preds.append(model.predict(tr.q, tr.qd, tr.qdd))
+        # the training runs' own friction: with the drift along each run
+        preds.append(model.predict(tr.q, tr.qd, tr.qdd, t_s=tr.t_s))
         meas.append(tr.tau if recorded is None else recorded[i])
         masks.append(fit_mask(tr, options))
     metrics = validation_metrics(np.vstack(meas), np.vstack(preds), trajectories[0].rate_hz,
@@ -351,7 +354,8 @@ def _stribeck_from_breaks(model: IdentifiedModel, options, res: IdentificationRe
         f.stribeck_nm = np.where(np.isfinite(fs), fs, f.stribeck_nm)
         res.timings_s['stribeck_from_breaks'] = time.perf_counter() - t0
         return
-    residual = [tr.tau - model.predict(tr.q, tr.qd, tr.qdd) for tr in res.trajectories]
+    residual = [tr.tau - model.predict(tr.q, tr.qd, tr.qdd, t_s=tr.t_s)
+                for tr in res.trajectories]
     res.stribeck_from_breaks = st = stribeck_from_breakaway(
         f, res.breakaway, [tr.qd for tr in res.trajectories], residual)
     f.stribeck_nm = np.where(st.adopted, st.amplitude_nm, 0.0)

@@ -14,8 +14,9 @@ Coulomb term's smooth sign), derivative method and cut-off, velocity source,
 weighting (from the same normal equations, judged by each joint's held-out model error over its own
 noise, RMS over the joints, as a weighted fit counts it, so that the joints with the largest
 torques do not decide alone), friction structure
-(one toggle at a time, then the smooth sign's velocity scale again, then a presliding Coulomb
-law), physical consistency. The
+(one toggle at a time: offset, asymmetric Coulomb, rotor inertia, Stribeck, load-dependent
+Coulomb, drift within each run; then the smooth sign's velocity scale again, then a presliding
+Coulomb law), physical consistency. The
 torque filter is not searched: it is a parallel filter (the effort and every regressor column
 through the same low-pass, ``Trajectory.lowpassed_like_torque``), which changes the fit little on
 white noise, while an effort-only filter wins inside the training run and loses on other
@@ -48,9 +49,13 @@ from robot_id_ros.identify.trajectories import MAX_CUTOFF_RATE_FRACTION
 # the options the search may choose; a caller giving one fixes it
 SEARCHED = ('min_velocity_rad_s', 'derivative_method', 'cutoff_hz', 'velocity_source',
             'weighting', 'offset', 'coulomb_asymmetric', 'rotor_inertia',
-            'stribeck_column', 'sign_velocity_rad_s', 'presliding_rad', 'physical_consistency')
+            'stribeck_column', 'sign_velocity_rad_s', 'presliding_rad', 'load_coulomb',
+            'friction_drift', 'physical_consistency')
 # the friction-structure toggles, in the order they are searched
-STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column')
+STRUCTURE = ('offset', 'coulomb_asymmetric', 'rotor_inertia', 'stribeck_column', 'load_coulomb',
+             'friction_drift')
+# the toggles that are terms of the friction law (searched only with friction)
+_FRICTION_TERMS = ('stribeck_column', 'load_coulomb', 'friction_drift')
 # candidates (rad/s) of the velocity scale of the Coulomb term's smooth sign tanh(qd / v),
 # besides the default (SIGN_VELOCITY_RAD_S_DEFAULT): friction that turns over smoothly near zero
 # velocity (lubricated gears, simulators' laws) fits a wider scale, an exact sign a narrow one
@@ -196,8 +201,9 @@ def _columns(options):
     """Return the model's complexity: the friction columns per joint beyond the textbook model.
 
     The textbook model (Coulomb + viscous + an offset, which every real drive's sensor bias
-    needs) counts 0; each of fc- apart from fc+, rotor inertia, the Stribeck term and the
-    presliding law adds one, and so does leaving the offset out (a model that has no word for a
+    needs) counts 0; each of fc- apart from fc+, rotor inertia, the Stribeck term, the
+    load-dependent Coulomb term, the drift terms and the presliding law adds one, and so does
+    leaving the offset out (a model that has no word for a
     bias is not the simpler bet on other motions). An unconstrained fit counts one more than a
     physically consistent one: the constraints take freedom away that the data did not need.
     """
@@ -256,7 +262,9 @@ def _search_structure(search, cands, cur, given):
     ``PRESLIDING_REFINE_FACTORS``).
     """
     for name in STRUCTURE:
-        if name in given or (name == 'stribeck_column' and not cur.friction):
+        if name in given or (name in _FRICTION_TERMS and not cur.friction):
+            continue
+        if name == 'load_coulomb' and not _has_torque(cur):
             continue
         val = getattr(cur, name)
         cur, _ = _choose(search, cands, 'friction structure', cur,
@@ -276,6 +284,11 @@ def _search_structure(search, cands, cur, given):
             cur, _ = _choose(search, cands, 'friction presliding', cur,
                              [{'presliding_rad': v} for v in (q0, q0 / f, q0 * f)])
     return cur
+
+
+def _has_torque(options):
+    """Return whether the fit's effort is a torque (the load column needs it)."""
+    return options.effort_unit == 'torque' or bool(options.drive_gains_nm_per_a)
 
 
 def _search_pass(search, cands, cur, given, rate_hz, has_velocity):

@@ -88,7 +88,7 @@ def stick_slip_velocity(reg, base, trajectories, known=None):
     ne = NormalEquations.zeros(reg.n, base.n_base)
     stacks = []
     for i, tr in enumerate(trajectories):
-        Wb = reg.stack_along(tr.q, tr.qd, tr.qdd)[:, base.independent]
+        Wb = reg.stack_along(tr.q, tr.qd, tr.qdd, tr.t_s)[:, base.independent]
         y = tr.tau - (known[i] if known is not None else 0.0)
         ne.add(Wb, y)
         stacks.append((Wb, y, tr.qd))
@@ -126,6 +126,6 @@ def prepared_stick_slip(search, options):
         theta = reg.reference_parameters()
         for k, v in options.known_parameters.items():
             theta[reg.names.index(k)] = v
-        known = [(reg.stack_along(tr.q, tr.qd, tr.qdd)[:, known_idx]
+        known = [(reg.stack_along(tr.q, tr.qd, tr.qdd, tr.t_s)[:, known_idx]
                   @ theta[known_idx]).reshape(tr.tau.shape) for tr in sig.trajectories]
     return stick_slip_velocity(reg, base, sig.trajectories, known)

@@ -10,7 +10,7 @@ Layout (schema_version 1)::
       name, urdf_file, urdf_sha256, urdf_xml (the URDF itself, so the file stands alone),
       joint_names, tool_frame, gravity_m_s2
     regressor: {friction, coulomb_asymmetric, offset, rotor_inertia, sign_velocity_rad_s,
-                stribeck, stribeck_velocity_rad_s, presliding_rad}
+                stribeck, stribeck_velocity_rad_s, presliding_rad, load_coulomb, friction_drift}
     parameters:            # standard parameters used to compute torque (Pinocchio convention)
       - {name: m2, value: 1.31, std: 0.02, unit: kg}
     base_parameters:       # the identified combinations, when a base fit was made
@@ -19,7 +19,9 @@ Layout (schema_version 1)::
       covariance: [[...]]  # of the base values, for uncertainty propagation
     friction: {sign_velocity_rad_s, joints: {NAME: {coulomb_pos_nm, coulomb_neg_nm,
                viscous_nm_s_rad, offset_nm, stribeck_nm, stribeck_velocity_rad_s, breakaway_nm,
-               presliding_rad}}}   # presliding_rad (Dahl q0, rad; 0 or absent: no presliding)
+               presliding_rad, load_coulomb_per_nm, coulomb_drift_nm, viscous_drift_nm_s_rad}}}
+               # presliding_rad (Dahl q0, rad; 0 or absent: no presliding); the last three
+               # only when identified (absent: 0; model/friction.py)
     drive_gains_nm_per_a: {NAME: gain}   # joint torque per motor current
     drive_gains_std_nm_per_a: {NAME: std}  # when identified from the data (None: not identified)
     drive_gains_identifiable: {NAME: bool}  # when identified: 95 % interval within the tolerance
@@ -206,6 +208,10 @@ class IdentifiedModel:
             f.viscous_nm_s_rad = col['fv'].copy()
         if 'fo' in col:
             f.offset_nm = col['fo'].copy()
+        for kind, name in (('fcl', 'load_coulomb_per_nm'), ('fcd', 'coulomb_drift_nm'),
+                           ('fvd', 'viscous_drift_nm_s_rad')):
+            if kind in col:
+                setattr(f, name, col[kind].copy())
         if kinds:
             f.sign_velocity_rad_s = self.regressor_options.sign_velocity_rad_s
         if 'fc' in col or 'fcp' in col:
@@ -240,24 +246,34 @@ class IdentifiedModel:
     def rigid_body_torque(self, q, qd, qdd):
         return self.robot.inverse_dynamics(q, qd, qdd)
 
-    def torque(self, q, qd, qdd, presliding_state=None):
+    def torque(self, q, qd, qdd, presliding_state=None, load_nm=None):
         """Return the predicted joint torque, Nm: rigid body (with payload) + rotor + friction.
 
         ``presliding_state`` (n,): the Dahl state of joints with presliding friction (none: the
-        smooth sign stands in, ``FrictionModel.torque``).
+        smooth sign stands in, ``FrictionModel.torque``); ``load_nm`` (n,): the measured torque
+        of the load-dependent Coulomb term (none: that term left out).
         """
-        return self.rigid_body_torque(q, qd, qdd) + self.friction.torque(qd, presliding_state)
+        return self.rigid_body_torque(q, qd, qdd) + self.friction.torque(qd, presliding_state,
+                                                                         load_nm)
 
-    def predict(self, Q, QD, QDD, run=True):
+    def predict(self, Q, QD, QDD, run=True, t_s=None):
         """Predicted torque for N samples, (N, n).
 
         ``run``: the samples are one time-ordered run, along which the presliding friction's
         state is run (from no history); False: separate samples (poses), without that state.
+        The load-dependent Coulomb term takes the rigid-body torque as the load. ``t_s`` (N,):
+        the run is one the model was identified on, at these times: its friction drift is added
+        (``FrictionModel.drift_torque``).
         """
         Q, QD, QDD = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (Q, QD, QDD))
-        rigid = np.array([self.rigid_body_torque(q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)])
-        friction = self.friction.torque_along(Q, QD) if run else self.friction.torque(QD)
-        return rigid.reshape(Q.shape) + friction
+        rigid = np.array([self.rigid_body_torque(q, qd, qdd)
+                          for q, qd, qdd in zip(Q, QD, QDD)]).reshape(Q.shape)
+        load = rigid if self.friction.has_load_coulomb else None
+        friction = (self.friction.torque_along(Q, QD, load) if run
+                    else self.friction.torque(QD, None, load))
+        if t_s is not None and self.friction.has_drift:
+            friction = friction + self.friction.drift_torque(QD, t_s)
+        return rigid + friction
 
     # --- file I/O ---------------------------------------------------------------------
     def to_dict(self):

@@ -179,7 +179,10 @@ def compute_base_parameters(regressor: Regressor, static=False, tolerance=BASE_T
     if static:
         W = regressor.static(Q)
     else:
-        W = regressor.stack(Q, QD, QDD)
+        # the drift columns get a random coordinate of their own, as the states are random
+        opts = regressor.options
+        drift = rng.uniform(size=len(Q)) if opts.friction_drift and opts.friction else None
+        W = regressor.stack(Q, QD, QDD, drift=drift)
     if columns is None:
         return base_parameters_of(W, regressor.names, regressor.grouping_order(), tolerance)
     columns = np.asarray(columns, dtype=int)

@@ -19,6 +19,14 @@ today's law; across a reversal the friction turns over within a few q0 of travel
 harmonic drive. The law has a state: ``presliding_state`` runs it along positions; without a
 state (one sample, static poses) the smooth sign stands in for z.
 
+Load-dependent Coulomb friction (optional, per joint, ``load_coulomb_per_nm`` mu >= 0): the
+Coulomb term grows by mu |tau_load| s, with tau_load the joint's measured torque (the effort: a
+gear's tooth forces grow with the torque it transmits, an external one included). Drift
+(``coulomb_drift_nm``, ``viscous_drift_nm_s_rad``): how much higher the Coulomb and viscous
+friction were at the start of the identification run than at its end (a warm-up); the law's
+own terms are the run's mean, and the drift is not part of the law (it describes the run the
+model was identified on).
+
 At rest (|qd| below the stiction band) the friction torque is unknown within offset +-
 breakaway; the estimator carries that band (``estimate/stiction.py``).
 
@@ -33,6 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 SIGN_VELOCITY_RAD_S_DEFAULT = 0.01
+# the per-joint terms a model file holds only when identified (absent: 0)
+_OPTIONAL_TERMS = ('load_coulomb_per_nm', 'coulomb_drift_nm', 'viscous_drift_nm_s_rad')
 
 
 def smooth_sign(qd, sign_velocity_rad_s=SIGN_VELOCITY_RAD_S_DEFAULT):
@@ -59,6 +69,9 @@ class FrictionModel:
     sign_velocity_rad_s: float = SIGN_VELOCITY_RAD_S_DEFAULT
     extra: dict = field(default_factory=dict)
     presliding_rad: np.ndarray = None  # Dahl q0 per joint, rad; 0: the velocity law
+    load_coulomb_per_nm: np.ndarray = None  # Coulomb friction per Nm of measured torque
+    coulomb_drift_nm: np.ndarray = None     # Coulomb at the run's start minus at its end, Nm
+    viscous_drift_nm_s_rad: np.ndarray = None  # the same of the viscous term, Nm s/rad
 
     def __post_init__(self):
         n = len(np.atleast_1d(self.coulomb_pos_nm))
@@ -72,6 +85,12 @@ class FrictionModel:
                                            self.coulomb_neg_nm) + self.stribeck_nm
         self.breakaway_nm = _vec(self.breakaway_nm, n, 'breakaway_nm')
         self.presliding_rad = _vec(self.presliding_rad, n, 'presliding_rad', 0.0)
+        for name in _OPTIONAL_TERMS:
+            setattr(self, name, _vec(getattr(self, name), n, name, 0.0))
+        if np.any(self.load_coulomb_per_nm < 0) or not np.all(np.isfinite(
+                self.load_coulomb_per_nm)):
+            raise ValueError(f'load_coulomb_per_nm must be finite and >= 0, got '
+                             f'{self.load_coulomb_per_nm}')
         if np.any(self.presliding_rad < 0) or not np.all(np.isfinite(self.presliding_rad)):
             raise ValueError(f'presliding_rad must be finite and >= 0 (0: no presliding), got '
                              f'{self.presliding_rad}')
@@ -92,6 +111,16 @@ class FrictionModel:
         """Whether any joint's Coulomb term follows the presliding (Dahl) law."""
         return bool(np.any(self.presliding_rad > 0))
 
+    @property
+    def has_load_coulomb(self) -> bool:
+        """Whether any joint's Coulomb friction grows with its load torque."""
+        return bool(np.any(self.load_coulomb_per_nm > 0))
+
+    @property
+    def has_drift(self) -> bool:
+        """Whether the identification run's friction drifted (a warm-up)."""
+        return bool(np.any(self.coulomb_drift_nm) or np.any(self.viscous_drift_nm_s_rad))
+
     def presliding_state(self, Q, z0=None):
         """Return the Dahl state z (N, n) along positions ``Q`` (N, n) rad, time-ordered.
 
@@ -100,44 +129,61 @@ class FrictionModel:
         """
         return presliding_state(Q, self.presliding_rad, z0)
 
-    def torque(self, qd, presliding_state=None):
+    def torque(self, qd, presliding_state=None, load_nm=None):
         """Return the friction torque, Nm, at joint velocities ``qd``, (n,) or (N, n).
 
         With the smooth sign (the identification's regressor); where a joint has presliding
         and ``presliding_state`` (z, the shape of ``qd``) is given, its Coulomb term takes z.
+        ``load_nm`` (the shape of ``qd``): the measured joint torque, Nm, of the load-dependent
+        Coulomb term (None: that term is left out).
         """
         qd = np.asarray(qd, dtype=float)
         s = smooth_sign(qd, self.sign_velocity_rad_s)
-        return self._torque(qd, s, self._coulomb_sign(s, presliding_state))
+        return self._torque(qd, s, self._coulomb_sign(s, presliding_state), load_nm)
 
-    def torque_along(self, Q, QD):
+    def torque_along(self, Q, QD, load_nm=None):
         """Return the friction torque (N, n), Nm, of a time-ordered run.
 
-        The Dahl state is run along ``Q`` from no history where a joint has presliding.
+        The Dahl state is run along ``Q`` from no history where a joint has presliding;
+        ``load_nm`` as ``torque`` takes it.
         """
-        return self.torque(QD, self.presliding_state(Q) if self.has_presliding else None)
+        return self.torque(QD, self.presliding_state(Q) if self.has_presliding else None,
+                           load_nm)
+
+    def drift_torque(self, QD, t_s):
+        """Return the drift's friction torque (N, n), Nm, along the identification run at ``t_s``.
+
+        What the run's friction had above the law's (the run's mean): the drift terms times the
+        run's drift coordinate (``drift_coordinate``), with the smooth sign.
+        """
+        QD = np.asarray(QD, dtype=float)
+        g = drift_coordinate(t_s)[:, None]
+        return g * (self.coulomb_drift_nm * smooth_sign(QD, self.sign_velocity_rad_s)
+                    + self.viscous_drift_nm_s_rad * QD)
 
     def _coulomb_sign(self, s, z):
         if z is None or not self.has_presliding:
             return s
         return np.where(self.presliding_rad > 0, np.asarray(z, dtype=float), s)
 
-    def sliding_torque(self, qd):
+    def sliding_torque(self, qd, load_nm=None):
         """Return the friction torque, Nm, of joints known to slide in the direction of ``qd``.
 
         With the exact sign, so a joint creeping at a small but measured velocity gets its full
         Coulomb (+ Stribeck) friction, as the physical law has it; zero velocity gives the offset.
-        (n,) or (N, n).
+        (n,) or (N, n); ``load_nm`` as ``torque`` takes it.
         """
         qd = np.asarray(qd, dtype=float)
-        return self._torque(qd, np.sign(qd))
+        return self._torque(qd, np.sign(qd), None, load_nm)
 
-    def _torque(self, qd, s, sc=None):
+    def _torque(self, qd, s, sc=None, load_nm=None):
         """Friction with ``s`` the sign of the Stribeck term, ``sc`` the Coulomb term's (s)."""
         sc = s if sc is None else sc
         tau = (self.coulomb_pos_nm * np.maximum(sc, 0.0)
                + self.coulomb_neg_nm * np.minimum(sc, 0.0)
                + self.viscous_nm_s_rad * qd + self.offset_nm)
+        if load_nm is not None and self.has_load_coulomb:
+            tau = tau + self.load_coulomb_per_nm * np.abs(np.asarray(load_nm, dtype=float)) * sc
         if np.any(self.stribeck_nm):
             tau = tau + self.stribeck_nm * stribeck_shape(qd, self.stribeck_velocity_rad_s) * s
         return tau
@@ -155,6 +201,10 @@ class FrictionModel:
                 'breakaway_nm': float(self.breakaway_nm[j]),
                 'presliding_rad': float(self.presliding_rad[j]),
             }
+            # written only where a model has them: files without them stay as they were
+            for term in _OPTIONAL_TERMS:
+                if np.any(getattr(self, term)):
+                    out[name][term] = float(getattr(self, term)[j])
         return {'sign_velocity_rad_s': float(self.sign_velocity_rad_s), 'joints': out}
 
     @classmethod
@@ -167,11 +217,27 @@ class FrictionModel:
                 for k in ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm',
                           'stribeck_nm', 'stribeck_velocity_rad_s', 'breakaway_nm')}
         # files before presliding have no key: the velocity law
-        cols['presliding_rad'] = np.array([float(joints[n].get('presliding_rad', 0.0))
-                                           for n in joint_names])
+        for name in ('presliding_rad',) + _OPTIONAL_TERMS:
+            cols[name] = np.array([float(joints[n].get(name, 0.0)) for n in joint_names])
         return cls(
             sign_velocity_rad_s=float(d.get('sign_velocity_rad_s', SIGN_VELOCITY_RAD_S_DEFAULT)),
             **cols)
+
+
+def drift_coordinate(t_s):
+    """Return the run's drift coordinate (N,): +1/2 at its first sample, falling linearly to -1/2.
+
+    1/2 - (t - t_0) / (t_end - t_0) of the times ``t_s`` (N,) s; zeros for a run without
+    duration. The drift columns (``model.regressor``) are the friction terms times it, so their
+    coefficients are the start's friction minus the end's, and the law's own terms the run's
+    mean: the best constant for another run of the same kind, which warms up again from its
+    own start.
+    """
+    t = np.asarray(t_s, dtype=float)
+    span = float(t[-1] - t[0]) if len(t) else 0.0
+    if not span > 0:
+        return np.zeros(len(t))
+    return 0.5 - (t - t[0]) / span
 
 
 def presliding_state(Q, presliding_rad, z0=None):

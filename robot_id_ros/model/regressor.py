@@ -11,7 +11,12 @@ Columns, in this order:
 2. per joint, when asked (see ``RegressorOptions``): rotor inertia ``Ia{j}``, viscous ``fv{j}``,
    Coulomb ``fc{j}`` (or ``fcp{j}`` / ``fcn{j}`` when direction-dependent), Stribeck ``fs{j}``
    (column s * exp(-(qd / vs)^2) with s the smooth sign and vs a given Stribeck velocity, so the
-   column stays linear in fs), offset ``fo{j}``,
+   column stays linear in fs), load-dependent Coulomb ``fcl{j}`` (column |tau_j| s, tau_j the
+   rigid-body torque of ``Regressor.load_parameters``, the URDF's until a fit sets its own),
+   drift ``fcd{j}`` / ``fvd{j}`` (the Coulomb and viscous columns times
+   the run's drift coordinate, ``friction.drift_coordinate``: their coefficients are the
+   friction at the run's start minus at its end, the law's own terms the run's mean), offset
+   ``fo{j}``,
    drive-gain column ``kd{j}`` is not a column: drive gains are fitted separately.
 
 The stacked regressor of N samples is sample-major: rows k*n .. k*n+n-1 are sample k.
@@ -23,8 +28,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pinocchio as pin
 
-from robot_id_ros.model.friction import (SIGN_VELOCITY_RAD_S_DEFAULT, presliding_state,
-                                         smooth_sign, stribeck_shape)
+from robot_id_ros.model.friction import (SIGN_VELOCITY_RAD_S_DEFAULT, drift_coordinate,
+                                         presliding_state, smooth_sign, stribeck_shape)
 from robot_id_ros.model.robot import RobotModel
 
 INERTIAL_NAMES = ('m', 'mx', 'my', 'mz', 'XX', 'XY', 'YY', 'XZ', 'YZ', 'ZZ')
@@ -49,6 +54,8 @@ class RegressorOptions:
     # q0 of the Coulomb term's presliding (Dahl) state, rad, every joint (given, not fitted);
     # 0: the smooth sign of qd (model/friction.py)
     presliding_rad: float = 0.0
+    load_coulomb: bool = False        # Coulomb friction growing with |rigid-body torque| (fcl)
+    friction_drift: bool = False      # Coulomb and viscous drift over each run (fcd, fvd)
 
     def to_dict(self):
         return asdict(self)
@@ -66,6 +73,10 @@ class RegressorOptions:
             kinds.extend(('fcp', 'fcn') if self.coulomb_asymmetric else ('fc',))
             if self.stribeck:
                 kinds.append('fs')
+            if self.load_coulomb:
+                kinds.append('fcl')
+            if self.friction_drift:
+                kinds.extend(('fcd', 'fvd'))
         if self.offset:
             kinds.append('fo')
         return kinds
@@ -78,6 +89,9 @@ _JOINT_UNITS = {
     'fcp': 'Nm',
     'fcn': 'Nm',
     'fs': 'Nm',
+    'fcl': 'Nm/Nm',
+    'fcd': 'Nm',
+    'fvd': 'Nm s/rad',
     'fo': 'Nm'
 }
 
@@ -103,6 +117,10 @@ class Regressor:
         self.names = tuple(names)
         self.units = tuple(units)
         self.p = len(names)
+        # inertial parameters (10 n) of the load columns' rigid-body torque; None: no such column
+        self.load_parameters = None
+        if 'fcl' in self.joint_kinds:
+            self.load_parameters = robot.standard_parameters()
 
     def grouping_order(self):
         """Column order for choosing base parameters (earlier columns are kept)."""
@@ -130,12 +148,19 @@ class Regressor:
             return None
         return presliding_state(Q, np.full(self.n, float(self.options.presliding_rad)))
 
-    def _joint_columns(self, qd, qdd, z=None):
-        """(N, n, kinds) per-joint columns; ``z`` the Coulomb term's presliding state."""
+    def _joint_columns(self, qd, qdd, z=None, load_nm=None, drift=None):
+        """(N, n, kinds) per-joint columns; ``z`` the Coulomb term's presliding state.
+
+        ``load_nm`` (N, n) and ``drift`` (N,): the inputs of the load and drift columns (None:
+        those columns are zero).
+        """
         cols = []
         s = smooth_sign(qd, self.options.sign_velocity_rad_s)
         sc = s if z is None else z
         for k in self.joint_kinds:
+            if k in ('fcl', 'fcd', 'fvd'):
+                cols.append(_run_column(k, qd, sc, load_nm, drift))
+                continue
             if k == 'Ia':
                 cols.append(qdd)
             elif k == 'fv':
@@ -156,13 +181,16 @@ class Regressor:
         """Regressor of one sample, shape (n, p)."""
         return self.stack(np.atleast_2d(q), np.atleast_2d(qd), np.atleast_2d(qdd))
 
-    def stack(self, Q, QD, QDD, presliding_state=None):
+    def stack(self, Q, QD, QDD, presliding_state=None, load_nm=None, drift=None):
         """Stacked regressor of N samples, shape (N*n, p), sample-major.
 
         With presliding options, the Coulomb columns take ``presliding_state`` (N, n), the Dahl
         state of the run (``presliding_state(Q)`` of the whole run, or its slice); without it the
         smooth sign of ``QD`` stands in (samples with no history: poses, single samples), as in
-        ``FrictionModel.torque``.
+        ``FrictionModel.torque``. The load columns take the rigid-body torque of
+        ``load_parameters`` (or ``load_nm`` (N, n), Nm, when given); ``drift`` (N,), the run's
+        drift coordinate (``run_drift``), feeds the drift columns, which are zero without it
+        (poses, samples of no run).
         """
         Q, QD, QDD = (np.asarray(a, dtype=float) for a in (Q, QD, QDD))
         N, n = Q.shape
@@ -177,15 +205,28 @@ class Regressor:
             W[k, :, :self.n_inertial] = pin.computeJointTorqueRegressor(
                 model, data, q_pin(Q[k]), QD[k], QDD[k])
         nk = len(self.joint_kinds)
+        if load_nm is None and self.load_parameters is not None:
+            load_nm = W[:, :, :self.n_inertial] @ self.load_parameters
         if nk:
-            jc = self._joint_columns(QD, QDD, presliding_state)  # (N, n, nk)
+            jc = self._joint_columns(QD, QDD, presliding_state, load_nm, drift)  # (N, n, nk)
             for j in range(n):
                 W[:, j, self.n_inertial + j * nk:self.n_inertial + (j + 1) * nk] = jc[:, j, :]
         return W.reshape(N * n, self.p)
 
-    def stack_along(self, Q, QD, QDD):
-        """``stack`` of one whole time-ordered run: the Dahl state run along ``Q``."""
-        return self.stack(Q, QD, QDD, self.presliding_state(Q))
+    def run_drift(self, t_s):
+        """Return the drift coordinate (N,) of a whole run at times ``t_s``, or None.
+
+        None when the options have no drift columns.
+        """
+        return drift_coordinate(t_s) if self.options.friction_drift else None
+
+    def stack_along(self, Q, QD, QDD, t_s=None):
+        """``stack`` of one whole time-ordered run: the Dahl state run along ``Q``.
+
+        ``t_s`` (N,): the run's times, for the drift columns.
+        """
+        return self.stack(Q, QD, QDD, self.presliding_state(Q), None,
+                          None if t_s is None else self.run_drift(t_s))
 
     def static(self, Q):
         """Gravity-only regressor of N static poses, (N*n, p) (zero velocity and acceleration)."""
@@ -202,3 +243,13 @@ class Regressor:
             k = self.joint_kinds.index('fo')
             cols += [self.n_inertial + j * nk + k for j in range(self.n)]
         return np.array(cols)
+
+
+def _run_column(kind, qd, sc, load_nm, drift):
+    """Return the (N, n) column of a run's load or drift kind (zeros without its input)."""
+    if kind == 'fcl':
+        return np.zeros_like(qd) if load_nm is None else np.abs(load_nm) * sc
+    if drift is None:
+        return np.zeros_like(qd)
+    g = np.asarray(drift, dtype=float)[:, None]
+    return g * sc if kind == 'fcd' else g * qd
