@@ -17,6 +17,10 @@ tare) reads them with
   floor    the true parameters of the moment: the friction at each --floor-window's mean
            temperature (and the same mean load), the estimator run from 5 s before the window.
 
+With ``--model FILE`` cold and tracked start from an identified model instead: the one
+``robot-id demo --seed S`` identified (its youbot_model.yaml) on the cold arm of the same seed
+(the demo's arm has the scenario's hidden parameters, its friction at the ambient temperature).
+
 Per time bin: the joints' mean temperature rise, the RMS force error in contact-free motion and
 at rest of each, and their ratios to the floor; the published sigma's 2-sigma coverage over every
 phase and the false contact samples in the contact-free ones; then the 10 N pushes' error at
@@ -40,6 +44,7 @@ from robot_id_ros.demo import results as R  # noqa: E402
 from robot_id_ros.demo.friction_drift import (PUSH_LABEL, scenario_sim_config,  # noqa: E402
                                               warm_up_scenario)
 from robot_id_ros.estimate import EstimatorConfig  # noqa: E402
+from robot_id_ros.io.model_file import load_model  # noqa: E402
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros.ros.parameter_files import youbot_estimator_settings  # noqa: E402
 from robot_id_ros.sim.true_model import true_model_of  # noqa: E402
@@ -198,6 +203,9 @@ def main():
     ap.add_argument('--bin', type=float, default=5.0, help='minutes per row of the table')
     ap.add_argument('--floor-window', type=float, default=30.0,
                     help='s between the floor\'s friction updates')
+    ap.add_argument('--model', default=None,
+                    help='cold and tracked start from this model file (robot-id demo --seed S '
+                         'with the same seed: its youbot_model.yaml)')
     a = ap.parse_args()
     robot = youbot_model()
     sc = warm_up_scenario(robot, 60.0 * a.minutes, a.seed)
@@ -213,7 +221,8 @@ def main():
     print(f'scenario: seed {a.seed}, {sc.duration_s:.0f} s simulated in {sim_wall:.0f} s wall '
           f'({sc.duration_s / sim_wall:.1f}x real time), {len(run.t)} joint states')
     law = arm.friction_drift.law
-    cold = model_at(truth, law, law.ambient_temperature_c, mean_load_nm(run))
+    cold = (load_model(a.model) if a.model else
+            model_at(truth, law, law.ambient_temperature_c, mean_load_nm(run)))
     outs = {'cold': estimate(cold, run, settings),
             'tracked': estimate(cold, run, dataclasses.replace(settings, friction_tracking=True)),
             'floor': floor_estimates(law, truth, run, settings, a.floor_window)}
@@ -233,7 +242,7 @@ def main():
         print(f'10 N push held 10 s at {(p.t0_s - t0) / 60:4.1f} min: error at its end ' +
               ', '.join(f'{100 * e[i]:.1f} % {k}' for k, e in errors.items()))
     print(f'reproduce: .venv/bin/python benchmarks/bench_friction_drift.py --seed {a.seed} '
-          f'--minutes {a.minutes:g} --bin {a.bin:g}')
+          f'--minutes {a.minutes:g} --bin {a.bin:g}' + (f' --model {a.model}' if a.model else ''))
 
 
 if __name__ == '__main__':

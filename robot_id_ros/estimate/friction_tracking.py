@@ -37,6 +37,9 @@ from robot_id_ros.estimate.calibration import settle_s
 from robot_id_ros.estimate.compiled import compiled
 from robot_id_ros.estimate.step_state import zero_record
 
+# a sample whose innovation is beyond this many of its predicted std is not learnt from: the
+# filter's own prediction and noise say it is not the friction's slow change
+INNOVATION_GATE_SIGMAS = 3.0
 # the tracked terms, in the order of the filter's state and of ``friction_regressors``
 TERMS = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm')
 
@@ -99,6 +102,8 @@ def track_sample(tracked, qd, tau_ext_nm, dt_s, learn):
                 ph[k] += tr.cov[j, k, m] * tr.phi_f[j, m]
             s += tr.phi_f[j, k] * ph[k]
             innovation -= tr.phi_f[j, k] * tr.theta[j, k]
+        if innovation * innovation > INNOVATION_GATE_SIGMAS ** 2 * s:
+            continue            # not friction: a push building below the contact threshold
         for k in range(4):
             tr.theta[j, k] += ph[k] / s * innovation
             if k < 3 and tr.theta[j, k] < 0.0:    # Coulomb and viscous friction resist

@@ -46,7 +46,7 @@ _LENGTH_SCALE_M = 0.1
 _SECOND_MOMENT_SCALE_M2 = 0.01
 _JOINT_PARAMETER_SCALE = 0.1
 # per-joint parameters kept non-negative: rotor inertia, viscous and Coulomb friction
-NON_NEGATIVE_KINDS = ('Ia', 'fv', 'fc', 'fcp', 'fcn')
+NON_NEGATIVE_KINDS = ('Ia', 'fv', 'fc', 'fcp', 'fcn', 'fcl')
 _SOLVERS = ('CLARABEL', 'SCS')
 
 

@@ -37,9 +37,11 @@ from robot_id_ros.identify.dynamics import DynamicsResult
 from robot_id_ros.identify.options import IdentificationError
 
 KINDS = ('negative', 'offset', 'unrealisable', 'unsupported')
-_UNITS = {'Ia': 'kg m^2', 'fv': 'Nm s/rad', 'fc': 'Nm', 'fcp': 'Nm', 'fcn': 'Nm', 'fo': 'Nm'}
+_UNITS = {'Ia': 'kg m^2', 'fv': 'Nm s/rad', 'fc': 'Nm', 'fcp': 'Nm', 'fcn': 'Nm', 'fo': 'Nm',
+          'fcl': 'Nm/Nm'}
 _WHAT = {'Ia': 'rotor inertia', 'fv': 'viscous friction', 'fc': 'Coulomb friction',
-         'fcp': 'Coulomb friction (+)', 'fcn': 'Coulomb friction (-)'}
+         'fcp': 'Coulomb friction (+)', 'fcn': 'Coulomb friction (-)',
+         'fcl': 'load-dependent Coulomb friction'}
 # an eigenvalue of the scaled normal matrix below this fraction of the largest carries no data
 _NO_INFORMATION = 1e-12
 
@@ -180,7 +182,8 @@ def _negatives(dyn, theta, std, tq):
     reg, out = dyn.regressor, []
     for kind in NON_NEGATIVE_KINDS:
         for k in _joint_columns(dyn, kind):
-            if theta[k] < -tq * std[k]:
+            # a load coefficient below zero is refused by the friction law at any size
+            if theta[k] < (0.0 if kind == 'fcl' else -tq * std[k]):
                 out.append(Finding('negative', reg.names[k], (
                     f'{_WHAT[kind]} {reg.names[k]} = {theta[k]:.4g} {_UNITS[kind]} is negative '
                     f'beyond its interval (+/- {tq * std[k]:.3g}): no drive has one')))

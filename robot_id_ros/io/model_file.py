@@ -212,6 +212,9 @@ class IdentifiedModel:
                            ('fvd', 'viscous_drift_nm_s_rad')):
             if kind in col:
                 setattr(f, name, col[kind].copy())
+        # the law has no friction that falls with load: a coefficient below zero (a solver's
+        # tolerance, or a fit kept as made, which plausibility reports) is written as none
+        f.load_coulomb_per_nm = np.maximum(f.load_coulomb_per_nm, 0.0)
         if kinds:
             f.sign_velocity_rad_s = self.regressor_options.sign_velocity_rad_s
         if 'fc' in col or 'fcp' in col:

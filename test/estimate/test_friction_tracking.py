@@ -194,3 +194,29 @@ def test_the_saved_law_is_the_one_tracking_ran(case):
     np.testing.assert_allclose(saved.breakaway_nm, start.breakaway_nm * ratio, rtol=1e-12)
     np.testing.assert_allclose(saved.stribeck_nm, start.stribeck_nm * ratio, rtol=1e-12)
     assert np.all(saved.breakaway_nm < start.breakaway_nm)
+
+
+def test_a_residual_jump_beyond_the_gate_is_not_learnt():
+    """A push building below the contact threshold looks like a jump in the residual that the
+    tracker's own prediction and noise rule out: no term moves and no sample is counted."""
+    from robot_id_ros.estimate.friction_tracking import INNOVATION_GATE_SIGMAS, FrictionTracker
+
+    friction = youbot_friction()
+    std_nm = np.full(5, 0.03)
+    tr = FrictionTracker(friction, 0.01, std_nm, 10.0, 0.05, 600.0, 0.0)
+    rng = np.random.default_rng(5)
+    dt_s = 0.005
+    for k in range(2000):          # a steady swing at the model's friction: residual noise only
+        qd = np.full(5, 0.5 * np.sin(2 * np.pi * 0.2 * k * dt_s) + 0.6)
+        tr.observe(dt_s, qd, rng.normal(0.0, 0.03, 5), True)
+    before, used = tr.terms(), tr.samples_used
+    assert used.min() > 1000
+    qd = np.full(5, 0.6)
+    jump_nm = 10 * INNOVATION_GATE_SIGMAS * std_nm     # far beyond the gate
+    tr.observe(dt_s, qd, jump_nm, True)
+    np.testing.assert_array_equal(tr.samples_used, used)
+    for name, value in tr.terms().items():
+        np.testing.assert_array_equal(value, before[name])
+    # a residual within the noise is still learnt from
+    tr.observe(dt_s, qd, np.zeros(5), True)
+    assert np.all(tr.samples_used == used + 1)
