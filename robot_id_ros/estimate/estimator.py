@@ -40,7 +40,7 @@ from robot_id_ros.estimate.damped_map import damped_map_one
 from robot_id_ros.estimate.contact import CONTACT_NONE, COLLISION, ContactDetector, ContactState
 from robot_id_ros.estimate.batch import BatchResult, process_batch, process_by_update
 from robot_id_ros.estimate.envelope import BiasEnvelope
-from robot_id_ros.estimate.friction_tracking import FrictionTracker
+from robot_id_ros.estimate.friction_tracking import FrictionTracker, learning_speed_rad_s
 from robot_id_ros.estimate.mapping import WrenchMapper, root_frame_name
 from robot_id_ros.estimate.residuals import DirectResidual, MomentumObserver
 import robot_id_ros.estimate.sample_step as sample_step
@@ -151,8 +151,8 @@ class WrenchEstimator:
         self.has_presliding = bool(np.any(self._params['presliding_rad'] > 0))
         self.tracker = None if not c.friction_tracking else FrictionTracker(
             model.friction, self.sign_velocity_rad_s, self.residual_std_nm,
-            c.residual_bandwidth_hz, 2.0 * self.friction.v_s, c.friction_tracking_time_s,
-            c.friction_tracking_holdoff_s)
+            c.residual_bandwidth_hz, learning_speed_rad_s(model.friction, self.friction.v_s),
+            c.friction_tracking_time_s, c.friction_tracking_holdoff_s)
         self._state = new_state(self.n)
         self._st = field_views(self._state)
         self.bias = self.statistics.mean_nm.copy()   # a calibration's mean, taken as a tare

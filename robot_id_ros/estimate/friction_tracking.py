@@ -40,8 +40,24 @@ from robot_id_ros.estimate.step_state import zero_record
 # a sample whose innovation is beyond this many of its predicted std is not learnt from: the
 # filter's own prediction and noise say it is not the friction's slow change
 INNOVATION_GATE_SIGMAS = 3.0
+# the residual's spread where the tracker learns is measured over this fraction of the time a
+# term takes to drift by its own size: long beside the residual's filter, short beside a drift
+INNOVATION_WINDOWS_PER_DRIFT = 20.0
 # the tracked terms, in the order of the filter's state and of ``friction_regressors``
 TERMS = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm')
+
+
+def learning_speed_rad_s(friction, stiction_velocity_rad_s):
+    """Return (n,) the speed above which a joint's residual teaches the tracked terms, rad/s.
+
+    Twice the stiction velocity and twice the Stribeck velocity where the law has a Stribeck
+    term: below, a breakaway's friction is the bump's and the stiction band's, which the tracker
+    does not estimate (it scales them), and a joint starting to move would teach the Coulomb
+    terms its breakaway.
+    """
+    stribeck = np.where(np.asarray(friction.stribeck_nm) > 0,
+                        np.asarray(friction.stribeck_velocity_rad_s, float), 0.0)
+    return 2.0 * np.maximum(np.asarray(stiction_velocity_rad_s, float), stribeck)
 
 
 def friction_regressors(qd, sign_velocity_rad_s):
@@ -93,15 +109,21 @@ def track_sample(tracked, qd, tau_ext_nm, dt_s, learn):
             tr.cov[j, k, k] += min(tr.walk_var_per_s[j, k] * dt_s, room)
         if not learn or abs(v) <= tr.learn_speed_rad_s[j]:
             continue
-        # a filtered residual has about bandwidth / pi independent samples a second
-        s = tr.residual_var_nm2[j] * max(1.0, math.pi / (tr.bandwidth_rad_s * dt_s))
         innovation = tr.model_f[j] - tau_ext_nm[j]
+        for k in range(4):
+            innovation -= tr.phi_f[j, k] * tr.theta[j, k]
+        # the residual's spread where it learns, not only at identification: what the terms
+        # cannot say (friction that follows the load, a model's own error) is noise to them
+        w = math.exp(-dt_s / tr.innovation_window_s)
+        tr.innovation_var_nm2[j] = w * tr.innovation_var_nm2[j] + (1.0 - w) * innovation ** 2
+        noise = max(tr.residual_var_nm2[j], tr.innovation_var_nm2[j])
+        # a filtered residual has about bandwidth / pi independent samples a second
+        s = noise * max(1.0, math.pi / (tr.bandwidth_rad_s * dt_s))
         for k in range(4):
             ph[k] = 0.0
             for m in range(4):
                 ph[k] += tr.cov[j, k, m] * tr.phi_f[j, m]
             s += tr.phi_f[j, k] * ph[k]
-            innovation -= tr.phi_f[j, k] * tr.theta[j, k]
         if innovation * innovation > INNOVATION_GATE_SIGMAS ** 2 * s:
             continue            # not friction: a push building below the contact threshold
         for k in range(4):
@@ -122,6 +144,7 @@ def tracker_fields(n):
             ('last_phi', np.float64, (n, 4)), ('last_model', np.float64, (n,)),
             ('walk_var_per_s', np.float64, (n, 4)), ('max_var', np.float64, (n, 4)),
             ('residual_var_nm2', np.float64, (n,)), ('learn_speed_rad_s', np.float64, (n,)),
+            ('innovation_var_nm2', np.float64, (n,)), ('innovation_window_s', np.float64),
             ('used', np.int64, (n,)), ('sign_velocity_rad_s', np.float64),
             ('bandwidth_rad_s', np.float64), ('have_filter', np.bool_)]
 
@@ -152,6 +175,8 @@ class FrictionTracker:
         tr['theta'], tr['applied'] = start, start
         tr['walk_var_per_s'], tr['max_var'] = size ** 2 / float(time_s), size ** 2
         tr['residual_var_nm2'] = var
+        tr['innovation_var_nm2'] = var
+        tr['innovation_window_s'] = float(time_s) / INNOVATION_WINDOWS_PER_DRIFT
         tr['learn_speed_rad_s'] = np.broadcast_to(np.asarray(learn_speed_rad_s, float), (n,))
         tr['sign_velocity_rad_s'] = float(sign_velocity_rad_s)
         tr['bandwidth_rad_s'] = 2.0 * math.pi * float(bandwidth_hz)
