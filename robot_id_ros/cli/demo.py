@@ -39,6 +39,10 @@ def add_parser(subparsers):
     p.add_argument('--force-control', action='store_true',
                    help='end with the force-control stage: hand guiding and force holding '
                         'closed on the estimate, on the identified model')
+    p.add_argument('--friction-drift', action='store_true',
+                   help='the simulated arm\'s friction drifts: joints that warm up from a cold '
+                        'start, Coulomb friction that grows with the load (docs/theory.md); '
+                        'its model starts benchmarks/bench_friction_drift.py --model')
     p.add_argument('--force-control-only', metavar='MODEL', default=None,
                    help='run only the force-control stage, on this identified model file of '
                         'the --seed simulated youBot (e.g. an earlier demo\'s youbot_model.yaml)')
@@ -65,7 +69,8 @@ def run(args) -> int:
                             force_real_time_factor=args.force_real_time_factor,
                             domain_id=args.domain_id,
                             command_interface=args.command_interface,
-                            force_control=args.force_control))
+                            force_control=args.force_control,
+                            friction_drift=args.friction_drift))
     except DemoError as exc:
         raise CommandError(str(exc)) from exc
     print(f'\nreport: {out}/ (results.md, results.json, youbot_model.yaml, report/, bags/, logs/)')

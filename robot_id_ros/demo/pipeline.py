@@ -167,6 +167,8 @@ class DemoConfig:
             (action) or 'brics_position' (streamed set points); identification and the force
             phase are the same for all.
         force_control: end with the force-control stage (``force_control_stage``).
+        friction_drift: the simulator's friction drifts (``SimConfig.friction_drift``: joints
+            that warm up, Coulomb friction that grows with the load), from a cold start.
     """
 
     out_dir: Path
@@ -178,6 +180,7 @@ class DemoConfig:
     domain_id: int | None = None
     command_interface: str = 'trajectory'
     force_control: bool = False
+    friction_drift: bool = False
 
     def __post_init__(self):
         if self.command_interface not in COMMAND_INTERFACES:
@@ -331,7 +334,7 @@ class Demo:
         self.truth_file = self.out / 'truth' / 'true_parameters.yaml'
         self.sim = self.nodes.start('youbot_sim', 'youbot_sim', {
             'seed': cfg.seed, 'publish_rate_hz': cfg.publish_rate_hz,
-            'real_time_factor': cfg.real_time_factor,
+            'real_time_factor': cfg.real_time_factor, 'friction_drift': cfg.friction_drift,
             'true_parameters_file': str(self.truth_file)})
         t = time.monotonic()
         while not self.truth_file.exists():

@@ -73,8 +73,8 @@ class IdentificationOptions:
         read_only=False)
     friction_drift: bool = setting(
         False, 'friction that drifts within each recording (a warm-up): the Coulomb and viscous '
-        "columns times 1 - the run's elapsed fraction; the model keeps the friction of the "
-        "recordings' end and reports the drift", read_only=False)
+        "columns times 1/2 - the run's elapsed fraction; the model keeps the recordings' mean "
+        'friction and reports the drift', read_only=False)
     stribeck_velocity_rad_s: float | None = setting(
         None, "vs of the Stribeck column; none: from the sweeps' Stribeck fit when they have one, "
         'else the best of a grid by the fit residual', unit='rad/s', node=False, flag='')

@@ -107,3 +107,29 @@ def test_brics_lead_is_within_what_the_simulator_honours():
     from robot_id_ros.demo.pipeline import DEMO_STREAM_LEAD_S
     from robot_id_ros.sim.driver import SETPOINT_MAX_S
     assert 0 < DEMO_STREAM_LEAD_S < SETPOINT_MAX_S
+
+
+@pytest.mark.parametrize('drift', [False, True])
+def test_demo_friction_drift_reaches_the_simulator(tmp_path, drift):
+    """``robot-id demo --friction-drift`` starts the simulator with its friction drifting."""
+    from types import SimpleNamespace
+
+    from robot_id_ros.cli.main import build_parser
+    from robot_id_ros.sim.config import SimConfig
+
+    args = build_parser().parse_args(['demo', '--out', str(tmp_path)]
+                                     + (['--friction-drift'] if drift else []))
+    assert args.friction_drift is drift
+    started = {}
+
+    def start(executable, name, params):
+        started.update(params)
+        return SimpleNamespace(alive=lambda: True, log_path=tmp_path / 'sim.log')
+
+    (tmp_path / 'truth').mkdir()
+    (tmp_path / 'truth' / 'true_parameters.yaml').write_text('{}')
+    demo = SimpleNamespace(cfg=pipeline.DemoConfig(tmp_path, friction_drift=args.friction_drift),
+                           out=tmp_path, nodes=SimpleNamespace(start=start))
+    pipeline.Demo._start_simulator(demo)
+    assert started['friction_drift'] is drift
+    assert 'friction_drift' in SimConfig.__dataclass_fields__     # a simulator setting
