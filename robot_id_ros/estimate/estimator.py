@@ -360,7 +360,9 @@ class WrenchEstimator:
         self.tracker.observe(dt, qd, st.residual - st.tare_bias, free)
         if due:
             self._run_on_tracked_terms()
-            self.uncertainty.tracking_var_nm2 = self.tracker.variance_nm2(qd)
+            var = self.tracker.variance_nm2(qd)
+            self.uncertainty.tracking_var_nm2 = var
+            self._params['tracking_var_nm2'][0] = var
 
     def _run_on_tracked_terms(self):
         """Put the tracker's friction law into the step's parameters."""

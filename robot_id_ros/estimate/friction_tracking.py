@@ -21,10 +21,11 @@ Per joint a Kalman filter over theta = (Coulomb +, Coulomb -, viscous, offset):
 - **when it learns:** only with no contact flagged, the contact statistic below the release level
   for ``friction_tracking_holdoff_s`` (a push held, or one released a moment ago, is never
   learned), after the residual has settled from a restart, and per joint only while it moves
-  faster than its stiction velocity (at rest its friction is anywhere in its stiction band).
+  faster than twice its stiction and Stribeck velocities (``learning_speed_rad_s``).
 
 The estimator writes the tracked terms into its step at each covariance recomputation; the
-variance the tracked terms still carry at the current regressors widens the published sigma. One
+variance the tracked terms still carry at the current regressors widens the published sigma and
+the contact test (a model off by more than its threshold is followed, not flagged for good). One
 sample is one compiled call (``track_sample``).
 """
 from __future__ import annotations

@@ -307,9 +307,11 @@ def _contact(pr, st):
     if pr.model_error:
         band = np.empty(st.band.shape[0])
         for j in range(band.shape[0]):
-            band[j] = unexplained_band(st.band[j], st.residual[j] + st.measured_nm[j],
-                                       st.velocity_rad_s[j], pr.model_relative_error[j],
-                                       pr.speed_error_nm_s_rad[j])
+            b = unexplained_band(st.band[j], st.residual[j] + st.measured_nm[j],
+                                 st.velocity_rad_s[j], pr.model_relative_error[j],
+                                 pr.speed_error_nm_s_rad[j])
+            # what the tracked friction still carries is no contact either
+            band[j] = math.sqrt(b * b + pr.tracking_var_nm2[j])
         sc, sk = contact_scores(st.tau_ext, band, pr.contact_nm, pr.collision_nm,
                                 pr.contact_k2, pr.collision_k2, pr.combined)
     else:

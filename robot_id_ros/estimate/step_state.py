@@ -49,7 +49,7 @@ def parameter_fields(n):
              'stribeck_velocity_rad_s', 'stiction_velocity_rad_s', 'breakaway_nm',
              'residual_var_nm2', 'contact_nm', 'collision_nm',
              'scale_free', 'presliding_rad', 'model_relative_error', 'speed_error_nm_s_rad',
-             'load_coulomb_per_nm')
+             'load_coulomb_per_nm', 'tracking_var_nm2')
     return ([(name, np.float64, (n,)) for name in joint] + [
         ('sign_velocity_rad_s', np.float64),   # 0: the exact sign of the velocity
         ('banded', np.bool_),                  # some joint has a stiction band
@@ -60,6 +60,7 @@ def parameter_fields(n):
         ('stiction_mode', np.int64),           # a StictionMode
         ('combined', np.bool_),                # the 'combined' contact test (else 'joint')
         ('model_error', np.bool_),             # the contact test widens with model torque, speed
+                                               # and the tracked friction's variance
         ('contact_k2', np.float64), ('collision_k2', np.float64),   # the thresholds' k^2
         ('release_ratio', np.float64),
         ('lag_k', np.float64),                 # 1/s, LagVariance.K
@@ -117,11 +118,12 @@ def step_parameters(n, friction, stiction_velocity_rad_s, law, statistics, detec
         'residual_var_nm2': statistics.std_nm ** 2,
         'model_relative_error': statistics.model_relative_error,
         'speed_error_nm_s_rad': statistics.speed_error_nm_s_rad,
-        'model_error': statistics.model_error,
+        'model_error': statistics.model_error or bool(config.friction_tracking),
         'contact_nm': detector.contact_nm, 'collision_nm': detector.collision_nm,
         'scale_free': scale_free,
         'presliding_rad': friction.presliding_rad if model_law else 0.0,
         'load_coulomb_per_nm': friction.load_coulomb_per_nm,
+        'tracking_var_nm2': 0.0,      # set from the friction tracker, when it tracks
         'sign_velocity_rad_s': friction.sign_velocity_rad_s if model_law else 0.0,
         'banded': bool((np.asarray(stiction_velocity_rad_s) > 0).any()),
         'band_rate': band_rate, 'observer_k': 2.0 * math.pi * config.observer_gain_hz,

@@ -220,3 +220,32 @@ def test_a_residual_jump_beyond_the_gate_is_not_learnt():
     # a residual within the noise is still learnt from
     tr.observe(dt_s, qd, np.zeros(5), True)
     assert np.all(tr.samples_used == used + 1)
+
+
+def test_a_model_off_by_more_than_the_threshold_is_followed_not_flagged_for_good():
+    """A model whose Coulomb friction is well below the arm's flags contact while moving; without
+    tracking for as long as it moves. With tracking the contact test widens by what the tracked
+    terms are unsure of (their variance grows while nothing is learnt), the flag clears, the
+    friction is learnt and the force error comes back to the noise."""
+    robot = youbot_model()
+    arm = youbot_friction()
+    low = dataclasses.replace(arm, coulomb_pos_nm=arm.coulomb_pos_nm * 0.6,
+                              coulomb_neg_nm=arm.coulomb_neg_nm * 0.6)
+    t, Q, QD, QDD = trajectory(BENT, 220.0, 0.4, FREQ_HZ)
+    E = measured(model_with(robot, arm), Q, QD, QDD, np.zeros((len(t), 6)))
+    E = E + np.random.default_rng(6).normal(0.0, NOISE_NM, E.shape)
+    model = model_with(robot, low)
+    end = t >= 180.0
+    runs = {}
+    for tracking in (False, True):
+        est = WrenchEstimator(model, EstimatorConfig(friction_tracking=tracking))
+        runs[tracking] = (est, est.process(stamps(t), Q, QD, E))
+    assert np.mean(runs[False][1].contact_state[end] > 0) > 0.5   # a contact for good
+    est, res = runs[True]
+    assert not np.any(res.contact_state[end] > 0)
+    learnt = est.tracked_friction()
+    moved = np.abs(arm.coulomb_pos_nm - low.coulomb_pos_nm) > 0.05
+    np.testing.assert_allclose(learnt.coulomb_pos_nm[moved], arm.coulomb_pos_nm[moved],
+                               rtol=0.1)
+    assert force_rms(res, np.zeros((len(t), 6)), end) < 0.2 * force_rms(
+        runs[False][1], np.zeros((len(t), 6)), end)
