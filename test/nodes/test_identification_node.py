@@ -114,6 +114,7 @@ class Peer:
             Parameter(k, value=v) for k, v in parameters.items()]))
         self.probe = self.ros.add(rclpy.create_node('peer', context=self.ros.private_context(
             domain)))
+        self._identify = None
 
     def set(self, name, value):
         """``ros2 param set`` from the peer: the SetParameters result (successful, reason)."""
@@ -129,14 +130,28 @@ class Peer:
             self.probe.destroy_client(client)
 
     def identify(self):
-        """``~/identify`` from the peer: the Trigger response."""
+        """``~/identify`` from the peer: the Trigger response.
+
+        One client for every call, found by the service before the first: a client made for each
+        call can send its request before the service's reply writer has matched its reader, and
+        on a loaded machine the reply is then dropped (Fast DDS: "failed to send response").
+        """
         from std_srvs.srv import Trigger
 
-        client = self.probe.create_client(Trigger, '/identification/identify')
+        if self._identify is None:
+            self._identify = self.probe.create_client(Trigger, '/identification/identify')
+            assert self._identify.wait_for_service(timeout_sec=60.0)
+            assert self.ros.spin(until=self._reply_path_matched, timeout=60.0)
+        return self.ros.call(self._identify, timeout=120.0)
+
+    def _reply_path_matched(self):
+        """Whether the service node has discovered the peer's client (the graph lists a client
+        from its reply reader)."""
         try:
-            return self.ros.call(client, timeout=120.0)
-        finally:
-            self.probe.destroy_client(client)
+            found = self.node.get_client_names_and_types_by_node('peer', '/')
+        except Exception:      # noqa: BLE001 - the peer node itself not discovered yet
+            return False
+        return any(name == '/identification/identify' for name, _ in found)
 
 
 # a peer's changes that would change the model written (the probe replaced a 5-joint model by a
