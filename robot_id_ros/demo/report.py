@@ -20,6 +20,7 @@ from robot_id_ros.demo import results as R
 from robot_id_ros.demo.director import DirectorLog
 from robot_id_ros.demo.processes import log as say
 from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
+from robot_id_ros.estimate.calibration import settle_s
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.sim.true_model import load_true_model
@@ -104,6 +105,15 @@ def replay_force_phase(model, js, tare_ns, settings):
     return st, F, sd, C
 
 
+def _settle_s(settings):
+    """Return the residual's settling time, s, under the estimator ``settings``.
+
+    A replay does not count contacts this long after samples the recorder lost
+    (``results.after_gaps``).
+    """
+    return settle_s(EstimatorConfig(**settings).residual_bandwidth_hz)
+
+
 def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
     """Replay the estimator core with ``model`` over the joint states, tared as the node was.
 
@@ -126,7 +136,8 @@ def _replay_row(model, js, tare_ns, sc: ForceScenario, settings, joint1_dir_at):
            'rms_rest_in_plane_n': split[0], 'rms_rest_normal_n': split[1],
            'rms_after_tare_n': R.force_rms_in(t, F, sc.timeline, sc.after_tare),
            'detection_delay_s': R.detection_delays(t, C, sc.onsets_s),
-           'false_contact_samples': R.false_contacts(t, C, sc.free)[0], 'samples': len(t),
+           'false_contact_samples': R.false_contacts(t, C, sc.free, _settle_s(settings))[0],
+           'samples': len(t),
            'per_phase': e.per_phase,
            'sigma_calibration': R.sigma_calibration(t, F, sd, sc.timeline, sc.all_phases)}
     return row, t, F

@@ -19,6 +19,8 @@ from robot_id_ros.model.robot import RobotModel
 # after each change of the applied force this much is left out of the steady-state RMS (the
 # observer's step response; 10 Hz bandwidth settles to 5 % in ~50 ms)
 TRANSIENT_S = 0.25
+# a recording's stamps more than this many median periods apart have lost samples between
+GAP_PERIODS = 3.0
 
 
 @dataclass
@@ -201,9 +203,29 @@ def contact_at(t_s, flag_t_s, flag):
         np.zeros(len(t_s), bool)
 
 
-def false_contacts(t_s, contact, windows):
-    """Return the number of contact-flag samples inside contact-free windows [(t0, t1)]."""
-    m = in_windows(t_s, windows)
+def after_gaps(t_s, settle_s):
+    """Return the mask of samples within ``settle_s`` after a gap in the stamps ``t_s``.
+
+    A gap: more than ``GAP_PERIODS`` times the median sample period. Samples a recorder lost
+    under load leave the replayed residual a transient the estimator never had live.
+    """
+    t = np.asarray(t_s, float)
+    out = np.zeros(len(t), dtype=bool)
+    if len(t) < 3 or settle_s <= 0.0:
+        return out
+    dt = np.diff(t)
+    for k in np.flatnonzero(dt > GAP_PERIODS * np.median(dt)):
+        out |= (t > t[k]) & (t <= t[k + 1] + settle_s)
+    return out
+
+
+def false_contacts(t_s, contact, windows, settle_s=0.0):
+    """Return the number of contact-flag samples inside contact-free windows [(t0, t1)].
+
+    With ``settle_s``, the samples that long after a gap in the stamps (``after_gaps``) are not
+    counted (neither as flagged nor as samples).
+    """
+    m = in_windows(t_s, windows) & ~after_gaps(t_s, settle_s)
     return int((m & np.asarray(contact, bool)).sum()), int(m.sum())
 
 

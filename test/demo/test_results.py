@@ -103,3 +103,18 @@ def test_sigma_calibration_per_phase_and_axis():
     np.testing.assert_allclose(first['p99_z'], [1.0, 3.0, 2.0])
     np.testing.assert_allclose(second['rms_z'], [1.0, 0.0, 2.0])
     np.testing.assert_allclose(second['coverage_2sigma'], [1.0, 1.0, 1.0])
+
+
+def test_contacts_right_after_samples_a_recorder_lost_are_not_counted():
+    """A replay's residual jumps after a gap in the recording (samples lost under load), which
+    the live estimator never saw: those samples are left out of the false-contact count, only
+    for the settling time after the gap."""
+    t = np.arange(0.0, 4.0, 0.005)
+    t = np.concatenate([t[t < 2.0], t[t >= 2.065]])          # 13 samples lost at 2 s
+    contact = (t >= 2.065) & (t < 2.085)                      # the replay's transient
+    contact |= (t >= 3.0) & (t < 3.01)                        # a flag far from the gap
+    assert R.false_contacts(t, contact, [(0.0, 4.0)])[0] == 6
+    flagged, counted = R.false_contacts(t, contact, [(0.0, 4.0)], settle_s=0.08)
+    assert flagged == 2
+    assert counted == len(t) - np.sum((t > 2.0) & (t <= 2.065 + 0.08))
+    assert not R.after_gaps(np.arange(0.0, 1.0, 0.005), 0.08).any()   # no gap, nothing left out
