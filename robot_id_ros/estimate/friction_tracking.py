@@ -53,8 +53,8 @@ def learning_speed_rad_s(friction, stiction_velocity_rad_s):
 
     Twice the stiction velocity and twice the Stribeck velocity where the law has a Stribeck
     term: below, a breakaway's friction is the bump's and the stiction band's, which the tracker
-    does not estimate (it scales them), and a joint starting to move would teach the Coulomb
-    terms its breakaway.
+    does not estimate (they stay as identified), and a joint starting to move would teach the
+    Coulomb terms its breakaway.
     """
     stribeck = np.where(np.asarray(friction.stribeck_nm) > 0,
                         np.asarray(friction.stribeck_velocity_rad_s, float), 0.0)
@@ -181,9 +181,6 @@ class FrictionTracker:
         tr['learn_speed_rad_s'] = np.broadcast_to(np.asarray(learn_speed_rad_s, float), (n,))
         tr['sign_velocity_rad_s'] = float(sign_velocity_rad_s)
         tr['bandwidth_rad_s'] = 2.0 * math.pi * float(bandwidth_hz)
-        self.scaled_start = {name: np.asarray(getattr(friction, name), float).copy()
-                             for name in ('stribeck_nm', 'breakaway_nm')}
-        self.coulomb_start_nm = np.maximum(start[:, 0], start[:, 1])
         self.settle_s = settle_s(bandwidth_hz)
         self.holdoff_s = float(holdoff_s)
         self.restart()
@@ -214,14 +211,13 @@ class FrictionTracker:
     def model_terms(self):
         """Return {friction term name: (n,) values} of the friction law as tracked.
 
-        The tracked terms, and the Stribeck bump and the stiction band scaled as the larger
-        Coulomb term moved (the model's proportions).
+        The tracked terms only: the Stribeck bump and the stiction band stay as identified. The
+        tracker learns nothing below its learning speed, and a tracked Coulomb term that moved
+        is as often the identification's split between Coulomb and Stribeck friction as a
+        change of the gear: scaling the bump and the band with it turned that split error into
+        false contacts wherever the arm slows down or stops.
         """
-        terms = self.terms()
-        now = np.maximum(terms['coulomb_pos_nm'], terms['coulomb_neg_nm'])
-        ratio = np.divide(now, self.coulomb_start_nm, out=np.ones(self.n),
-                          where=self.coulomb_start_nm > 0)
-        return {**terms, **{name: value * ratio for name, value in self.scaled_start.items()}}
+        return self.terms()
 
     def take_terms(self):
         """Return ``model_terms`` for the estimator's step, which runs on them from now on."""
