@@ -53,8 +53,8 @@ def learning_speed_rad_s(friction, stiction_velocity_rad_s):
 
     Twice the stiction velocity and twice the Stribeck velocity where the law has a Stribeck
     term: below, a breakaway's friction is the bump's and the stiction band's, which the tracker
-    does not estimate (they stay as identified), and a joint starting to move would teach the
-    Coulomb terms its breakaway.
+    does not estimate (the bump stays as identified, the band follows the Coulomb terms), and a
+    joint starting to move would teach the Coulomb terms its breakaway.
     """
     stribeck = np.where(np.asarray(friction.stribeck_nm) > 0,
                         np.asarray(friction.stribeck_velocity_rad_s, float), 0.0)
@@ -168,6 +168,8 @@ class FrictionTracker:
     def __init__(self, friction, sign_velocity_rad_s, residual_std_nm, bandwidth_hz,
                  learn_speed_rad_s, time_s, holdoff_s):
         start = np.stack([np.asarray(getattr(friction, t), float) for t in TERMS], -1)
+        self.breakaway_start_nm = np.asarray(friction.breakaway_nm, float).copy()
+        self.coulomb_start_nm = np.maximum(start[:, 0], start[:, 1])
         self.n = n = start.shape[0]
         self.state = zero_record(tracker_fields, n)
         tr = self.state[0]
@@ -211,13 +213,17 @@ class FrictionTracker:
     def model_terms(self):
         """Return {friction term name: (n,) values} of the friction law as tracked.
 
-        The tracked terms only: the Stribeck bump and the stiction band stay as identified. The
-        tracker learns nothing below its learning speed, and a tracked Coulomb term that moved
-        is as often the identification's split between Coulomb and Stribeck friction as a
-        change of the gear: scaling the bump and the band with it turned that split error into
-        false contacts wherever the arm slows down or stops.
+        The tracked terms, and the stiction band scaled as the larger Coulomb term moved. The
+        Stribeck bump stays as identified: the tracker learns nothing at the speeds it shapes,
+        and a tracked Coulomb term that moved is as often the identification's split between
+        Coulomb and Stribeck friction as a change of the gear; scaled with it, the bump turned
+        that split into false contacts wherever the arm slowed down.
         """
-        return self.terms()
+        terms = self.terms()
+        now = np.maximum(terms['coulomb_pos_nm'], terms['coulomb_neg_nm'])
+        ratio = np.divide(now, self.coulomb_start_nm, out=np.ones(self.n),
+                          where=self.coulomb_start_nm > 0)
+        return {**terms, 'breakaway_nm': self.breakaway_start_nm * ratio}
 
     def take_terms(self):
         """Return ``model_terms`` for the estimator's step, which runs on them from now on."""
