@@ -6,7 +6,7 @@ A gear's friction changes during work: it falls as the gear warms and its Coulom
 the load it carries. A model identified once then reads the change as an external torque. While
 the arm moves without contact the residual is the model's friction error, so the tracker follows
 each joint's friction terms from it: Coulomb in either direction, viscous and offset, the terms
-of the model's law (its Stribeck term and stiction band are kept).
+of the model's law (its Stribeck term is kept, its stiction band follows the Coulomb terms).
 
 Per joint a Kalman filter over theta = (Coulomb +, Coulomb -, viscous, offset):
 
