@@ -143,9 +143,9 @@ class EstimatorConfig:
         'residual that static friction cannot explain', choices=STICTION_MODES)
 
     friction_tracking: bool = setting(
-        False, 'follow each joint\'s Coulomb, viscous and offset friction while the arm moves '
-        'without contact (a gear that warms up or carries more load); nothing is learnt while a '
-        'contact may be present')
+        False, 'follow each joint\'s Coulomb (either direction) and viscous friction while the '
+        'arm moves without contact (a gear that warms up or carries more load); nothing is learnt '
+        'while a contact may be present')
     friction_tracking_time_s: float = setting(
         600.0, 'friction tracking: the time in which a friction term may change by its own size '
         '(shorter follows faster, trusts the model less)', unit='s', lo=1.0, hi=1e6)

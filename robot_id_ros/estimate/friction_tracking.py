@@ -5,14 +5,17 @@
 A gear's friction changes during work: it falls as the gear warms and its Coulomb part grows with
 the load it carries. A model identified once then reads the change as an external torque. While
 the arm moves without contact the residual is the model's friction error, so the tracker follows
-each joint's friction terms from it: Coulomb in either direction, viscous and offset, the terms
-of the model's law (its Stribeck term is kept, its stiction band follows the Coulomb terms).
+each joint's friction terms from it: Coulomb in either direction and viscous, the terms of the
+model's law (its offset and Stribeck term are kept, its stiction band follows the Coulomb terms).
+Above the learning speed the sign is saturated, so an offset and the two Coulomb terms moving
+opposite ways give the same friction: an offset that moves shows there as the Coulomb terms, and
+the offset a resting joint's band is centred on stays the identified one.
 
 Per joint a Kalman filter over theta = (Coulomb +, Coulomb -, viscous, offset):
 
 - **change:** a random walk; a term may drift by its own size (plus the residual std) in
   ``friction_tracking_time_s``, so the filter's confidence fades at that pace when it learns
-  nothing, never beyond that size;
+  nothing, never beyond that size (the offset does not walk);
 - **measurement:** the residual is a first-order low-pass (the residual's bandwidth) of the
   model's friction minus the true one. The model's friction under the same filter minus the
   residual is then the true friction under that filter, linear in theta with the filtered
@@ -46,6 +49,7 @@ INNOVATION_GATE_SIGMAS = 3.0
 INNOVATION_WINDOWS_PER_DRIFT = 20.0
 # the tracked terms, in the order of the filter's state and of ``friction_regressors``
 TERMS = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm')
+OFFSET = TERMS.index('offset_nm')
 
 
 def learning_speed_rad_s(friction, stiction_velocity_rad_s):
@@ -177,6 +181,9 @@ class FrictionTracker:
         size = np.abs(start) + np.sqrt(var)[:, None]
         tr['theta'], tr['applied'] = start, start
         tr['walk_var_per_s'], tr['max_var'] = size ** 2 / float(time_s), size ** 2
+        # above the learning speed the sign is saturated: an offset and the two Coulomb terms
+        # moving opposite ways give the same friction, so the offset stays as identified
+        tr['walk_var_per_s'][:, OFFSET], tr['max_var'][:, OFFSET] = 0.0, 0.0
         tr['residual_var_nm2'] = var
         tr['innovation_var_nm2'] = var
         tr['innovation_window_s'] = float(time_s) / INNOVATION_WINDOWS_PER_DRIFT

@@ -88,6 +88,16 @@ def test_tracked_terms_reach_the_warm_friction(case):
                                atol=0.01)
 
 
+def test_the_offset_the_motion_cannot_tell_from_coulomb_stays_as_identified(case):
+    # the warm offsets moved; in motion they show as Coulomb + and - moving opposite ways, and a
+    # resting joint's band is centred on the offset: a drifted one is read as a push at rest
+    est, _ = case['runs'][True]
+    start = youbot_friction()
+    np.testing.assert_array_equal(est.tracked_friction().offset_nm, start.offset_nm)
+    np.testing.assert_array_equal(est.tracker.term_std()['offset_nm'], 0.0)
+    assert np.all(est.tracker.term_std()['coulomb_pos_nm'] > 0.0)
+
+
 def test_a_held_push_is_read_and_not_learnt(case):
     t, F, push = case['t'], case['F'], case['push']
     est, r = case['runs'][True]
