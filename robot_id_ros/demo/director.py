@@ -95,7 +95,7 @@ class Director:
 
     def __init__(self, domain_id, robot: RobotModel, sim_node_name,
                  estimator_name='wrench_estimator', command_topic=DEFAULT_COMMAND_TOPIC,
-                 progress=print, follow_estimator=True):
+                 progress=print, follow_estimator=True, truth_at_end=False):
         """Create the director node.
 
         Args:
@@ -108,6 +108,9 @@ class Director:
             follow_estimator: wait for the estimator's first estimate before the script, and
                 for it to catch up before each tare and at the end (``wait_for_estimator``);
                 False for an estimator that offers its tare services only.
+            truth_at_end: at the end of the script, the simulator rewrites its true-parameters
+                file (``sim/write_true_parameters``): with friction drift, the friction the
+                script ended with.
         """
         import rclpy
         from geometry_msgs.msg import WrenchStamped
@@ -125,6 +128,7 @@ class Director:
 
         self.log = DirectorLog()
         self.follow_estimator = follow_estimator
+        self.truth_at_end = truth_at_end
         self._est_source_ns = []       # the writer's source timestamp of each estimate, wall ns
         self.progress = progress
         self._phase_open = None
@@ -154,6 +158,7 @@ class Director:
             'tare': self.node.create_client(Trigger, f'{estimator_name}/tare'),
             'clear_tare': self.node.create_client(Trigger, f'{estimator_name}/clear_tare'),
             'clear': self.node.create_client(Trigger, 'sim/clear_wrench'),
+            'write_truth': self.node.create_client(Trigger, 'sim/write_true_parameters'),
             'set_parameters': self.node.create_client(SetParameters,
                                                       f'{sim_node_name}/set_parameters')}
         self._executor = SingleThreadedExecutor(context=self._ctx)
@@ -340,6 +345,12 @@ class Director:
                 self.progress(f'        force script: {done_s:.0f}/{total:.0f} s sim time{force}')
         self.wait_s(FINAL_WAIT_S)
         self.wait_for_estimator('end of the script')
+        if self.truth_at_end:
+            answer = self.call('write_truth', self._trigger.Request(),
+                               'the true parameters at the end of the script')
+            if not answer.success:
+                raise OperationError('demo director: the simulator did not write its true '
+                                     f'parameters: {answer.message}', 'director')
         return self.log
 
     def close(self):
@@ -361,10 +372,10 @@ class Director:
 
 def run_director(domain_id, script: ForceScript, sim_node_name, real_time_factor,
                  robot: RobotModel, estimator_name='wrench_estimator',
-                 command_topic=DEFAULT_COMMAND_TOPIC, progress=print):
+                 command_topic=DEFAULT_COMMAND_TOPIC, progress=print, truth_at_end=False):
     """Run the script over DDS on ``domain_id``; return a DirectorLog (times in sim seconds)."""
     with Director(domain_id, robot, sim_node_name, estimator_name, command_topic,
-                  progress) as director:
+                  progress, truth_at_end=truth_at_end) as director:
         return director.play(script, real_time_factor)
 
 

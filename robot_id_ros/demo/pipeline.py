@@ -415,8 +415,10 @@ class Demo:
                                      quick=cfg.quick)
         log(f'        script: {script.duration_s():.0f} s of sim time at '
             f'x{cfg.force_real_time_factor:g} real time')
+        # a drifting friction is the floor's as the script ends, not as the simulator started
         self.script_log = run_director(self.domain_id, script, 'youbot_sim',
-                                       cfg.force_real_time_factor, self.robot, progress=log)
+                                       cfg.force_real_time_factor, self.robot, progress=log,
+                                       truth_at_end=cfg.friction_drift)
         passive.stop()
         self.est.stop()
         report.save_director_log(self.script_log, self.out / 'force_script_log.json')

@@ -23,6 +23,7 @@ from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
 from robot_id_ros.estimate.calibration import settle_s
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.model_file import load_model
+from robot_id_ros.io.yaml_input import read_yaml
 from robot_id_ros.sim.true_model import load_true_model
 
 # the rows of the force table (test/test_demo.py and the README read these names)
@@ -179,7 +180,7 @@ def compare_estimators(robot, log, force_bag, model_path, truth_file, point_mass
     js = read_joint_states(force_bag, robot.joint_names, require_velocity=True)
     tare_ns = [(int(t * 1e9), kind) for t, kind in log.tare_events]
     identified = load_model(model_path)
-    truth = load_true_model(truth_file)
+    truth = load_true_model(truth_file, friction_now=True)
     # the truth file has no residual statistics: give the floor the same contact thresholds
     truth.residual_std_nm = identified.residual_std_nm
     # the tool's linear Jacobian at every recorded sample, once: joint 1's column for the at-rest
@@ -203,8 +204,19 @@ def compare_estimators(robot, log, force_bag, model_path, truth_file, point_mass
     return {'estimators': rows, 'contact_onsets_s': sc.onsets_s, 'onset_force_n': sc.onset_force_n,
             'contact_signal_50ms': signal,
             'contact_free_s': float(sum(b - a for a, b in sc.free)),
-            'transient_excluded_s': R.TRANSIENT_S,
+            'transient_excluded_s': R.TRANSIENT_S, 'truth_friction': _truth_friction(truth_file),
             'live_contact_free_samples': live_free_n}
+
+
+def _truth_friction(truth_file):
+    """Return the line that says which friction a drifting floor has (None: no drift)."""
+    drift = read_yaml(truth_file, 'true parameters file').get('friction_drift')
+    if not drift:
+        return None
+    temps = ', '.join(f'{v["temperature_c"]:.1f}' for v in drift['joints'].values())
+    return (f'the friction at the joints\' temperatures at {drift["time_s"]:.0f} s of sim time '
+            f'({temps} degC; ambient {drift["law"]["ambient_temperature_c"]:g} degC): the '
+            'simulator\'s friction drifts')
 
 
 def plot_force(t, F, timeline, phases, path):
@@ -303,6 +315,8 @@ def _force_table(fr):
         fc = r.get('false_contact_samples')
         out.append(f'| {name} | {_fmt(r["rms_rest_n"])} | {_fmt(r["rms_motion_n"])} | {delay} | '
                    f'{"n/a" if fc is None else fc} |')
+    if fr.get('truth_friction'):
+        out.append(f'\n{TRUTH}: {fr["truth_friction"]}')
     if fr.get('contact_signal_50ms'):
         out.append('\nEach contact made while moving: its force [N] and the contact-test score '
                    'of its TRUE joint torques within its first 50 ms (noise-free, no stiction, no '

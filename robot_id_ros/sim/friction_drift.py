@@ -70,6 +70,14 @@ class FrictionDriftLaw:
                    cfg.viscous_temperature_coefficient_per_k, cfg.load_coulomb_per_nm,
                    cfg.winding_resistance_ohm, tuple(float(g) for g in cfg.drive_gains_nm_a))
 
+    @classmethod
+    def from_dict(cls, d, drive_gains_nm_a) -> FrictionDriftLaw:
+        """Return the law ``to_dict`` wrote (the true-parameters file) with the drives' gains."""
+        return cls(float(d['ambient_temperature_c']), float(d['thermal_time_constant_s']),
+                   float(d['thermal_resistance_k_w']), float(d['coulomb_per_k']),
+                   float(d['viscous_per_k']), float(d['load_coulomb_per_nm']),
+                   float(d['winding_resistance_ohm']), tuple(float(g) for g in drive_gains_nm_a))
+
     def temperature_factor(self, temperature_c, per_k):
         """Return exp(-per_k (T - T_amb)): the friction at T over the friction when cold."""
         return np.exp(-per_k * (np.asarray(temperature_c, dtype=float)

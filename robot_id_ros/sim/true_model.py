@@ -12,6 +12,8 @@ larger of the two directions' breakaway torques.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from robot_id_ros.model.friction import FrictionModel
@@ -19,14 +21,18 @@ from robot_id_ros.model.robot import (YOUBOT_JOINTS, YOUBOT_TOOL_FRAME, RobotMod
                                       default_urdf_path)
 from robot_id_ros.io.model_file import IdentifiedModel, Payload
 from robot_id_ros.model.regressor import INERTIAL_NAMES, Regressor, RegressorOptions
+from robot_id_ros.sim.friction_drift import FrictionDriftLaw
 
 TRUE_OPTIONS = RegressorOptions(rotor_inertia=True)
 
 
-def true_model_from_dict(d, with_payload=False) -> IdentifiedModel:
+def true_model_from_dict(d, with_payload=False, friction_now=False) -> IdentifiedModel:
     """Return the IdentifiedModel of the simulator's true parameters.
 
-    ``d`` is a dict as in the true-parameters file.
+    ``d`` is a dict as in the true-parameters file. With ``friction_now`` and friction drift, the
+    friction at the joints' temperatures when ``d`` was written, with the law's Coulomb friction
+    per Nm of load (``load_coulomb_per_nm``: the estimator adds it from the measured torque);
+    else the friction of the cold arm.
     """
     joints = list(d['joint_names'])
     robot = RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS,
@@ -53,6 +59,13 @@ def true_model_from_dict(d, with_payload=False) -> IdentifiedModel:
         stribeck_velocity_rad_s=np.array([f[j]['stribeck_velocity_rad_s'] for j in joints], float),
         breakaway_nm=np.maximum(bp, bn))
     gains = d.get('drive_gains_nm_a')
+    drift = d.get('friction_drift')
+    if friction_now and drift:
+        law = FrictionDriftLaw.from_dict(drift['law'], [gains[j] for j in joints])
+        temperature_c = [float(drift['joints'][j]['temperature_c']) for j in joints]
+        friction = dataclasses.replace(
+            law.friction_at(friction, temperature_c),
+            load_coulomb_per_nm=np.full(len(joints), law.load_coulomb_per_nm))
     payload = None
     if with_payload and d.get('payload'):
         payload = Payload(float(d['payload']['mass_kg']),
@@ -66,9 +79,11 @@ def true_model_from_dict(d, with_payload=False) -> IdentifiedModel:
         })
 
 
-def load_true_model(path, with_payload=False) -> IdentifiedModel:
+def load_true_model(path, with_payload=False, friction_now=False) -> IdentifiedModel:
+    """Return the IdentifiedModel of a true-parameters file (``true_model_from_dict``)."""
     from robot_id_ros.io.yaml_input import read_yaml
-    return true_model_from_dict(read_yaml(path, 'true parameters file'), with_payload)
+    return true_model_from_dict(read_yaml(path, 'true parameters file'), with_payload,
+                                friction_now)
 
 
 def true_model_of(arm, with_payload=False, friction_now=False) -> IdentifiedModel:
@@ -78,10 +93,6 @@ def true_model_of(arm, with_payload=False, friction_now=False) -> IdentifiedMode
         arm: the ``SimulatedArm``.
         with_payload: the payload's inertia added to the last link.
         friction_now: with friction drift, the friction at the joints' present temperatures
-            (no load term: a ``FrictionModel`` has none); else the friction of the cold arm.
+            and its load term (``true_model_from_dict``); else the friction of the cold arm.
     """
-    model = true_model_from_dict(arm.true_parameters_dict(), with_payload)
-    drift = arm.friction_drift
-    if friction_now and drift is not None:
-        model.friction = drift.law.friction_at(model.friction, drift.temperature_c)
-    return model
+    return true_model_from_dict(arm.true_parameters_dict(), with_payload, friction_now)

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import pytest
+import yaml
 
 from robot_id_ros import record as rec
 from robot_id_ros.ros.commander import (HOLD_TIME_S, ArmCommander, Cancelled, CommandSettings,
@@ -298,7 +299,8 @@ def test_passive_commander_never_commands(rig_factory):
 @pytest.mark.integration
 def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, tmp_path):
     """A short ForceScript against youbot_sim: the arm reaches the move target, the excitation
-    is played, the force is applied and the phases, tares and true wrench are logged."""
+    is played, the force is applied and the phases, tares and true wrench are logged; at the end
+    the simulator (its friction drifting) rewrites its truth file with the friction of then."""
     from rclpy.node import Node
     from std_srvs.srv import Trigger
 
@@ -310,7 +312,8 @@ def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, 
     robot = youbot_model()
     sim = subprocess.Popen([sys.executable, '-m', 'robot_id_ros.ros.nodes.youbot_sim',
                             '--ros-args', '-p', 'real_time_factor:=1.0',
-                            '-p', 'start_time_sec:=1000.0'],
+                            '-p', 'start_time_sec:=1000.0', '-p', 'friction_drift:=true',
+                            '-p', f'true_parameters_file:={tmp_path / "truth.yaml"}'],
                            env=isolated_env(ros_domain_id), stdout=subprocess.DEVNULL,
                            stderr=subprocess.STDOUT)
     estimator = Node('wrench_estimator', context=rclpy_context)   # tare services only
@@ -336,7 +339,7 @@ def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, 
                           Action('wait', 0.1), Action('clear_tare')])
     try:
         with Director(ros_domain_id, robot, 'youbot_sim', progress=None,
-                      follow_estimator=False) as director:
+                      follow_estimator=False, truth_at_end=True) as director:
             log = director.play(script, 4.0)
             q = director.commander.latest().q
             start_s = director._trajectory_start_ns * 1e-9
@@ -362,6 +365,9 @@ def test_director_plays_a_script_on_the_simulator(rclpy_context, ros_domain_id, 
     assert on.any()
     assert start_s + 0.6 - 1e-6 <= t[on][0] < start_s + 0.6 + 2.0
     assert start_s + 0.9 - 0.011 <= t[on][-1] < start_s + 0.9 + 3.0    # 200 Hz samples
+    # written at the start (sim time 0) and again as the script ended: its friction of then
+    drift = yaml.safe_load((tmp_path / 'truth.yaml').read_text())['friction_drift']
+    assert drift['time_s'] >= script.duration_s()
 
 
 def test_the_lead_covers_half_a_second_of_wall_time_at_the_clock_rate(rig_factory):

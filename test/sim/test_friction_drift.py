@@ -9,7 +9,7 @@ import yaml
 
 from robot_id_ros.sim.config import SimConfig
 from robot_id_ros.sim.friction_drift import FrictionDriftLaw, JointThermalState
-from robot_id_ros.sim.true_model import true_model_of
+from robot_id_ros.sim.true_model import load_true_model, true_model_of
 from robot_id_ros.sim.youbot_arm import SimulatedArm
 
 BENT = np.array([2.9496, 1.6, -2.0, 2.2, 2.9])     # forward-leaning: large gravity torques
@@ -166,6 +166,8 @@ def test_the_truth_tells_the_friction_of_the_present_temperatures(tmp_path):
                  'stribeck_nm'):
         np.testing.assert_allclose(getattr(now.friction, name), getattr(want, name), rtol=1e-12)
     assert np.all(now.friction.coulomb_pos_nm < cold.friction.coulomb_pos_nm)
+    np.testing.assert_array_equal(now.friction.load_coulomb_per_nm, law.load_coulomb_per_nm)
+    assert not cold.friction.has_load_coulomb
     np.testing.assert_allclose(cold.friction.coulomb_pos_nm, arm.true.friction.coulomb_pos_nm)
     joints = arm.true_parameters_dict()['friction_drift']['joints']
     assert [joints[n]['temperature_c'] for n in arm.joint_names] == [30.0, 40.0, 50.0, 35.0,
@@ -173,4 +175,13 @@ def test_the_truth_tells_the_friction_of_the_present_temperatures(tmp_path):
     # the truth file carries it
     written = yaml.safe_load(arm.write_true_parameters(tmp_path / 'truth.yaml').read_text())
     assert written['friction_drift']['joints'] == joints
+    # and reads back as the friction of that moment, or as the cold arm's
+    back = load_true_model(tmp_path / 'truth.yaml', friction_now=True)
+    back_cold = load_true_model(tmp_path / 'truth.yaml')
+    for name in ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'breakaway_nm',
+                 'stribeck_nm'):
+        np.testing.assert_allclose(getattr(back.friction, name), getattr(want, name), rtol=1e-12)
+        np.testing.assert_allclose(getattr(back_cold.friction, name),
+                                   getattr(cold.friction, name), rtol=1e-12)
+    np.testing.assert_array_equal(back.friction.load_coulomb_per_nm, law.load_coulomb_per_nm)
     assert written['friction_drift']['law']['coulomb_per_k'] == law.coulomb_per_k
