@@ -9,23 +9,26 @@ runs it without ROS, as fast as it computes, joint states at 200 Hz. The estimat
 (``WrenchEstimator``, update by update, the youBot settings of config/wrench_estimator.yaml, no
 tare) reads them with
 
-  cold     the true parameters of the cold arm: its friction at the ambient temperature and at
-           the mean load of the scenario's motion (what an identification of the cold arm on
-           such motion gives), kept for the whole run (no adaptation);
+  cold     the true parameters of the cold arm: its friction at the ambient temperature, with
+           the law's Coulomb friction per Nm of load (what ``robot-id identify`` fits when its
+           held-out rule picks the load column, as it does on the warming arm of
+           ``robot-id demo --friction-drift``), kept for the whole run (no adaptation);
   tracked  the same with ``friction_tracking`` on (the estimator follows the friction while the
            arm moves without contact);
   floor    the true parameters of the moment: the friction at each --floor-window's mean
-           temperature (and the same mean load), the estimator run from 5 s before the window.
+           temperature with the same load term, the estimator run from 5 s before the window.
 
-With ``--model FILE`` cold and tracked start from an identified model instead: the one
-``robot-id demo --seed S`` identified (its youbot_model.yaml) on the cold arm of the same seed
-(the demo's arm has the scenario's hidden parameters, its friction at the ambient temperature).
+With ``--start-without-load`` cold and tracked start from the cold friction at the mean load of
+the scenario's motion instead, and no load term (an identification without the load column;
+the floor keeps its load term). With ``--model FILE`` they start from an identified model: the
+one ``robot-id demo --seed S`` identified (its youbot_model.yaml) on the arm of the same seed
+(the demo's arm has the scenario's hidden parameters; with ``--friction-drift`` it warms up).
 
 Per time bin: the joints' mean temperature rise, the RMS force error in contact-free motion and
 at rest of each, and their ratios to the floor; the published sigma's 2-sigma coverage over every
 phase and the false contact samples in the contact-free ones; then the 10 N pushes' error at
-their end (mean of the last 0.5 s). A ``FrictionModel`` has no load term: all three carry the
-load's changes about its mean.
+their end (mean of the last 0.5 s). The estimator takes the load from the measured torque; the
+simulator from the motor torque, and its breakaway follows the load too.
 
     .venv/bin/python benchmarks/bench_friction_drift.py [--seed 0] [--minutes 30] [--bin 5]
 """
@@ -98,21 +101,28 @@ def mean_load_nm(run):
     return (run.load * run.moving).sum(axis=0) / np.maximum(run.moving.sum(axis=0), 1)
 
 
-def model_at(truth, law, temperature_c, load_nm):
-    """Return the true model with the friction at ``temperature_c`` and ``load_nm``."""
-    return dataclasses.replace(truth, friction=law.friction_at(truth.friction, temperature_c,
-                                                               load_nm))
+def model_at(truth, law, temperature_c, load_nm=None):
+    """Return the true model with the friction at ``temperature_c``.
+
+    With its load term (the law's Coulomb friction per Nm of load), or with ``load_nm`` (n,)
+    the Coulomb friction at that load and no load term.
+    """
+    if load_nm is not None:
+        return dataclasses.replace(truth, friction=law.friction_at(truth.friction, temperature_c,
+                                                                   load_nm))
+    friction = law.friction_at(truth.friction, temperature_c)
+    return dataclasses.replace(truth, friction=dataclasses.replace(
+        friction, load_coulomb_per_nm=np.full(len(temperature_c), law.load_coulomb_per_nm)))
 
 
 def floor_estimates(law, truth, run, settings, window_s):
     """Return the floor's output (as ``estimate``'s): each window's true friction."""
     parts = []
     t0, t_end = run.t[0], run.t[-1]
-    load = mean_load_nm(run)
     w = t0
     while w < t_end:
         inside = (run.t >= w) & (run.t < w + window_s)
-        model = model_at(truth, law, run.temp[inside].mean(axis=0), load)
+        model = model_at(truth, law, run.temp[inside].mean(axis=0))
         sel = np.flatnonzero((run.t >= w - LEAD_S) & (run.t < w + window_s))
         out = estimate(model, run, settings, slice(sel[0], sel[-1] + 1))
         keep = out[0] >= w
@@ -206,12 +216,15 @@ def main():
     ap.add_argument('--model', default=None,
                     help='cold and tracked start from this model file (robot-id demo --seed S '
                          'with the same seed: its youbot_model.yaml)')
+    ap.add_argument('--start-without-load', action='store_true',
+                    help='cold and tracked start without the load term (the Coulomb friction at '
+                         'the mean load of the scenario\'s motion)')
     a = ap.parse_args()
     robot = youbot_model()
     sc = warm_up_scenario(robot, 60.0 * a.minutes, a.seed)
     q0 = tuple(sc.waypoints[0][1])
     arm = SimulatedArm(scenario_sim_config(a.seed, initial_positions_rad=q0))
-    truth = true_model_of(arm)     # the friction at the ambient temperature, no load
+    truth = true_model_of(arm)     # the cold arm's friction, no load term
     settings = EstimatorConfig(**youbot_estimator_settings())
     wall = time.perf_counter()
     run = Run()
@@ -221,8 +234,9 @@ def main():
     print(f'scenario: seed {a.seed}, {sc.duration_s:.0f} s simulated in {sim_wall:.0f} s wall '
           f'({sc.duration_s / sim_wall:.1f}x real time), {len(run.t)} joint states')
     law = arm.friction_drift.law
+    ambient_c = np.full(truth.robot.n, law.ambient_temperature_c)
     cold = (load_model(a.model) if a.model else
-            model_at(truth, law, law.ambient_temperature_c, mean_load_nm(run)))
+            model_at(truth, law, ambient_c, mean_load_nm(run) if a.start_without_load else None))
     outs = {'cold': estimate(cold, run, settings),
             'tracked': estimate(cold, run, dataclasses.replace(settings, friction_tracking=True)),
             'floor': floor_estimates(law, truth, run, settings, a.floor_window)}
@@ -242,7 +256,8 @@ def main():
         print(f'10 N push held 10 s at {(p.t0_s - t0) / 60:4.1f} min: error at its end ' +
               ', '.join(f'{100 * e[i]:.1f} % {k}' for k, e in errors.items()))
     print(f'reproduce: .venv/bin/python benchmarks/bench_friction_drift.py --seed {a.seed} '
-          f'--minutes {a.minutes:g} --bin {a.bin:g}' + (f' --model {a.model}' if a.model else ''))
+          f'--minutes {a.minutes:g} --bin {a.bin:g}' + (f' --model {a.model}' if a.model else '')
+          + (' --start-without-load' if a.start_without_load else ''))
 
 
 if __name__ == '__main__':
