@@ -18,11 +18,13 @@ tare) reads them with
   floor    the true parameters of the moment: the friction at each --floor-window's mean
            temperature with the same load term, the estimator run from 5 s before the window.
 
-With ``--start-without-load`` cold and tracked start from the cold friction at the mean load of
-the scenario's motion instead, and no load term (an identification without the load column;
-the floor keeps its load term). With ``--model FILE`` they start from an identified model: the
-one ``robot-id demo --seed S`` identified (its youbot_model.yaml) on the arm of the same seed
-(the demo's arm has the scenario's hidden parameters; with ``--friction-drift`` it warms up).
+The true models carry the residual std of the simulator's current noise (times the drive
+gains, Nm), as an identification of the arm measures it. With ``--start-without-load`` cold and
+tracked start from the cold friction at the mean load of the scenario's motion instead, and no
+load term (an identification without the load column; the floor keeps its load term). With
+``--model FILE`` they start from an identified model: the one ``robot-id demo --seed S``
+identified (its youbot_model.yaml) on the arm of the same seed (the demo's arm has the
+scenario's hidden parameters; with ``--friction-drift`` it warms up).
 
 Per time bin: the joints' mean temperature rise, the RMS force error in contact-free motion and
 at rest of each, and their ratios to the floor; the published sigma's 2-sigma coverage over every
@@ -225,6 +227,9 @@ def main():
     q0 = tuple(sc.waypoints[0][1])
     arm = SimulatedArm(scenario_sim_config(a.seed, initial_positions_rad=q0))
     truth = true_model_of(arm)     # the cold arm's friction, no load term
+    # its residual std is the simulator's current noise in Nm (what an identification measures),
+    # not the estimator's fallback for a model without statistics: the same contact thresholds
+    truth.residual_std_nm = arm.config.current_noise_a * np.asarray(arm.config.drive_gains_nm_a)
     settings = EstimatorConfig(**youbot_estimator_settings())
     wall = time.perf_counter()
     run = Run()
