@@ -122,20 +122,27 @@ class Nodes(RosHarness):
             overrides = [Parameter(k, value=v) for k, v in values.items()]
             self.nodes_by_exe[exe] = self.add(cls(context=ctx, parameter_overrides=overrides))
         self.probe = self.add(rclpy.create_node('peer', context=self.private_context(domain)))
+        # one client per service, made before the first call: a client made just before its call
+        # can send its request before the server has discovered its reply reader, and the
+        # server then drops the reply ('failed to send response (timeout)')
+        from rcl_interfaces.srv import SetParameters
+        from std_srvs.srv import Trigger
+        self.clients = {exe: self.probe.create_client(SetParameters,
+                                                      f'/{node.get_name()}/set_parameters')
+                        for exe, node in self.nodes_by_exe.items()}
+        self.clients['write_truth'] = self.probe.create_client(Trigger,
+                                                               '/sim/write_true_parameters')
+        for client in self.clients.values():
+            assert client.wait_for_service(timeout_sec=20.0), f'no service {client.srv_name}'
+        self.spin(1.0)      # the replies' readers discovered too
 
     def set_remote(self, exe, name, value):
         """SetParameters from the peer; returns the result (successful, reason)."""
         from rcl_interfaces.srv import SetParameters
         from rclpy.parameter import Parameter
 
-        node = self.nodes_by_exe[exe]
-        client = self.probe.create_client(SetParameters, f'/{node.get_name()}/set_parameters')
-        try:
-            req = SetParameters.Request(parameters=[Parameter(name, value=value)
-                                                    .to_parameter_msg()])
-            return self.call(client, req, timeout=20.0).results[0]
-        finally:
-            self.probe.destroy_client(client)
+        req = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
+        return self.call(self.clients[exe], req, timeout=20.0).results[0]
 
 
 def bad_value(value, target):
@@ -177,8 +184,7 @@ def test_a_peer_cannot_change_paths_or_set_implausible_values(rclpy_context, ros
         secret.write_text('keep')
         nodes.truth.unlink()
         nodes.truth.symlink_to(secret)
-        from std_srvs.srv import Trigger
-        cli = nodes.probe.create_client(Trigger, '/sim/write_true_parameters')
+        cli = nodes.clients['write_truth']
         res = nodes.call(cli, timeout=20.0)
         assert not res.success and 'outside' in res.message
         assert secret.read_text() == 'keep'
