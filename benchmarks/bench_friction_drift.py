@@ -109,12 +109,9 @@ def model_at(truth, law, temperature_c, load_nm=None):
     With its load term (the law's Coulomb friction per Nm of load), or with ``load_nm`` (n,)
     the Coulomb friction at that load and no load term.
     """
-    if load_nm is not None:
-        return dataclasses.replace(truth, friction=law.friction_at(truth.friction, temperature_c,
-                                                                   load_nm))
-    friction = law.friction_at(truth.friction, temperature_c)
-    return dataclasses.replace(truth, friction=dataclasses.replace(
-        friction, load_coulomb_per_nm=np.full(len(temperature_c), law.load_coulomb_per_nm)))
+    friction = (law.friction_with_load_term(truth.friction, temperature_c) if load_nm is None
+                else law.friction_at(truth.friction, temperature_c, load_nm))
+    return dataclasses.replace(truth, friction=friction)
 
 
 def floor_estimates(law, truth, run, settings, window_s):

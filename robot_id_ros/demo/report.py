@@ -24,7 +24,7 @@ from robot_id_ros.estimate.calibration import settle_s
 from robot_id_ros.io.bags import read_joint_states
 from robot_id_ros.io.model_file import load_model
 from robot_id_ros.io.yaml_input import read_yaml
-from robot_id_ros.sim.true_model import load_true_model
+from robot_id_ros.sim.true_model import true_model_from_dict
 
 # the rows of the force table (test/test_demo.py and the README read these names)
 LIVE = 'wrench_estimator node (identified model, live DDS)'
@@ -180,7 +180,8 @@ def compare_estimators(robot, log, force_bag, model_path, truth_file, point_mass
     js = read_joint_states(force_bag, robot.joint_names, require_velocity=True)
     tare_ns = [(int(t * 1e9), kind) for t, kind in log.tare_events]
     identified = load_model(model_path)
-    truth = load_true_model(truth_file, friction_now=True)
+    truth_dict = read_yaml(truth_file, 'true parameters file')
+    truth = true_model_from_dict(truth_dict, friction_now=True)
     # the truth file has no residual statistics: give the floor the same contact thresholds
     truth.residual_std_nm = identified.residual_std_nm
     # the tool's linear Jacobian at every recorded sample, once: joint 1's column for the at-rest
@@ -204,13 +205,13 @@ def compare_estimators(robot, log, force_bag, model_path, truth_file, point_mass
     return {'estimators': rows, 'contact_onsets_s': sc.onsets_s, 'onset_force_n': sc.onset_force_n,
             'contact_signal_50ms': signal,
             'contact_free_s': float(sum(b - a for a, b in sc.free)),
-            'transient_excluded_s': R.TRANSIENT_S, 'truth_friction': _truth_friction(truth_file),
+            'transient_excluded_s': R.TRANSIENT_S, 'truth_friction': _truth_friction(truth_dict),
             'live_contact_free_samples': live_free_n}
 
 
-def _truth_friction(truth_file):
+def _truth_friction(truth_dict):
     """Return the line that says which friction a drifting floor has (None: no drift)."""
-    drift = read_yaml(truth_file, 'true parameters file').get('friction_drift')
+    drift = truth_dict.get('friction_drift')
     if not drift:
         return None
     temps = ', '.join(f'{v["temperature_c"]:.1f}' for v in drift['joints'].values())

@@ -29,7 +29,7 @@ The state is ground truth: ``SimulatedArm.friction_drift`` (temperatures, the fr
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -109,6 +109,15 @@ class FrictionDriftLaw:
             stribeck_velocity_rad_s=cold.stribeck_velocity_rad_s.copy(),
             breakaway_nm=cold.breakaway_nm * scale,
             sign_velocity_rad_s=cold.sign_velocity_rad_s)
+
+    def friction_with_load_term(self, cold: FrictionModel, temperature_c) -> FrictionModel:
+        """Return the friction law at ``temperature_c`` (n,) with the load as a term of its own.
+
+        As ``friction_at`` at no load, plus ``load_coulomb_per_nm`` (mu per joint), which the
+        estimator applies to the measured torque: the truth at any load, not at one.
+        """
+        return replace(self.friction_at(cold, temperature_c), load_coulomb_per_nm=np.full(
+            np.shape(temperature_c)[0], self.load_coulomb_per_nm))
 
     def to_dict(self) -> dict:
         """Return the law as plain values (the true-parameters file)."""

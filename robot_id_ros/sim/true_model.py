@@ -12,8 +12,6 @@ larger of the two directions' breakaway torques.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from robot_id_ros.model.friction import FrictionModel
@@ -62,10 +60,8 @@ def true_model_from_dict(d, with_payload=False, friction_now=False) -> Identifie
     drift = d.get('friction_drift')
     if friction_now and drift:
         law = FrictionDriftLaw.from_dict(drift['law'], [gains[j] for j in joints])
-        temperature_c = [float(drift['joints'][j]['temperature_c']) for j in joints]
-        friction = dataclasses.replace(
-            law.friction_at(friction, temperature_c),
-            load_coulomb_per_nm=np.full(len(joints), law.load_coulomb_per_nm))
+        friction = law.friction_with_load_term(
+            friction, [float(drift['joints'][j]['temperature_c']) for j in joints])
     payload = None
     if with_payload and d.get('payload'):
         payload = Payload(float(d['payload']['mass_kg']),
