@@ -6,11 +6,11 @@ A model identified on a cold arm, or before its load changed, reads the change o
 friction as an external torque that follows each joint's velocity, and a large change is flagged
 as a contact. Over the samples of a run in which a joint slides (faster than twice its stiction
 velocity), the residual is fitted per joint with the model's friction regressors (sign+, sign-,
-qd, 1) passed through the residual's own filter. Where the fitted change explains more than twice
-the residual std, and at least half of the residual it keeps (the fit is made again without the
-samples it misses by far, such as a push, which does not follow the sign of a joint's velocity),
-the model's friction is not this run's: the estimate says so, how much, and on what share of
-flagged samples.
+qd, 1: the tracked terms' and the offset's, ``CHANGE_TERMS``) passed through the residual's own
+filter. Where the fitted change explains more than twice the residual std, and at least half of
+the residual it keeps (the fit is made again without the samples it misses by far, such as a
+push, which does not follow the sign of a joint's velocity), the model's friction is not this
+run's: the estimate says so, how much, and on what share of flagged samples.
 """
 from __future__ import annotations
 
@@ -20,12 +20,21 @@ import math
 import numpy as np
 from scipy.signal import lfilter
 
-from robot_id_ros.estimate.friction_tracking import TERMS, friction_regressors
+from robot_id_ros.estimate.friction_tracking import TERMS as TRACKED_TERMS, friction_regressors
 
 EXPLAINED_STD = 2.0       # a change explaining more than this many residual std is reported
 EXPLAINED_SHARE = 0.5     # ... and at least this share of the residual's sum of squares
 MIN_SAMPLES = 200         # fewer sliding samples: nothing is said
 TRIM_PASSES, TRIM_SPREADS = 3, 3.0     # refits leaving out samples beyond 3 spreads of the fit
+# the terms a run's change is fitted with: the tracked ones and the offset, the model's whole law
+# in sliding (the tracker keeps the model's offset; a run's fit names its change as well)
+CHANGE_TERMS = TRACKED_TERMS + ('offset_nm',)
+
+
+def change_regressors(qd, sign_velocity_rad_s):
+    """Return the regressors (..., 4) of ``CHANGE_TERMS`` at joint velocities ``qd`` (rad/s)."""
+    phi = friction_regressors(qd, sign_velocity_rad_s)
+    return np.concatenate([phi, np.ones_like(phi[..., :1])], -1)
 
 
 @dataclass
@@ -77,7 +86,7 @@ def friction_change(est, result, QD) -> list:
     if len(dt) == 0:
         return []
     a = math.exp(-2.0 * math.pi * est.config.residual_bandwidth_hz * float(np.median(dt)))
-    phi = friction_regressors(QD, est.sign_velocity_rad_s)     # (N, n, 4)
+    phi = change_regressors(QD, est.sign_velocity_rad_s)     # (N, n, 4)
     phi_f = lfilter([0.5 * (1 - a), 0.5 * (1 - a)], [1.0, -a], phi, axis=0)
     free = result.contact_state == 0
     std = est.residual_std_nm
@@ -101,7 +110,7 @@ def friction_change(est, result, QD) -> list:
         share = float(np.sum(explained ** 2) / max(np.sum(tau ** 2), 1e-300))
         rms = float(np.sqrt(np.mean(explained ** 2)))
         if rms > EXPLAINED_STD * std[j] and share >= EXPLAINED_SHARE:
-            out.append(FrictionChange(name, dict(zip(TERMS, change.tolist())), rms,
+            out.append(FrictionChange(name, dict(zip(CHANGE_TERMS, change.tolist())), rms,
                                       float(std[j]), float(np.mean(~free[rows][keep]))))
     return out
 

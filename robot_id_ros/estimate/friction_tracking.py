@@ -6,21 +6,23 @@ A gear's friction changes during work: it falls as the gear warms and its Coulom
 the load it carries. A model identified once then reads the change as an external torque. While
 the arm moves without contact the residual is the model's friction error, so the tracker follows
 each joint's friction terms from it: Coulomb in either direction and viscous, the terms of the
-model's law (its offset and Stribeck term are kept, its stiction band follows the Coulomb terms).
-Above the learning speed the sign is saturated, so an offset and the two Coulomb terms moving
-opposite ways give the same friction: an offset that moves shows there as the Coulomb terms, and
-the offset a resting joint's band is centred on stays the identified one.
+model's law (its offset and Stribeck term are the model's, its stiction band follows the Coulomb
+terms). Above the learning speed the sign is saturated, so an offset and the two Coulomb terms
+moving opposite ways give the same friction: an offset that moves shows there as the Coulomb
+terms, and the offset a resting joint's band is centred on stays the identified one, not a term
+of the tracker.
 
-Per joint a Kalman filter over theta = (Coulomb +, Coulomb -, viscous, offset):
+Per joint a Kalman filter over theta = (Coulomb +, Coulomb -, viscous) (``TERMS``):
 
 - **change:** a random walk; a term may drift by its own size (plus the residual std) in
   ``friction_tracking_time_s``, so the filter's confidence fades at that pace when it learns
-  nothing, never beyond that size (the offset does not walk);
+  nothing, never beyond that size;
 - **measurement:** the residual is a first-order low-pass (the residual's bandwidth) of the
-  model's friction minus the true one. The model's friction under the same filter minus the
-  residual is then the true friction under that filter, linear in theta with the filtered
-  regressors (sign+, sign-, qd, 1): that is the measurement, its noise the residual variance
-  counted once per independent sample of the filtered residual;
+  model's friction minus the true one. The model's tracked terms' friction under the same filter
+  minus the residual is then the true one under that filter (the offset, the model's in both,
+  cancels), linear in theta with the filtered regressors (sign+, sign-, qd): that is the
+  measurement, its noise the residual variance counted once per independent sample of the
+  filtered residual;
 - **when it learns:** only with no contact flagged, the contact statistic below the release level
   for ``friction_tracking_holdoff_s`` (a push held, or one released a moment ago, is never
   learned), after the residual has settled from a restart, and per joint only while it moves
@@ -47,9 +49,10 @@ INNOVATION_GATE_SIGMAS = 3.0
 # the residual's spread where the tracker learns is measured over this fraction of the time a
 # term takes to drift by its own size: long beside the residual's filter, short beside a drift
 INNOVATION_WINDOWS_PER_DRIFT = 20.0
-# the tracked terms, in the order of the filter's state and of ``friction_regressors``
-TERMS = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad', 'offset_nm')
-OFFSET = TERMS.index('offset_nm')
+# the tracked terms, in the order of the filter's state and of ``friction_regressors``; all
+# three resist the motion (never below 0). The model's offset is not one (see the module doc).
+TERMS = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad')
+N_TERMS = len(TERMS)
 
 
 def learning_speed_rad_s(friction, stiction_velocity_rad_s):
@@ -66,14 +69,14 @@ def learning_speed_rad_s(friction, stiction_velocity_rad_s):
 
 
 def friction_regressors(qd, sign_velocity_rad_s):
-    """Return the regressors (n, 4) of the tracked terms at joint velocities ``qd`` (rad/s).
+    """Return the regressors (..., ``N_TERMS``) of ``TERMS`` at joint velocities ``qd`` (rad/s).
 
     The model's law: Coulomb + times the smooth sign where it is positive, Coulomb - where it is
-    negative, viscous times qd, and the offset (``sign_velocity_rad_s`` 0: the exact sign).
+    negative and viscous times qd (``sign_velocity_rad_s`` 0: the exact sign).
     """
     qd = np.asarray(qd, dtype=float)
     sign = np.tanh(qd / sign_velocity_rad_s) if sign_velocity_rad_s > 0 else np.sign(qd)
-    return np.stack([np.maximum(sign, 0.0), np.minimum(sign, 0.0), qd, np.ones_like(qd)], -1)
+    return np.stack([np.maximum(sign, 0.0), np.minimum(sign, 0.0), qd], -1)
 
 
 @compiled
@@ -88,19 +91,19 @@ def track_sample(tracked, qd, tau_ext_nm, dt_s, learn):
     n = qd.shape[0]
     a = math.exp(-tr.bandwidth_rad_s * dt_s) if dt_s > 0.0 else 0.0
     first = not tr.have_filter or dt_s <= 0.0
-    phi = np.empty(4)
-    ph = np.empty(4)
+    phi = np.empty(N_TERMS)
+    ph = np.empty(N_TERMS)
     for j in range(n):
         v = qd[j]
         if tr.sign_velocity_rad_s > 0.0:
             sg = math.tanh(v / tr.sign_velocity_rad_s)
         else:
             sg = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
-        phi[0], phi[1], phi[2], phi[3] = max(sg, 0.0), min(sg, 0.0), v, 1.0
+        phi[0], phi[1], phi[2] = max(sg, 0.0), min(sg, 0.0), v  # in the order of TERMS
         model = 0.0
-        for k in range(4):
+        for k in range(N_TERMS):
             model += phi[k] * tr.applied[j, k]
-        for k in range(4):      # the residual's own discrete filter (trapezoidal input)
+        for k in range(N_TERMS):  # the residual's own discrete filter (trapezoidal input)
             tr.phi_f[j, k] = phi[k] if first else (
                 a * tr.phi_f[j, k] + (1.0 - a) * 0.5 * (phi[k] + tr.last_phi[j, k]))
             tr.last_phi[j, k] = phi[k]
@@ -109,13 +112,13 @@ def track_sample(tracked, qd, tau_ext_nm, dt_s, learn):
         tr.last_model[j] = model
         if dt_s <= 0.0:
             continue
-        for k in range(4):      # the random walk, up to the term's size squared
+        for k in range(N_TERMS):  # the random walk, up to the term's size squared
             room = max(tr.max_var[j, k] - tr.cov[j, k, k], 0.0)
             tr.cov[j, k, k] += min(tr.walk_var_per_s[j, k] * dt_s, room)
         if not learn or abs(v) <= tr.learn_speed_rad_s[j]:
             continue
         innovation = tr.model_f[j] - tau_ext_nm[j]
-        for k in range(4):
+        for k in range(N_TERMS):
             innovation -= tr.phi_f[j, k] * tr.theta[j, k]
         # the residual's spread where it learns, not only at identification: what the terms
         # cannot say (friction that follows the load, a model's own error) is noise to them
@@ -124,18 +127,18 @@ def track_sample(tracked, qd, tau_ext_nm, dt_s, learn):
         noise = max(tr.residual_var_nm2[j], tr.innovation_var_nm2[j])
         # a filtered residual has about bandwidth / pi independent samples a second
         s = noise * max(1.0, math.pi / (tr.bandwidth_rad_s * dt_s))
-        for k in range(4):
+        for k in range(N_TERMS):
             ph[k] = 0.0
-            for m in range(4):
+            for m in range(N_TERMS):
                 ph[k] += tr.cov[j, k, m] * tr.phi_f[j, m]
             s += tr.phi_f[j, k] * ph[k]
         if innovation * innovation > INNOVATION_GATE_SIGMAS ** 2 * s:
             continue            # not friction: a push building below the contact threshold
-        for k in range(4):
+        for k in range(N_TERMS):
             tr.theta[j, k] += ph[k] / s * innovation
-            if k < 3 and tr.theta[j, k] < 0.0:    # Coulomb and viscous friction resist
+            if tr.theta[j, k] < 0.0:  # Coulomb and viscous friction resist
                 tr.theta[j, k] = 0.0
-            for m in range(4):
+            for m in range(N_TERMS):
                 tr.cov[j, k, m] -= ph[k] * ph[m] / s
         tr.used[j] += 1
     tr.have_filter = True
@@ -143,11 +146,12 @@ def track_sample(tracked, qd, tau_ext_nm, dt_s, learn):
 
 def tracker_fields(n):
     """Return the fields of ``FrictionTracker.state`` for n joints (the kernel reads them)."""
-    return [('theta', np.float64, (n, 4)), ('cov', np.float64, (n, 4, 4)),
-            ('applied', np.float64, (n, 4)),          # the terms the step runs with
-            ('phi_f', np.float64, (n, 4)), ('model_f', np.float64, (n,)),
-            ('last_phi', np.float64, (n, 4)), ('last_model', np.float64, (n,)),
-            ('walk_var_per_s', np.float64, (n, 4)), ('max_var', np.float64, (n, 4)),
+    k = N_TERMS
+    return [('theta', np.float64, (n, k)), ('cov', np.float64, (n, k, k)),
+            ('applied', np.float64, (n, k)),          # the terms the step runs with
+            ('phi_f', np.float64, (n, k)), ('model_f', np.float64, (n,)),
+            ('last_phi', np.float64, (n, k)), ('last_model', np.float64, (n,)),
+            ('walk_var_per_s', np.float64, (n, k)), ('max_var', np.float64, (n, k)),
             ('residual_var_nm2', np.float64, (n,)), ('learn_speed_rad_s', np.float64, (n,)),
             ('innovation_var_nm2', np.float64, (n,)), ('innovation_window_s', np.float64),
             ('used', np.int64, (n,)), ('sign_velocity_rad_s', np.float64),
@@ -155,7 +159,9 @@ def tracker_fields(n):
 
 
 class FrictionTracker:
-    """Follow each joint's friction terms from the residual while the arm moves freely.
+    """Follow each joint's friction terms (``TERMS``) from the residual while the arm moves freely.
+
+    The model's offset and Stribeck term are not tracked: the tracked law keeps the model's.
 
     Args:
         friction: the model's ``FrictionModel`` (the start, and the size of each term).
@@ -173,7 +179,8 @@ class FrictionTracker:
                  learn_speed_rad_s, time_s, holdoff_s):
         start = np.stack([np.asarray(getattr(friction, t), float) for t in TERMS], -1)
         self.breakaway_start_nm = np.asarray(friction.breakaway_nm, float).copy()
-        self.coulomb_start_nm = np.maximum(start[:, 0], start[:, 1])
+        self.coulomb_start_nm = np.maximum(np.asarray(friction.coulomb_pos_nm, float),
+                                           np.asarray(friction.coulomb_neg_nm, float))
         self.n = n = start.shape[0]
         self.state = zero_record(tracker_fields, n)
         tr = self.state[0]
@@ -181,9 +188,6 @@ class FrictionTracker:
         size = np.abs(start) + np.sqrt(var)[:, None]
         tr['theta'], tr['applied'] = start, start
         tr['walk_var_per_s'], tr['max_var'] = size ** 2 / float(time_s), size ** 2
-        # above the learning speed the sign is saturated: an offset and the two Coulomb terms
-        # moving opposite ways give the same friction, so the offset stays as identified
-        tr['walk_var_per_s'][:, OFFSET], tr['max_var'][:, OFFSET] = 0.0, 0.0
         tr['residual_var_nm2'] = var
         tr['innovation_var_nm2'] = var
         tr['innovation_window_s'] = float(time_s) / INNOVATION_WINDOWS_PER_DRIFT

@@ -8,7 +8,7 @@ Trigger) writes the model file with the tracked terms to ``tracked_model_file`` 
 ``$ROS_HOME/robot_id_ros/<node>_tracked_model.yaml``), atomically, its previous version kept
 beside it; a node started with that file as ``model_file`` begins from what was learnt instead of
 learning it again. /diagnostics shows the tracked terms, their standard deviations and how many
-samples each joint has learnt from.
+samples each joint has learnt from, and the model's offset, which is not tracked.
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def tracking_values(est):
             f'coulomb +{terms["coulomb_pos_nm"][k]:.4g}/-{terms["coulomb_neg_nm"][k]:.4g} '
             f'(std {std["coulomb_pos_nm"][k]:.2g}/{std["coulomb_neg_nm"][k]:.2g}) Nm, viscous '
             f'{terms["viscous_nm_s_rad"][k]:.4g} (std {std["viscous_nm_s_rad"][k]:.2g}) Nm s/rad, '
-            f'offset {terms["offset_nm"][k]:.4g} (std {std["offset_nm"][k]:.2g}) Nm, '
+            f"offset {est.model.friction.offset_nm[k]:.4g} Nm (the model's, not tracked), "
             f'{int(est.tracker.samples_used[k])} samples')))
     change = max(float(np.max(np.abs(terms[n] - getattr(est.model.friction, n))))
                  for n in ('coulomb_pos_nm', 'coulomb_neg_nm'))

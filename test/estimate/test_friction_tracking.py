@@ -14,7 +14,7 @@ import pytest
 
 from estimate_cases import BENT, measured, stamps, trajectory, youbot_friction
 from robot_id_ros.estimate import EstimatorConfig, WrenchEstimator
-from robot_id_ros.io.model_file import nominal_model
+from robot_id_ros.io.model_file import load_model, nominal_model
 from robot_id_ros.model.robot import youbot_model
 
 SECONDS, DRIFT_S, PUSH_S, NOISE_NM = 100.0, (10.0, 70.0), (80.0, 90.0), 0.02
@@ -94,8 +94,41 @@ def test_the_offset_the_motion_cannot_tell_from_coulomb_stays_as_identified(case
     est, _ = case['runs'][True]
     start = youbot_friction()
     np.testing.assert_array_equal(est.tracked_friction().offset_nm, start.offset_nm)
-    np.testing.assert_array_equal(est.tracker.term_std()['offset_nm'], 0.0)
     assert np.all(est.tracker.term_std()['coulomb_pos_nm'] > 0.0)
+
+
+def test_the_tracker_learns_three_terms_and_runs_on_the_models_own_offset(tmp_path):
+    """The tracker's state is the three terms it learns; the offset is the model's, in the step,
+    in the tracked law and in the model file it saves, which a tracking estimator starts from."""
+    robot = youbot_model()
+    friction = dataclasses.replace(youbot_friction(),
+                                   offset_nm=np.array([0.06, -0.04, 0.03, 0.02, -0.01]))
+    model = model_with(robot, friction)
+    t, Q, QD, QDD = trajectory(BENT, 10.0, 0.4, FREQ_HZ)
+    E = measured(model_with(robot, dataclasses.replace(
+        friction, coulomb_pos_nm=friction.coulomb_pos_nm * 0.8)), Q, QD, QDD,
+        np.zeros((len(t), 6)), noise_nm=NOISE_NM, seed=7)
+    est = WrenchEstimator(model, EstimatorConfig(friction_tracking=True))
+    est.process(stamps(t), Q, QD, E)
+    learnt = ('coulomb_pos_nm', 'coulomb_neg_nm', 'viscous_nm_s_rad')
+    tracker = est.tracker
+    assert tuple(tracker.terms()) == learnt and tuple(tracker.term_std()) == learnt
+    assert tracker.state[0]['theta'].shape == (robot.n, 3)
+    assert tracker.state[0]['cov'].shape == (robot.n, 3, 3)
+    assert 'offset_nm' not in tracker.model_terms()
+    assert np.any(tracker.terms()['coulomb_pos_nm'] < 0.95 * friction.coulomb_pos_nm)
+    np.testing.assert_array_equal(est._params['offset_nm'][0], friction.offset_nm)
+    saved = est.tracked_friction()
+    np.testing.assert_array_equal(saved.offset_nm, friction.offset_nm)
+    # the node's ~/save_friction file: a tracking estimator starts from its terms and its offset
+    path = tmp_path / 'tracked.yaml'
+    tracked = model_with(robot, saved)
+    tracked.save(path)
+    again = WrenchEstimator(load_model(path), EstimatorConfig(friction_tracking=True))
+    np.testing.assert_array_equal(again._params['offset_nm'][0], friction.offset_nm)
+    for name in learnt:
+        np.testing.assert_allclose(again.tracker.terms()[name], getattr(saved, name),
+                                   rtol=1e-12)
 
 
 def test_a_held_push_is_read_and_not_learnt(case):
