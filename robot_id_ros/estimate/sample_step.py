@@ -111,7 +111,8 @@ def _friction(pr, st, q, qd, nle, tau_m, dt):
     ``stiction.hold_band`` does. A joint with presliding (``pr.presliding_rad`` > 0) takes its
     Coulomb sign from the Dahl state, stepped over q - q_prev as ``friction.presliding_state``
     does and started, after a restart, at the smooth sign (``StictionFriction.presliding_start``).
-    A joint with load-dependent Coulomb friction adds mu |tau_m| times the Coulomb sign.
+    A joint with load-dependent Coulomb friction adds mu |L| times the Coulomb sign, L the gear's
+    load (``friction.gear_load_nm``).
     """
     n = qd.shape[0]
     band = st.band
@@ -140,14 +141,16 @@ def _friction(pr, st, q, qd, nle, tau_m, dt):
             sc = z
         law = (pr.coulomb_pos_nm[j] * sc if sc > 0.0 else pr.coulomb_neg_nm[j] * sc) \
             + pr.viscous_nm_s_rad[j] * v + pr.offset_nm[j]
-        mu = pr.load_coulomb_per_nm[j]
-        if mu != 0.0:
-            # the gear's load is the measured torque: the link's whole load, a contact's too
-            law += mu * abs(tau_m[j]) * sc
         fs = pr.stribeck_nm[j]
         if fs != 0.0:
             x = v / pr.stribeck_velocity_rad_s[j]
             law += fs * math.exp(-x * x) * sg
+        mu = pr.load_coulomb_per_nm[j]
+        if mu != 0.0:
+            # the gear's load is the measured torque less the whole friction, which acts before
+            # the gear (friction.gear_load_nm): the link's whole load, a contact's too
+            r = tau_m[j] - law
+            law += mu * abs(r) / (1.0 + mu * sc * (1.0 if r > 0.0 else -1.0)) * sc
         if not pr.banded:
             point, b = law, 0.0
         else:

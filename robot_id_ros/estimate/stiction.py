@@ -230,7 +230,7 @@ class StictionFriction:
         self.v_s = np.broadcast_to(np.asarray(stiction_velocity_rad_s, dtype=float),
                                    (friction.n,)).copy()
 
-    def __call__(self, qd, presliding_state=None, load_nm=None):
+    def __call__(self, qd, presliding_state=None, measured_nm=None):
         """Friction at the measured velocity.
 
         Args:
@@ -238,8 +238,9 @@ class StictionFriction:
             presliding_state: the Dahl state z of the model's presliding joints, shaped like
                 ``qd`` (``presliding_start`` and ``FrictionModel.presliding_state``); None: the
                 smooth sign stands in. The exact-sign law has no presliding.
-            load_nm: the measured torque, Nm, shaped like ``qd``: the load of the load-dependent
-                Coulomb term (None: that term left out).
+            measured_nm: the measured torque, Nm, shaped like ``qd``: less the friction, the
+                load of the load-dependent Coulomb term (``friction.gear_load_nm``; None: that
+                term left out).
 
         Returns:
             (point estimate, band half-width), both Nm and shaped like ``qd``.
@@ -247,8 +248,8 @@ class StictionFriction:
         fr = self.friction
         qd = np.asarray(qd, dtype=float)
         model_law = self.law == 'model'
-        tau = (fr.torque(qd, presliding_state, load_nm) if model_law
-               else fr.sliding_torque(qd, load_nm))
+        tau = (fr.torque(qd, presliding_state, measured_nm=measured_nm) if model_law
+               else fr.sliding_torque(qd, measured_nm=measured_nm))
         if not (self.v_s > 0).any():
             return tau, np.zeros_like(tau)
         n = fr.n

@@ -253,8 +253,9 @@ class IdentifiedModel:
         """Return the predicted joint torque, Nm: rigid body (with payload) + rotor + friction.
 
         ``presliding_state`` (n,): the Dahl state of joints with presliding friction (none: the
-        smooth sign stands in, ``FrictionModel.torque``); ``load_nm`` (n,): the measured torque
-        of the load-dependent Coulomb term (none: that term left out).
+        smooth sign stands in, ``FrictionModel.torque``); ``load_nm`` (n,): the torque the
+        gears pass to the links, the load of the load-dependent Coulomb term (none: that term
+        left out).
         """
         return self.rigid_body_torque(q, qd, qdd) + self.friction.torque(qd, presliding_state,
                                                                          load_nm)

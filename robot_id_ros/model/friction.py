@@ -55,6 +55,19 @@ def stribeck_shape(qd, stribeck_velocity_rad_s):
     return np.exp(-(np.asarray(qd, dtype=float) / stribeck_velocity_rad_s) ** 2)
 
 
+def gear_load_nm(measured_nm, friction_nm, load_coulomb_per_nm, coulomb_sign):
+    """Return the torque the gears pass to their links from the measured joint torque, Nm.
+
+    The measured (motor) torque less the whole friction, which acts before the gear: the load
+    of the load-dependent Coulomb term, a contact's included (the rotor's inertia, also before
+    the gear, is left in: a sample has no acceleration). ``friction_nm`` is the friction
+    without that term; with it the load L solves L + mu |L| s = measured - friction, s the
+    Coulomb term's sign: L = r / (1 + mu s sign(r)), r = measured - friction.
+    """
+    r = np.asarray(measured_nm, dtype=float) - np.asarray(friction_nm, dtype=float)
+    return r / (1.0 + np.asarray(load_coulomb_per_nm, dtype=float) * coulomb_sign * np.sign(r))
+
+
 @dataclass
 class FrictionModel:
     """Friction parameters of n joints (arrays of length n, Nm and Nm s/rad)."""
@@ -129,17 +142,20 @@ class FrictionModel:
         """
         return presliding_state(Q, self.presliding_rad, z0)
 
-    def torque(self, qd, presliding_state=None, load_nm=None):
+    def torque(self, qd, presliding_state=None, load_nm=None, measured_nm=None):
         """Return the friction torque, Nm, at joint velocities ``qd``, (n,) or (N, n).
 
         With the smooth sign (the identification's regressor); where a joint has presliding
         and ``presliding_state`` (z, the shape of ``qd``) is given, its Coulomb term takes z.
-        ``load_nm`` (the shape of ``qd``): the measured joint torque, Nm, of the load-dependent
-        Coulomb term (None: that term is left out).
+        The load-dependent Coulomb term takes the gear's load: ``load_nm`` (the shape of ``qd``,
+        Nm: the torque each gear passes to its link, e.g. the rigid-body torque), or the
+        ``measured_nm`` joint torque less this friction (``gear_load_nm``); neither: that term
+        is left out.
         """
         qd = np.asarray(qd, dtype=float)
         s = smooth_sign(qd, self.sign_velocity_rad_s)
-        return self._torque(qd, s, self._coulomb_sign(s, presliding_state), load_nm)
+        return self._torque(qd, s, self._coulomb_sign(s, presliding_state), load_nm,
+                            measured_nm)
 
     def torque_along(self, Q, QD, load_nm=None):
         """Return the friction torque (N, n), Nm, of a time-ordered run.
@@ -166,26 +182,30 @@ class FrictionModel:
             return s
         return np.where(self.presliding_rad > 0, np.asarray(z, dtype=float), s)
 
-    def sliding_torque(self, qd, load_nm=None):
+    def sliding_torque(self, qd, load_nm=None, measured_nm=None):
         """Return the friction torque, Nm, of joints known to slide in the direction of ``qd``.
 
         With the exact sign, so a joint creeping at a small but measured velocity gets its full
         Coulomb (+ Stribeck) friction, as the physical law has it; zero velocity gives the offset.
-        (n,) or (N, n); ``load_nm`` as ``torque`` takes it.
+        (n,) or (N, n); ``load_nm`` and ``measured_nm`` as ``torque`` takes them.
         """
         qd = np.asarray(qd, dtype=float)
-        return self._torque(qd, np.sign(qd), None, load_nm)
+        return self._torque(qd, np.sign(qd), None, load_nm, measured_nm)
 
-    def _torque(self, qd, s, sc=None, load_nm=None):
+    def _torque(self, qd, s, sc=None, load_nm=None, measured_nm=None):
         """Friction with ``s`` the sign of the Stribeck term, ``sc`` the Coulomb term's (s)."""
         sc = s if sc is None else sc
         tau = (self.coulomb_pos_nm * np.maximum(sc, 0.0)
                + self.coulomb_neg_nm * np.minimum(sc, 0.0)
                + self.viscous_nm_s_rad * qd + self.offset_nm)
-        if load_nm is not None and self.has_load_coulomb:
-            tau = tau + self.load_coulomb_per_nm * np.abs(np.asarray(load_nm, dtype=float)) * sc
         if np.any(self.stribeck_nm):
             tau = tau + self.stribeck_nm * stribeck_shape(qd, self.stribeck_velocity_rad_s) * s
+        if not self.has_load_coulomb:
+            return tau
+        if load_nm is None and measured_nm is not None:
+            load_nm = gear_load_nm(measured_nm, tau, self.load_coulomb_per_nm, sc)
+        if load_nm is not None:
+            tau = tau + self.load_coulomb_per_nm * np.abs(np.asarray(load_nm, dtype=float)) * sc
         return tau
 
     def to_dict(self, joint_names):

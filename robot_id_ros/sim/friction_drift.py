@@ -18,8 +18,9 @@ Per joint j of the simulated arm (``SimConfig.friction_drift``; off by default):
       fc_d(T, tau_l) = fc_d,amb exp(-a_c (T - T_amb)) + mu |tau_l|
       fv(T)          = fv_amb exp(-a_v (T - T_amb))
 
-  with tau_l the torque the gear carries (the drive's motor torque at the joint): Coulomb
-  friction grows by mu Nm per Nm of load, the same law as ``drive_effects.FrictionEffects``'s
+  with tau_l the torque the gear carries, the torque it passes to the link (the motor torque less
+  the friction and the rotor's inertia, which the gear does not carry): Coulomb friction grows
+  by mu Nm per Nm of load, the same law as ``drive_effects.FrictionEffects``'s
   ``load_coulomb_per_nm``; the stiction breakaway stays the breakaway ratio times the Coulomb
   friction of each direction.
 
@@ -123,7 +124,7 @@ class FrictionDriftLaw:
         """Return the law as plain values (the true-parameters file)."""
         return {
             'model': ('tau_th dT/dt = T_amb + R_th (friction power + R I^2) - T; '
-                      'fc_d = fc_d,cold exp(-a_c (T - T_amb)) + mu |motor torque|; '
+                      'fc_d = fc_d,cold exp(-a_c (T - T_amb)) + mu |link torque|; '
                       'fv = fv_cold exp(-a_v (T - T_amb)); breakaway = ratio * fc_d'),
             'ambient_temperature_c': float(self.ambient_temperature_c),
             'thermal_time_constant_s': float(self.thermal_time_constant_s),
@@ -160,12 +161,15 @@ class JointThermalState:
         # the exact relaxation of one step towards the equilibrium temperature
         self._relax = -math.expm1(-dt_s / law.thermal_time_constant_s)
 
-    def friction(self, tau_motor_nm):
-        """Return (fc+, fc-, fv) lists at the present temperatures and load ``tau_motor_nm``."""
+    def friction(self, load_nm):
+        """Return (fc+, fc-, fv) lists at the present temperatures and the gears' load ``load_nm``.
+
+        ``load_nm``: the torque each gear passes to its link, Nm (its magnitude counts).
+        """
         law = self.law
         t_amb, ac, av, mu = (law.ambient_temperature_c, law.coulomb_per_k, law.viscous_per_k,
                              law.load_coulomb_per_nm)
-        self.load_nm = [abs(x) for x in tau_motor_nm]
+        self.load_nm = [abs(x) for x in load_nm]
         kc = [math.exp(-ac * (t - t_amb)) for t in self.temperature_c]
         fcp = [f * k + mu * x for f, k, x in zip(self._fcp0, kc, self.load_nm)]
         fcn = [f * k + mu * x for f, k, x in zip(self._fcn0, kc, self.load_nm)]

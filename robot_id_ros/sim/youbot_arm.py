@@ -24,7 +24,8 @@ Physics
   held there while the net torque pushes into the stop (or while it is inside the stiction band).
 - Friction drift (``SimConfig.friction_drift``, off by default): the friction above follows each
   joint's temperature, which rises with the power it dissipates, and its Coulomb part grows with
-  the load torque (``friction_drift``).
+  the load its gear carries: the torque the gear passed to the link at the step before (motor
+  torque less friction and rotor inertia, ``link_torque_nm``; ``friction_drift``).
 - Drives: a PID position controller per joint (the drive's position mode) producing motor torque,
   saturated at the drive torque limits; the drives measure what the youBot driver reports
   (``drives.DriveModel``): encoder-quantised position, integer-rpm velocity, motor current in mA
@@ -176,6 +177,7 @@ class SimulatedArm:
         with np.errstate(divide='ignore', invalid='ignore'):
             self.integral = np.where(self.ki > 0, g / np.where(self.ki > 0, self.ki, 1.0), 0.0)
         self.tau_motor = np.clip(g, -self.torque_limit, self.torque_limit)
+        self.link_torque_nm = g.copy()
 
     def _gravity_true(self, q):
         return pin.computeGeneralizedGravity(self._pm, self._pd, q).copy()
@@ -362,7 +364,7 @@ class SimulatedArm:
         self.tau_motor = np.array(tau)
         drift = self.friction_drift
         if drift is not None:
-            self._stiction.set_friction(*drift.friction(tau))
+            self._stiction.set_friction(*drift.friction(self.link_torque_nm.tolist()))
         self._update_tau_ext(self.t + dt)
         tau_net = [a + b for a, b in zip(tau, self.tau_ext.tolist())]
         d = self.dir.tolist()
@@ -380,9 +382,21 @@ class SimulatedArm:
             qdd = self._stiction.solve(a, lambda: self._mass_matrix(q_arr), qd, d, stop, dt)
             self.dir = np.array(d, dtype=np.int8)
             self.stop = np.array(stop, dtype=np.int8)
+        if drift is not None:
+            self.link_torque_nm = self._link_torque(q_arr, qd_arr, qdd)
         self._integrate(q, qd, qdd, d, dt)
         if drift is not None:
             drift.heat(self._stiction.power(self.qd.tolist(), self.dir.tolist()), tau)
+
+    def _link_torque(self, q_arr, qd_arr, qdd):
+        """Return the torque the gears pass to the links in this step, Nm (n,).
+
+        The links' own inverse dynamics less the external torque: the motor torque less the
+        friction and the rotor's inertia, which the gear does not carry.
+        """
+        a = np.asarray(qdd, dtype=float)
+        rigid = pin.rnea(self._pm, self._pd, q_arr, qd_arr, a) - self._pm.armature * a
+        return rigid - self.tau_ext
 
     def _integrate(self, q, qd, qdd, d, dt):
         """Semi-implicit Euler from (q, qd) with ``qdd`` (lists), then the end stops."""

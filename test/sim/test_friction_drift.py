@@ -73,14 +73,22 @@ def test_the_friction_at_a_temperature_and_a_load_is_the_declared_law():
 
 
 def _slipping_friction(arm):
-    """Step once; return (friction torque [Nm], the load, temperatures) if every joint slips."""
+    """Step once; return (friction torque [Nm], the load, temperatures) if every joint slips.
+
+    The load is the torque the gears passed to the links at the step before; the step's own
+    is checked to be the motor torque less the friction and the rotor's inertia.
+    """
     q, qd = arm.q.copy(), arm.qd.copy()
     temps = np.array(arm.friction_drift.temperature_c)
+    load = arm.link_torque_nm.copy()
     arm.step()
     if not np.all(arm.dir != 0) or np.any(np.sign(arm.qd) != np.sign(qd)) or not np.all(qd):
         return None
     tau = arm.tau_motor.copy()
-    return tau - arm.model.inverse_dynamics(q, qd, arm.qdd), tau, temps, qd
+    friction = tau - arm.model.inverse_dynamics(q, qd, arm.qdd)
+    rotor = arm.true.rotor_inertia_kg_m2 * arm.qdd
+    np.testing.assert_allclose(arm.link_torque_nm, tau - friction - rotor, atol=1e-9)
+    return friction, load, temps, qd
 
 
 def test_the_arm_slides_with_the_friction_of_its_temperature_and_load():
@@ -96,11 +104,11 @@ def test_the_arm_slides_with_the_friction_of_its_temperature_and_load():
         got = _slipping_friction(arm)
         if got is None:
             continue
-        f, tau, temps, qd = got
+        f, load, temps, qd = got
         dT = temps - cfg.ambient_temperature_c
         fc_dir = np.where(qd > 0, fr.coulomb_pos_nm, fr.coulomb_neg_nm)
         fc = fc_dir * np.exp(-cfg.coulomb_temperature_coefficient_per_k * dT) \
-            + 0.05 * np.abs(tau)
+            + 0.05 * np.abs(load)
         want = (np.sign(qd) * fc * (1 + (r - 1) * np.exp(-(qd / vs) ** 2))
                 + fr.viscous_nm_s_rad * np.exp(-cfg.viscous_temperature_coefficient_per_k * dT)
                 * qd)
