@@ -24,13 +24,16 @@ tracked start from the cold friction at the mean load of the scenario's motion i
 load term (an identification without the load column; the floor keeps its load term). With
 ``--model FILE`` they start from an identified model: the one ``robot-id demo --seed S``
 identified (its youbot_model.yaml) on the arm of the same seed (the demo's arm has the
-scenario's hidden parameters; with ``--friction-drift`` it warms up).
+scenario's hidden parameters; with ``--friction-drift`` it warms up). The arm starts cold, or
+with ``--start-temperatures DIR/truth/true_parameters.yaml`` where that demo's arm ended: the
+work that follows an identification on the arm it warmed.
 
 Per time bin: the joints' mean temperature rise, the RMS force error in contact-free motion and
 at rest of each, and their ratios to the floor; the published sigma's 2-sigma coverage over every
 phase and the false contact samples in the contact-free ones; then the 10 N pushes' error at
-their end (mean of the last 0.5 s). The estimator takes the load from the measured torque; the
-simulator from the motor torque, and its breakaway follows the load too.
+their end (mean of the last 0.5 s). The load is the torque each gear passes to its link: the
+estimator takes it from the measured torque less the friction, the simulator from its links'
+dynamics, and its breakaway follows the load too.
 
     .venv/bin/python benchmarks/bench_friction_drift.py [--seed 0] [--minutes 30] [--bin 5]
 """
@@ -78,7 +81,7 @@ class Run:
         self.effort.append(m.effort_nm)
         self.force.append(m.true_wrench_base[:3])
         self.temp.append(m.true_joint_temperature_c)
-        self.load.append(np.abs(m.true_motor_torque_nm))
+        self.load.append(np.abs(m.true_link_torque_nm))
         self.moving.append(~m.stuck)
 
     def arrays(self):
@@ -86,6 +89,13 @@ class Run:
             setattr(self, name, np.array(getattr(self, name)))
         self.stamp_ns = np.round(self.t * 1e9).astype(np.int64)
         return self
+
+
+def truth_temperatures_c(path, robot):
+    """Return the joint temperatures (n,) degC a true-parameters file lists, in ``robot``'s order."""
+    from robot_id_ros.io.yaml_input import read_yaml
+    joints = read_yaml(path, 'true parameters file')['friction_drift']['joints']
+    return [float(joints[name]['temperature_c']) for name in robot.joint_names]
 
 
 def estimate(model, run, settings, sel=slice(None)):
@@ -218,11 +228,17 @@ def main():
     ap.add_argument('--start-without-load', action='store_true',
                     help='cold and tracked start without the load term (the Coulomb friction at '
                          'the mean load of the scenario\'s motion)')
+    ap.add_argument('--start-temperatures', default=None, metavar='TRUTH_FILE',
+                    help='the arm starts at the joint temperatures of this true-parameters file '
+                         '(robot-id demo --friction-drift: DIR/truth/true_parameters.yaml, its '
+                         'arm at the end of the demo that identified --model), not cold')
     a = ap.parse_args()
     robot = youbot_model()
     sc = warm_up_scenario(robot, 60.0 * a.minutes, a.seed)
     q0 = tuple(sc.waypoints[0][1])
     arm = SimulatedArm(scenario_sim_config(a.seed, initial_positions_rad=q0))
+    if a.start_temperatures:
+        arm.friction_drift.set_temperature(truth_temperatures_c(a.start_temperatures, robot))
     truth = true_model_of(arm)     # the cold arm's friction, no load term
     # its residual std is the simulator's current noise in Nm (what an identification measures),
     # not the estimator's fallback for a model without statistics: the same contact thresholds
@@ -259,7 +275,8 @@ def main():
               ', '.join(f'{100 * e[i]:.1f} % {k}' for k, e in errors.items()))
     print(f'reproduce: .venv/bin/python benchmarks/bench_friction_drift.py --seed {a.seed} '
           f'--minutes {a.minutes:g} --bin {a.bin:g}' + (f' --model {a.model}' if a.model else '')
-          + (' --start-without-load' if a.start_without_load else ''))
+          + (' --start-without-load' if a.start_without_load else '')
+          + (f' --start-temperatures {a.start_temperatures}' if a.start_temperatures else ''))
 
 
 if __name__ == '__main__':

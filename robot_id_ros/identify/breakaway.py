@@ -70,7 +70,9 @@ class BreakawayEstimate:
     breakaway_nm (n,): the band's half-width about the offset; interval_nm (n, 2): its
     confidence interval; direction_nm (n, 2): the median friction at the break, positive (b+)
     and negative direction (magnitude b-); events (n, 2): events per direction; confidence: the
-    interval's level.
+    interval's level; direction_unloaded_nm (n, 2): the median friction at the break less the
+    model's load-dependent Coulomb term at it (its load the link's torque), the Stribeck
+    amplitude's start (``stribeck_amplitude_from_breaks``); ``direction_nm`` without a load term.
     """
 
     breakaway_nm: np.ndarray
@@ -78,6 +80,7 @@ class BreakawayEstimate:
     direction_nm: np.ndarray
     events: np.ndarray
     confidence: float
+    direction_unloaded_nm: np.ndarray | None = None
 
     @property
     def measured(self):
@@ -111,7 +114,7 @@ def break_events(model, series, tau):
 
     Returns:
         per joint a list of (direction +-1, friction torque at the break times the direction,
-        Nm).
+        the model's load-dependent Coulomb part of it, Nm).
     """
     n = model.n
     out = [[] for _ in range(n)]
@@ -124,6 +127,7 @@ def break_events(model, series, tau):
     qd = np.asarray(series.qd, float)
     qdd = np.gradient(qd, t, axis=0)
     rest = qd == 0.0
+    mu = model.friction.load_coulomb_per_nm
     for j in range(n):
         r = rest[:, j]
         for i in np.flatnonzero(r[:-1] & ~r[1:]):   # i the last rest sample
@@ -135,9 +139,12 @@ def break_events(model, series, tau):
             d = 1 if move[0] > 0 else -1
             a = qdd[i].copy()
             a[j] = 0.0
-            f = [tau[k, j] - model.rigid_body_torque(series.q[k], qd[k], acc)[j]
-                 for k, acc in ((i, a), (i + 1, qdd[i + 1]))]
-            out[j].append((d, 0.5 * d * (f[0] + f[1])))
+            rigid = [model.rigid_body_torque(series.q[k], qd[k], acc)[j]
+                     for k, acc in ((i, a), (i + 1, qdd[i + 1]))]
+            f = [tau[i, j] - rigid[0], tau[i + 1, j] - rigid[1]]
+            # the gear's load at the break (the link's torque) raises its Coulomb friction
+            load = 0.5 * mu[j] * (abs(rigid[0]) + abs(rigid[1]))
+            out[j].append((d, 0.5 * d * (f[0] + f[1]), load))
     return out
 
 
@@ -151,44 +158,70 @@ def _median_interval(x, confidence):
     return float(np.median(x)), float(x[k - 1]), float(x[m - k])
 
 
-def estimate_breakaway(model, runs, options: IdentificationOptions) -> BreakawayEstimate:
+def estimate_breakaway(model, runs, options: IdentificationOptions,
+                       fitted_runs=0) -> BreakawayEstimate:
     """Return the breakaway of each joint from the break-free events of ``runs``.
 
     Args:
-        model: the identified model (rigid-body torque and friction offset).
+        model: the identified model (rigid-body torque, friction offset and load term).
         runs: (``JointStateSeries``, sidecar) pairs: excitation runs, static poses, sweeps.
         options: the effort unit and drive gains, the interval's ``confidence``.
+        fitted_runs: how many of ``runs``, the first, the friction law was fitted on. Where the
+            law found its friction drifting within them (``FrictionModel.has_drift``), the
+            friction at the break the Stribeck amplitude starts from is their breaks' wherever
+            each direction has ``MIN_EVENTS`` there: the other runs were recorded at other
+            temperatures, so their breaks do not share the fitted Coulomb level.
 
     Returns:
         The ``BreakawayEstimate`` (see the module docstring).
     """
     n = model.n
     events = [[] for _ in range(n)]
-    for series, _ in runs:
+    fitted = [[] for _ in range(n)]
+    for k, (series, _) in enumerate(runs):
         if series.effort is None:
             continue
         tau = effort_to_torque(series.effort, options, n)
         for j, ev in enumerate(break_events(model, series, tau)):
             events[j].extend(ev)
+            if k < fitted_runs:
+                fitted[j].extend(ev)
+    if fitted_runs and model.friction.has_drift:
+        enough = [min(sum(1 for e in ev if e[0] == d) for d in (1, -1)) >= MIN_EVENTS
+                  for ev in fitted]
+        return _breakaway_of(model, events, options,
+                             [f if ok else e for f, e, ok in zip(fitted, events, enough)])
+    return _breakaway_of(model, events, options, events)
+
+
+def _breakaway_of(model, events, options, stribeck_events) -> BreakawayEstimate:
+    """Return the ``BreakawayEstimate`` of per-joint ``events`` (``break_events``' tuples).
+
+    The band from ``events``; the friction at the break less its load term, which the Stribeck
+    amplitude starts from, from ``stribeck_events``.
+    """
+    n = model.n
     off = model.friction.offset_nm
     b = np.full(n, np.nan)
     interval = np.full((n, 2), np.nan)
-    per_dir = np.full((n, 2), np.nan)
+    per_dir, unloaded = np.full((n, 2), np.nan), np.full((n, 2), np.nan)
     counts = np.zeros((n, 2), int)
     for j in range(n):
         stats = []
         for c, d in enumerate((1, -1)):
-            x = [v for dd, v in events[j] if dd == d]
+            x = [v for dd, v, _ in events[j] if dd == d]
             counts[j, c] = len(x)
             if len(x) >= MIN_EVENTS:
                 stats.append(_median_interval(x, options.confidence))
                 per_dir[j, c] = stats[-1][0]
+                unloaded[j, c] = float(np.median([v - w for dd, v, w in stribeck_events[j]
+                                                  if dd == d]))
         if len(stats) == 2:
             # band offset +- b: b+ above the offset, b- below it
             edge = np.array([[s - off[j] for s in stats[0]], [s + off[j] for s in stats[1]]])
             b[j] = edge[:, 0].max()
             interval[j] = edge[:, 1].max(), edge[:, 2].max()
-    return BreakawayEstimate(b, interval, per_dir, counts, options.confidence)
+    return BreakawayEstimate(b, interval, per_dir, counts, options.confidence, unloaded)
 
 
 @dataclass
@@ -225,15 +258,17 @@ class StribeckFromBreaks:
 def stribeck_amplitude_from_breaks(friction, estimate: BreakawayEstimate):
     """Return the Stribeck amplitude (n,) Nm the breaks give: the sliding friction at zero speed.
 
-    Per direction the friction at the break less the Coulomb level and the offset, the mean of
-    the two directions, at least 0; NaN where the breakaway is not measured.
+    Per direction the friction at the break less the Coulomb level, its load-dependent part
+    (the model's term at the break's load) and the offset, the mean of the two directions, at
+    least 0; NaN where the breakaway is not measured.
 
     Args:
         friction: the model's ``FrictionModel`` (Coulomb and offset).
         estimate: the breakaway (``estimate_breakaway``), with the friction at the break per
             direction.
     """
-    d = estimate.direction_nm
+    d = (estimate.direction_nm if estimate.direction_unloaded_nm is None
+         else estimate.direction_unloaded_nm)
     fs = np.maximum(0.5 * ((d[:, 0] - friction.offset_nm - friction.coulomb_pos_nm)
                            + (d[:, 1] + friction.offset_nm - friction.coulomb_neg_nm)), 0.0)
     return np.where(estimate.measured, fs, np.nan)

@@ -317,13 +317,15 @@ def _fit_metrics(model, data, options, res, record):
     record.fit_metrics = {k: v for k, v in res.fit_metrics.items() if k != 'joint_names'}
 
 
-def _breakaway_from_events(model: IdentifiedModel, runs, options, res: IdentificationResult):
+def _breakaway_from_events(model: IdentifiedModel, runs, options, res: IdentificationResult,
+                           fitted_runs=0):
     """Set the breakaway of the joints that break free often enough in ``runs`` (``breakaway``).
 
-    The others keep the friction law's (Coulomb + Stribeck, or the sweeps' where larger).
+    The others keep the friction law's (Coulomb + Stribeck, or the sweeps' where larger). The
+    first ``fitted_runs`` of ``runs`` are the ones the friction law was fitted on.
     """
     t0 = time.perf_counter()
-    res.breakaway = est = estimate_breakaway(model, runs, options)
+    res.breakaway = est = estimate_breakaway(model, runs, options, fitted_runs)
     f = model.friction
     f.breakaway_nm = np.where(est.measured, est.breakaway_nm, f.breakaway_nm)
     res.summary_lines.extend(est.summary_lines(model.joint_names))
@@ -448,7 +450,7 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
     if res.selection is not None:
         record.selection = res.selection.to_dict()
     model = _fit_model(robot, options, res, record, progress)
-    _breakaway_from_events(model, [*data, *static, *sweeps], options, res)
+    _breakaway_from_events(model, [*data, *static, *sweeps], options, res, len(data))
     _stribeck_from_breaks(model, options, res)
     if res.gravity is not None:
         record.static = _static_record(res.gravity, res.point_mass)

@@ -75,6 +75,8 @@ class Measurement:
     in_contact_with_surface: bool = False  # the contact plane pushed in the last step
     true_contact_force_n: np.ndarray | None = None  # (3,) the plane's force, base axes [N]
     true_joint_temperature_c: np.ndarray | None = None  # (n,) with friction drift [degC]
+    # (n,) with friction drift: the torque the gears passed to the links, their load [Nm]
+    true_link_torque_nm: np.ndarray | None = None
 
 
 class SimulatedArm:
@@ -458,6 +460,8 @@ class SimulatedArm:
             true_contact_force_n=self.loads.contact_force_n.copy(),
             true_joint_temperature_c=(None if self.friction_drift is None
                                       else np.array(self.friction_drift.temperature_c)),
+            true_link_torque_nm=(None if self.friction_drift is None
+                                 else self.link_torque_nm.copy()),
         )
 
     # --- ground truth helpers ------------------------------------------------------------------

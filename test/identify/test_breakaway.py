@@ -16,9 +16,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from robot_id_ros.identify import IdentificationOptions, identify  # noqa: E402
+from robot_id_ros.identify import IdentificationOptions, breakaway, identify  # noqa: E402
 from robot_id_ros.identify.breakaway import (MIN_EVENTS, BreakawayEstimate,  # noqa: E402
+                                             break_events, stribeck_amplitude_from_breaks,
                                              stribeck_from_breakaway)
+from robot_id_ros.io.bags import JointStateSeries  # noqa: E402
+from robot_id_ros.io.model_file import nominal_model  # noqa: E402
 from robot_id_ros.model.friction import FrictionModel  # noqa: E402
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros import record as rec  # noqa: E402
@@ -174,3 +177,52 @@ def test_no_bump_is_added_where_the_slow_rows_do_not_show_one():
     st = stribeck_from_breakaway(fr, est, [qd], [noise + bump])
     assert st.adopted.tolist() == [True, False]
     assert st.velocity_rad_s[0] == pytest.approx(0.03) and st.error_ratio[0] < 0.9
+
+
+def test_the_bump_leaves_out_the_load_term_at_the_break():
+    """Coulomb friction that grows with the gear's load (mu 0.05 per Nm, no warm-up): the friction
+    at a break is r (fc + mu |L|), so the bump the model adds to fc + mu |L| is (r - 1) (fc +
+    mu |L|), not the break less fc alone (mu |L| more: 0.1-0.2 Nm on joints 2-3)."""
+    robot = youbot_model()
+    cfg = SimConfig(seed=SEED, friction_drift=True, load_coulomb_per_nm=0.05,
+                    coulomb_temperature_coefficient_per_k=0.0,
+                    viscous_temperature_coefficient_per_k=0.0)
+    arm = SimulatedArm(cfg)
+    ident = run_excitation(arm, design(robot, 100 * SEED + 1, 8.0), 2)
+    poses = rec.generate_poses(robot, 4, 0.1, 0.0, 0.05, seed=SEED).poses
+    static = run_static(arm, poses)
+    res = identify(robot, data=[ident], static=[static], options=IdentificationOptions(
+        **dict(SIM_OPTIONS, stribeck_column=False, min_velocity_rad_s=0.0707, load_coulomb=True),
+        auto_options=False))
+    f = res.model.friction
+    np.testing.assert_allclose(f.load_coulomb_per_nm[1:3], 0.05, rtol=0.2)
+    events = [break_events(res.model, s, s.effort) for s, _ in (ident, static)]
+    for j in (1, 2):
+        load = np.median([w for ev in events for _, _, w in ev[j]])   # mu |L| at the breaks
+        fc = 0.5 * (arm.true.friction.coulomb_pos_nm[j] + arm.true.friction.coulomb_neg_nm[j])
+        want = (cfg.breakaway_ratio - 1.0) * (fc + load)
+        assert load > 0.08
+        assert abs(f.stribeck_nm[j] - want) < 0.35 * load, (j, f.stribeck_nm[j], want, load)
+
+
+def test_with_drift_the_bump_takes_the_fitted_runs_breaks(monkeypatch):
+    """A law whose friction drifted within its runs takes the friction at the break from those
+    runs (the others were recorded colder or warmer): here 0.8 Nm at the fitted run's breaks, 1.0
+    at another run's; without drift every run's breaks count (their median)."""
+    robot = youbot_model()
+    fr = FrictionModel(np.full(5, 0.5), np.full(5, 0.5), np.zeros(5), np.zeros(5))
+    model = nominal_model(robot, fr)
+    series = [JointStateSeries(robot.joint_names, np.arange(3) * 10 ** 7, np.zeros((3, 5)),
+                               np.zeros((3, 5)), np.zeros((3, 5)), source=s)
+              for s in ('fitted', 'other', 'another')]
+    level = {'fitted': 0.8, 'other': 1.0, 'another': 1.0}
+    monkeypatch.setattr(breakaway, 'break_events', lambda m, s, tau: [
+        [(d, level[s.source], 0.0) for d in (1, -1) for _ in range(MIN_EVENTS)]] * 5)
+    options = IdentificationOptions()
+    runs = [(s, None) for s in series]
+    without = breakaway.estimate_breakaway(model, runs, options, fitted_runs=1)
+    np.testing.assert_allclose(stribeck_amplitude_from_breaks(fr, without), 0.5)
+    fr.coulomb_drift_nm = np.full(5, 0.1)
+    with_drift = breakaway.estimate_breakaway(model, runs, options, fitted_runs=1)
+    np.testing.assert_allclose(stribeck_amplitude_from_breaks(fr, with_drift), 0.3)
+    np.testing.assert_allclose(with_drift.breakaway_nm, 1.0)   # the band: every run's breaks
