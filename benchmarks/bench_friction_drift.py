@@ -92,7 +92,7 @@ class Run:
 
 
 def truth_temperatures_c(path, robot):
-    """Return the joint temperatures (n,) degC a true-parameters file lists, in ``robot``'s order."""
+    """Return the joint temperatures (n,) degC of a true-parameters file, in ``robot``'s order."""
     from robot_id_ros.io.yaml_input import read_yaml
     joints = read_yaml(path, 'true parameters file')['friction_drift']['joints']
     return [float(joints[name]['temperature_c']) for name in robot.joint_names]
