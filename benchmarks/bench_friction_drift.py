@@ -53,9 +53,10 @@ from robot_id_ros.demo.friction_drift import (PUSH_LABEL, scenario_sim_config,  
                                               warm_up_scenario)
 from robot_id_ros.estimate import EstimatorConfig  # noqa: E402
 from robot_id_ros.io.model_file import load_model  # noqa: E402
+from robot_id_ros.io.yaml_input import read_yaml  # noqa: E402
 from robot_id_ros.model.robot import youbot_model  # noqa: E402
 from robot_id_ros.ros.parameter_files import youbot_estimator_settings  # noqa: E402
-from robot_id_ros.sim.true_model import true_model_of  # noqa: E402
+from robot_id_ros.sim.true_model import joint_temperatures_c, true_model_of  # noqa: E402
 from robot_id_ros.sim.youbot_arm import SimulatedArm  # noqa: E402
 
 RATE_HZ = 200.0
@@ -89,13 +90,6 @@ class Run:
             setattr(self, name, np.array(getattr(self, name)))
         self.stamp_ns = np.round(self.t * 1e9).astype(np.int64)
         return self
-
-
-def truth_temperatures_c(path, robot):
-    """Return the joint temperatures (n,) degC of a true-parameters file, in ``robot``'s order."""
-    from robot_id_ros.io.yaml_input import read_yaml
-    joints = read_yaml(path, 'true parameters file')['friction_drift']['joints']
-    return [float(joints[name]['temperature_c']) for name in robot.joint_names]
 
 
 def estimate(model, run, settings, sel=slice(None)):
@@ -238,7 +232,8 @@ def main():
     q0 = tuple(sc.waypoints[0][1])
     arm = SimulatedArm(scenario_sim_config(a.seed, initial_positions_rad=q0))
     if a.start_temperatures:
-        arm.friction_drift.set_temperature(truth_temperatures_c(a.start_temperatures, robot))
+        arm.friction_drift.set_temperature(joint_temperatures_c(
+            read_yaml(a.start_temperatures, 'true parameters file'), robot.joint_names))
     truth = true_model_of(arm)     # the cold arm's friction, no load term
     # its residual std is the simulator's current noise in Nm (what an identification measures),
     # not the estimator's fallback for a model without statistics: the same contact thresholds

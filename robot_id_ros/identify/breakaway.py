@@ -127,7 +127,6 @@ def break_events(model, series, tau):
     qd = np.asarray(series.qd, float)
     qdd = np.gradient(qd, t, axis=0)
     rest = qd == 0.0
-    mu = model.friction.load_coulomb_per_nm
     for j in range(n):
         r = rest[:, j]
         for i in np.flatnonzero(r[:-1] & ~r[1:]):   # i the last rest sample
@@ -139,12 +138,12 @@ def break_events(model, series, tau):
             d = 1 if move[0] > 0 else -1
             a = qdd[i].copy()
             a[j] = 0.0
-            rigid = [model.rigid_body_torque(series.q[k], qd[k], acc)[j]
-                     for k, acc in ((i, a), (i + 1, qdd[i + 1]))]
-            f = [tau[i, j] - rigid[0], tau[i + 1, j] - rigid[1]]
+            rigid = np.array([model.rigid_body_torque(series.q[k], qd[k], acc)
+                              for k, acc in ((i, a), (i + 1, qdd[i + 1]))])
+            f = tau[i:i + 2, j] - rigid[:, j]
             # the gear's load at the break (the link's torque) raises its Coulomb friction
-            load = 0.5 * mu[j] * (abs(rigid[0]) + abs(rigid[1]))
-            out[j].append((d, 0.5 * d * (f[0] + f[1]), load))
+            load = model.friction.load_coulomb_nm(rigid).mean(axis=0)[j]
+            out[j].append((d, 0.5 * d * (f[0] + f[1]), float(load)))
     return out
 
 

@@ -205,8 +205,12 @@ class FrictionModel:
         if load_nm is None and measured_nm is not None:
             load_nm = gear_load_nm(measured_nm, tau, self.load_coulomb_per_nm, sc)
         if load_nm is not None:
-            tau = tau + self.load_coulomb_per_nm * np.abs(np.asarray(load_nm, dtype=float)) * sc
+            tau = tau + self.load_coulomb_nm(load_nm) * sc
         return tau
+
+    def load_coulomb_nm(self, load_nm):
+        """Return the Coulomb friction the gears' load ``load_nm`` (Nm) adds, mu |L|, Nm."""
+        return self.load_coulomb_per_nm * np.abs(np.asarray(load_nm, dtype=float))
 
     def to_dict(self, joint_names):
         out = {}

@@ -115,7 +115,8 @@ class FrictionDriftLaw:
         """Return the friction law at ``temperature_c`` (n,) with the load as a term of its own.
 
         As ``friction_at`` at no load, plus ``load_coulomb_per_nm`` (mu per joint), which the
-        estimator applies to the measured torque: the truth at any load, not at one.
+        estimator applies to the gear's load (the measured torque less the friction): the truth
+        at any load, not at one.
         """
         return replace(self.friction_at(cold, temperature_c), load_coulomb_per_nm=np.full(
             np.shape(temperature_c)[0], self.load_coulomb_per_nm))

@@ -29,8 +29,8 @@ def true_model_from_dict(d, with_payload=False, friction_now=False) -> Identifie
 
     ``d`` is a dict as in the true-parameters file. With ``friction_now`` and friction drift, the
     friction at the joints' temperatures when ``d`` was written, with the law's Coulomb friction
-    per Nm of load (``load_coulomb_per_nm``: the estimator adds it from the measured torque);
-    else the friction of the cold arm.
+    per Nm of load (``load_coulomb_per_nm``: the estimator adds it from the gear's load, the
+    measured torque less the friction); else the friction of the cold arm.
     """
     joints = list(d['joint_names'])
     robot = RobotModel(default_urdf_path(), joints or YOUBOT_JOINTS,
@@ -60,8 +60,7 @@ def true_model_from_dict(d, with_payload=False, friction_now=False) -> Identifie
     drift = d.get('friction_drift')
     if friction_now and drift:
         law = FrictionDriftLaw.from_dict(drift['law'], [gains[j] for j in joints])
-        friction = law.friction_with_load_term(
-            friction, [float(drift['joints'][j]['temperature_c']) for j in joints])
+        friction = law.friction_with_load_term(friction, joint_temperatures_c(d, joints))
     payload = None
     if with_payload and d.get('payload'):
         payload = Payload(float(d['payload']['mass_kg']),
@@ -73,6 +72,15 @@ def true_model_from_dict(d, with_payload=False, friction_now=False) -> Identifie
             'method': 'simulator ground truth (not identified)',
             'seed': d.get('seed')
         })
+
+
+def joint_temperatures_c(d, joint_names) -> list:
+    """Return the joint temperatures (degC) a true-parameters dict ``d`` lists, in that order.
+
+    With friction drift only (``d['friction_drift']``): the temperatures when ``d`` was written.
+    """
+    joints = d['friction_drift']['joints']
+    return [float(joints[name]['temperature_c']) for name in joint_names]
 
 
 def load_true_model(path, with_payload=False, friction_now=False) -> IdentifiedModel:
