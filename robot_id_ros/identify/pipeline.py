@@ -38,6 +38,12 @@ from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.regressor import Regressor, RegressorOptions
 from robot_id_ros.model.robot import RobotModel
 
+# with drive gains identified: a gain that moves by more than this fraction when fitted again on
+# the chosen model structure changes the torques the option search scored, so it searches again
+GAIN_SHIFT_SEARCH_AGAIN = 0.02
+# at most this many option searches, the gains fitted again after each
+MAX_GAIN_SEARCHES = 2
+
 
 def _rms(x):
     """Per-joint RMS (Nm) of (P, n) residuals, as a list."""
@@ -144,9 +150,36 @@ def _choose_options(robot: RobotModel, data, options, given, res: Identification
         return options
     res.selection = sel
     res.summary_lines.extend(sel.summary_lines())
-    res.timings_s['selection'] = sel.time_s
+    res.timings_s['selection'] = res.timings_s.get('selection', 0.0) + sel.time_s
     res.options = sel.options
     return sel.options
+
+
+def _choose_with_gains(robot, data, options, given, res, gains, drive_gain_runs):
+    """Return (gains, options): the options chosen, and identified gains refitted on them.
+
+    The search scores its candidates on torques made from the gains of the core model
+    structure, which absorb the friction it misses (most on a joint whose torque is mostly
+    friction). The gains are fitted again on the chosen structure; where one moves by more than
+    ``GAIN_SHIFT_SEARCH_AGAIN``, the search runs again on the torques those gains make (at
+    most ``MAX_GAIN_SEARCHES`` searches).
+    """
+    chosen = _choose_options(robot, data, options, given, res)
+    for k in range(MAX_GAIN_SEARCHES):
+        if gains is None or res.selection is None:
+            break
+        before = np.asarray(chosen.drive_gains_nm_per_a, float)
+        gains, chosen = drive_gains_step(
+            robot, data, dataclasses.replace(chosen, drive_gains_nm_per_a=None),
+            drive_gain_runs, res, 'on the chosen model structure')
+        shift = float(np.max(np.abs(gains.gains_nm_per_a / before - 1.0)))
+        if k + 1 == MAX_GAIN_SEARCHES or shift <= GAIN_SHIFT_SEARCH_AGAIN:
+            break
+        res.summary_lines.append(f'  a gain moved by {100 * shift:.3g} % on the chosen model '
+                                 'structure: the options are chosen again with these gains')
+        chosen = _choose_options(robot, data, dataclasses.replace(
+            options, drive_gains_nm_per_a=chosen.drive_gains_nm_per_a), given, res)
+    return gains, chosen
 
 
 def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progress):
@@ -434,13 +467,8 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
         _fit_static(robot, static, options, res)
     if sweeps:
         _fit_sweeps(robot, sweeps, options, res)
-    options = _choose_options(robot, data, options, given, res)
-    if gains is not None and res.selection is not None:
-        # the gains again on the model structure the search chose: on the core one they absorb
-        # the friction it misses, most on a joint whose torque is mostly friction
-        gains, options = drive_gains_step(
-            robot, data, dataclasses.replace(options, drive_gains_nm_per_a=None),
-            drive_gain_runs, res, 'on the chosen model structure')
+    gains, options = _choose_with_gains(robot, data, options, given, res, gains,
+                                        drive_gain_runs)
     t_prep = time.perf_counter()
     res.trajectories = [prepare_trajectory(s, options, sc, robot).decimated(options.max_samples)
                         for s, sc in data]

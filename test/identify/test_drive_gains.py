@@ -18,7 +18,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robot_id_ros.identify import IdentificationError, IdentificationOptions, identify  # noqa
+from robot_id_ros.identify import (IdentificationError, IdentificationOptions,  # noqa: E402
+                                   identify, validate)
 from robot_id_ros.identify.drive_gains import payload_parameters  # noqa: E402
 from robot_id_ros.io.bags import JointStateSeries  # noqa: E402
 from robot_id_ros.io.model_file import Payload, load_model  # noqa: E402
@@ -141,8 +142,8 @@ def test_gain_intervals_cover_model_error_or_flag_the_gain(tmp_path):
     with its own friction columns, and the miss moves it 17 %, 8x its white-noise deviation.
     Every reported gain is within its 95 % interval of the truth or flagged not identifiable;
     the flagged ones are named with the fix; the model file holds the flags. The model structure
-    is the user's (no option search); with the search the gains are fitted again on the
-    structure it chose, which has the Stribeck column: then every gain is right.
+    is the user's (no option search). With the search, the gains unknown cost nothing on
+    another motion: the model predicts its currents as the one identified with the gains told.
     """
     robot, gains, sigma, _ = arm('youbot')
     n = robot.n
@@ -173,10 +174,22 @@ def test_gain_intervals_cover_model_error_or_flag_the_gain(tmp_path):
     back = load_model(tmp_path / 'm.yaml')
     assert list(back.drive_gains_identifiable) == list(ok)
     assert np.allclose(back.drive_gains_std_nm_per_a, std)
-    searched = identify(robot, [train], options=dataclasses.replace(OPTIONS),
+    # the search scores its candidates on torques made from the core structure's gains (joint
+    # 1's 16 % off), then again with the gains refitted on the structure it chose
+    searched = identify(robot, [train], options=OPTIONS,
                         drive_gain_runs=[(loaded, None, PAYLOAD)]).model
-    assert searched.identification['options']['stribeck_column']
-    assert np.all(np.abs(searched.drive_gains_nm_per_a / gains - 1) < 0.03), (
+    told = identify(robot, [train], options=dataclasses.replace(
+        OPTIONS, drive_gains_nm_per_a=list(gains))).model
+    other, _ = current_series(truth, friction, fourier_trajectory(
+        robot, np.random.default_rng(9), periods=2), gains, sigma, np.random.default_rng(10))
+    rmse_a = [np.asarray(validate(m, other, dataclasses.replace(
+        OPTIONS, drive_gains_nm_per_a=list(m.drive_gains_nm_per_a))).metrics['rmse_nm'])
+        / m.drive_gains_nm_per_a for m in (searched, told)]
+    # achieved: at most 1.007. Searched only on the core structure's gains, the model read
+    # 0.91-0.96 of the told one's: joint 1's wrong gain made the Stribeck column win, which
+    # the search with the true torques leaves out (the same choice as with the gains told)
+    assert np.all(rmse_a[0] / rmse_a[1] < 1.015), rmse_a[0] / rmse_a[1]
+    assert np.all(np.abs(searched.drive_gains_nm_per_a / gains - 1) < 0.05), (
         searched.drive_gains_nm_per_a / gains)
 
 
