@@ -51,7 +51,7 @@ setup(
         ],
         'test': [
             'pytest', 'example-robot-data', 'colcon-common-extensions', 'flake8', 'pydocstyle',
-            'pytest-rerunfailures', 'pytest-xdist'
+            'pytest-xdist'
         ],
     },
     zip_safe=True,

@@ -89,10 +89,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.integration)
         if any(rel.startswith(p) for p in _SLOW):
             item.add_marker(pytest.mark.slow)
-        if rel.startswith(('nodes/', 'test_demo.py', 'ros/test_commander.py::test_director')):
-            # processes over real DDS with timing-dependent figures: a known flakiness (1 run
-            # in 2 on the 2-core machine had one such failure); rerun up to twice, reported
-            item.add_marker(pytest.mark.flaky(reruns=2))
     if os.environ.get('PYTEST_XDIST_WORKER'):
         rank = {f: k for k, f in enumerate(_LONGEST_FIRST)}
 

@@ -37,7 +37,7 @@ from identified_model import SEED, identified_model_path
 from robot_id_ros.io.model_file import load_model
 from ros_helpers import RosHarness, isolated_env, stop_node
 
-pytestmark = [pytest.mark.integration, pytest.mark.flaky(reruns=1)]
+pytestmark = [pytest.mark.integration]
 ROOT = Path(__file__).resolve().parents[2]
 STOP_WITHIN_NS = 100_000_000
 STILL_M_S = 1e-3
