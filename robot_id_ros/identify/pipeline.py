@@ -27,7 +27,8 @@ from robot_id_ros.identify.identification_record import (DynamicsRecord, Gravity
 from robot_id_ros.identify.friction_load_drift import load_drift_lines
 from robot_id_ros.identify.options import IdentificationError, IdentificationOptions
 from robot_id_ros.identify.plausibility import Plausibility, judge_fit
-from robot_id_ros.identify.selection import Selection, given_fields, select_options
+from robot_id_ros.identify.option_choice import choose_with_gains, sweep_stribeck_velocity
+from robot_id_ros.identify.selection import Selection
 from robot_id_ros.identify.static import (GravityResult, PointMassResult, StaticPoses,
                                           identify_gravity, point_mass_gravity, static_poses)
 from robot_id_ros.identify.sweeps import FrictionSweepResult, identify_friction_sweeps
@@ -37,12 +38,6 @@ from robot_id_ros.io.model_file import IdentifiedModel
 from robot_id_ros.model.friction import FrictionModel
 from robot_id_ros.model.regressor import Regressor, RegressorOptions
 from robot_id_ros.model.robot import RobotModel
-
-# with drive gains identified: a gain that moves by more than this fraction when fitted again on
-# the chosen model structure changes the torques the option search scored, so it searches again
-GAIN_SHIFT_SEARCH_AGAIN = 0.02
-# at most this many option searches, the gains fitted again after each
-MAX_GAIN_SEARCHES = 2
 
 
 def _rms(x):
@@ -113,73 +108,26 @@ def _fit_sweeps(robot: RobotModel, sweeps, options, res: IdentificationResult):
                              'from forward/backward pairs')
 
 
+def _fit_static_and_sweeps(robot: RobotModel, static, sweeps, options, res):
+    """Fit the static poses and the sweeps that were given (the sweeps use the static fit)."""
+    if static:
+        _fit_static(robot, static, options, res)
+    if sweeps:
+        _fit_sweeps(robot, sweeps, options, res)
+
+
 def _dynamics_options(options: IdentificationOptions, res: IdentificationResult):
     """Return the options of the dynamic fit.
 
     The Stribeck column's velocity comes from the sweeps' Stribeck fit, when the column has none
     and the sweeps have one.
     """
-    vs = _sweep_stribeck_velocity(res)
+    vs = sweep_stribeck_velocity(res)
     if (options.stribeck_column and options.friction and options.stribeck_velocity_rad_s is None
             and vs is not None):
         res.summary_lines.append(f'Stribeck velocity from the sweeps: {vs:.4g} rad/s')
         return dataclasses.replace(options, stribeck_velocity_rad_s=vs)
     return options
-
-
-def _sweep_stribeck_velocity(res: IdentificationResult):
-    """Return the sweeps' Stribeck velocity (rad/s, median over the joints that have one)."""
-    sw = res.friction_sweeps
-    if sw is None or not np.any(sw.friction.stribeck_nm > 0):
-        return None
-    fs = sw.friction
-    return float(np.median(fs.stribeck_velocity_rad_s[fs.stribeck_nm > 0]))
-
-
-def _choose_options(robot: RobotModel, data, options, given, res: IdentificationResult):
-    """Return the options with those not ``given`` chosen by cross-validation (``selection``).
-
-    Unchanged without trajectories, with ``auto_options`` off, or when every searched option is
-    given; else the candidates and the choice join the summary.
-    """
-    if not data or not options.auto_options:
-        return options
-    sel = select_options(robot, data, options, given_fields(options) if given is None else given,
-                         _sweep_stribeck_velocity(res))
-    if sel is None:
-        return options
-    res.selection = sel
-    res.summary_lines.extend(sel.summary_lines())
-    res.timings_s['selection'] = res.timings_s.get('selection', 0.0) + sel.time_s
-    res.options = sel.options
-    return sel.options
-
-
-def _choose_with_gains(robot, data, options, given, res, gains, drive_gain_runs):
-    """Return (gains, options): the options chosen, and identified gains refitted on them.
-
-    The search scores its candidates on torques made from the gains of the core model
-    structure, which absorb the friction it misses (most on a joint whose torque is mostly
-    friction). The gains are fitted again on the chosen structure; where one moves by more than
-    ``GAIN_SHIFT_SEARCH_AGAIN``, the search runs again on the torques those gains make (at
-    most ``MAX_GAIN_SEARCHES`` searches).
-    """
-    chosen = _choose_options(robot, data, options, given, res)
-    for k in range(MAX_GAIN_SEARCHES):
-        if gains is None or res.selection is None:
-            break
-        before = np.asarray(chosen.drive_gains_nm_per_a, float)
-        gains, chosen = drive_gains_step(
-            robot, data, dataclasses.replace(chosen, drive_gains_nm_per_a=None),
-            drive_gain_runs, res, 'on the chosen model structure')
-        shift = float(np.max(np.abs(gains.gains_nm_per_a / before - 1.0)))
-        if k + 1 == MAX_GAIN_SEARCHES or shift <= GAIN_SHIFT_SEARCH_AGAIN:
-            break
-        res.summary_lines.append(f'  a gain moved by {100 * shift:.3g} % on the chosen model '
-                                 'structure: the options are chosen again with these gains')
-        chosen = _choose_options(robot, data, dataclasses.replace(
-            options, drive_gains_nm_per_a=chosen.drive_gains_nm_per_a), given, res)
-    return gains, chosen
 
 
 def _fit_dynamics(robot: RobotModel, options, res: IdentificationResult, progress):
@@ -463,12 +411,14 @@ def identify(robot: RobotModel, data=(), static=(), sweeps=(), sidecars=None,
     gains = None
     if options.effort_unit == 'current' and options.drive_gains_nm_per_a is None:
         gains, options = drive_gains_step(robot, data, options, drive_gain_runs, res)
-    if static:
-        _fit_static(robot, static, options, res)
-    if sweeps:
-        _fit_sweeps(robot, sweeps, options, res)
-    gains, options = _choose_with_gains(robot, data, options, given, res, gains,
-                                        drive_gain_runs)
+    _fit_static_and_sweeps(robot, static, sweeps, options, res)
+    core = options.drive_gains_nm_per_a
+    gains, options = choose_with_gains(robot, data, options, given, res, gains, drive_gain_runs)
+    if gains is not None and options.drive_gains_nm_per_a != core and (static or sweeps):
+        # fitted before the search in the torques of the core structure's gains
+        res.summary_lines.append('static poses and sweeps again, with the gains of the chosen '
+                                 'model structure:')
+        _fit_static_and_sweeps(robot, static, sweeps, options, res)
     t_prep = time.perf_counter()
     res.trajectories = [prepare_trajectory(s, options, sc, robot).decimated(options.max_samples)
                         for s, sc in data]
