@@ -20,8 +20,10 @@ harmonic drive. The law has a state: ``presliding_state`` runs it along position
 state (one sample, static poses) the smooth sign stands in for z.
 
 Load-dependent Coulomb friction (optional, per joint, ``load_coulomb_per_nm`` mu >= 0): the
-Coulomb term grows by mu |tau_load| s, with tau_load the joint's measured torque (the effort: a
-gear's tooth forces grow with the torque it transmits, an external one included). Drift
+Coulomb term grows by mu |tau_load| s, with tau_load the torque the gear passes to the link (a
+gear's tooth forces grow with the torque it transmits, an external one included): the rigid-body
+torque in identification, the measured torque less the whole friction in the estimator
+(``gear_load_nm``). Drift
 (``coulomb_drift_nm``, ``viscous_drift_nm_s_rad``): how much higher the Coulomb and viscous
 friction were at the start of the identification run than at its end (a warm-up); the law's
 own terms are the run's mean, and the drift is not part of the law (it describes the run the
@@ -82,7 +84,7 @@ class FrictionModel:
     sign_velocity_rad_s: float = SIGN_VELOCITY_RAD_S_DEFAULT
     extra: dict = field(default_factory=dict)
     presliding_rad: np.ndarray = None  # Dahl q0 per joint, rad; 0: the velocity law
-    load_coulomb_per_nm: np.ndarray = None  # Coulomb friction per Nm of measured torque
+    load_coulomb_per_nm: np.ndarray = None  # Coulomb friction per Nm of the gear's load
     coulomb_drift_nm: np.ndarray = None     # Coulomb at the run's start minus at its end, Nm
     viscous_drift_nm_s_rad: np.ndarray = None  # the same of the viscous term, Nm s/rad
 
