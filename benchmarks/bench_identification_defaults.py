@@ -4,8 +4,11 @@
 
 Only the URDF, joints and effort unit are given; every processing option is chosen by blocked
 cross-validation on the training run (identify/selection.py), never from the held-out runs.
-Beside it, today's fixed defaults (no selection) and a plain Butterworth + OLS fit (positions
-low-passed at 10 Hz, central differences, OLS, no selection).
+Beside it, today's fixed defaults (no selection), a plain Butterworth + OLS fit (positions
+low-passed at 10 Hz, central differences, OLS, no selection, taken as fitted; and with the
+recorded velocity low-passed at 8 Hz), and the first plain fit's options with identification's
+plausibility check, which replaces an implausible fit by a physically consistent one drawn to
+the URDF.
 
 - Panda (Gaz 2019): in-sample relative error against the effort low-passed at the chosen
   cut-off (>= 5 Hz) and raw.
@@ -31,9 +34,18 @@ from robot_id_ros.identify import IdentificationOptions, identify, validate  # n
 from robot_id_ros.model.robot import RobotModel  # noqa: E402
 from test_real_data import DATA, _erd_panda  # noqa: E402
 
+# the plain fit is ordinary least squares as it comes out; identification's plausibility check
+# would replace an implausible one by a physically consistent fit, which is no longer plain, so
+# that variant is printed on its own
 VARIANTS = (('chosen by cross-validation', IdentificationOptions()),
             ('fixed defaults (no selection)', IdentificationOptions(auto_options=False)),
             ('plain Butterworth + OLS', IdentificationOptions(
+                auto_options=False, derivative_method='central', cutoff_hz=10.0,
+                weighting='ols', plausibility_fallback=False)),
+            ('plain, measured velocity at 8 Hz', IdentificationOptions(
+                auto_options=False, derivative_method='central', cutoff_hz=8.0,
+                velocity_source='measured', weighting='ols', plausibility_fallback=False)),
+            ('plain options, made plausible', IdentificationOptions(
                 auto_options=False, derivative_method='central', cutoff_hz=10.0,
                 weighting='ols')))
 # the youBot recipe config/identification.yaml held before the options were chosen from the data
