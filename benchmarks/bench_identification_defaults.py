@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'identify'
 from robot_id_ros.io.bags import read_joint_states  # noqa: E402
 from robot_id_ros.identify import IdentificationOptions, identify, validate  # noqa: E402
 from robot_id_ros.model.robot import RobotModel  # noqa: E402
-from test_real_data import DATA, _erd_panda  # noqa: E402
+from test_real_data import DATA, PLAIN_OPTIONS, _erd_panda  # noqa: E402
 
 # the plain fit is ordinary least squares as it comes out; identification's plausibility check
 # would replace an implausible one by a physically consistent fit, which is no longer plain, so
@@ -40,14 +40,11 @@ from test_real_data import DATA, _erd_panda  # noqa: E402
 VARIANTS = (('chosen by cross-validation', IdentificationOptions()),
             ('fixed defaults (no selection)', IdentificationOptions(auto_options=False)),
             ('plain Butterworth + OLS', IdentificationOptions(
-                auto_options=False, derivative_method='central', cutoff_hz=10.0,
-                weighting='ols', plausibility_fallback=False)),
+                **PLAIN_OPTIONS, plausibility_fallback=False)),
             ('plain, measured velocity at 8 Hz', IdentificationOptions(
-                auto_options=False, derivative_method='central', cutoff_hz=8.0,
-                velocity_source='measured', weighting='ols', plausibility_fallback=False)),
-            ('plain options, made plausible', IdentificationOptions(
-                auto_options=False, derivative_method='central', cutoff_hz=10.0,
-                weighting='ols')))
+                **{**PLAIN_OPTIONS, 'cutoff_hz': 8.0}, velocity_source='measured',
+                plausibility_fallback=False)),
+            ('plain options, made plausible', IdentificationOptions(**PLAIN_OPTIONS)))
 # the youBot recipe config/identification.yaml held before the options were chosen from the data
 YOUBOT_RECIPE = IdentificationOptions(
     auto_options=False, rotor_inertia=True, coulomb_asymmetric=True, offset=False,

@@ -31,6 +31,10 @@ PANDA_OPTIONS = dict(weighting='ols', velocity_source='measured', trim_s=0.7, au
 PANDA_OPTIONS_10HZ = dict(weighting='ols', velocity_source='measured', trim_s=0.7,
                           auto_options=False)
 LWR_OPTIONS = dict(auto_options=False)
+# the plain textbook fit (benchmarks/bench_identification_defaults.py prints it too): positions
+# low-passed at 10 Hz, central differences, Coulomb + viscous + offset, ordinary least squares
+PLAIN_OPTIONS = dict(auto_options=False, derivative_method='central', cutoff_hz=10.0,
+                     weighting='ols')
 
 
 def _erd_panda():
@@ -77,15 +81,13 @@ def test_lwr4_train_run1_validate_run2_beats_published(lwr_defaults):
 
 
 def test_lwr4_defaults_beat_the_plain_fit_on_both_runs(lwr, lwr_defaults):
-    # the plain fit: positions low-passed at 10 Hz, central differences, Coulomb + viscous +
-    # offset, ordinary least squares, taken as fitted (2.21 / 12.16 %). Its joint 1 takes a
-    # viscous coefficient of about 1 Nm s/rad that only the slow training motion allows; run 3
-    # moves about twice as fast
+    # the plain fit taken as fitted (2.21 / 12.16 %). Its joint 1 takes a viscous coefficient
+    # of about 1 Nm s/rad that only the slow training motion allows; run 3 moves about twice as
+    # fast
     robot, (run1, run2, run3) = lwr
     _, v2, v3 = lwr_defaults
     plain = identify(robot, [run1], options=IdentificationOptions(
-        auto_options=False, derivative_method='central', cutoff_hz=10.0, weighting='ols',
-        plausibility_fallback=False)).model
+        **PLAIN_OPTIONS, plausibility_fallback=False)).model
     p2, p3 = (validate(plain, r).metrics['relative_error'] for r in (run2, run3))
     assert v2 < p2, (v2, p2)
     assert v3 < 0.5 * p3, (v3, p3)
